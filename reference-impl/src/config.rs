@@ -1,0 +1,313 @@
+//! Back-office configuration: the merchants the service knows, the sandbox's
+//! test cards, the simulated issuer, and the service's own limits.
+//!
+//! [`ReferenceConfig::default`] is a complete sandbox (merchant `DEMO_SHOP`,
+//! three test cards, issuer code `123456`), so the server runs with no file at
+//! all; [`ReferenceConfig::from_toml`] reads the same settings from TOML.
+
+use std::{fmt, path::Path, time::Duration};
+
+use serde::Deserialize;
+use url::Url;
+
+use crate::card::CardNumber;
+
+/// Shop login of the built-in merchant.
+pub const DEFAULT_SHOP_LOGIN: &str = "DEMO_SHOP";
+/// API key of the built-in merchant.
+pub const DEFAULT_API_KEY: &str = "demo-api-key";
+/// Test card that is not enrolled in 3-D Secure: submit authorizes it at once.
+pub const DEFAULT_FRICTIONLESS_CARD: &str = "4775718800002026";
+/// Test card enrolled in 3-D Secure: submit answers `8006`.
+pub const DEFAULT_THREE_DS_CARD: &str = "5412388800004012";
+/// Test card the issuer declines.
+pub const DEFAULT_DECLINED_CARD: &str = "4000000000000002";
+/// One-time code the simulated issuer accepts.
+pub const DEFAULT_ISSUER_CODE: &str = "123456";
+/// How long a payment token stays usable after create, by default.
+pub const DEFAULT_TOKEN_LIFETIME: Duration = Duration::from_secs(15 * 60);
+
+/// Everything the reference service is configured with.
+#[derive(Clone, Debug)]
+pub struct ReferenceConfig {
+    /// Address the service's own pages are reached at, as seen by the buyer's
+    /// browser. `None`: `http://` and the listener's address.
+    pub public_url: Option<Url>,
+    /// Lifetime of a payment token, counted from create.
+    pub token_lifetime: Duration,
+    /// The one-time code the issuer-authentication page accepts.
+    pub issuer_code: String,
+    /// Merchants, each with its key and pages.
+    pub merchants: Vec<Merchant>,
+    /// Test cards and what the sandbox does with each; other cards are declined.
+    pub cards: Vec<TestCard>,
+}
+
+/// A merchant profile from the back-office.
+#[derive(Clone)]
+pub struct Merchant {
+    /// Shop identifier the merchant sends as `shopLogin`.
+    pub shop_login: String,
+    /// Secret sent as `Authorization: apikey <key>` on create.
+    pub api_key: String,
+    /// Page the buyer lands on after a successful payment: an absolute URL, or
+    /// a path on the service's own public address.
+    pub success_url: String,
+    /// Page the buyer lands on after a failed or cancelled payment.
+    pub failure_url: String,
+}
+
+impl fmt::Debug for Merchant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Merchant")
+            .field("shop_login", &self.shop_login)
+            .field("api_key", &"***")
+            .field("success_url", &self.success_url)
+            .field("failure_url", &self.failure_url)
+            .finish()
+    }
+}
+
+/// A sandbox test card.
+#[derive(Clone, Debug)]
+pub struct TestCard {
+    /// The card number (its `Debug` shows only the first six and last four digits).
+    pub number: CardNumber,
+    /// What the sandbox does when this card is submitted.
+    pub behaviour: CardBehaviour,
+}
+
+/// The outcome a test card produces on submit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CardBehaviour {
+    /// Not enrolled in 3-D Secure: authorized at once (`transactionResult "OK"`).
+    Frictionless,
+    /// Enrolled in 3-D Secure: the buyer must authenticate with the issuer (`8006`).
+    ThreeDs,
+    /// Declined by the issuer (`transactionResult "KO"`).
+    Declined,
+}
+
+/// Why a configuration could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read configuration file {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The TOML is malformed or has unknown or mistyped settings.
+    #[error("invalid configuration: {0}")]
+    Toml(#[from] toml::de::Error),
+    /// A setting has a value the service cannot use.
+    #[error("invalid configuration: {setting}: {reason}")]
+    Invalid {
+        /// Dotted name of the setting.
+        setting: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+impl Default for ReferenceConfig {
+    fn default() -> Self {
+        let card = |number: &str, behaviour| TestCard {
+            number: CardNumber::parse(number).expect("built-in test cards are valid"),
+            behaviour,
+        };
+        Self {
+            public_url: None,
+            token_lifetime: DEFAULT_TOKEN_LIFETIME,
+            issuer_code: DEFAULT_ISSUER_CODE.to_owned(),
+            merchants: vec![Merchant {
+                shop_login: DEFAULT_SHOP_LOGIN.to_owned(),
+                api_key: DEFAULT_API_KEY.to_owned(),
+                success_url: format!("/merchant/{DEFAULT_SHOP_LOGIN}/success"),
+                failure_url: format!("/merchant/{DEFAULT_SHOP_LOGIN}/failure"),
+            }],
+            cards: vec![
+                card(DEFAULT_FRICTIONLESS_CARD, CardBehaviour::Frictionless),
+                card(DEFAULT_THREE_DS_CARD, CardBehaviour::ThreeDs),
+                card(DEFAULT_DECLINED_CARD, CardBehaviour::Declined),
+            ],
+        }
+    }
+}
+
+/// The TOML form of [`ReferenceConfig`]: every setting optional, defaults filled in.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    public_url: Option<String>,
+    token_lifetime_secs: Option<u64>,
+    issuer_code: Option<String>,
+    merchants: Option<Vec<MerchantEntry>>,
+    cards: Option<Vec<CardEntry>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MerchantEntry {
+    shop_login: String,
+    api_key: String,
+    success_url: Option<String>,
+    failure_url: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CardEntry {
+    number: String,
+    behaviour: CardBehaviour,
+}
+
+impl ReferenceConfig {
+    /// Reads a TOML configuration file.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::from_toml(&text)
+    }
+
+    /// Parses a TOML configuration; settings it leaves out keep their defaults.
+    pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
+        let file: ConfigFile = toml::from_str(text)?;
+        let mut config = Self::default();
+        if let Some(url) = file.public_url {
+            let parsed = Url::parse(&url).map_err(|e| invalid("public_url", e))?;
+            if !matches!(parsed.scheme(), "http" | "https") {
+                return Err(invalid("public_url", "must be an http or https URL"));
+            }
+            config.public_url = Some(parsed);
+        }
+        if let Some(secs) = file.token_lifetime_secs {
+            if secs == 0 {
+                return Err(invalid("token_lifetime_secs", "must be at least 1"));
+            }
+            config.token_lifetime = Duration::from_secs(secs);
+        }
+        if let Some(code) = file.issuer_code {
+            if code.is_empty() || code.len() > 32 {
+                return Err(invalid("issuer_code", "must be 1 to 32 characters"));
+            }
+            config.issuer_code = code;
+        }
+        if let Some(entries) = file.merchants {
+            config.merchants = entries
+                .into_iter()
+                .enumerate()
+                .map(|(i, entry)| merchant_from_entry(i, entry))
+                .collect::<Result<_, _>>()?;
+        }
+        if let Some(entries) = file.cards {
+            config.cards = entries
+                .into_iter()
+                .enumerate()
+                .map(|(i, entry)| {
+                    let number = CardNumber::parse(&entry.number)
+                        .map_err(|e| invalid(&format!("cards[{i}].number"), e.to_string()))?;
+                    Ok(TestCard {
+                        number,
+                        behaviour: entry.behaviour,
+                    })
+                })
+                .collect::<Result<_, ConfigError>>()?;
+        }
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks the settings that hold across entries.
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.merchants.is_empty() {
+            return Err(invalid("merchants", "at least one merchant is needed"));
+        }
+        for (i, merchant) in self.merchants.iter().enumerate() {
+            let clash = self.merchants[..i]
+                .iter()
+                .any(|m| m.shop_login == merchant.shop_login || m.api_key == merchant.api_key);
+            if clash {
+                return Err(invalid(
+                    &format!("merchants[{i}]"),
+                    "shop_login and api_key must be unique",
+                ));
+            }
+        }
+        for (i, card) in self.cards.iter().enumerate() {
+            if self.cards[..i].iter().any(|c| c.number == card.number) {
+                return Err(invalid(&format!("cards[{i}].number"), "listed twice"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The merchant a shop login names.
+    pub fn merchant(&self, shop_login: &str) -> Option<&Merchant> {
+        self.merchants.iter().find(|m| m.shop_login == shop_login)
+    }
+
+    /// What the sandbox does with a card; `None` for a card it does not know.
+    pub fn card_behaviour(&self, number: &CardNumber) -> Option<CardBehaviour> {
+        self.cards
+            .iter()
+            .find(|c| &c.number == number)
+            .map(|c| c.behaviour)
+    }
+}
+
+fn merchant_from_entry(i: usize, entry: MerchantEntry) -> Result<Merchant, ConfigError> {
+    let setting = |name: &str| format!("merchants[{i}].{name}");
+    let login_ok = !entry.shop_login.is_empty()
+        && entry.shop_login.len() <= 64
+        && entry
+            .shop_login
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !login_ok {
+        return Err(invalid(
+            &setting("shop_login"),
+            "must be 1 to 64 letters, digits, '_' or '-'",
+        ));
+    }
+    if entry.api_key.is_empty() {
+        return Err(invalid(&setting("api_key"), "must not be empty"));
+    }
+    let page = |name: &str, value: Option<String>, default: &str| {
+        let value = value.unwrap_or_else(|| format!("/merchant/{}/{default}", entry.shop_login));
+        check_page_address(&value).map_err(|reason| invalid(&setting(name), reason))?;
+        Ok::<_, ConfigError>(value)
+    };
+    let success_url = page("success_url", entry.success_url, "success")?;
+    let failure_url = page("failure_url", entry.failure_url, "failure")?;
+    Ok(Merchant {
+        shop_login: entry.shop_login,
+        api_key: entry.api_key,
+        success_url,
+        failure_url,
+    })
+}
+
+/// A merchant page is an absolute http(s) URL or a path on the service itself.
+fn check_page_address(value: &str) -> Result<(), String> {
+    if value.starts_with('/') && !value.starts_with("//") {
+        return Ok(());
+    }
+    match Url::parse(value) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") => Ok(()),
+        Ok(_) => Err("must be an http or https URL, or a path starting with '/'".to_owned()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn invalid(setting: &str, reason: impl fmt::Display) -> ConfigError {
+    ConfigError::Invalid {
+        setting: setting.to_owned(),
+        reason: reason.to_string(),
+    }
+}

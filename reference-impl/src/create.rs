@@ -1,0 +1,121 @@
+//! `POST /api/v1/payment/create/`: authenticates the merchant by API key,
+//! validates the payment's amount, currency and reference, and opens a
+//! payment process identified by a fresh token.
+
+use http::{HeaderMap, Request, Response, header};
+use hyper::body::Incoming;
+use serde::Serialize;
+use subtle::ConstantTimeEq;
+
+use crate::{
+    envelope::{self, UserRedirect},
+    error::{ApiError, code},
+    money::{Amount, AmountError, Currency},
+    request_body::{Fields, read_json_object},
+    service::{Body, Service},
+    store::NewPayment,
+};
+
+/// The longest `shopTransactionID` the reference profile accepts.
+pub const MAX_SHOP_TRANSACTION_ID: usize = 50;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CreatePayload {
+    payment_token: String,
+    #[serde(rename = "paymentID")]
+    payment_id: String,
+    user_redirect: UserRedirect,
+}
+
+pub(crate) async fn create(
+    service: &Service,
+    request: Request<Incoming>,
+) -> Result<Response<Body>, ApiError> {
+    let (parts, body) = request.into_parts();
+    let merchant = authenticate(service, &parts.headers)?;
+    let object = read_json_object(&parts.headers, body).await?;
+    let fields = Fields::root(&object);
+
+    let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
+    if shop_login != service.config.merchants[merchant as usize].shop_login {
+        return Err(ApiError::ShopNotRecognized(
+            "does not belong to this API key",
+        ));
+    }
+    let amount =
+        Amount::parse(fields.required_str("amount", code::AMOUNT_NOT_NUMERIC)?).map_err(|e| {
+            let code = match e {
+                AmountError::NotNumeric => code::AMOUNT_NOT_NUMERIC,
+                AmountError::Decimals => code::AMOUNT_DECIMALS,
+                AmountError::TooSmall => code::AMOUNT_TOO_SMALL,
+                AmountError::TooLarge => code::AMOUNT_TOO_LARGE,
+            };
+            ApiError::field(code, "amount", e.to_string())
+        })?;
+    let currency = Currency::parse(fields.required_str("currency", code::INVALID_CURRENCY)?)
+        .ok_or_else(|| {
+            ApiError::field(
+                code::INVALID_CURRENCY,
+                "currency",
+                "must be a three-letter upper-case ISO 4217 code",
+            )
+        })?;
+    let shop_transaction_id =
+        fields.required_str("shopTransactionID", code::SHOP_TRANSACTION_ID)?;
+    check_shop_transaction_id(shop_transaction_id)?;
+
+    let (token, id) = service.store.create(NewPayment {
+        merchant,
+        amount,
+        currency,
+        shop_transaction_id: shop_transaction_id.into(),
+    });
+    tracing::info!(payment_id = id, shop = shop_login, %amount, %currency, "payment created");
+    Ok(envelope::ok(&CreatePayload {
+        payment_token: token.hyphenated().to_string(),
+        payment_id: id.to_string(),
+        user_redirect: UserRedirect { href: None },
+    }))
+}
+
+/// Finds the merchant whose key the `Authorization: apikey <KEY>` header
+/// carries. Every configured key is compared, in constant time, so the answer
+/// time tells nothing of how close a guess was.
+fn authenticate(service: &Service, headers: &HeaderMap) -> Result<u32, ApiError> {
+    let value = headers
+        .get(header::AUTHORIZATION)
+        .ok_or(ApiError::MissingApiKey)?;
+    let key = value
+        .as_bytes()
+        .split_at_checked(7)
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case(b"apikey "))
+        .map(|(_, key)| key)
+        .ok_or(ApiError::InvalidApiKey)?;
+    let mut found = None;
+    for (i, merchant) in service.config.merchants.iter().enumerate() {
+        if bool::from(merchant.api_key.as_bytes().ct_eq(key)) {
+            found = Some(i);
+        }
+    }
+    found
+        .and_then(|i| u32::try_from(i).ok())
+        .ok_or(ApiError::InvalidApiKey)
+}
+
+fn check_shop_transaction_id(id: &str) -> Result<(), ApiError> {
+    let reason = if id.is_empty() {
+        "must not be empty"
+    } else if id.chars().count() > MAX_SHOP_TRANSACTION_ID {
+        "must be at most 50 characters"
+    } else if id.chars().any(char::is_control) {
+        "must not contain control characters"
+    } else {
+        return Ok(());
+    };
+    Err(ApiError::field(
+        code::SHOP_TRANSACTION_ID,
+        "shopTransactionID",
+        reason,
+    ))
+}

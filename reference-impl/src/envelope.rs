@@ -1,0 +1,85 @@
+//! The response envelope every API answer carries:
+//! `{"error": {"code", "description"}, "payload": {...}}`.
+
+use bytes::Bytes;
+use http::{HeaderValue, Response, StatusCode, header};
+use http_body_util::Full;
+use serde::Serialize;
+
+use crate::error::{ApiError, code};
+
+/// Description that goes with `error.code "0"`.
+pub const OK_DESCRIPTION: &str = "request correctly processed";
+
+#[derive(Serialize)]
+struct Envelope<'a, P> {
+    error: ErrorObject<'a>,
+    payload: P,
+}
+
+#[derive(Serialize)]
+struct ErrorObject<'a> {
+    code: &'a str,
+    description: &'a str,
+}
+
+/// An empty JSON object: the payload of every refused call.
+#[derive(Serialize)]
+struct Empty {}
+
+/// A `200` answer with `error.code "0"` and this payload.
+pub fn ok<P: Serialize>(payload: &P) -> Response<Full<Bytes>> {
+    json_response(
+        StatusCode::OK,
+        &Envelope {
+            error: ErrorObject {
+                code: code::OK,
+                description: OK_DESCRIPTION,
+            },
+            payload,
+        },
+    )
+}
+
+/// The answer for a refused call: its status, its code, an empty payload.
+pub fn refusal(error: &ApiError) -> Response<Full<Bytes>> {
+    let description = error.to_string();
+    let mut response = json_response(
+        error.status(),
+        &Envelope {
+            error: ErrorObject {
+                code: error.code(),
+                description: &description,
+            },
+            payload: Empty {},
+        },
+    );
+    if let ApiError::MethodNotAllowed { allow } = error {
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static(allow));
+    }
+    response
+}
+
+fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response<Full<Bytes>> {
+    // Serializing these plain structs cannot fail; if it ever did, the caller
+    // still gets a well-formed technical-error envelope rather than a panic.
+    let bytes = serde_json::to_vec(body).unwrap_or_else(|_| {
+        br#"{"error":{"code":"9999","description":"technical error"},"payload":{}}"#.to_vec()
+    });
+    let mut response = Response::new(Full::new(Bytes::from(bytes)));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// `userRedirect`: where the merchant sends the buyer next.
+#[derive(Serialize)]
+pub struct UserRedirect {
+    /// The address; `null` in the create answer.
+    pub href: Option<String>,
+}

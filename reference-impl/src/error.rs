@@ -1,0 +1,188 @@
+//! Every way an API call can be refused, each knowing its HTTP status, its
+//! envelope `error.code` and its description: the reference profile's error
+//! table, also written into `spec/openapi.yaml`.
+
+use http::StatusCode;
+
+/// Error codes of the reference profile. Those with a counterpart on the real
+/// service use its number; the `94xx` family answers HTTP-level problems the
+/// real service's documentation does not cover.
+pub mod code {
+    /// Request correctly processed.
+    pub const OK: &str = "0";
+    /// Invalid parameter value.
+    pub const INVALID_PARAMETER: &str = "1105";
+    /// Invalid currency code.
+    pub const INVALID_CURRENCY: &str = "1111";
+    /// Amount not numeric.
+    pub const AMOUNT_NOT_NUMERIC: &str = "1113";
+    /// Amount with the wrong number of decimal digits.
+    pub const AMOUNT_DECIMALS: &str = "1114";
+    /// Card number of the wrong length.
+    pub const CARD_LENGTH: &str = "1119";
+    /// Card number failing its check digit.
+    pub const CARD_CHECK_DIGIT: &str = "1120";
+    /// Invalid expiry month.
+    pub const EXPIRY_MONTH: &str = "1124";
+    /// Invalid expiry year.
+    pub const EXPIRY_YEAR: &str = "1125";
+    /// Card expired.
+    pub const CARD_EXPIRED: &str = "1126";
+    /// Shop not recognized.
+    pub const SHOP_NOT_RECOGNIZED: &str = "1131";
+    /// Transaction already processed.
+    pub const ALREADY_PROCESSED: &str = "1137";
+    /// Amount too small.
+    pub const AMOUNT_TOO_SMALL: &str = "1146";
+    /// Amount too large.
+    pub const AMOUNT_TOO_LARGE: &str = "1147";
+    /// Security code missing or wrong.
+    pub const CVV: &str = "1149";
+    /// Invalid API key.
+    pub const INVALID_API_KEY: &str = "1166";
+    /// Authentication header missing.
+    pub const MISSING_AUTH_HEADER: &str = "1171";
+    /// Payment session expired (or never existed).
+    pub const SESSION_EXPIRED: &str = "4800";
+    /// Invalid shopTransactionID.
+    pub const SHOP_TRANSACTION_ID: &str = "4801";
+    /// No such resource.
+    pub const NOT_FOUND: &str = "9404";
+    /// Method not allowed on this path.
+    pub const METHOD_NOT_ALLOWED: &str = "9405";
+    /// The request body did not arrive in time.
+    pub const REQUEST_TIMEOUT: &str = "9408";
+    /// Request body too large.
+    pub const PAYLOAD_TOO_LARGE: &str = "9413";
+    /// Request body is not JSON.
+    pub const UNSUPPORTED_MEDIA_TYPE: &str = "9415";
+    /// Technical error.
+    pub const TECHNICAL_ERROR: &str = "9999";
+}
+
+/// Transaction-level codes, carried in the submit payload with `error.code "0"`.
+pub mod transaction_code {
+    /// The card is enrolled in 3-D Secure: the buyer must authenticate.
+    pub const AUTHENTICATION_REQUIRED: &str = "8006";
+    /// Description the real service gives with `8006`.
+    pub const AUTHENTICATION_REQUIRED_DESCRIPTION: &str = "Verify By Visa";
+    /// The issuer declined the authorization.
+    pub const DECLINED: &str = "74";
+    /// Description of [`DECLINED`].
+    pub const DECLINED_DESCRIPTION: &str = "Authorization denied";
+    /// The sandbox does not know the card.
+    pub const UNKNOWN_CARD: &str = "97";
+    /// Description of [`UNKNOWN_CARD`].
+    pub const UNKNOWN_CARD_DESCRIPTION: &str =
+        "Authorization denied: the sandbox accepts only its test cards";
+}
+
+/// A refused API call.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ApiError {
+    /// A field is missing, has the wrong type, or an invalid value.
+    #[error("{field} {reason}")]
+    InvalidField {
+        /// Envelope code: `1105` or the specific code of the field's check.
+        code: &'static str,
+        /// Dotted path of the field in the request body (or the header's name).
+        field: String,
+        /// What is wrong with it, without echoing the value.
+        reason: String,
+    },
+    /// The body is not well-formed JSON, or not a JSON object.
+    #[error("request body is not a JSON object: {0}")]
+    MalformedJson(String),
+    /// No `Authorization` header on create.
+    #[error("authentication header missing: Authorization: apikey <API_KEY>")]
+    MissingApiKey,
+    /// An `Authorization` header that is not `apikey` and a known key.
+    #[error("invalid API key")]
+    InvalidApiKey,
+    /// No `paymentToken` header on submit.
+    #[error("authentication header missing: paymentToken")]
+    MissingPaymentToken,
+    /// A token the service does not hold, or one whose lifetime is over.
+    #[error("payment session expired or unknown: paymentToken")]
+    SessionExpired,
+    /// The shop login does not belong to the key or the payment.
+    #[error("shop not recognized: shopLogin {0}")]
+    ShopNotRecognized(&'static str),
+    /// The payment was already submitted.
+    #[error("transaction already processed")]
+    AlreadyProcessed,
+    /// `Content-Type` is not `application/json`.
+    #[error("Content-Type must be application/json")]
+    UnsupportedMediaType,
+    /// The body is over the size limit.
+    #[error("request body is larger than {limit} bytes")]
+    PayloadTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The client took too long to send its body.
+    #[error("request body not received within 10 seconds")]
+    BodyTimeout,
+    /// No such path.
+    #[error("no such resource")]
+    NotFound,
+    /// The path exists, not with this method.
+    #[error("method not allowed; use {allow}")]
+    MethodNotAllowed {
+        /// The methods the path takes.
+        allow: &'static str,
+    },
+    /// Something failed inside the service; nothing of it is shown to the caller.
+    #[error("technical error")]
+    Internal,
+}
+
+impl ApiError {
+    /// A field-level refusal.
+    pub fn field(code: &'static str, field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self::InvalidField {
+            code,
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The HTTP status the reference profile answers with.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::InvalidField { .. }
+            | Self::MalformedJson(_)
+            | Self::ShopNotRecognized(_)
+            | Self::AlreadyProcessed => StatusCode::BAD_REQUEST,
+            Self::MissingApiKey
+            | Self::InvalidApiKey
+            | Self::MissingPaymentToken
+            | Self::SessionExpired => StatusCode::FORBIDDEN,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
+            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The envelope's `error.code`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::InvalidField { code, .. } => code,
+            Self::MalformedJson(_) => code::INVALID_PARAMETER,
+            Self::MissingApiKey | Self::MissingPaymentToken => code::MISSING_AUTH_HEADER,
+            Self::InvalidApiKey => code::INVALID_API_KEY,
+            Self::SessionExpired => code::SESSION_EXPIRED,
+            Self::ShopNotRecognized(_) => code::SHOP_NOT_RECOGNIZED,
+            Self::AlreadyProcessed => code::ALREADY_PROCESSED,
+            Self::UnsupportedMediaType => code::UNSUPPORTED_MEDIA_TYPE,
+            Self::PayloadTooLarge { .. } => code::PAYLOAD_TOO_LARGE,
+            Self::BodyTimeout => code::REQUEST_TIMEOUT,
+            Self::NotFound => code::NOT_FOUND,
+            Self::MethodNotAllowed { .. } => code::METHOD_NOT_ALLOWED,
+            Self::Internal => code::TECHNICAL_ERROR,
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! The reference implementation of the hosted payment service contract
+//! (`shared/contract/payment-service.md`), as specified in `spec/openapi.yaml`.
+//!
+//! It is a small payment sandbox on hyper: `payment/create` authenticates a
+//! merchant by API key and opens a payment; `payment/submit` takes a card for
+//! it and authorizes it, declines it, or sends the buyer to the simulated
+//! issuer for 3-D Secure authentication; the issuer's page and the merchant's
+//! result pages complete the buyer's journey on the same server.
+//!
+//! How the parts fit: [`run`] accepts connections and hands each request to
+//! the service's router, which calls the create or submit handler, the issuer
+//! simulator, or the result pages. Handlers validate with the types of the
+//! card and money modules and refuse with an [`ApiError`], which knows its HTTP
+//! status and envelope code. Payments live in a sharded in-memory store that
+//! makes each state transition atomic and sweeps expired payments. Where the
+//! contract is silent, the service follows the reference profile, written in
+//! the spec with `x-conformance: reference`.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use payconf_reference::{ReferenceConfig, run};
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! run(listener, ReferenceConfig::default(), async {
+//!     let _ = tokio::signal::ctrl_c().await;
+//! })
+//! .await?;
+//! # Ok(()) }
+//! ```
+
+mod card;
+mod config;
+mod create;
+mod envelope;
+mod error;
+mod issuer;
+mod money;
+mod pages;
+mod request_body;
+mod server;
+mod service;
+mod store;
+mod submit;
+
+pub use card::{CardNumber, mask_pan};
+pub use config::{
+    CardBehaviour, ConfigError, DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD,
+    DEFAULT_ISSUER_CODE, DEFAULT_SHOP_LOGIN, DEFAULT_THREE_DS_CARD, DEFAULT_TOKEN_LIFETIME,
+    Merchant, ReferenceConfig, TestCard,
+};
+pub use error::{ApiError, code, transaction_code};
+pub use request_body::MAX_BODY_BYTES;
+pub use server::{RunningServer, ServeError, run};
+pub use service::ISSUER_PATH;

@@ -1,0 +1,106 @@
+//! The HTML the service shows buyers: one layout, the merchant's result pages,
+//! and error pages. Every value is escaped where it is placed.
+
+use bytes::Bytes;
+use http::{HeaderValue, Response, StatusCode, header};
+use http_body_util::Full;
+
+use crate::service::{Body, Service};
+
+/// Escapes text for an HTML element's content or a double-quoted attribute.
+pub fn escape(text: &str) -> String {
+    html_escape::encode_quoted_attribute(text).into_owned()
+}
+
+/// A complete page: `title` is text, `main` is HTML already escaped.
+pub fn layout(title: &str, main: &str) -> String {
+    let title = escape(title);
+    format!(
+        r#"<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; background: #f4f5f7; color: #1d2433; margin: 0; }}
+main {{ max-width: 28rem; margin: 3rem auto; background: #fff; padding: 2rem; border-radius: 8px; box-shadow: 0 1px 4px rgba(0,0,0,.12); }}
+h1 {{ font-size: 1.4rem; margin-top: 0; }}
+dl {{ display: grid; grid-template-columns: auto 1fr; gap: .3rem 1rem; }}
+dt {{ color: #5a6275; }} dd {{ margin: 0; font-weight: 600; overflow-wrap: anywhere; }}
+label {{ display: block; margin: 1rem 0 .3rem; }}
+input[type=text] {{ font-size: 1.2rem; padding: .4rem; width: 10rem; letter-spacing: .2rem; }}
+button {{ font-size: 1rem; padding: .5rem 1.2rem; margin-top: 1rem; border-radius: 4px; border: 1px solid #1d4ed8; background: #1d4ed8; color: #fff; cursor: pointer; }}
+button.secondary {{ background: #fff; color: #1d4ed8; }}
+.note {{ color: #5a6275; font-size: .85rem; margin-top: 1.5rem; }}
+</style>
+</head>
+<body>
+<main>
+<h1>{title}</h1>
+{main}
+</main>
+</body>
+</html>
+"#
+    )
+}
+
+/// An HTML answer. Pages carry payment references in their address, so they
+/// are neither cached nor passed on as referrer.
+pub fn html(status: StatusCode, page: String) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(page)));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'"),
+    );
+    response
+}
+
+/// An error page with a title and one explaining sentence.
+pub fn error_page(status: StatusCode, title: &str, message: &str) -> Response<Body> {
+    html(
+        status,
+        layout(title, &format!("<p>{}</p>", escape(message))),
+    )
+}
+
+/// The success or failure page of a merchant whose back-office pages are
+/// served here (the built-in merchant's, by default).
+pub fn merchant_result(service: &Service, shop_login: &str, success: bool) -> Response<Body> {
+    if service.config.merchant(shop_login).is_none() {
+        return error_page(
+            StatusCode::NOT_FOUND,
+            "Page not found",
+            "There is no merchant with this shop login.",
+        );
+    }
+    let shop = escape(shop_login);
+    let (title, text) = if success {
+        (
+            "Payment successful",
+            format!(
+                "<p>Thank you. Your payment to <strong>{shop}</strong> has been authorized.</p>"
+            ),
+        )
+    } else {
+        (
+            "Payment not completed",
+            format!(
+                "<p>Your payment to <strong>{shop}</strong> was not authorized. No money has been taken.</p>"
+            ),
+        )
+    };
+    html(StatusCode::OK, layout(title, &text))
+}

@@ -1,0 +1,202 @@
+//! Reading an API request's JSON body: media type, size limit, time limit,
+//! then typed access to its fields, each refusal naming the field's path.
+
+use std::time::Duration;
+
+use http::{HeaderMap, header};
+use http_body_util::{BodyExt, Limited};
+use hyper::body::Incoming;
+use serde_json::{Map, Value};
+
+use crate::error::{ApiError, code};
+
+/// The largest request body the service reads.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// How long a client may take to send its body.
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Checks the media type and reads the body as one JSON object.
+pub async fn read_json_object(
+    headers: &HeaderMap,
+    body: Incoming,
+) -> Result<Map<String, Value>, ApiError> {
+    if !is_json_media_type(headers) {
+        return Err(ApiError::UnsupportedMediaType);
+    }
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+        return Err(ApiError::PayloadTooLarge {
+            limit: MAX_BODY_BYTES,
+        });
+    }
+    let collected = tokio::time::timeout(
+        BODY_READ_TIMEOUT,
+        Limited::new(body, MAX_BODY_BYTES).collect(),
+    )
+    .await
+    .map_err(|_| ApiError::BodyTimeout)?;
+    let bytes = match collected {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            return Err(ApiError::PayloadTooLarge {
+                limit: MAX_BODY_BYTES,
+            });
+        }
+        // The client went away or broke the framing: nobody is left to read an
+        // answer, but it is still a well-formed refusal.
+        Err(_) => return Err(ApiError::MalformedJson("the body could not be read".into())),
+    };
+    parse_json_object(&bytes)
+}
+
+/// Parses bytes as one JSON object. Syntax errors say where, never what: the
+/// body may hold card data.
+pub fn parse_json_object(bytes: &[u8]) -> Result<Map<String, Value>, ApiError> {
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ApiError::MalformedJson("expected a JSON object".into())),
+        Err(e) => Err(ApiError::MalformedJson(e.to_string())),
+    }
+}
+
+/// `application/json`, with or without parameters, in any letter case.
+fn is_json_media_type(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// A JSON object and the dotted path it sits at, for messages.
+#[derive(Clone, Copy, Debug)]
+pub struct Fields<'a> {
+    object: &'a Map<String, Value>,
+    path: &'a str,
+}
+
+impl<'a> Fields<'a> {
+    /// The top-level object of a request body.
+    pub fn root(object: &'a Map<String, Value>) -> Self {
+        Self { object, path: "" }
+    }
+
+    /// The dotted path of a field of this object.
+    pub fn path_of(&self, name: &str) -> String {
+        if self.path.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{}.{name}", self.path)
+        }
+    }
+
+    /// A string field that must be present; `missing_code` is the envelope
+    /// code when it is absent or not a string.
+    pub fn required_str(
+        &self,
+        name: &str,
+        missing_code: &'static str,
+    ) -> Result<&'a str, ApiError> {
+        match self.object.get(name) {
+            Some(Value::String(s)) => Ok(s),
+            None | Some(Value::Null) => Err(ApiError::field(
+                missing_code,
+                self.path_of(name),
+                "is required",
+            )),
+            Some(_) => Err(ApiError::field(
+                missing_code,
+                self.path_of(name),
+                "must be a string",
+            )),
+        }
+    }
+
+    /// A string field that may be absent or null.
+    pub fn optional_str(&self, name: &str) -> Result<Option<&'a str>, ApiError> {
+        match self.object.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(ApiError::field(
+                code::INVALID_PARAMETER,
+                self.path_of(name),
+                "must be a string",
+            )),
+        }
+    }
+
+    /// An object field that must be present.
+    pub fn required_object(&self, name: &'a str, path: &'a str) -> Result<Fields<'a>, ApiError> {
+        self.optional_object(name, path)?
+            .ok_or_else(|| ApiError::field(code::INVALID_PARAMETER, path, "is required"))
+    }
+
+    /// An object field that may be absent or null. `path` is its dotted path,
+    /// given by the caller so it can be a `'static` or borrowed string.
+    pub fn optional_object(
+        &self,
+        name: &'a str,
+        path: &'a str,
+    ) -> Result<Option<Fields<'a>>, ApiError> {
+        match self.object.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(object)) => Ok(Some(Fields { object, path })),
+            Some(_) => Err(ApiError::field(
+                code::INVALID_PARAMETER,
+                path,
+                "must be an object",
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_errors_say_where_not_what() {
+        let err = parse_json_object(br#"{"number": "4775718800002026""#).expect_err("truncated");
+        let text = err.to_string();
+        assert!(text.contains("line 1"), "{text}");
+        assert!(!text.contains("4775718800002026"), "{text}");
+    }
+
+    #[test]
+    fn a_json_value_that_is_not_an_object_is_refused() {
+        for body in [&b"[]"[..], b"\"x\"", b"12", b"null"] {
+            assert!(matches!(
+                parse_json_object(body),
+                Err(ApiError::MalformedJson(_))
+            ));
+        }
+    }
+
+    #[test]
+    fn field_errors_name_the_dotted_path() {
+        let object = parse_json_object(br#"{"card": {"number": 4}}"#).expect("object");
+        let card = Fields::root(&object)
+            .required_object("card", "card")
+            .expect("present");
+        let err = card.required_str("number", "1119").expect_err("a number");
+        assert_eq!(err.to_string(), "card.number must be a string");
+        assert_eq!(err.code(), "1119");
+    }
+
+    #[test]
+    fn media_type_parameters_and_case_are_accepted() {
+        let mut headers = HeaderMap::new();
+        for value in ["application/json", "Application/JSON; charset=utf-8"] {
+            headers.insert(header::CONTENT_TYPE, value.parse().expect("header"));
+            assert!(is_json_media_type(&headers), "{value}");
+        }
+        for value in ["text/plain", "application/jsonx", "text/json"] {
+            headers.insert(header::CONTENT_TYPE, value.parse().expect("header"));
+            assert!(!is_json_media_type(&headers), "{value}");
+        }
+    }
+}

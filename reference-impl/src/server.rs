@@ -1,0 +1,211 @@
+//! The accept loop: serves HTTP/1.1 connections on a listener until the
+//! shutdown future completes, then lets requests in flight finish.
+
+use std::{
+    convert::Infallible,
+    future::Future,
+    net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr},
+    panic::AssertUnwindSafe,
+    sync::Arc,
+    time::Duration,
+};
+
+use futures_util::FutureExt;
+use hyper::{server::conn::http1, service::service_fn};
+use hyper_util::{
+    rt::{TokioIo, TokioTimer},
+    server::graceful::GracefulShutdown,
+};
+use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
+use url::Url;
+
+use crate::{config::ReferenceConfig, envelope, error::ApiError, service::Service};
+
+/// How long a client may take to send its request line and headers.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long shutdown waits for requests in flight.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The listener's own address could not be read.
+    #[error("cannot read the listener's address: {0}")]
+    Listener(#[from] std::io::Error),
+    /// A merchant page does not resolve against the public address.
+    #[error("a merchant page does not resolve against {public_url}: {source}")]
+    MerchantPage {
+        /// The service's public address.
+        public_url: Url,
+        /// The resolution error.
+        source: url::ParseError,
+    },
+}
+
+/// Serves the payment service on `listener` until `shutdown` completes, then
+/// stops accepting, lets requests in flight finish (up to [`SHUTDOWN_GRACE`]),
+/// and returns.
+pub async fn run(
+    listener: TcpListener,
+    config: ReferenceConfig,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServeError> {
+    let local = listener.local_addr()?;
+    let public_url = config
+        .public_url
+        .clone()
+        .unwrap_or_else(|| default_public_url(local));
+    let service = Arc::new(Service::new(config, public_url.clone()).map_err(|source| {
+        ServeError::MerchantPage {
+            public_url: public_url.clone(),
+            source,
+        }
+    })?);
+    tracing::info!(%local, %public_url, "payment service listening");
+    let sweeper = tokio::spawn(sweep_expired(Arc::clone(&service)));
+
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .keep_alive(true);
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _peer)) => {
+                    // Small request-answer exchanges: send each answer at once.
+                    let _ = stream.set_nodelay(true);
+                    let service = Arc::clone(&service);
+                    let connection = http.serve_connection(
+                        TokioIo::new(stream),
+                        service_fn(move |request| {
+                            let service = Arc::clone(&service);
+                            async move { Ok::<_, Infallible>(answer(&service, request).await) }
+                        }),
+                    );
+                    let connection = graceful.watch(connection);
+                    tokio::spawn(async move {
+                        if let Err(error) = connection.await {
+                            tracing::debug!(%error, "connection ended with an error");
+                        }
+                    });
+                }
+                // Out of file descriptors and the like: wait a little and go on
+                // rather than stop serving.
+                Err(error) => {
+                    tracing::warn!(%error, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            () = &mut shutdown => break,
+        }
+    }
+    drop(listener);
+    sweeper.abort();
+    tracing::info!("shutting down: waiting for requests in flight");
+    tokio::select! {
+        () = graceful.shutdown() => tracing::info!("all connections closed"),
+        () = tokio::time::sleep(SHUTDOWN_GRACE) => {
+            tracing::warn!("connections still open after {SHUTDOWN_GRACE:?}; closing them");
+        }
+    }
+    Ok(())
+}
+
+/// Answers a request; a panic in a handler becomes a `500` with the envelope
+/// instead of a dropped connection.
+async fn answer(
+    service: &Service,
+    request: http::Request<hyper::body::Incoming>,
+) -> http::Response<crate::service::Body> {
+    match AssertUnwindSafe(service.handle(request))
+        .catch_unwind()
+        .await
+    {
+        Ok(response) => response,
+        Err(_) => {
+            tracing::error!("request handler panicked");
+            envelope::refusal(&ApiError::Internal)
+        }
+    }
+}
+
+/// Sweeps expired payments out of memory at a quarter of their lifetime.
+async fn sweep_expired(service: Arc<Service>) {
+    let period =
+        (service.config.token_lifetime / 4).clamp(Duration::from_secs(1), Duration::from_secs(60));
+    let mut ticks = tokio::time::interval(period);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let swept = service.store.sweep();
+        if swept > 0 {
+            tracing::debug!(
+                swept,
+                live = service.store.len(),
+                "expired payments removed"
+            );
+        }
+    }
+}
+
+/// `http://` and the listener's address; a wildcard address becomes loopback,
+/// which is where a browser on this machine reaches it.
+fn default_public_url(local: SocketAddr) -> Url {
+    let ip = match local.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    Url::parse(&format!("http://{}/", SocketAddr::new(ip, local.port())))
+        .expect("an http URL of a socket address is valid")
+}
+
+/// A reference service running on a task of the current runtime.
+#[derive(Debug)]
+pub struct RunningServer {
+    /// The address it serves, e.g. `http://127.0.0.1:41234/`.
+    pub base_url: Url,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<Result<(), ServeError>>,
+}
+
+impl RunningServer {
+    /// Binds `127.0.0.1:0` and serves `config` there.
+    pub async fn start(config: ReferenceConfig) -> Result<Self, ServeError> {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
+        Self::start_on(listener, config)
+    }
+
+    /// Serves `config` on a listener the caller bound.
+    pub fn start_on(listener: TcpListener, config: ReferenceConfig) -> Result<Self, ServeError> {
+        let local = listener.local_addr()?;
+        let base_url = config
+            .public_url
+            .clone()
+            .unwrap_or_else(|| default_public_url(local));
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(run(listener, config, async {
+            // A dropped sender also stops the server.
+            let _ = stopped.await;
+        }));
+        Ok(Self {
+            base_url,
+            stop: Some(stop),
+            task,
+        })
+    }
+
+    /// Stops accepting, waits for requests in flight, and returns how the server ended.
+    pub async fn shutdown(mut self) -> Result<(), ServeError> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match (&mut self.task).await {
+            Ok(result) => result,
+            Err(join) => Err(ServeError::Listener(std::io::Error::other(join))),
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! The service's shared state and its routing: which handler answers which
+//! method and path, and the envelope on every API answer.
+
+use bytes::Bytes;
+use http::{Method, Request, Response};
+use http_body_util::Full;
+use hyper::body::Incoming;
+use url::Url;
+
+use crate::{
+    config::{Merchant, ReferenceConfig},
+    create, envelope,
+    error::ApiError,
+    issuer, pages,
+    store::PaymentStore,
+    submit,
+};
+
+/// A response body: the whole answer in memory, as every answer here is small.
+pub type Body = Full<Bytes>;
+
+/// Everything a request handler can see.
+#[derive(Debug)]
+pub struct Service {
+    /// The back-office configuration.
+    pub config: ReferenceConfig,
+    /// Absolute success and failure pages of each merchant, in configuration order.
+    pub merchant_pages: Vec<MerchantPages>,
+    /// Where the service's own pages are, as the buyer's browser sees them.
+    pub public_url: Url,
+    /// Live payments.
+    pub store: PaymentStore,
+}
+
+/// A merchant's pages, resolved to absolute addresses.
+#[derive(Clone, Debug)]
+pub struct MerchantPages {
+    /// Where the buyer lands after a successful payment.
+    pub success: Url,
+    /// Where the buyer lands after a failed or cancelled payment.
+    pub failure: Url,
+}
+
+impl Service {
+    /// Builds the service for a configuration, reached at `public_url`.
+    pub fn new(config: ReferenceConfig, public_url: Url) -> Result<Self, url::ParseError> {
+        let merchant_pages = config
+            .merchants
+            .iter()
+            .map(|m| {
+                Ok(MerchantPages {
+                    success: public_url.join(&m.success_url)?,
+                    failure: public_url.join(&m.failure_url)?,
+                })
+            })
+            .collect::<Result<_, url::ParseError>>()?;
+        let store = PaymentStore::new(config.token_lifetime);
+        Ok(Self {
+            config,
+            merchant_pages,
+            public_url,
+            store,
+        })
+    }
+
+    /// The merchant at an index of the configuration, with its pages.
+    pub fn merchant(&self, index: u32) -> (&Merchant, &MerchantPages) {
+        let i = index as usize;
+        (&self.config.merchants[i], &self.merchant_pages[i])
+    }
+
+    /// Answers one request.
+    pub async fn handle(&self, request: Request<Incoming>) -> Response<Body> {
+        let path = request.uri().path();
+        let method = request.method();
+        match route(path) {
+            Some(Route::Create) if method == Method::POST => {
+                api_answer(create::create(self, request).await)
+            }
+            Some(Route::Submit) if method == Method::POST => {
+                api_answer(submit::submit(self, request).await)
+            }
+            Some(Route::Create | Route::Submit) => {
+                envelope::refusal(&ApiError::MethodNotAllowed { allow: "POST" })
+            }
+            Some(Route::Issuer) if method == Method::GET => issuer::page(self, &request),
+            Some(Route::Issuer) if method == Method::POST => issuer::answer(self, request).await,
+            Some(Route::Issuer) => {
+                envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET, POST" })
+            }
+            Some(Route::MerchantPage {
+                shop_login,
+                success,
+            }) if method == Method::GET => pages::merchant_result(self, shop_login, success),
+            Some(Route::MerchantPage { .. }) => {
+                envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET" })
+            }
+            None => envelope::refusal(&ApiError::NotFound),
+        }
+    }
+}
+
+fn api_answer(result: Result<Response<Body>, ApiError>) -> Response<Body> {
+    result.unwrap_or_else(|error| {
+        tracing::debug!(code = error.code(), %error, "refused");
+        envelope::refusal(&error)
+    })
+}
+
+/// The path of the issuer-authentication page.
+pub const ISSUER_PATH: &str = "/acs/authenticate";
+
+#[derive(Debug, PartialEq, Eq)]
+enum Route<'a> {
+    Create,
+    Submit,
+    Issuer,
+    MerchantPage { shop_login: &'a str, success: bool },
+}
+
+/// The API paths are taken with or without their trailing slash: the real
+/// service's documentation writes them both ways.
+fn route(path: &str) -> Option<Route<'_>> {
+    match path.strip_suffix('/').unwrap_or(path) {
+        "/api/v1/payment/create" => Some(Route::Create),
+        "/api/v1/payment/submit" => Some(Route::Submit),
+        ISSUER_PATH => Some(Route::Issuer),
+        other => {
+            let rest = other.strip_prefix("/merchant/")?;
+            let (shop_login, page) = rest.split_once('/')?;
+            let success = match page {
+                "success" => true,
+                "failure" => false,
+                _ => return None,
+            };
+            Some(Route::MerchantPage {
+                shop_login,
+                success,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_paths_route_with_and_without_trailing_slash() {
+        assert_eq!(route("/api/v1/payment/create/"), Some(Route::Create));
+        assert_eq!(route("/api/v1/payment/create"), Some(Route::Create));
+        assert_eq!(route("/api/v1/payment/submit"), Some(Route::Submit));
+        assert_eq!(route("/api/v2/payment/create/"), None);
+        assert_eq!(route("/api/v1/payment/create//"), None);
+    }
+
+    #[test]
+    fn merchant_pages_route_by_shop_and_outcome() {
+        assert_eq!(
+            route("/merchant/DEMO_SHOP/failure"),
+            Some(Route::MerchantPage {
+                shop_login: "DEMO_SHOP",
+                success: false
+            })
+        );
+        assert_eq!(route("/merchant/DEMO_SHOP/other"), None);
+        assert_eq!(route("/merchant/DEMO_SHOP"), None);
+    }
+}

@@ -1,0 +1,250 @@
+//! Live payments, keyed by their token.
+//!
+//! The store is split into shards, each a hash map behind its own lock, so
+//! concurrent calls on different payments rarely meet, and every state
+//! transition of one payment happens inside one critical section: two submits
+//! of the same token cannot both see it unsubmitted. Payments past their
+//! lifetime are invisible at once and removed by [`PaymentStore::sweep`], one
+//! shard at a time, so a sweep never holds up the whole service.
+
+use std::{
+    collections::{HashMap, hash_map::Entry},
+    hash::{BuildHasherDefault, Hasher},
+    sync::atomic::{AtomicU64, Ordering},
+    time::{Duration, Instant},
+};
+
+use parking_lot::Mutex;
+use url::Url;
+use uuid::Uuid;
+
+use crate::money::{Amount, Currency};
+
+const SHARDS: usize = 64;
+
+/// Where a payment is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PaymentState {
+    /// Created; waiting for submit.
+    Created,
+    /// Submitted with a 3-D Secure card; waiting for the buyer at the issuer.
+    AwaitingAuthentication,
+    /// Paid.
+    Authorized,
+    /// Refused by the issuer, or the buyer failed or cancelled authentication.
+    Declined,
+}
+
+/// One payment process.
+#[derive(Debug)]
+pub struct Payment {
+    /// The numeric identifier returned as `paymentID`.
+    pub id: u64,
+    /// Index of the merchant in the configuration.
+    pub merchant: u32,
+    /// What the buyer pays.
+    pub amount: Amount,
+    /// In which currency.
+    pub currency: Currency,
+    /// The merchant's own reference for the transaction.
+    pub shop_transaction_id: Box<str>,
+    /// Where the payment is in its life.
+    pub state: PaymentState,
+    /// Milliseconds after the store's epoch at which the token stops working.
+    expires_at_ms: u64,
+    /// The submitted card, first six and last four digits only.
+    pub masked_pan: Option<Box<str>>,
+    /// Addresses the submit call asked the buyer to be sent to.
+    pub buyer_redirects: Option<Box<BuyerRedirects>>,
+}
+
+/// The `responseURLs` a submit call passed, overriding the back-office pages.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BuyerRedirects {
+    /// Where the buyer goes after a successful payment.
+    pub ok: Option<Url>,
+    /// Where the buyer goes after a failed one.
+    pub ko: Option<Url>,
+}
+
+/// What create records about a new payment.
+#[derive(Debug)]
+pub struct NewPayment {
+    /// Index of the merchant in the configuration.
+    pub merchant: u32,
+    /// What the buyer pays.
+    pub amount: Amount,
+    /// In which currency.
+    pub currency: Currency,
+    /// The merchant's own reference.
+    pub shop_transaction_id: Box<str>,
+}
+
+/// A payment's token could not be used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoSuchPayment;
+
+type Shard = Mutex<HashMap<Uuid, Payment, BuildHasherDefault<TokenHasher>>>;
+
+/// The payments the service holds.
+#[derive(Debug)]
+pub struct PaymentStore {
+    /// Shards, chosen by bits of the token.
+    shards: Box<[Shard]>,
+    /// Next `paymentID`: starts at a random 12-digit number, then counts up.
+    next_id: AtomicU64,
+    /// Zero point of the expiry clock.
+    epoch: Instant,
+    /// How long a token lives after create.
+    lifetime: Duration,
+}
+
+impl PaymentStore {
+    /// An empty store whose tokens live for `lifetime`.
+    pub fn new(lifetime: Duration) -> Self {
+        // A random start keeps IDs of separate runs apart; counting up from it
+        // keeps every ID of this run distinct.
+        let start = 100_000_000_000 + (Uuid::new_v4().as_u128() % 400_000_000_000) as u64;
+        Self {
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            next_id: AtomicU64::new(start),
+            epoch: Instant::now(),
+            lifetime,
+        }
+    }
+
+    /// Records a new payment; returns its token and ID.
+    pub fn create(&self, new: NewPayment) -> (Uuid, u64) {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let expires_at_ms = self.now_ms().saturating_add(duration_ms(self.lifetime));
+        let payment = Payment {
+            id,
+            merchant: new.merchant,
+            amount: new.amount,
+            currency: new.currency,
+            shop_transaction_id: new.shop_transaction_id,
+            state: PaymentState::Created,
+            expires_at_ms,
+            masked_pan: None,
+            buyer_redirects: None,
+        };
+        loop {
+            let token = Uuid::new_v4();
+            let mut shard = self.shard(&token).lock();
+            // A collision of random v4 UUIDs is vanishingly rare; draw again if it happens.
+            if let Entry::Vacant(slot) = shard.entry(token) {
+                slot.insert(payment);
+                return (token, id);
+            }
+        }
+    }
+
+    /// Runs `f` on the live payment a token names, under its shard's lock.
+    pub fn with_payment<R>(
+        &self,
+        token: &Uuid,
+        f: impl FnOnce(&mut Payment) -> R,
+    ) -> Result<R, NoSuchPayment> {
+        let now = self.now_ms();
+        let mut shard = self.shard(token).lock();
+        match shard.get_mut(token) {
+            Some(payment) if payment.expires_at_ms > now => Ok(f(payment)),
+            _ => Err(NoSuchPayment),
+        }
+    }
+
+    /// Removes payments whose lifetime is over, one shard at a time; returns how many.
+    pub fn sweep(&self) -> usize {
+        let now = self.now_ms();
+        self.shards
+            .iter()
+            .map(|shard| {
+                let mut shard = shard.lock();
+                let before = shard.len();
+                shard.retain(|_, p| p.expires_at_ms > now);
+                before - shard.len()
+            })
+            .sum()
+    }
+
+    /// How many payments the store holds, expired but unswept ones included.
+    pub fn len(&self) -> usize {
+        self.shards.iter().map(|s| s.lock().len()).sum()
+    }
+
+    fn shard(&self, token: &Uuid) -> &Shard {
+        let bytes = token.as_bytes();
+        &self.shards[usize::from(bytes[15]) % SHARDS]
+    }
+
+    fn now_ms(&self) -> u64 {
+        duration_ms(self.epoch.elapsed())
+    }
+}
+
+fn duration_ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Hashes tokens with a multiply-and-rotate fold (the FxHash step). Tokens are
+/// random v4 UUIDs drawn by the service itself, so no caller can choose keys
+/// that collide, and the strong default hasher would only cost time.
+#[derive(Default)]
+struct TokenHasher(u64);
+
+impl Hasher for TokenHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn new_payment() -> NewPayment {
+        NewPayment {
+            merchant: 0,
+            amount: Amount::parse("1.00").expect("valid"),
+            currency: Currency::parse("EUR").expect("valid"),
+            shop_transaction_id: "order-1".into(),
+        }
+    }
+
+    #[test]
+    fn created_payments_get_distinct_tokens_and_twelve_digit_ids() {
+        let store = PaymentStore::new(Duration::from_secs(60));
+        let (t1, id1) = store.create(new_payment());
+        let (t2, id2) = store.create(new_payment());
+        assert_ne!(t1, t2);
+        assert_ne!(id1, id2);
+        assert_eq!(id1.to_string().len(), 12);
+        assert_eq!(store.len(), 2);
+    }
+
+    #[test]
+    fn a_payment_past_its_lifetime_is_gone_and_swept() {
+        let store = PaymentStore::new(Duration::ZERO);
+        let (token, _) = store.create(new_payment());
+        assert_eq!(store.with_payment(&token, |p| p.id), Err(NoSuchPayment));
+        assert_eq!(store.sweep(), 1);
+        assert_eq!(store.len(), 0);
+    }
+
+    #[test]
+    fn a_live_payment_survives_the_sweep() {
+        let store = PaymentStore::new(Duration::from_secs(60));
+        let (token, id) = store.create(new_payment());
+        assert_eq!(store.sweep(), 0);
+        assert_eq!(store.with_payment(&token, |p| p.id), Ok(id));
+    }
+}

@@ -1,0 +1,309 @@
+//! `POST /api/v1/payment/submit/`: takes the card for the payment a
+//! `paymentToken` names and executes it. A card not enrolled in 3-D Secure is
+//! authorized at once; an enrolled one sends the buyer to the issuer's page
+//! (`8006`); a declined one ends the payment (`KO`).
+
+use http::{HeaderMap, Request, Response};
+use hyper::body::Incoming;
+use serde::Serialize;
+use url::Url;
+use uuid::Uuid;
+
+use crate::{
+    card::{CardNumber, CardNumberError, Expiry, ExpiryError, cvv_well_formed},
+    config::CardBehaviour,
+    envelope::{self, UserRedirect},
+    error::{ApiError, code, transaction_code},
+    request_body::{Fields, read_json_object},
+    service::{Body, ISSUER_PATH, Service},
+    store::{BuyerRedirects, PaymentState},
+};
+
+/// The longest address accepted in `responseURLs`.
+const MAX_URL_LEN: usize = 2048;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SubmitPayload<'a> {
+    transaction_type: &'static str,
+    transaction_result: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transaction_error_code: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transaction_error_description: Option<&'static str>,
+    #[serde(rename = "paymentID")]
+    payment_id: String,
+    #[serde(rename = "shopTransactionID")]
+    shop_transaction_id: &'a str,
+    currency: &'a str,
+    #[serde(rename = "maskedPAN")]
+    masked_pan: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    authorization_code: Option<String>,
+    user_redirect: UserRedirect,
+}
+
+/// What the submitted card leads to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    Authorized,
+    AuthenticationRequired,
+    Declined {
+        code: &'static str,
+        description: &'static str,
+    },
+}
+
+/// The validated card data of a submit request.
+struct SubmittedCard {
+    number: CardNumber,
+}
+
+pub(crate) async fn submit(
+    service: &Service,
+    request: Request<Incoming>,
+) -> Result<Response<Body>, ApiError> {
+    let (parts, body) = request.into_parts();
+    let token = payment_token(&parts.headers)?;
+    // Refuse an unknown or expired token before reading card data for it.
+    let merchant = service
+        .store
+        .with_payment(&token, |p| p.merchant)
+        .map_err(|_| ApiError::SessionExpired)?;
+    let object = read_json_object(&parts.headers, body).await?;
+    let fields = Fields::root(&object);
+
+    let (merchant_profile, pages) = service.merchant(merchant);
+    let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
+    if shop_login != merchant_profile.shop_login {
+        return Err(ApiError::ShopNotRecognized("does not match the payment"));
+    }
+    let already_processed = service
+        .store
+        .with_payment(&token, |p| p.state != PaymentState::Created)
+        .map_err(|_| ApiError::SessionExpired)?;
+    if already_processed {
+        return Err(ApiError::AlreadyProcessed);
+    }
+    check_buyer(&fields)?;
+    let card = read_card(&fields)?;
+    let redirects = read_response_urls(&fields)?;
+
+    let outcome = match service.config.card_behaviour(&card.number) {
+        Some(CardBehaviour::Frictionless) => Outcome::Authorized,
+        Some(CardBehaviour::ThreeDs) => Outcome::AuthenticationRequired,
+        Some(CardBehaviour::Declined) => Outcome::Declined {
+            code: transaction_code::DECLINED,
+            description: transaction_code::DECLINED_DESCRIPTION,
+        },
+        None => Outcome::Declined {
+            code: transaction_code::UNKNOWN_CARD,
+            description: transaction_code::UNKNOWN_CARD_DESCRIPTION,
+        },
+    };
+    let masked_pan = card.number.masked();
+    let new_state = match outcome {
+        Outcome::Authorized => PaymentState::Authorized,
+        Outcome::AuthenticationRequired => PaymentState::AwaitingAuthentication,
+        Outcome::Declined { .. } => PaymentState::Declined,
+    };
+
+    // The one place a payment leaves `Created`: the check and the change
+    // happen under the same lock, so of concurrent submits exactly one wins.
+    let executed = service
+        .store
+        .with_payment(&token, |p| {
+            if p.state != PaymentState::Created {
+                return Err(ApiError::AlreadyProcessed);
+            }
+            p.state = new_state;
+            p.masked_pan = Some(masked_pan.as_str().into());
+            if redirects != BuyerRedirects::default() {
+                p.buyer_redirects = Some(Box::new(redirects.clone()));
+            }
+            Ok((p.id, p.shop_transaction_id.clone(), p.currency))
+        })
+        .map_err(|_| ApiError::SessionExpired)??;
+    let (payment_id, shop_transaction_id, currency) = executed;
+
+    let href = match outcome {
+        Outcome::Authorized => redirects.ok.unwrap_or_else(|| pages.success.clone()),
+        Outcome::Declined { .. } => redirects.ko.unwrap_or_else(|| pages.failure.clone()),
+        Outcome::AuthenticationRequired => issuer_address(service, shop_login, &token),
+    };
+    tracing::info!(payment_id, card = %card.number, ?outcome, "payment submitted");
+
+    let (result, error_code, error_description) = match outcome {
+        Outcome::Authorized => ("OK", None, None),
+        Outcome::AuthenticationRequired => (
+            "",
+            Some(transaction_code::AUTHENTICATION_REQUIRED),
+            Some(transaction_code::AUTHENTICATION_REQUIRED_DESCRIPTION),
+        ),
+        Outcome::Declined { code, description } => ("KO", Some(code), Some(description)),
+    };
+    Ok(envelope::ok(&SubmitPayload {
+        transaction_type: "submit",
+        transaction_result: result,
+        transaction_error_code: error_code,
+        transaction_error_description: error_description,
+        payment_id: payment_id.to_string(),
+        shop_transaction_id: &shop_transaction_id,
+        currency: currency.code(),
+        masked_pan: &masked_pan,
+        authorization_code: (outcome == Outcome::Authorized)
+            .then(|| format!("{:06}", payment_id % 1_000_000)),
+        user_redirect: UserRedirect {
+            href: Some(href.into()),
+        },
+    }))
+}
+
+/// The issuer-authentication address: on the service's own host, carrying the
+/// shop login and the payment token, as the real service's does.
+fn issuer_address(service: &Service, shop_login: &str, token: &Uuid) -> Url {
+    let mut url = service
+        .public_url
+        .join(ISSUER_PATH.trim_start_matches('/'))
+        .unwrap_or_else(|_| service.public_url.clone());
+    url.query_pairs_mut()
+        .append_pair("shopLogin", shop_login)
+        .append_pair("paymentToken", &token.hyphenated().to_string());
+    url
+}
+
+fn payment_token(headers: &HeaderMap) -> Result<Uuid, ApiError> {
+    let value = headers
+        .get("paymentToken")
+        .ok_or(ApiError::MissingPaymentToken)?;
+    value
+        .to_str()
+        .ok()
+        .and_then(|v| Uuid::try_parse(v.trim()).ok())
+        .ok_or_else(|| ApiError::field(code::INVALID_PARAMETER, "paymentToken", "must be a UUID"))
+}
+
+fn check_buyer(fields: &Fields<'_>) -> Result<(), ApiError> {
+    let buyer = fields.required_object("buyer", "buyer")?;
+    let name = buyer.required_str("name", code::INVALID_PARAMETER)?;
+    if name.trim().is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
+        return Err(ApiError::field(
+            code::INVALID_PARAMETER,
+            "buyer.name",
+            "must be 1 to 100 characters, without control characters",
+        ));
+    }
+    let email = buyer.required_str("email", code::INVALID_PARAMETER)?;
+    if !email_well_formed(email) {
+        return Err(ApiError::field(
+            code::INVALID_PARAMETER,
+            "buyer.email",
+            "must be an e-mail address",
+        ));
+    }
+    Ok(())
+}
+
+/// `local@domain.tld`, at most 254 characters, no spaces or control characters.
+fn email_well_formed(email: &str) -> bool {
+    let Some((local, domain)) = email.rsplit_once('@') else {
+        return false;
+    };
+    email.len() <= 254
+        && !local.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+fn read_card(fields: &Fields<'_>) -> Result<SubmittedCard, ApiError> {
+    let details = fields.required_object("paymentTypeDetails", "paymentTypeDetails")?;
+    let card = details.required_object("creditcard", "paymentTypeDetails.creditcard")?;
+    let number =
+        CardNumber::parse(card.required_str("number", code::CARD_LENGTH)?).map_err(|e| {
+            let code = match e {
+                CardNumberError::Length => code::CARD_LENGTH,
+                CardNumberError::CheckDigit => code::CARD_CHECK_DIGIT,
+            };
+            ApiError::field(code, card.path_of("number"), e.to_string())
+        })?;
+    let month = card.required_str("expMonth", code::EXPIRY_MONTH)?;
+    let year = card.required_str("expYear", code::EXPIRY_YEAR)?;
+    Expiry::parse(month, year, current_year_month()).map_err(|e| {
+        let (code, field) = match e {
+            ExpiryError::Month => (code::EXPIRY_MONTH, "expMonth"),
+            ExpiryError::Year => (code::EXPIRY_YEAR, "expYear"),
+            ExpiryError::Expired => (code::CARD_EXPIRED, "expYear"),
+        };
+        ApiError::field(code, card.path_of(field), e.to_string())
+    })?;
+    let cvv = card.required_str("CVV", code::CVV)?;
+    if !cvv_well_formed(cvv) {
+        return Err(ApiError::field(
+            code::CVV,
+            card.path_of("CVV"),
+            "must be 3 or 4 digits",
+        ));
+    }
+    Ok(SubmittedCard { number })
+}
+
+fn read_response_urls(fields: &Fields<'_>) -> Result<BuyerRedirects, ApiError> {
+    let Some(urls) = fields.optional_object("responseURLs", "responseURLs")? else {
+        return Ok(BuyerRedirects::default());
+    };
+    let address = |name: &str| -> Result<Option<Url>, ApiError> {
+        let Some(text) = urls.optional_str(name)? else {
+            return Ok(None);
+        };
+        let invalid = || {
+            ApiError::field(
+                code::INVALID_PARAMETER,
+                urls.path_of(name),
+                "must be an absolute http or https URL of at most 2048 characters",
+            )
+        };
+        if text.len() > MAX_URL_LEN {
+            return Err(invalid());
+        }
+        match Url::parse(text) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => Ok(Some(url)),
+            _ => Err(invalid()),
+        }
+    };
+    let ok = address("buyerOK")?;
+    let ko = address("buyerKO")?;
+    // Validated so a bad one is refused, but not called: notifications to the
+    // merchant's server are events, which the contract does not describe.
+    address("serverNotificationURL")?;
+    Ok(BuyerRedirects { ok, ko })
+}
+
+/// Today's year and month, UTC.
+fn current_year_month() -> (u16, u8) {
+    let now = time::OffsetDateTime::now_utc();
+    (
+        u16::try_from(now.year()).unwrap_or(u16::MAX),
+        u8::from(now.month()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn email_addresses_need_a_local_part_and_a_dotted_domain() {
+        assert!(email_well_formed("buyer@example.com"));
+        for email in [
+            "buyer",
+            "@example.com",
+            "buyer@example",
+            "a b@example.com",
+            "b@.com",
+        ] {
+            assert!(!email_well_formed(email), "{email:?}");
+        }
+    }
+}

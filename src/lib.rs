@@ -1,0 +1,9 @@
+//! payconf: a conformance harness for the hosted payment service contract.
+//!
+//! The contract lives as data in `spec/openapi.yaml`; the reference
+//! implementation (crate `payconf-reference`) serves it. This crate is the
+//! `payconf` command: [`cli`] parses the command line and dispatches to the
+//! subcommands, [`serve`] runs the reference implementation as a sandbox.
+
+pub mod cli;
+pub mod serve;
