@@ -6,4 +6,5 @@
 //! subcommands, [`serve`] runs the reference implementation as a sandbox.
 
 pub mod cli;
+pub mod contract;
 pub mod serve;
