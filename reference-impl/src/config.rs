@@ -311,3 +311,83 @@ fn invalid(setting: &str, reason: impl fmt::Display) -> ConfigError {
         reason: reason.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_file_gives_the_built_in_sandbox() {
+        let config = ReferenceConfig::from_toml("").expect("empty is valid");
+        assert_eq!(config.merchants.len(), 1);
+        assert_eq!(config.merchants[0].shop_login, DEFAULT_SHOP_LOGIN);
+        assert_eq!(config.issuer_code, DEFAULT_ISSUER_CODE);
+        assert_eq!(config.token_lifetime, DEFAULT_TOKEN_LIFETIME);
+        let behaviour = |pan| config.card_behaviour(&CardNumber::parse(pan).expect("valid"));
+        assert_eq!(
+            behaviour(DEFAULT_FRICTIONLESS_CARD),
+            Some(CardBehaviour::Frictionless)
+        );
+        assert_eq!(
+            behaviour(DEFAULT_THREE_DS_CARD),
+            Some(CardBehaviour::ThreeDs)
+        );
+        assert_eq!(
+            behaviour(DEFAULT_DECLINED_CARD),
+            Some(CardBehaviour::Declined)
+        );
+        assert_eq!(behaviour("4242424242424242"), None);
+    }
+
+    #[test]
+    fn a_merchant_without_pages_gets_the_services_own() {
+        let config =
+            ReferenceConfig::from_toml("[[merchants]]\nshop_login = \"ACME\"\napi_key = \"k\"\n")
+                .expect("valid");
+        assert_eq!(config.merchants[0].success_url, "/merchant/ACME/success");
+        assert_eq!(config.merchants[0].failure_url, "/merchant/ACME/failure");
+    }
+
+    fn refusal(text: &str) -> String {
+        ReferenceConfig::from_toml(text)
+            .expect_err("invalid")
+            .to_string()
+    }
+
+    #[test]
+    fn bad_settings_are_refused_naming_them() {
+        assert!(refusal("token_lifetime_secs = 0").contains("token_lifetime_secs"));
+        assert!(refusal("public_url = \"ftp://x\"").contains("public_url"));
+        assert!(refusal("issuer_code = \"\"").contains("issuer_code"));
+        assert!(refusal("merchants = []").contains("merchants"));
+        assert!(
+            refusal("[[merchants]]\nshop_login = \"A\"\napi_key = \"k\"\nsuccess_url = \"shop.example/ok\"")
+                .contains("merchants[0].success_url")
+        );
+        assert!(
+            refusal("[[cards]]\nnumber = \"4775718800002027\"\nbehaviour = \"declined\"")
+                .contains("cards[0].number")
+        );
+        assert!(
+            refusal("[[merchants]]\nshop_login = \"A\"\napi_key = \"k\"\n[[merchants]]\nshop_login = \"B\"\napi_key = \"k\"")
+                .contains("unique")
+        );
+    }
+
+    #[test]
+    fn unknown_settings_and_behaviours_are_refused() {
+        assert!(refusal("token_lifetime = 5").contains("token_lifetime"));
+        assert!(
+            refusal("[[cards]]\nnumber = \"4775718800002026\"\nbehaviour = \"maybe\"")
+                .contains("maybe")
+        );
+    }
+
+    #[test]
+    fn merchant_debug_hides_the_api_key() {
+        let config = ReferenceConfig::default();
+        let shown = format!("{config:?}");
+        assert!(!shown.contains(DEFAULT_API_KEY), "{shown}");
+        assert!(!shown.contains(DEFAULT_FRICTIONLESS_CARD), "{shown}");
+    }
+}

@@ -20,7 +20,7 @@ use jsonschema::Validator;
 use openapiv3::OpenAPI;
 use serde_json::Value;
 
-pub use schema::{Conformance, openapi_to_json_schema};
+pub use schema::{Conformance, compile_schema, openapi_to_json_schema};
 pub use violation::{Violation, Violations};
 
 /// The spec compiled into the binary, so an installed payconf works anywhere.
@@ -103,7 +103,7 @@ impl Contract {
             .pointer("/components/schemas")
             .cloned()
             .unwrap_or_else(|| Value::Object(Default::default()));
-        let core_envelope = schema::compile(
+        let core_envelope = schema::compile_schema(
             &serde_json::json!({"$ref": "#/components/schemas/Envelope"}),
             &definitions,
             Conformance::Core,
@@ -133,7 +133,7 @@ impl Contract {
                     (Profile::Core, Conformance::Core),
                     (Profile::Reference, Conformance::Reference),
                 ] {
-                    let validator = schema::compile(json_schema, &definitions, conformance)
+                    let validator = schema::compile_schema(json_schema, &definitions, conformance)
                         .map_err(|e| {
                             ContractError::Invalid(format!("{operation_id} {status}: {e}"))
                         })?;

@@ -174,7 +174,7 @@ fn dropped_properties<'a>(
 }
 
 /// Compiles a schema of the spec, with every component schema beside it as `$defs`.
-pub(super) fn compile(
+pub fn compile_schema(
     schema: &Value,
     definitions: &Value,
     conformance: Conformance,
@@ -241,8 +241,8 @@ mod tests {
 
     #[test]
     fn without_nullable_null_is_refused() {
-        let validator =
-            compile(&json!({"type": "string"}), &no_defs(), Conformance::Core).expect("compiles");
+        let validator = compile_schema(&json!({"type": "string"}), &no_defs(), Conformance::Core)
+            .expect("compiles");
         assert!(!validator.is_valid(&Value::Null));
     }
 

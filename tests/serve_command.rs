@@ -1,0 +1,114 @@
+//! `payconf serve` as a user runs it: the real binary, its first stdout line,
+//! a request over loopback, graceful stop on SIGTERM, and clear refusals of
+//! bad configuration.
+
+use std::{
+    io::{BufRead, BufReader, Write},
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+fn payconf() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_payconf"));
+    command.env("PAYCONF_LOG", "warn");
+    command
+}
+
+#[test]
+fn serve_prints_its_address_first_answers_and_stops_on_sigterm() {
+    let mut child = payconf()
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("payconf starts");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("first line");
+    let address = first
+        .trim_end()
+        .strip_prefix("listening on http://127.0.0.1:")
+        .unwrap_or_else(|| panic!("first line {first:?}"));
+    let port: u16 = address.parse().expect("a real port, not 0");
+    assert_ne!(port, 0);
+
+    // A request over the socket, written by hand: no client library involved.
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects");
+    let body =
+        r#"{"shopLogin":"DEMO_SHOP","amount":"1.00","currency":"EUR","shopTransactionID":"t"}"#;
+    write!(
+        stream,
+        "POST /api/v1/payment/create/ HTTP/1.1\r\nHost: x\r\nAuthorization: apikey demo-api-key\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("request sent");
+    let mut answer = String::new();
+    std::io::Read::read_to_string(&mut stream, &mut answer).expect("answer read");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains(r#""code":"0""#), "{answer}");
+
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "payconf serve did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "graceful stop exits 0: {status:?}");
+}
+
+#[test]
+fn serve_with_an_invalid_config_exits_2_naming_the_setting() {
+    let dir = std::env::temp_dir().join(format!("payconf-serve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("bad.toml");
+    std::fs::write(
+        &file,
+        "[[merchants]]\nshop_login = \"bad login!\"\napi_key = \"k\"\n",
+    )
+    .expect("write");
+    let output = payconf()
+        .args(["serve", "--addr", "127.0.0.1:0", "--config"])
+        .arg(&file)
+        .output()
+        .expect("payconf runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("merchants[0].shop_login"), "{stderr}");
+    assert!(
+        output.stdout.is_empty(),
+        "nothing is listening, so nothing is announced"
+    );
+}
+
+#[test]
+fn serve_with_a_missing_config_file_exits_2_naming_the_file() {
+    let output = payconf()
+        .args(["serve", "--config", "/nonexistent/payconf.toml"])
+        .output()
+        .expect("payconf runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("/nonexistent/payconf.toml"), "{stderr}");
+}
+
+#[test]
+fn serve_on_a_busy_port_exits_2_naming_the_address() {
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = busy.local_addr().expect("addr").to_string();
+    let output = payconf()
+        .args(["serve", "--addr", &addr])
+        .output()
+        .expect("payconf runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains(&addr));
+}
