@@ -1,0 +1,58 @@
+@authentication
+Feature: Authentication
+  payment/create is authenticated by the merchant's API key in the
+  Authorization header; payment/submit by the payment token create returned.
+
+  @core @req:AUTH-01 @req:ENV-01 @req:ENV-02
+  Scenario: A create without the Authorization header is not processed
+    When the merchant creates a payment without the Authorization header
+    Then the answer carries the envelope
+    And the request is not correctly processed
+    And no payment token is issued
+
+  @core @req:AUTH-02 @req:ENV-01 @req:ENV-02
+  Scenario: A create with a key that is not the merchant's is not processed
+    When the merchant creates a payment with the API key "not-the-merchants-key"
+    Then the answer carries the envelope
+    And the request is not correctly processed
+    And no payment token is issued
+
+  @core @req:AUTH-03 @req:ENV-01 @req:ENV-02
+  Scenario: A submit with a token create never returned executes no payment
+    When the buyer pays with the card not enrolled in 3-D Secure under an unknown payment token
+    Then the answer carries the envelope
+    And no payment is executed
+
+  @reference @req:REF-AUTH-01 @req:REF-ENV-01
+  Scenario: A create without the Authorization header is refused with 1171
+    When the merchant creates a payment without the Authorization header
+    Then the request is refused with HTTP 403 and code "1171"
+
+  @reference @req:REF-AUTH-02 @req:REF-ENV-01
+  Scenario Outline: A create with a wrong key or scheme is refused with 1166
+    When the merchant creates a payment with the Authorization header "<header>"
+    Then the request is refused with HTTP 403 and code "1166"
+
+    Examples:
+      | header                  |
+      | apikey wrong-key        |
+      | Bearer {api_key}        |
+      | {api_key}               |
+
+  @reference @req:REF-AUTH-03 @req:REF-ENV-01
+  Scenario: A submit without a payment token is refused with 1171
+    Given a payment created by the merchant
+    When the buyer pays with the card not enrolled in 3-D Secure without a payment token
+    Then the request is refused with HTTP 403 and code "1171"
+    And the error description names "paymentToken"
+
+  @reference @req:REF-AUTH-03 @req:REF-ENV-01
+  Scenario: A submit with a payment token that is not a UUID is refused with 1105
+    When the buyer pays with the card not enrolled in 3-D Secure under the payment token "not-a-uuid"
+    Then the request is refused with HTTP 400 and code "1105"
+    And the error description names "paymentToken"
+
+  @reference @req:REF-AUTH-04 @req:REF-ENV-01
+  Scenario: A submit with a token the service does not hold is refused with 4800
+    When the buyer pays with the card not enrolled in 3-D Secure under an unknown payment token
+    Then the request is refused with HTTP 403 and code "4800"

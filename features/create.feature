@@ -1,0 +1,94 @@
+@create
+Feature: Create a payment
+  Every transaction starts with payment/create: the merchant's server,
+  authenticated by its API key, opens a payment process and gets back the
+  token and the identifier of the payment.
+
+  @core @req:CREATE-01 @req:CREATE-02 @req:CREATE-03 @req:CREATE-04 @req:ENV-01 @req:ENV-02
+  Scenario: An accepted create returns a token, an identifier and no redirect yet
+    When the merchant creates a payment
+    Then the request is correctly processed
+    And the payment token is a UUID
+    And the payment ID is a string of digits
+    And the redirect address is null
+
+  @core @req:CREATE-05
+  Scenario: Each payment gets its own token and its own identifier
+    When the merchant creates two payments
+    Then their payment tokens differ
+    And their payment IDs differ
+
+  @reference @req:REF-ENV-01
+  Scenario: An accepted create answers HTTP 200 with a twelve-digit payment ID
+    When the merchant creates a payment
+    Then the answer has HTTP status 200
+    And the payment ID has 10 to 12 digits
+
+  @reference @req:REF-VAL-01 @req:REF-ENV-01
+  Scenario Outline: An amount not written with a dot and two decimals is refused
+    When the merchant creates a payment with amount "<amount>"
+    Then the request is refused with HTTP 400 and code "<code>"
+    And the error description names "amount"
+
+    Examples:
+      | amount        | code |
+      | 10            | 1114 |
+      | 10.5          | 1114 |
+      | 10.000        | 1114 |
+      | 10,00         | 1113 |
+      | ten           | 1113 |
+      | -1.00         | 1113 |
+      | 0.00          | 1146 |
+      | 1000000000.00 | 1147 |
+
+  @reference @req:REF-VAL-02 @req:REF-ENV-01
+  Scenario Outline: A currency that is not an ISO 4217 code is refused
+    When the merchant creates a payment with currency "<currency>"
+    Then the request is refused with HTTP 400 and code "1111"
+    And the error description names "currency"
+
+    Examples:
+      | currency |
+      | eur      |
+      | EURO     |
+      | EU       |
+      | XXX      |
+
+  @reference @req:REF-VAL-03 @req:REF-ENV-01
+  Scenario Outline: An unusable shop transaction ID is refused
+    When the merchant creates a payment with shopTransactionID "<id>"
+    Then the request is refused with HTTP 400 and code "4801"
+    And the error description names "shopTransactionID"
+
+    Examples:
+      | id                                                  |
+      |                                                     |
+      | 123456789012345678901234567890123456789012345678901 |
+
+  @reference @req:REF-VAL-04 @req:REF-ENV-01
+  Scenario: A shop login that is not the API key's is refused
+    When the merchant creates a payment with shopLogin "ANOTHER_SHOP"
+    Then the request is refused with HTTP 400 and code "1131"
+    And the error description names "shopLogin"
+
+  @reference @req:REF-VAL-05 @req:REF-ENV-01
+  Scenario Outline: A create without one of its fields is refused, naming it
+    When the merchant creates a payment without <field>
+    Then the request is refused with HTTP 400 and code "<code>"
+    And the error description names "<field>"
+
+    Examples:
+      | field             | code |
+      | shopLogin         | 1105 |
+      | amount            | 1113 |
+      | currency          | 1111 |
+      | shopTransactionID | 4801 |
+
+  @reference @req:REF-VAL-05 @req:REF-ENV-01
+  Scenario: A create field of the wrong type is refused, naming it
+    When the merchant sends this body to create:
+      """
+      {"shopLogin": "DEMO_SHOP", "amount": 10.00, "currency": "EUR", "shopTransactionID": "order-1"}
+      """
+    Then the request is refused with HTTP 400 and code "1113"
+    And the error description names "amount must be a string"

@@ -1,0 +1,143 @@
+@submit
+Feature: Submit a payment
+  payment/submit supplies the buyer's card for the payment created earlier
+  and executes it; the merchant then sends the buyer to userRedirect.href.
+
+  Background:
+    Given a payment created by the merchant
+
+  @core @req:SUBMIT-01 @req:SUBMIT-02 @req:SUBMIT-03 @req:SUBMIT-04
+  Scenario: A card not enrolled in 3-D Secure is paid at once
+    When the buyer pays with the card not enrolled in 3-D Secure
+    Then the request is correctly processed
+    And the transaction type is "submit"
+    And the transaction result is "OK"
+    And the payment ID is the one create returned
+    And the redirect address is an absolute http(s) address
+
+  @core @req:SUBMIT-05 @success-page
+  Scenario: The buyer is sent to the success page of the back-office
+    When the buyer pays with the card not enrolled in 3-D Secure
+    Then the redirect address is the merchant's success page
+
+  @reference @req:REF-ENV-01
+  Scenario: A paid submit answers HTTP 200
+    When the buyer pays with the card not enrolled in 3-D Secure
+    Then the answer has HTTP status 200
+
+  @reference @req:REF-PAY-01 @req:REF-ENV-01
+  Scenario: A payment token is used once
+    When the buyer pays with the card not enrolled in 3-D Secure
+    And the buyer pays again with the same payment token
+    Then the request is refused with HTTP 400 and code "1137"
+
+  @reference @req:REF-PAY-02 @req:REF-ENV-01 @token-lifetime
+  Scenario: A payment token expires after its lifetime
+    Given the payment's token has expired
+    When the buyer pays with the card not enrolled in 3-D Secure
+    Then the request is refused with HTTP 403 and code "4800"
+
+  @reference @req:REF-PAY-03 @req:REF-ENV-01 @declined-card @failure-page
+  Scenario: A declined card is not paid and the buyer is sent to the failure page
+    When the buyer pays with the declined card
+    Then the request is correctly processed
+    And the transaction result is "KO"
+    And the transaction error code is "74"
+    And the transaction error description is not empty
+    And the redirect address is the merchant's failure page
+
+  @reference @req:REF-PAY-04 @req:REF-ENV-01
+  Scenario: Return addresses passed to submit replace the back-office pages
+    When the buyer pays with the card not enrolled in 3-D Secure, returning to "https://shop.example/thanks" or "https://shop.example/sorry"
+    Then the redirect address is "https://shop.example/thanks"
+
+  @reference @req:REF-PAY-04 @req:REF-ENV-01 @declined-card
+  Scenario: A declined buyer goes to the failure address passed to submit
+    When the buyer pays with the declined card, returning to "https://shop.example/thanks" or "https://shop.example/sorry"
+    Then the redirect address is "https://shop.example/sorry"
+
+  @reference @req:REF-PAY-04 @req:REF-ENV-01
+  Scenario Outline: Return addresses that are not absolute http(s) addresses are refused
+    When the buyer pays with the card not enrolled in 3-D Secure, returning to "<address>" or "https://shop.example/sorry"
+    Then the request is refused with HTTP 400 and code "1105"
+    And the error description names "responseURLs.buyerOK"
+
+    Examples:
+      | address             |
+      | /relative/thanks    |
+      | javascript:alert(1) |
+      | ftp://shop.example/ |
+
+  @reference @req:REF-VAL-04 @req:REF-ENV-01
+  Scenario: A submit for another shop than the payment's is refused
+    When the buyer pays with the card not enrolled in 3-D Secure for the shop "ANOTHER_SHOP"
+    Then the request is refused with HTTP 400 and code "1131"
+    And the error description names "shopLogin"
+
+  @reference @req:REF-VAL-06 @req:REF-ENV-01
+  Scenario Outline: A card number of the wrong length or check digit is refused
+    When the buyer pays with the card number "<number>"
+    Then the request is refused with HTTP 400 and code "<code>"
+    And the error description names "paymentTypeDetails.creditcard.number"
+
+    Examples:
+      | number               | code |
+      | 47757188             | 1119 |
+      | 47757188000020261234 | 1119 |
+      | 4775 7188 0000 2026  | 1119 |
+      | 4775718800002027     | 1120 |
+
+  @reference @req:REF-VAL-07 @req:REF-ENV-01
+  Scenario Outline: An invalid or past expiry date is refused
+    When the buyer pays with the card not enrolled in 3-D Secure expiring "<month>"/"<year>"
+    Then the request is refused with HTTP 400 and code "<code>"
+    And the error description names "<field>"
+
+    Examples:
+      | month | year | code | field   |
+      | 13    | 30   | 1124 | expMonth |
+      | 00    | 30   | 1124 | expMonth |
+      | 1     | 30   | 1124 | expMonth |
+      | 12    | 2030 | 1125 | expYear  |
+      | 12    | 20   | 1126 | expired  |
+
+  @reference @req:REF-VAL-08 @req:REF-ENV-01
+  Scenario Outline: A security code that is not 3 or 4 digits is refused
+    When the buyer pays with the card not enrolled in 3-D Secure and the security code "<cvv>"
+    Then the request is refused with HTTP 400 and code "1149"
+    And the error description names "CVV"
+
+    Examples:
+      | cvv   |
+      | 12    |
+      | 12345 |
+      | 12a   |
+
+  @reference @req:REF-VAL-09 @req:REF-ENV-01
+  Scenario Outline: A buyer without a name or with an invalid e-mail address is refused
+    When the buyer pays with the card not enrolled in 3-D Secure as "<name>" <"<email>">
+    Then the request is refused with HTTP 400 and code "1105"
+    And the error description names "<field>"
+
+    Examples:
+      | name     | email            | field       |
+      |          | jane@mail.example | buyer.name  |
+      | Jane Doe | jane             | buyer.email |
+      | Jane Doe | jane@localhost   | buyer.email |
+
+  @reference @req:REF-VAL-05 @req:REF-ENV-01
+  Scenario Outline: A submit without one of its fields is refused, naming it
+    When the buyer pays with the card not enrolled in 3-D Secure without <field>
+    Then the request is refused with HTTP 400 and code "<code>"
+    And the error description names "<field>"
+
+    Examples:
+      | field                                   | code |
+      | shopLogin                               | 1105 |
+      | buyer                                   | 1105 |
+      | paymentTypeDetails                      | 1105 |
+      | paymentTypeDetails.creditcard           | 1105 |
+      | paymentTypeDetails.creditcard.number    | 1119 |
+      | paymentTypeDetails.creditcard.expMonth  | 1124 |
+      | paymentTypeDetails.creditcard.expYear   | 1125 |
+      | paymentTypeDetails.creditcard.CVV       | 1149 |
