@@ -33,10 +33,10 @@ Feature: The envelope and refused requests
     And the error description names "JSON object"
 
     Examples:
-      | body                    |
+      | body                      |
       | {"shopLogin": "DEMO_SHOP" |
-      | not json                |
-      | ["DEMO_SHOP", "10.00"]  |
+      | not json                  |
+      | ["DEMO_SHOP", "10.00"]    |
 
   @reference @req:REF-REQ-02 @req:REF-ENV-01
   Scenario Outline: A body not sent as application/json is refused

@@ -94,7 +94,7 @@ Feature: Submit a payment
     And the error description names "<field>"
 
     Examples:
-      | month | year | code | field   |
+      | month | year | code | field    |
       | 13    | 30   | 1124 | expMonth |
       | 00    | 30   | 1124 | expMonth |
       | 1     | 30   | 1124 | expMonth |
@@ -115,15 +115,15 @@ Feature: Submit a payment
 
   @reference @req:REF-VAL-09 @req:REF-ENV-01
   Scenario Outline: A buyer without a name or with an invalid e-mail address is refused
-    When the buyer pays with the card not enrolled in 3-D Secure as "<name>" <"<email>">
+    When the buyer pays with the card not enrolled in 3-D Secure as "<name>" with e-mail "<email>"
     Then the request is refused with HTTP 400 and code "1105"
     And the error description names "<field>"
 
     Examples:
-      | name     | email            | field       |
+      | name     | email             | field       |
       |          | jane@mail.example | buyer.name  |
-      | Jane Doe | jane             | buyer.email |
-      | Jane Doe | jane@localhost   | buyer.email |
+      | Jane Doe | jane              | buyer.email |
+      | Jane Doe | jane@localhost    | buyer.email |
 
   @reference @req:REF-VAL-05 @req:REF-ENV-01
   Scenario Outline: A submit without one of its fields is refused, naming it

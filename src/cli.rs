@@ -21,8 +21,47 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Check a server against the conformance scenarios (the reference
+    /// implementation, in-process, when no base URL is given).
+    Run(RunArgs),
     /// Run the reference implementation as a local payment sandbox.
     Serve(ServeArgs),
+}
+
+/// Flags of `payconf run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Target file (TOML): base URL, credentials, test cards, pages, issuer fields.
+    #[arg(long, value_name = "FILE")]
+    pub target: Option<PathBuf>,
+    /// Base address of the server under test; overrides PAYCONF_BASE_URL and the file.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The merchant's API key; overrides PAYCONF_API_KEY and the file.
+    #[arg(long, value_name = "KEY")]
+    pub api_key: Option<String>,
+    /// The merchant's shop login; overrides PAYCONF_SHOP_LOGIN and the file.
+    #[arg(long, value_name = "LOGIN")]
+    pub shop_login: Option<String>,
+    /// Cucumber tag expression selecting scenarios. Default: `@core` against a
+    /// target, `@core or @reference` against the embedded reference implementation.
+    #[arg(long, value_name = "EXPR")]
+    pub tags: Option<String>,
+    /// Read the features from this directory instead of the embedded ones.
+    #[arg(long, value_name = "DIR")]
+    pub features: Option<PathBuf>,
+    /// Read the spec from this file instead of the embedded one.
+    #[arg(long, value_name = "FILE")]
+    pub spec: Option<PathBuf>,
+    /// Seconds each request may take, from sending to the last byte.
+    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub timeout: u64,
+    /// Scenarios run at the same time.
+    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub concurrency: u64,
+    /// Print every requirement with the scenarios that check it, and run nothing.
+    #[arg(long)]
+    pub list: bool,
 }
 
 /// Flags of `payconf serve`.
@@ -50,6 +89,7 @@ pub fn main(cli: Cli) -> ExitCode {
         }
     };
     let result = match cli.command {
+        Command::Run(args) => runtime.block_on(crate::run::run(run_options(args))).map_err(anyhow::Error::from),
         Command::Serve(args) => runtime.block_on(crate::serve::serve(args)),
     };
     match result {
@@ -61,14 +101,37 @@ pub fn main(cli: Cli) -> ExitCode {
     }
 }
 
+fn run_options(args: RunArgs) -> crate::run::RunOptions {
+    crate::run::RunOptions {
+        target_file: args.target,
+        overrides: crate::target::TargetOverrides {
+            base_url: args.base_url,
+            api_key: args.api_key,
+            shop_login: args.shop_login,
+        },
+        tags: args.tags,
+        features_dir: args.features,
+        spec: args.spec,
+        timeout: std::time::Duration::from_secs(args.timeout),
+        concurrency: usize::try_from(args.concurrency).unwrap_or(16),
+        list: args.list,
+    }
+}
+
 /// Logs go to stderr, filtered by `PAYCONF_LOG` (default `info`), so stdout
 /// stays for what scripts read.
 fn init_logging() {
+    // `payconf run` keeps stderr for its own messages: the embedded
+    // reference implementation logs only warnings there.
     let filter = tracing_subscriber::EnvFilter::try_from_env("PAYCONF_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_log_filter()));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .try_init();
+}
+
+fn default_log_filter() -> &'static str {
+    if std::env::args().nth(1).as_deref() == Some("run") { "warn" } else { "info" }
 }

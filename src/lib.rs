@@ -5,6 +5,17 @@
 //! `payconf` command: [`cli`] parses the command line and dispatches to the
 //! subcommands, [`serve`] runs the reference implementation as a sandbox.
 
+pub mod acs;
 pub mod cli;
+pub mod console;
 pub mod contract;
+pub mod exchange;
+pub mod features;
+pub mod list;
+pub mod redact;
+pub mod requirements;
+pub mod run;
+pub mod steps;
+pub mod target;
+pub mod world;
 pub mod serve;

@@ -236,6 +236,7 @@ impl Contract {
         let declared = self.declared_statuses(operation_id);
         Violations::single(Violation {
             instance_path: String::new(),
+            field: String::new(),
             keyword: "status".to_owned(),
             message: if declared.is_empty() {
                 format!("the spec declares no JSON answer for operation {operation_id}")

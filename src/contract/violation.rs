@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use jsonschema::Validator;
+use jsonschema::{Validator, error::ValidationErrorKind};
 use serde_json::Value;
 
 /// One rule an answer breaks.
@@ -11,6 +11,9 @@ use serde_json::Value;
 pub struct Violation {
     /// JSON pointer of the offending value, e.g. `/payload/paymentID`; empty for the whole body.
     pub instance_path: String,
+    /// JSON pointer of the field at fault: the offending value's, or for a
+    /// missing required property the pointer it should have had.
+    pub field: String,
     /// The rule: a JSON Schema keyword (`type`, `pattern`, `required`…) or `status`.
     pub keyword: String,
     /// What is wrong, with the value itself masked.
@@ -57,10 +60,21 @@ impl std::error::Error for Violations {}
 pub(super) fn check(validator: &Validator, instance: &Value) -> Result<(), Violations> {
     let found: Vec<Violation> = validator
         .iter_errors(instance)
-        .map(|error| Violation {
-            instance_path: error.instance_path().to_string(),
-            keyword: error.kind().keyword().to_owned(),
-            message: error.masked().to_string(),
+        .map(|error| {
+            let instance_path = error.instance_path().to_string();
+            let field = match error.kind() {
+                ValidationErrorKind::Required { property } => {
+                    let name = property.as_str().map_or_else(|| property.to_string(), str::to_owned);
+                    format!("{instance_path}/{}", name.replace('~', "~0").replace('/', "~1"))
+                }
+                _ => instance_path.clone(),
+            };
+            Violation {
+                instance_path,
+                field,
+                keyword: error.kind().keyword().to_owned(),
+                message: error.masked().to_string(),
+            }
         })
         .collect();
     if found.is_empty() {

@@ -1,0 +1,217 @@
+//! One request to the target and what came back, recorded for checks and
+//! for the console and reports, and sent with the run's bounds: a time limit
+//! per request and a size limit on what is read.
+
+use std::{fmt, time::Duration};
+
+use reqwest::{Client, Method};
+use url::Url;
+
+use crate::redact::Redactor;
+
+/// Bounds on every exchange with the target.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Time for the whole exchange, from sending to the last byte read.
+    pub timeout: Duration,
+    /// The most bytes of a response body that are read.
+    pub max_body: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(10),
+            max_body: 1024 * 1024,
+        }
+    }
+}
+
+/// A request as sent.
+#[derive(Clone, Debug)]
+pub struct RecordedRequest {
+    /// Method.
+    pub method: Method,
+    /// Full address.
+    pub url: Url,
+    /// Headers payconf set.
+    pub headers: Vec<(String, String)>,
+    /// Body, when there is one.
+    pub body: Option<Vec<u8>>,
+}
+
+/// A response as received.
+#[derive(Clone, Debug)]
+pub struct RecordedResponse {
+    /// HTTP status.
+    pub status: u16,
+    /// Headers, in order.
+    pub headers: Vec<(String, String)>,
+    /// Body, up to the size limit.
+    pub body: Vec<u8>,
+}
+
+impl RecordedResponse {
+    /// The first value of a header, by case-insensitive name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A request and its outcome.
+#[derive(Clone, Debug)]
+pub struct Exchange {
+    /// What was sent.
+    pub request: RecordedRequest,
+    /// What came back, or why nothing usable did.
+    pub response: Result<RecordedResponse, String>,
+}
+
+impl RecordedRequest {
+    /// A request without a body.
+    pub fn new(method: Method, url: Url) -> Self {
+        Self {
+            method,
+            url,
+            headers: Vec::new(),
+            body: None,
+        }
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.headers.push((name.to_owned(), value.into()));
+        self
+    }
+
+    /// Sets the body.
+    pub fn body(mut self, body: impl Into<Vec<u8>>) -> Self {
+        self.body = Some(body.into());
+        self
+    }
+
+    /// Sends the request within `limits`; never follows a redirect.
+    pub async fn send(self, client: &Client, limits: Limits) -> Exchange {
+        let response = tokio::time::timeout(limits.timeout, self.perform(client, limits.max_body))
+            .await
+            .unwrap_or_else(|_| {
+                Err(format!(
+                    "no complete answer within {} s (the request timed out)",
+                    limits.timeout.as_secs_f64()
+                ))
+            });
+        Exchange {
+            request: self,
+            response,
+        }
+    }
+
+    async fn perform(&self, client: &Client, max_body: usize) -> Result<RecordedResponse, String> {
+        let mut builder = client.request(self.method.clone(), self.url.clone());
+        for (name, value) in &self.headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
+        if let Some(body) = &self.body {
+            builder = builder.body(body.clone());
+        }
+        let mut response = builder.send().await.map_err(|e| describe_error(&e))?;
+        let status = response.status().as_u16();
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .collect();
+        if response.content_length().is_some_and(|n| n > max_body as u64) {
+            return Err(format!("the answer's body is larger than {max_body} bytes (Content-Length)"));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| describe_error(&e))? {
+            if body.len() + chunk.len() > max_body {
+                return Err(format!("the answer's body is larger than {max_body} bytes"));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(RecordedResponse {
+            status,
+            headers,
+            body,
+        })
+    }
+}
+
+/// reqwest's error with its causes, which say what really happened
+/// (connection refused, reset, malformed HTTP).
+fn describe_error(error: &reqwest::Error) -> String {
+    let mut text = if error.is_connect() {
+        "cannot connect".to_owned()
+    } else if error.is_body() || error.is_decode() {
+        "the answer's body broke off".to_owned()
+    } else {
+        "the exchange failed".to_owned()
+    };
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+impl Exchange {
+    /// The exchange for a person to read, secrets redacted.
+    pub fn display<'a>(&'a self, redactor: &'a Redactor) -> impl fmt::Display + 'a {
+        ShownExchange {
+            exchange: self,
+            redactor,
+        }
+    }
+}
+
+struct ShownExchange<'a> {
+    exchange: &'a Exchange,
+    redactor: &'a Redactor,
+}
+
+/// How much of a body the console shows.
+const SHOWN_BODY: usize = 2000;
+
+fn shorten(text: String) -> String {
+    if text.len() <= SHOWN_BODY {
+        return text;
+    }
+    let mut end = SHOWN_BODY;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes in all)", &text[..end], text.len())
+}
+
+impl fmt::Display for ShownExchange<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let request = &self.exchange.request;
+        let r = self.redactor;
+        writeln!(f, "request:  {} {}", request.method, r.text(request.url.as_str()))?;
+        for (name, value) in &request.headers {
+            writeln!(f, "          {name}: {}", r.header(name, value))?;
+        }
+        if let Some(body) = &request.body {
+            writeln!(f, "          {}", shorten(r.body(body)))?;
+        }
+        match &self.exchange.response {
+            Ok(response) => {
+                writeln!(f, "response: {}", response.status)?;
+                for (name, value) in &response.headers {
+                    if matches!(name.as_str(), "content-type" | "location" | "allow") {
+                        writeln!(f, "          {name}: {}", r.header(name, value))?;
+                    }
+                }
+                write!(f, "          {}", shorten(r.body(&response.body)))
+            }
+            Err(reason) => write!(f, "response: none ({})", r.text(reason)),
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! The requirements catalogue, `spec/requirements.yaml`: each normative
+//! statement of the contract (core) and each choice of the reference profile
+//! (reference), numbered, with the parts of the answers that embody it.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+/// The catalogue compiled into the binary.
+pub const EMBEDDED_REQUIREMENTS: &str = include_str!("../spec/requirements.yaml");
+
+/// Whether a requirement is the contract's or the reference profile's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RequirementProfile {
+    /// Stated by the contract.
+    Core,
+    /// Chosen by the reference profile.
+    Reference,
+}
+
+/// One numbered requirement.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Requirement {
+    /// `CREATE-01`, `REF-VAL-03`, …
+    pub id: String,
+    /// Core or reference.
+    pub profile: RequirementProfile,
+    /// Where it comes from.
+    pub section: String,
+    /// The statement, summarised.
+    pub summary: String,
+    /// Parts of answers it governs: `"<operationId> <JSON pointer>"`.
+    #[serde(default)]
+    pub fields: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatalogueFile {
+    requirements: Vec<Requirement>,
+}
+
+/// The whole catalogue.
+#[derive(Clone, Debug)]
+pub struct Requirements {
+    list: Vec<Requirement>,
+}
+
+/// Why a catalogue could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RequirementsError {
+    /// Unreadable file.
+    #[error("cannot read requirements {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Malformed YAML.
+    #[error("requirements catalogue is malformed: {0}")]
+    Parse(#[from] serde_yaml_ng::Error),
+    /// Inconsistent entries.
+    #[error("requirements catalogue: {0}")]
+    Invalid(String),
+}
+
+impl Requirements {
+    /// The embedded catalogue.
+    pub fn embedded() -> Result<Self, RequirementsError> {
+        Self::from_yaml(EMBEDDED_REQUIREMENTS)
+    }
+
+    /// Reads a catalogue file.
+    pub fn load(path: &Path) -> Result<Self, RequirementsError> {
+        let text = std::fs::read_to_string(path).map_err(|source| RequirementsError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::from_yaml(&text)
+    }
+
+    /// Parses and checks a catalogue: ids unique, reference ids prefixed `REF-`,
+    /// fields written `<operationId> /<pointer>`.
+    pub fn from_yaml(text: &str) -> Result<Self, RequirementsError> {
+        let file: CatalogueFile = serde_yaml_ng::from_str(text)?;
+        for (i, requirement) in file.requirements.iter().enumerate() {
+            if file.requirements[..i].iter().any(|r| r.id == requirement.id) {
+                return Err(RequirementsError::Invalid(format!("{} is listed twice", requirement.id)));
+            }
+            let is_reference_id = requirement.id.starts_with("REF-");
+            if is_reference_id != (requirement.profile == RequirementProfile::Reference) {
+                return Err(RequirementsError::Invalid(format!(
+                    "{}: reference requirements, and only they, are numbered REF-",
+                    requirement.id
+                )));
+            }
+            for field in &requirement.fields {
+                let well_formed = field
+                    .split_once(' ')
+                    .is_some_and(|(op, pointer)| !op.is_empty() && pointer.starts_with('/'));
+                if !well_formed {
+                    return Err(RequirementsError::Invalid(format!(
+                        "{}: field {field:?} is not \"<operationId> /<pointer>\"",
+                        requirement.id
+                    )));
+                }
+            }
+        }
+        Ok(Self {
+            list: file.requirements,
+        })
+    }
+
+    /// Every requirement, in catalogue order.
+    pub fn all(&self) -> &[Requirement] {
+        &self.list
+    }
+
+    /// The requirement with this id.
+    pub fn get(&self, id: &str) -> Option<&Requirement> {
+        self.list.iter().find(|r| r.id == id)
+    }
+
+    /// The requirements that govern the value at `pointer` of an answer to
+    /// `operation_id`: those naming the pointer or one of its parents.
+    pub fn governing(&self, operation_id: &str, pointer: &str) -> Vec<&str> {
+        self.list
+            .iter()
+            .filter(|r| {
+                r.fields.iter().any(|field| {
+                    field.split_once(' ').is_some_and(|(op, governed)| {
+                        op == operation_id && is_within(pointer, governed)
+                    })
+                })
+            })
+            .map(|r| r.id.as_str())
+            .collect()
+    }
+}
+
+/// Whether `pointer` is `parent` or lies below it, segment by segment.
+fn is_within(pointer: &str, parent: &str) -> bool {
+    pointer == parent
+        || pointer
+            .strip_prefix(parent)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_catalogue_loads() {
+        let requirements = Requirements::embedded().expect("valid");
+        assert!(requirements.get("CREATE-01").is_some());
+        assert!(requirements.get("REF-PAY-01").is_some());
+    }
+
+    #[test]
+    fn a_field_belongs_to_the_requirements_naming_it_or_a_parent() {
+        let requirements = Requirements::embedded().expect("valid");
+        assert_eq!(requirements.governing("createPayment", "/payload/paymentID"), ["ENV-01", "CREATE-03"]);
+        assert_eq!(
+            requirements.governing("submitPayment", "/payload/userRedirect/href"),
+            ["ENV-01", "SUBMIT-04", "TDS-03"]
+        );
+        assert_eq!(requirements.governing("createPayment", "/error/code"), ["ENV-01"]);
+        assert!(requirements.governing("createPayment", "/payloadx").is_empty());
+    }
+
+    #[test]
+    fn inconsistent_catalogues_are_refused() {
+        let twice = "requirements:\n  - {id: A-1, profile: core, section: s, summary: x}\n  - {id: A-1, profile: core, section: s, summary: y}";
+        assert!(Requirements::from_yaml(twice).is_err());
+        let misnamed = "requirements:\n  - {id: A-1, profile: reference, section: s, summary: x}";
+        assert!(Requirements::from_yaml(misnamed).is_err());
+        let bad_field = "requirements:\n  - {id: A-1, profile: core, section: s, summary: x, fields: [payload]}";
+        assert!(Requirements::from_yaml(bad_field).is_err());
+    }
+}

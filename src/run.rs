@@ -1,0 +1,303 @@
+//! `payconf run`: checks a server against the scenarios.
+//!
+//! The run loads the spec, the requirements and the features (embedded, or
+//! from `--spec` and `--features`), resolves the target (or starts the
+//! reference implementation in-process when none is given), makes sure the
+//! target answers at all, selects scenarios by tag expression, sets aside
+//! those the target cannot support with the reason, runs the rest
+//! concurrently, and turns the outcome into an exit code: 0 all passed,
+//! 1 a check failed, 2 the run could not be carried out.
+
+use std::{
+    collections::HashSet,
+    path::PathBuf,
+    process::ExitCode,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use cucumber::{World as _, gherkin::tagexpr::TagOperation, tag::Ext as _};
+use payconf_reference::{ReferenceConfig, RunningServer};
+
+use crate::{
+    console::{ConsoleWriter, Outcome, RunReport, ScenarioResult},
+    contract::Contract,
+    exchange::Limits,
+    features::{Features, Preparsed, ScenarioEntry, effective_tags, file_name},
+    redact::Redactor,
+    requirements::Requirements,
+    target::{AcsDriver, TargetConfig, TargetFile, TargetOverrides},
+    world::{PaymentWorld, RunContext, with_context},
+};
+
+/// Exit code: every selected scenario passed.
+pub const EXIT_PASSED: u8 = 0;
+/// Exit code: a check failed.
+pub const EXIT_FAILED: u8 = 1;
+/// Exit code: the run could not be carried out.
+pub const EXIT_NOT_RUN: u8 = 2;
+
+/// The token lifetime of the embedded reference implementation, short so the
+/// expiry scenario waits only about a second.
+pub const EMBEDDED_TOKEN_LIFETIME: Duration = Duration::from_secs(1);
+
+/// Everything `payconf run` takes.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// `--target FILE`.
+    pub target_file: Option<PathBuf>,
+    /// `--base-url`, `--api-key`, `--shop-login`.
+    pub overrides: TargetOverrides,
+    /// `--tags EXPR`.
+    pub tags: Option<String>,
+    /// `--features DIR`.
+    pub features_dir: Option<PathBuf>,
+    /// `--spec FILE`.
+    pub spec: Option<PathBuf>,
+    /// `--timeout SECS`.
+    pub timeout: Duration,
+    /// `--concurrency N`.
+    pub concurrency: usize,
+    /// `--list`.
+    pub list: bool,
+}
+
+/// A run that could not be carried out, with the cause.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NotRun(pub String);
+
+impl NotRun {
+    fn from(error: impl std::fmt::Display) -> Self {
+        Self(error.to_string())
+    }
+}
+
+/// The suite's inputs, loaded and checked against each other.
+#[derive(Debug)]
+pub struct Suite {
+    /// The spec.
+    pub contract: Contract,
+    /// The requirements catalogue.
+    pub requirements: Requirements,
+    /// The features.
+    pub features: Features,
+}
+
+impl Suite {
+    /// Loads the embedded suite, or the files the options name.
+    pub fn load(options: &RunOptions) -> Result<Self, NotRun> {
+        let contract = match &options.spec {
+            Some(path) => Contract::load(path),
+            None => Contract::embedded(),
+        }
+        .map_err(NotRun::from)?;
+        let requirements = Requirements::embedded().map_err(NotRun::from)?;
+        let features = match &options.features_dir {
+            Some(dir) => Features::load_dir(dir),
+            None => Features::embedded(),
+        }
+        .map_err(NotRun::from)?;
+        let suite = Self {
+            contract,
+            requirements,
+            features,
+        };
+        suite.check_tags()?;
+        Ok(suite)
+    }
+
+    /// Every scenario names known requirements and one profile.
+    fn check_tags(&self) -> Result<(), NotRun> {
+        for scenario in self.features.scenarios() {
+            for id in scenario.requirements() {
+                if self.requirements.get(id).is_none() {
+                    return Err(NotRun(format!("{}: unknown requirement @req:{id}", scenario.location())));
+                }
+            }
+            let core = scenario.tags.iter().any(|t| t == "core");
+            let reference = scenario.tags.iter().any(|t| t == "reference");
+            if core == reference {
+                return Err(NotRun(format!("{}: a scenario is tagged either @core or @reference", scenario.location())));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs `payconf run`; returns the exit code.
+pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
+    let suite = Suite::load(&options)?;
+    if options.list {
+        print!("{}", crate::list::listing(&suite));
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let file = match &options.target_file {
+        Some(path) => TargetFile::load(path).map_err(NotRun::from)?,
+        None => TargetFile::default(),
+    };
+    let file = file.overridden(|name| std::env::var(name).ok(), &options.overrides);
+    let mut embedded = None;
+    let (target, default_tags) = if file.has_base_url() {
+        (file.resolve().map_err(NotRun::from)?, "@core")
+    } else {
+        let config = ReferenceConfig {
+            token_lifetime: EMBEDDED_TOKEN_LIFETIME,
+            ..ReferenceConfig::default()
+        };
+        let server = RunningServer::start(config)
+            .await
+            .map_err(|e| NotRun(format!("cannot start the reference implementation: {e}")))?;
+        let target = TargetConfig::reference_defaults(server.base_url.clone(), EMBEDDED_TOKEN_LIFETIME);
+        println!("target: the reference implementation, in-process at {}", server.base_url);
+        embedded = Some(server);
+        (target, "@core or @reference")
+    };
+    let expression = options.tags.clone().unwrap_or_else(|| default_tags.to_owned());
+    let tags: TagOperation = expression
+        .parse()
+        .map_err(|e| NotRun(format!("--tags {expression:?}: {e}")))?;
+
+    let limits = Limits {
+        timeout: options.timeout,
+        ..Limits::default()
+    };
+    if embedded.is_none() {
+        println!("target: {}", target.base_url);
+        reachable(&target, limits.timeout).await?;
+    }
+    let outcome = execute(suite, target, &tags, limits, options.concurrency.max(1)).await;
+    if let Some(server) = embedded {
+        let _ = server.shutdown().await;
+    }
+    let report = outcome?;
+    Ok(ExitCode::from(exit_code(&report)))
+}
+
+/// The exit code a finished run earns.
+pub fn exit_code(report: &RunReport) -> u8 {
+    if !report.harness_errors.is_empty() {
+        EXIT_NOT_RUN
+    } else if report.scenario_counts().failed > 0 {
+        EXIT_FAILED
+    } else {
+        EXIT_PASSED
+    }
+}
+
+/// Fails when nothing accepts a connection at the target's address.
+async fn reachable(target: &TargetConfig, timeout: Duration) -> Result<(), NotRun> {
+    let host = target.base_url.host_str().unwrap_or_default().to_owned();
+    let port = target.base_url.port_or_known_default().unwrap_or(443);
+    let connect = tokio::net::TcpStream::connect((host.trim_start_matches('[').trim_end_matches(']'), port));
+    match tokio::time::timeout(timeout, connect).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => Err(NotRun(format!("target unreachable: {}: {e}", target.base_url))),
+        Err(_) => Err(NotRun(format!(
+            "target unreachable: {}: no connection within {} s",
+            target.base_url,
+            timeout.as_secs()
+        ))),
+    }
+}
+
+/// Why the target cannot run a scenario, from the tags naming what it needs.
+pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
+    let needs = |tag: &str| tags.iter().any(|t| t == tag);
+    if needs("issuer") && target.acs.driver == AcsDriver::None {
+        return Some("acs.driver is none: the issuer page cannot be driven".to_owned());
+    }
+    if needs("success-page") && target.success_url.is_none() {
+        return Some("the target names no success_url".to_owned());
+    }
+    if needs("failure-page") && target.failure_url.is_none() {
+        return Some("the target names no failure_url".to_owned());
+    }
+    if needs("declined-card") && target.cards.declined.is_none() {
+        return Some("the target names no cards.declined".to_owned());
+    }
+    if needs("token-lifetime") && target.token_lifetime.is_none() {
+        return Some("the target names no token_lifetime_secs".to_owned());
+    }
+    None
+}
+
+async fn execute(
+    suite: Suite,
+    target: TargetConfig,
+    tags: &TagOperation,
+    limits: Limits,
+    concurrency: usize,
+) -> Result<RunReport, NotRun> {
+    let report = Arc::new(Mutex::new(RunReport::default()));
+    let mut console = ConsoleWriter::new(Arc::clone(&report), Box::new(std::io::stdout()));
+
+    let mut selected: HashSet<(String, usize)> = HashSet::new();
+    let mut set_aside: Vec<ScenarioResult> = Vec::new();
+    for scenario in suite.features.scenarios() {
+        if !tags.eval(scenario.tags.iter()) {
+            continue;
+        }
+        match unmet_need(&target, &scenario.tags) {
+            Some(reason) => set_aside.push(skipped(scenario, reason)),
+            None => {
+                selected.insert((scenario.file, scenario.line));
+            }
+        }
+    }
+    if selected.is_empty() && set_aside.is_empty() {
+        return Err(NotRun("no scenario matches the tag expression".to_owned()));
+    }
+    for result in &set_aside {
+        console.print_result(result);
+    }
+    report.lock().unwrap_or_else(|e| e.into_inner()).scenarios.extend(set_aside);
+
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(limits.timeout)
+        .user_agent(concat!("payconf/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| NotRun(format!("cannot build the HTTP client: {e}")))?;
+    let context = Arc::new(RunContext {
+        redactor: Redactor::new(target.secrets()),
+        target,
+        client,
+        limits,
+        contract: suite.contract,
+        requirements: suite.requirements,
+    });
+
+    let cucumber = PaymentWorld::cucumber::<PathBuf>()
+        .max_concurrent_scenarios(concurrency)
+        .before(|feature, rule, scenario, world| {
+            let tags = effective_tags(feature, rule, scenario);
+            Box::pin(async move { world.configure(&tags) })
+        })
+        .with_parser(Preparsed(suite.features))
+        .with_writer(cucumber::writer::Normalize::new(console))
+        .fail_on_skipped()
+        .with_default_cli();
+    with_context(
+        context,
+        cucumber.filter_run((), move |feature, _, scenario| {
+            selected.contains(&(file_name(feature), scenario.position.line))
+        }),
+    )
+    .await;
+    let report = report.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    Ok(report)
+}
+
+fn skipped(scenario: ScenarioEntry, reason: String) -> ScenarioResult {
+    ScenarioResult {
+        file: scenario.file,
+        line: scenario.line,
+        feature: scenario.feature,
+        name: scenario.name,
+        tags: scenario.tags,
+        outcome: Outcome::Skipped(reason),
+        observations: Vec::new(),
+    }
+}

@@ -1,0 +1,160 @@
+//! Where the buyer is sent: the redirect address of an answer, the issuer's
+//! authentication page, and the page the buyer lands on.
+
+use std::collections::BTreeMap;
+
+use cucumber::{then, when};
+use serde_json::Value;
+use url::Url;
+
+use super::payment::shown;
+use crate::{
+    acs::{self, Choice, same_page},
+    target::AcsDriver,
+    world::{Failure, PaymentWorld},
+};
+
+/// The answer's `userRedirect.href` as an absolute http(s) address.
+fn redirect_address(world: &PaymentWorld) -> Result<Url, Failure> {
+    let answer = world.answer()?;
+    let href = answer.at("/payload/userRedirect/href");
+    let absolute = href
+        .and_then(Value::as_str)
+        .and_then(|h| Url::parse(h).ok())
+        .filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host());
+    absolute.ok_or_else(|| world.failure("payload.userRedirect.href, an absolute http(s) address", &shown(href)))
+}
+
+#[then("the redirect address is null")]
+fn redirect_is_null(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let answer = world.answer()?;
+    match answer.at("/payload/userRedirect") {
+        Some(Value::Object(redirect)) if redirect.get("href") == Some(&Value::Null) => Ok(()),
+        other => Err(world.failure(
+            "payload.userRedirect.href present and null",
+            &format!("payload.userRedirect {}", shown(other)),
+        )),
+    }
+}
+
+#[then("the redirect address is an absolute http(s) address")]
+fn redirect_is_absolute(world: &mut PaymentWorld) -> Result<(), Failure> {
+    redirect_address(world).map(drop)
+}
+
+fn redirect_is_page(world: &PaymentWorld, page: Option<&Url>, which: &str) -> Result<(), Failure> {
+    let page = page.ok_or_else(|| Failure::plain(&format!("the target to name its {which}_url")))?;
+    let href = redirect_address(world)?;
+    if !same_page(&href, page) {
+        return Err(world.failure(&format!("the merchant's {which} page, {page}"), href.as_str()));
+    }
+    Ok(())
+}
+
+#[then("the redirect address is the merchant's success page")]
+fn redirect_is_success_page(world: &mut PaymentWorld) -> Result<(), Failure> {
+    redirect_is_page(world, world.target().success_url.as_ref(), "success")
+}
+
+#[then("the redirect address is the merchant's failure page")]
+fn redirect_is_failure_page(world: &mut PaymentWorld) -> Result<(), Failure> {
+    redirect_is_page(world, world.target().failure_url.as_ref(), "failure")
+}
+
+#[then(expr = "the redirect address is {string}")]
+fn redirect_is(world: &mut PaymentWorld, expected: String) -> Result<(), Failure> {
+    let answer = world.answer()?;
+    let href = answer.at("/payload/userRedirect/href");
+    if href.and_then(Value::as_str) != Some(expected.as_str()) {
+        return Err(world.failure(&format!("payload.userRedirect.href {expected:?}"), &shown(href)));
+    }
+    Ok(())
+}
+
+#[then("the redirect address is on the service's own host")]
+fn redirect_on_service_host(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let href = redirect_address(world)?;
+    let base = &world.target().base_url;
+    if href.origin() != base.origin() {
+        return Err(world.failure(&format!("an address on {}", base.origin().ascii_serialization()), href.as_str()));
+    }
+    Ok(())
+}
+
+#[then("the redirect address carries the shop login and the payment token")]
+fn redirect_carries_references(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let href = redirect_address(world)?;
+    let token = world.submitted_token.clone().unwrap_or_default();
+    let query: Vec<(String, String)> = href.query_pairs().into_owned().collect();
+    let has = |name: &str, value: &str| query.iter().any(|(n, v)| n == name && v == value);
+    if !has("shopLogin", &world.target().shop_login) || !has("paymentToken", &token) {
+        return Err(world.failure("query parameters shopLogin and paymentToken of this payment", href.as_str()));
+    }
+    Ok(())
+}
+
+fn configured_values(world: &PaymentWorld) -> BTreeMap<String, String> {
+    world
+        .target()
+        .acs
+        .fields
+        .iter()
+        .map(|(name, value)| (name.clone(), value.expose().to_owned()))
+        .collect()
+}
+
+async fn drive(world: &mut PaymentWorld, choice: Choice, values: BTreeMap<String, String>) -> Result<(), Failure> {
+    if world.target().acs.driver == AcsDriver::None {
+        return Err(Failure::plain("an issuer-authentication driver (acs.driver is none)"));
+    }
+    let issuer = redirect_address(world)?;
+    let landing = acs::authenticate(world, issuer, choice, &values).await?;
+    world.landing = Some(landing);
+    Ok(())
+}
+
+#[when("the buyer completes the issuer authentication")]
+async fn completes_authentication(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let values = configured_values(world);
+    drive(world, Choice::Authenticate, values).await
+}
+
+/// Types `code` into every field `acs.fields` names.
+#[when(expr = "the buyer answers the issuer authentication with the one-time code {string}")]
+async fn answers_with_code(world: &mut PaymentWorld, code: String) -> Result<(), Failure> {
+    let values = configured_values(world).into_keys().map(|name| (name, code.clone())).collect();
+    drive(world, Choice::Authenticate, values).await
+}
+
+#[when("the buyer cancels the issuer authentication")]
+async fn cancels_authentication(world: &mut PaymentWorld) -> Result<(), Failure> {
+    drive(world, Choice::Cancel, BTreeMap::new()).await
+}
+
+fn landed_on(world: &PaymentWorld, page: Option<&Url>, what: &str) -> Result<(), Failure> {
+    let page = page.ok_or_else(|| Failure::plain(&format!("the target to name its {what}")))?;
+    let landing = world
+        .landing
+        .as_ref()
+        .ok_or_else(|| Failure::plain("the buyer to have gone through the issuer page"))?;
+    if !same_page(landing, page) {
+        return Err(world.failure(&format!("the buyer to land on {what}, {page}"), landing.as_str()));
+    }
+    Ok(())
+}
+
+#[then("the buyer lands on the merchant's success page")]
+fn lands_on_success_page(world: &mut PaymentWorld) -> Result<(), Failure> {
+    landed_on(world, world.target().success_url.as_ref(), "success_url")
+}
+
+#[then("the buyer lands on the merchant's failure page")]
+fn lands_on_failure_page(world: &mut PaymentWorld) -> Result<(), Failure> {
+    landed_on(world, world.target().failure_url.as_ref(), "failure_url")
+}
+
+#[then(expr = "the buyer lands on {string}")]
+fn lands_on(world: &mut PaymentWorld, address: String) -> Result<(), Failure> {
+    let page = Url::parse(&address).map_err(|e| Failure::plain(&format!("a valid address in the scenario: {e}")))?;
+    landed_on(world, Some(&page), &address)
+}
