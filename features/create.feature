@@ -4,7 +4,7 @@ Feature: Create a payment
   authenticated by its API key, opens a payment process and gets back the
   token and the identifier of the payment.
 
-  @core @req:CREATE-01 @req:CREATE-02 @req:CREATE-03 @req:CREATE-04 @req:ENV-01 @req:ENV-02
+  @core @req:CREATE-01 @req:CREATE-02 @req:CREATE-03 @req:CREATE-04
   Scenario: An accepted create returns a token, an identifier and no redirect yet
     When the merchant creates a payment
     Then the request is correctly processed

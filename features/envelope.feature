@@ -6,19 +6,13 @@ Feature: The envelope and refused requests
   the request.
 
   @core @req:ENV-01 @req:ENV-02
-  Scenario: Every answer of a whole payment is JSON and carries the envelope
+  Scenario: Every answer is JSON and carries the envelope, processed or refused
     When the merchant creates a payment
     Then the answer is JSON
     And the answer carries the envelope
     When the buyer pays with the card enrolled in 3-D Secure
     Then the answer is JSON
     And the answer carries the envelope
-    When the buyer pays again with the same payment token
-    Then the answer is JSON
-    And the answer carries the envelope
-
-  @core @req:ENV-01 @req:ENV-02
-  Scenario: A refused request is JSON and carries the envelope
     When the merchant creates a payment with the API key "not-the-merchants-key"
     Then the answer is JSON
     And the answer carries the envelope

@@ -73,13 +73,20 @@ pub fn read_form(
         Choice::Cancel => "a form that cancels (a control saying cancel)".to_owned(),
     })?;
 
-    let method = match form.value().attr("method").map(str::to_ascii_lowercase).as_deref() {
+    let method = match form
+        .value()
+        .attr("method")
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
         None | Some("" | "get") => Method::GET,
         Some("post") => Method::POST,
         Some(other) => return Err(format!("a form method GET or POST, not {other:?}")),
     };
     if let Some(enctype) = form.value().attr("enctype") {
-        if method == Method::POST && !enctype.eq_ignore_ascii_case("application/x-www-form-urlencoded") {
+        if method == Method::POST
+            && !enctype.eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        {
             return Err(format!("a URL-encoded form, not {enctype:?}"));
         }
     }
@@ -107,13 +114,16 @@ fn cancels(form: ElementRef<'_>) -> bool {
     form.select(&controls).any(|control| {
         let value = control.value().attr("value").unwrap_or("");
         let text: String = control.text().collect();
-        value.eq_ignore_ascii_case("cancel") || text.trim().to_ascii_lowercase().starts_with("cancel")
+        value.eq_ignore_ascii_case("cancel")
+            || text.trim().to_ascii_lowercase().starts_with("cancel")
     })
 }
 
 fn declares_field(form: ElementRef<'_>, name: &str) -> bool {
-    let named = Selector::parse("input[name], select[name], textarea[name]").expect("a valid selector");
-    form.select(&named).any(|e| e.value().attr("name") == Some(name))
+    let named =
+        Selector::parse("input[name], select[name], textarea[name]").expect("a valid selector");
+    form.select(&named)
+        .any(|e| e.value().attr("name") == Some(name))
 }
 
 /// The controls a browser submits (HTML's "successful controls"), in
@@ -133,7 +143,12 @@ fn successful_controls(form: ElementRef<'_>) -> Vec<(String, String)> {
         }
         let value = element.attr("value").unwrap_or("").to_owned();
         match element.name() {
-            "input" => match element.attr("type").unwrap_or("text").to_ascii_lowercase().as_str() {
+            "input" => match element
+                .attr("type")
+                .unwrap_or("text")
+                .to_ascii_lowercase()
+                .as_str()
+            {
                 "submit" | "image" => {
                     if !clicked {
                         clicked = true;
@@ -143,29 +158,38 @@ fn successful_controls(form: ElementRef<'_>) -> Vec<(String, String)> {
                 "button" | "reset" | "file" => {}
                 "checkbox" | "radio" => {
                     if element.attr("checked").is_some() {
-                        let value = if value.is_empty() { "on".to_owned() } else { value };
+                        let value = if value.is_empty() {
+                            "on".to_owned()
+                        } else {
+                            value
+                        };
                         fields.push((name.to_owned(), value));
                     }
                 }
                 _ => fields.push((name.to_owned(), value)),
             },
             "button" => {
-                let kind = element.attr("type").unwrap_or("submit").to_ascii_lowercase();
+                let kind = element
+                    .attr("type")
+                    .unwrap_or("submit")
+                    .to_ascii_lowercase();
                 if kind == "submit" && !clicked {
                     clicked = true;
                     fields.push((name.to_owned(), value));
                 }
             }
             "select" => {
-                let mut chosen = control.select(&options).find(|o| o.value().attr("selected").is_some());
+                let mut chosen = control
+                    .select(&options)
+                    .find(|o| o.value().attr("selected").is_some());
                 if chosen.is_none() {
                     chosen = control.select(&options).next();
                 }
                 if let Some(option) = chosen {
-                    let value = option
-                        .value()
-                        .attr("value")
-                        .map_or_else(|| option.text().collect::<String>().trim().to_owned(), str::to_owned);
+                    let value = option.value().attr("value").map_or_else(
+                        || option.text().collect::<String>().trim().to_owned(),
+                        str::to_owned,
+                    );
                     fields.push((name.to_owned(), value));
                 }
             }
@@ -184,12 +208,21 @@ pub async fn authenticate(
     values: &BTreeMap<String, String>,
 ) -> Result<Url, Failure> {
     let mut redirects = 0;
-    let (page, html) = match follow(world, RecordedRequest::new(Method::GET, issuer), &mut redirects).await? {
+    let (page, html) = match follow(
+        world,
+        RecordedRequest::new(Method::GET, issuer),
+        &mut redirects,
+    )
+    .await?
+    {
         Stop::Landed(url) => return Ok(url),
         Stop::Page(url, html) => (url, html),
     };
     let form = read_form(&html, &page, choice, values).map_err(|expected| {
-        world.failure(&format!("the issuer page to offer {expected}"), "the page does not")
+        world.failure(
+            &format!("the issuer page to offer {expected}"),
+            "the page does not",
+        )
     })?;
     let encoded = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(&form.fields)
@@ -212,7 +245,10 @@ pub async fn authenticate(
 /// return addresses the last submit passed.
 fn merchant_pages(world: &PaymentWorld) -> Vec<Url> {
     let target = world.target();
-    let passed = world.last_submit_body.as_ref().map(|body| &body["responseURLs"]);
+    let passed = world
+        .last_submit_body
+        .as_ref()
+        .map(|body| &body["responseURLs"]);
     let passed = ["buyerOK", "buyerKO"]
         .into_iter()
         .filter_map(|name| passed?.get(name)?.as_str())
@@ -233,7 +269,11 @@ enum Stop {
     Page(Url, String),
 }
 
-async fn follow(world: &mut PaymentWorld, mut request: RecordedRequest, redirects: &mut usize) -> Result<Stop, Failure> {
+async fn follow(
+    world: &mut PaymentWorld,
+    mut request: RecordedRequest,
+    redirects: &mut usize,
+) -> Result<Stop, Failure> {
     loop {
         let url = request.url.clone();
         let index = world.exchange(request.clone()).await?;
@@ -248,11 +288,17 @@ async fn follow(world: &mut PaymentWorld, mut request: RecordedRequest, redirect
         }
         let location = response.header("location").map(str::to_owned);
         let Some(location) = location else {
-            return Err(world.failure("a Location header on a redirect", &format!("HTTP {status} without one")));
+            return Err(world.failure(
+                "a Location header on a redirect",
+                &format!("HTTP {status} without one"),
+            ));
         };
-        let next = url
-            .join(&location)
-            .map_err(|e| world.failure("a redirect to a valid address", &format!("{location:?}: {e}")))?;
+        let next = url.join(&location).map_err(|e| {
+            world.failure(
+                "a redirect to a valid address",
+                &format!("{location:?}: {e}"),
+            )
+        })?;
         *redirects += 1;
         if *redirects > MAX_REDIRECTS {
             return Err(world.failure(
@@ -260,12 +306,18 @@ async fn follow(world: &mut PaymentWorld, mut request: RecordedRequest, redirect
                 "the redirects go on",
             ));
         }
-        if merchant_pages(world).iter().any(|page| same_page(page, &next)) {
+        if merchant_pages(world)
+            .iter()
+            .any(|page| same_page(page, &next))
+        {
             return Ok(Stop::Landed(next));
         }
         // 307 and 308 repeat the request; the others turn it into a GET.
         request = if matches!(status, 307 | 308) {
-            RecordedRequest { url: next, ..request }
+            RecordedRequest {
+                url: next,
+                ..request
+            }
         } else {
             RecordedRequest::new(Method::GET, next)
         };
@@ -281,7 +333,10 @@ mod tests {
     }
 
     fn values(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
     }
 
     const PAGE: &str = r#"<html><body>
@@ -298,13 +353,24 @@ mod tests {
 
     #[test]
     fn the_first_form_is_filled_as_a_browser_would() {
-        let form = read_form(PAGE, &page(), Choice::Authenticate, &values(&[("code", "123456")])).expect("a form");
+        let form = read_form(
+            PAGE,
+            &page(),
+            Choice::Authenticate,
+            &values(&[("code", "123456")]),
+        )
+        .expect("a form");
         assert_eq!(form.method, Method::POST);
         assert_eq!(form.action.as_str(), "https://issuer.example/verify");
         assert_eq!(
             form.fields,
-            [("ref", "abc&1"), ("code", "123456"), ("lang", "it"), ("go", "ok")]
-                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            [
+                ("ref", "abc&1"),
+                ("code", "123456"),
+                ("lang", "it"),
+                ("go", "ok")
+            ]
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
         );
     }
 
@@ -316,13 +382,27 @@ mod tests {
 
     #[test]
     fn a_configured_field_the_form_lacks_is_an_error() {
-        let err = read_form(PAGE, &page(), Choice::Authenticate, &values(&[("otp", "1")])).expect_err("no otp field");
+        let err = read_form(
+            PAGE,
+            &page(),
+            Choice::Authenticate,
+            &values(&[("otp", "1")]),
+        )
+        .expect_err("no otp field");
         assert!(err.contains("otp"), "{err}");
     }
 
     #[test]
     fn a_page_without_a_form_is_an_error() {
-        assert!(read_form("<p>hello</p>", &page(), Choice::Authenticate, &BTreeMap::new()).is_err());
+        assert!(
+            read_form(
+                "<p>hello</p>",
+                &page(),
+                Choice::Authenticate,
+                &BTreeMap::new()
+            )
+            .is_err()
+        );
     }
 
     #[test]

@@ -89,7 +89,9 @@ pub fn main(cli: Cli) -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Run(args) => runtime.block_on(crate::run::run(run_options(args))).map_err(anyhow::Error::from),
+        Command::Run(args) => runtime
+            .block_on(crate::run::run(run_options(args)))
+            .map_err(anyhow::Error::from),
         Command::Serve(args) => runtime.block_on(crate::serve::serve(args)),
     };
     match result {
@@ -133,5 +135,9 @@ fn init_logging() {
 }
 
 fn default_log_filter() -> &'static str {
-    if std::env::args().nth(1).as_deref() == Some("run") { "warn" } else { "info" }
+    if std::env::args().nth(1).as_deref() == Some("run") {
+        "warn"
+    } else {
+        "info"
+    }
 }

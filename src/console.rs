@@ -81,6 +81,8 @@ pub struct RunReport {
     pub harness_errors: Vec<String>,
     /// Number of features run.
     pub features: usize,
+    /// Observations of each scenario (file, line), recorded when it ends.
+    pub observations: Vec<((String, usize), Vec<String>)>,
 }
 
 impl RunReport {
@@ -135,7 +137,8 @@ impl ConsoleWriter {
         if let Some(i) = self.pending.iter().position(|(k, _, _)| k == key) {
             return &mut self.pending[i];
         }
-        self.pending.push((key.clone(), Outcome::Passed, Vec::new()));
+        self.pending
+            .push((key.clone(), Outcome::Passed, Vec::new()));
         self.pending.last_mut().expect("just pushed")
     }
 
@@ -164,7 +167,10 @@ impl ConsoleWriter {
                 Step::Failed(_, _, world, error) => {
                     self.report().steps.failed += 1;
                     let message = step_error_message(&error);
-                    let observations = world.as_ref().map(|w| w.observations.clone()).unwrap_or_default();
+                    let observations = world
+                        .as_ref()
+                        .map(|w| w.observations.clone())
+                        .unwrap_or_default();
                     let slot = self.slot(&key);
                     if slot.1 == Outcome::Passed {
                         slot.1 = Outcome::Failed {
@@ -177,17 +183,25 @@ impl ConsoleWriter {
             },
             Scenario::Hook(_, cucumber::event::Hook::Failed(_, info)) => {
                 let message = panic_message(&info);
-                self.report().harness_errors.push(format!("{}: hook failed: {message}", key.0));
+                self.report()
+                    .harness_errors
+                    .push(format!("{}: hook failed: {message}", key.0));
                 self.slot(&key).1 = Outcome::Failed {
                     step: "(hook)".to_owned(),
                     message,
                 };
             }
             Scenario::Finished => {
-                let (_, outcome, observations) = match self.pending.iter().position(|(k, _, _)| *k == key) {
-                    Some(i) => self.pending.remove(i),
-                    None => (key.clone(), Outcome::Passed, Vec::new()),
-                };
+                let (_, outcome, mut observations) =
+                    match self.pending.iter().position(|(k, _, _)| *k == key) {
+                        Some(i) => self.pending.remove(i),
+                        None => (key.clone(), Outcome::Passed, Vec::new()),
+                    };
+                let mut report = self.report();
+                if let Some(i) = report.observations.iter().position(|(k, _)| *k == key) {
+                    observations = report.observations.remove(i).1;
+                }
+                drop(report);
                 let result = ScenarioResult {
                     file: key.0,
                     line: key.1,
@@ -209,14 +223,17 @@ impl ConsoleWriter {
         let place = format!("{}:{}", result.file, result.line);
         match &result.outcome {
             Outcome::Passed => self.print(&format!("  ok    {place}  {}", result.name)),
-            Outcome::Skipped(reason) => self.print(&format!("  skip  {place}  {} ({reason})", result.name)),
+            Outcome::Skipped(reason) => {
+                self.print(&format!("  skip  {place}  {} ({reason})", result.name))
+            }
             Outcome::Failed { step, message } => {
                 self.print(&format!("  FAIL  {place}  {}", result.name));
                 self.print(&format!("        step: {step}"));
                 for line in message.lines() {
                     self.print(&format!("        {line}"));
                 }
-                let requirements: Vec<&str> = crate::features::requirement_ids(&result.tags).collect();
+                let requirements: Vec<&str> =
+                    crate::features::requirement_ids(&result.tags).collect();
                 if !requirements.is_empty() {
                     self.print(&format!("        checks: {}", requirements.join(", ")));
                 }
@@ -234,8 +251,16 @@ impl ConsoleWriter {
         self.print("");
         self.print("[Summary]");
         self.print(&plural(report.features, "feature"));
-        self.print(&format!("{}{}", plural(scenarios.total(), "scenario"), breakdown(scenarios)));
-        self.print(&format!("{}{}", plural(report.steps.total(), "step"), breakdown(report.steps)));
+        self.print(&format!(
+            "{}{}",
+            plural(scenarios.total(), "scenario"),
+            breakdown(scenarios)
+        ));
+        self.print(&format!(
+            "{}{}",
+            plural(report.steps.total(), "step"),
+            breakdown(report.steps)
+        ));
         for error in &report.harness_errors {
             self.print(&format!("harness error: {error}"));
         }
@@ -243,17 +268,29 @@ impl ConsoleWriter {
 }
 
 fn plural(n: usize, noun: &str) -> String {
-    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// ` (3 passed, 1 failed)`, the non-zero counts, as cucumber prints them.
 fn breakdown(counts: Counts) -> String {
-    let parts: Vec<String> = [(counts.passed, "passed"), (counts.failed, "failed"), (counts.skipped, "skipped")]
-        .into_iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, what)| format!("{n} {what}"))
-        .collect();
-    if parts.is_empty() { String::new() } else { format!(" ({})", parts.join(", ")) }
+    let parts: Vec<String> = [
+        (counts.passed, "passed"),
+        (counts.failed, "failed"),
+        (counts.skipped, "skipped"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    }
 }
 
 fn panic_message(info: &cucumber::event::Info) -> String {
@@ -273,7 +310,11 @@ fn step_error_message(error: &StepError) -> String {
 impl Writer<PaymentWorld> for ConsoleWriter {
     type Cli = cucumber::cli::Empty;
 
-    async fn handle_event(&mut self, event: parser::Result<Event<Cucumber<PaymentWorld>>>, _: &Self::Cli) {
+    async fn handle_event(
+        &mut self,
+        event: parser::Result<Event<Cucumber<PaymentWorld>>>,
+        _: &Self::Cli,
+    ) {
         match event.map(Event::into_inner) {
             Err(error) => self.report().harness_errors.push(error.to_string()),
             Ok(Cucumber::Feature(feature, Feature::Started)) => {
@@ -283,7 +324,10 @@ impl Writer<PaymentWorld> for ConsoleWriter {
             Ok(Cucumber::Feature(feature, Feature::Scenario(scenario, event))) => {
                 self.on_scenario(&feature, None, &scenario, event.event);
             }
-            Ok(Cucumber::Feature(feature, Feature::Rule(rule, Rule::Scenario(scenario, event)))) => {
+            Ok(Cucumber::Feature(
+                feature,
+                Feature::Rule(rule, Rule::Scenario(scenario, event)),
+            )) => {
                 self.on_scenario(&feature, Some(&rule), &scenario, event.event);
             }
             Ok(Cucumber::Finished) => self.print_summary(),

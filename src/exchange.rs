@@ -122,10 +122,20 @@ impl RecordedRequest {
         let headers = response
             .headers()
             .iter()
-            .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .map(|(n, v)| {
+                (
+                    n.as_str().to_owned(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
             .collect();
-        if response.content_length().is_some_and(|n| n > max_body as u64) {
-            return Err(format!("the answer's body is larger than {max_body} bytes (Content-Length)"));
+        if response
+            .content_length()
+            .is_some_and(|n| n > max_body as u64)
+        {
+            return Err(format!(
+                "the answer's body is larger than {max_body} bytes (Content-Length)"
+            ));
         }
         let mut body = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(|e| describe_error(&e))? {
@@ -194,7 +204,12 @@ impl fmt::Display for ShownExchange<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let request = &self.exchange.request;
         let r = self.redactor;
-        writeln!(f, "request:  {} {}", request.method, r.text(request.url.as_str()))?;
+        writeln!(
+            f,
+            "request:  {} {}",
+            request.method,
+            r.text(request.url.as_str())
+        )?;
         for (name, value) in &request.headers {
             writeln!(f, "          {name}: {}", r.header(name, value))?;
         }

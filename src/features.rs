@@ -9,11 +9,20 @@ use futures_util::stream;
 
 /// The feature files compiled into the binary, by file name.
 pub const EMBEDDED_FEATURES: &[(&str, &str)] = &[
-    ("authentication.feature", include_str!("../features/authentication.feature")),
+    (
+        "authentication.feature",
+        include_str!("../features/authentication.feature"),
+    ),
     ("create.feature", include_str!("../features/create.feature")),
-    ("envelope.feature", include_str!("../features/envelope.feature")),
+    (
+        "envelope.feature",
+        include_str!("../features/envelope.feature"),
+    ),
     ("submit.feature", include_str!("../features/submit.feature")),
-    ("three_d_secure.feature", include_str!("../features/three_d_secure.feature")),
+    (
+        "three_d_secure.feature",
+        include_str!("../features/three_d_secure.feature"),
+    ),
 ];
 
 /// Why features could not be used.
@@ -95,7 +104,10 @@ impl Features {
             .map_err(read)?
             .filter_map(Result::ok)
             .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("feature")))
+            .filter(|p| {
+                p.extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("feature"))
+            })
             .collect();
         if paths.is_empty() {
             return Err(FeaturesError::Empty(dir.display().to_string()));
@@ -104,17 +116,20 @@ impl Features {
         let files = paths
             .into_iter()
             .map(|path| {
-                let text = std::fs::read_to_string(&path).map_err(|source| FeaturesError::Read {
-                    path: path.display().to_string(),
-                    source,
-                })?;
+                let text =
+                    std::fs::read_to_string(&path).map_err(|source| FeaturesError::Read {
+                        path: path.display().to_string(),
+                        source,
+                    })?;
                 Ok((PathBuf::from(path.file_name().unwrap_or_default()), text))
             })
             .collect::<Result<Vec<_>, FeaturesError>>()?;
         Self::parse_all(files)
     }
 
-    fn parse_all(files: impl IntoIterator<Item = (PathBuf, String)>) -> Result<Self, FeaturesError> {
+    fn parse_all(
+        files: impl IntoIterator<Item = (PathBuf, String)>,
+    ) -> Result<Self, FeaturesError> {
         let features = files
             .into_iter()
             .map(|(path, text)| {
@@ -125,7 +140,9 @@ impl Features {
                 let mut feature = gherkin::Feature::parse(&text, gherkin::GherkinEnv::default())
                     .map_err(|e| invalid(e.to_string()))?;
                 feature.path = Some(path.clone());
-                feature.expand_examples().map_err(|e| invalid(e.to_string()))
+                feature
+                    .expand_examples()
+                    .map_err(|e| invalid(e.to_string()))
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Self(features))
@@ -141,13 +158,14 @@ impl Features {
         let mut entries = Vec::new();
         for feature in &self.0 {
             let file = file_name(feature);
-            let entry = |rule: Option<&gherkin::Rule>, scenario: &gherkin::Scenario| ScenarioEntry {
-                file: file.clone(),
-                feature: feature.name.clone(),
-                name: scenario.name.clone(),
-                line: scenario.position.line,
-                tags: effective_tags(feature, rule, scenario),
-            };
+            let entry =
+                |rule: Option<&gherkin::Rule>, scenario: &gherkin::Scenario| ScenarioEntry {
+                    file: file.clone(),
+                    feature: feature.name.clone(),
+                    name: scenario.name.clone(),
+                    line: scenario.position.line,
+                    tags: effective_tags(feature, rule, scenario),
+                };
             entries.extend(feature.scenarios.iter().map(|s| entry(None, s)));
             for rule in &feature.rules {
                 entries.extend(rule.scenarios.iter().map(|s| entry(Some(rule), s)));
@@ -191,6 +209,6 @@ impl cucumber::Parser<()> for Preparsed {
     type Output = stream::Iter<std::vec::IntoIter<cucumber::parser::Result<gherkin::Feature>>>;
 
     fn parse(self, (): (), _: Self::Cli) -> Self::Output {
-        stream::iter(self.0 .0.into_iter().map(Ok).collect::<Vec<_>>())
+        stream::iter(self.0.0.into_iter().map(Ok).collect::<Vec<_>>())
     }
 }

@@ -15,7 +15,7 @@ pub mod list;
 pub mod redact;
 pub mod requirements;
 pub mod run;
+pub mod serve;
 pub mod steps;
 pub mod target;
 pub mod world;
-pub mod serve;

@@ -14,7 +14,11 @@ pub fn listing(suite: &Suite) -> String {
             RequirementProfile::Core => "core",
             RequirementProfile::Reference => "reference",
         };
-        let _ = writeln!(out, "{} ({profile}) {}", requirement.id, requirement.summary);
+        let _ = writeln!(
+            out,
+            "{} ({profile}) {}",
+            requirement.id, requirement.summary
+        );
         let checking: Vec<_> = scenarios
             .iter()
             .filter(|s| s.requirements().any(|id| id == requirement.id))

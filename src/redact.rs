@@ -53,7 +53,7 @@ impl Redactor {
             return;
         }
         secrets.push((secret, replacement));
-        secrets.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        secrets.sort_by_key(|(secret, _)| std::cmp::Reverse(secret.len()));
     }
 
     /// Text with every known secret replaced.
@@ -170,7 +170,10 @@ mod tests {
     #[test]
     fn credential_headers_are_masked() {
         let redactor = Redactor::default();
-        assert_eq!(redactor.header("Authorization", "apikey secret"), "apikey ***");
+        assert_eq!(
+            redactor.header("Authorization", "apikey secret"),
+            "apikey ***"
+        );
         assert_eq!(
             redactor.header("paymentToken", "1f6c3e5a-8b2d-4c7e-9a41-2d5b7e9f0c13"),
             "1f6c3e5a…"

@@ -31,9 +31,13 @@ pub struct Requirement {
     pub section: String,
     /// The statement, summarised.
     pub summary: String,
-    /// Parts of answers it governs: `"<operationId> <JSON pointer>"`.
+    /// Parts of answers it governs, with everything below them:
+    /// `"<operationId> <JSON pointer>"`.
     #[serde(default)]
     pub fields: Vec<String>,
+    /// Parts of answers it governs, without what lies below them.
+    #[serde(default)]
+    pub exact_fields: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -87,8 +91,14 @@ impl Requirements {
     pub fn from_yaml(text: &str) -> Result<Self, RequirementsError> {
         let file: CatalogueFile = serde_yaml_ng::from_str(text)?;
         for (i, requirement) in file.requirements.iter().enumerate() {
-            if file.requirements[..i].iter().any(|r| r.id == requirement.id) {
-                return Err(RequirementsError::Invalid(format!("{} is listed twice", requirement.id)));
+            if file.requirements[..i]
+                .iter()
+                .any(|r| r.id == requirement.id)
+            {
+                return Err(RequirementsError::Invalid(format!(
+                    "{} is listed twice",
+                    requirement.id
+                )));
             }
             let is_reference_id = requirement.id.starts_with("REF-");
             if is_reference_id != (requirement.profile == RequirementProfile::Reference) {
@@ -97,7 +107,7 @@ impl Requirements {
                     requirement.id
                 )));
             }
-            for field in &requirement.fields {
+            for field in requirement.fields.iter().chain(&requirement.exact_fields) {
                 let well_formed = field
                     .split_once(' ')
                     .is_some_and(|(op, pointer)| !op.is_empty() && pointer.starts_with('/'));
@@ -127,14 +137,18 @@ impl Requirements {
     /// The requirements that govern the value at `pointer` of an answer to
     /// `operation_id`: those naming the pointer or one of its parents.
     pub fn governing(&self, operation_id: &str, pointer: &str) -> Vec<&str> {
+        let names = |field: &String, test: &dyn Fn(&str) -> bool| {
+            field
+                .split_once(' ')
+                .is_some_and(|(op, governed)| op == operation_id && test(governed))
+        };
         self.list
             .iter()
             .filter(|r| {
-                r.fields.iter().any(|field| {
-                    field.split_once(' ').is_some_and(|(op, governed)| {
-                        op == operation_id && is_within(pointer, governed)
-                    })
-                })
+                r.fields
+                    .iter()
+                    .any(|f| names(f, &|g| is_within(pointer, g)))
+                    || r.exact_fields.iter().any(|f| names(f, &|g| g == pointer))
             })
             .map(|r| r.id.as_str())
             .collect()
@@ -163,13 +177,27 @@ mod tests {
     #[test]
     fn a_field_belongs_to_the_requirements_naming_it_or_a_parent() {
         let requirements = Requirements::embedded().expect("valid");
-        assert_eq!(requirements.governing("createPayment", "/payload/paymentID"), ["ENV-01", "CREATE-03"]);
+        assert_eq!(
+            requirements.governing("createPayment", "/payload/paymentID"),
+            ["CREATE-03"]
+        );
+        assert_eq!(
+            requirements.governing("createPayment", "/payload"),
+            ["ENV-01"]
+        );
         assert_eq!(
             requirements.governing("submitPayment", "/payload/userRedirect/href"),
-            ["ENV-01", "SUBMIT-04", "TDS-03"]
+            ["SUBMIT-04", "TDS-03"]
         );
-        assert_eq!(requirements.governing("createPayment", "/error/code"), ["ENV-01"]);
-        assert!(requirements.governing("createPayment", "/payloadx").is_empty());
+        assert_eq!(
+            requirements.governing("createPayment", "/error/code"),
+            ["ENV-01"]
+        );
+        assert!(
+            requirements
+                .governing("createPayment", "/payloadx")
+                .is_empty()
+        );
     }
 
     #[test]

@@ -112,13 +112,19 @@ impl Suite {
         for scenario in self.features.scenarios() {
             for id in scenario.requirements() {
                 if self.requirements.get(id).is_none() {
-                    return Err(NotRun(format!("{}: unknown requirement @req:{id}", scenario.location())));
+                    return Err(NotRun(format!(
+                        "{}: unknown requirement @req:{id}",
+                        scenario.location()
+                    )));
                 }
             }
             let core = scenario.tags.iter().any(|t| t == "core");
             let reference = scenario.tags.iter().any(|t| t == "reference");
             if core == reference {
-                return Err(NotRun(format!("{}: a scenario is tagged either @core or @reference", scenario.location())));
+                return Err(NotRun(format!(
+                    "{}: a scenario is tagged either @core or @reference",
+                    scenario.location()
+                )));
             }
         }
         Ok(())
@@ -149,12 +155,19 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         let server = RunningServer::start(config)
             .await
             .map_err(|e| NotRun(format!("cannot start the reference implementation: {e}")))?;
-        let target = TargetConfig::reference_defaults(server.base_url.clone(), EMBEDDED_TOKEN_LIFETIME);
-        println!("target: the reference implementation, in-process at {}", server.base_url);
+        let target =
+            TargetConfig::reference_defaults(server.base_url.clone(), EMBEDDED_TOKEN_LIFETIME);
+        println!(
+            "target: the reference implementation, in-process at {}",
+            server.base_url
+        );
         embedded = Some(server);
         (target, "@core or @reference")
     };
-    let expression = options.tags.clone().unwrap_or_else(|| default_tags.to_owned());
+    let expression = options
+        .tags
+        .clone()
+        .unwrap_or_else(|| default_tags.to_owned());
     let tags: TagOperation = expression
         .parse()
         .map_err(|e| NotRun(format!("--tags {expression:?}: {e}")))?;
@@ -190,10 +203,14 @@ pub fn exit_code(report: &RunReport) -> u8 {
 async fn reachable(target: &TargetConfig, timeout: Duration) -> Result<(), NotRun> {
     let host = target.base_url.host_str().unwrap_or_default().to_owned();
     let port = target.base_url.port_or_known_default().unwrap_or(443);
-    let connect = tokio::net::TcpStream::connect((host.trim_start_matches('[').trim_end_matches(']'), port));
+    let connect =
+        tokio::net::TcpStream::connect((host.trim_start_matches('[').trim_end_matches(']'), port));
     match tokio::time::timeout(timeout, connect).await {
         Ok(Ok(_)) => Ok(()),
-        Ok(Err(e)) => Err(NotRun(format!("target unreachable: {}: {e}", target.base_url))),
+        Ok(Err(e)) => Err(NotRun(format!(
+            "target unreachable: {}: {e}",
+            target.base_url
+        ))),
         Err(_) => Err(NotRun(format!(
             "target unreachable: {}: no connection within {} s",
             target.base_url,
@@ -252,7 +269,11 @@ async fn execute(
     for result in &set_aside {
         console.print_result(result);
     }
-    report.lock().unwrap_or_else(|e| e.into_inner()).scenarios.extend(set_aside);
+    report
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .scenarios
+        .extend(set_aside);
 
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -274,6 +295,23 @@ async fn execute(
         .before(|feature, rule, scenario, world| {
             let tags = effective_tags(feature, rule, scenario);
             Box::pin(async move { world.configure(&tags) })
+        })
+        .after({
+            let report = Arc::clone(&report);
+            move |feature, _, scenario, _, world| {
+                let key = (file_name(feature), scenario.position.line);
+                let observations = world
+                    .map(|w| std::mem::take(&mut w.observations))
+                    .unwrap_or_default();
+                if !observations.is_empty() {
+                    report
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .observations
+                        .push((key, observations));
+                }
+                Box::pin(async {})
+            }
         })
         .with_parser(Preparsed(suite.features))
         .with_writer(cucumber::writer::Normalize::new(console))

@@ -158,8 +158,9 @@ fn target_error(setting: &str, reason: impl fmt::Display) -> TargetError {
 impl TargetFile {
     /// Reads a target file.
     pub fn load(path: &Path) -> Result<Self, TargetError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| target_error("--target", format!("cannot read {}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            target_error("--target", format!("cannot read {}: {e}", path.display()))
+        })?;
         toml::from_str(&text).map_err(|e| target_error(&format!("--target {}", path.display()), e))
     }
 
@@ -170,7 +171,9 @@ impl TargetFile {
         flags: &TargetOverrides,
     ) -> Self {
         let pick = |flag: &Option<String>, var: &str, file: Option<String>| {
-            flag.clone().or_else(|| env(var).filter(|v| !v.is_empty())).or(file)
+            flag.clone()
+                .or_else(|| env(var).filter(|v| !v.is_empty()))
+                .or(file)
         };
         self.base_url = pick(&flags.base_url, "PAYCONF_BASE_URL", self.base_url.take());
         self.api_key = pick(
@@ -179,7 +182,11 @@ impl TargetFile {
             self.api_key.take().map(|s| s.0),
         )
         .map(Secret);
-        self.shop_login = pick(&flags.shop_login, "PAYCONF_SHOP_LOGIN", self.shop_login.take());
+        self.shop_login = pick(
+            &flags.shop_login,
+            "PAYCONF_SHOP_LOGIN",
+            self.shop_login.take(),
+        );
         self
     }
 
@@ -190,31 +197,44 @@ impl TargetFile {
 
     /// Checks every setting and builds the target.
     pub fn resolve(self) -> Result<TargetConfig, TargetError> {
-        let base_url = self
-            .base_url
-            .ok_or_else(|| target_error("base_url", "missing (target file, PAYCONF_BASE_URL or --base-url)"))?;
+        let base_url = self.base_url.ok_or_else(|| {
+            target_error(
+                "base_url",
+                "missing (target file, PAYCONF_BASE_URL or --base-url)",
+            )
+        })?;
         let base_url = http_url("base_url", &base_url)?;
-        let api_key = self
-            .api_key
-            .filter(|k| !k.0.is_empty())
-            .ok_or_else(|| target_error("api_key", "missing (target file, PAYCONF_API_KEY or --api-key)"))?;
-        let shop_login = self
-            .shop_login
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| target_error("shop_login", "missing (target file, PAYCONF_SHOP_LOGIN or --shop-login)"))?;
+        let api_key = self.api_key.filter(|k| !k.0.is_empty()).ok_or_else(|| {
+            target_error(
+                "api_key",
+                "missing (target file, PAYCONF_API_KEY or --api-key)",
+            )
+        })?;
+        let shop_login = self.shop_login.filter(|s| !s.is_empty()).ok_or_else(|| {
+            target_error(
+                "shop_login",
+                "missing (target file, PAYCONF_SHOP_LOGIN or --shop-login)",
+            )
+        })?;
         let currency = self.currency.unwrap_or_else(|| "EUR".to_owned());
         if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_alphabetic()) {
             return Err(target_error("currency", "must be a three-letter code"));
         }
         let amount = self.amount.unwrap_or_else(|| "1.00".to_owned());
-        let well_formed = amount
-            .split_once('.')
-            .is_some_and(|(u, d)| !u.is_empty() && d.len() == 2 && u.bytes().chain(d.bytes()).all(|b| b.is_ascii_digit()));
+        let well_formed = amount.split_once('.').is_some_and(|(u, d)| {
+            !u.is_empty() && d.len() == 2 && u.bytes().chain(d.bytes()).all(|b| b.is_ascii_digit())
+        });
         if !well_formed {
             return Err(target_error("amount", "must be written like 1.00"));
         }
-        let success_url = self.success_url.map(|u| http_url("success_url", &u)).transpose()?;
-        let failure_url = self.failure_url.map(|u| http_url("failure_url", &u)).transpose()?;
+        let success_url = self
+            .success_url
+            .map(|u| http_url("success_url", &u))
+            .transpose()?;
+        let failure_url = self
+            .failure_url
+            .map(|u| http_url("failure_url", &u))
+            .transpose()?;
         let token_lifetime = match self.token_lifetime_secs {
             Some(0) => return Err(target_error("token_lifetime_secs", "must be at least 1")),
             other => other.map(Duration::from_secs),
@@ -229,10 +249,16 @@ impl TargetFile {
             }
         }
         if self.cards.frictionless.is_none() {
-            return Err(target_error("cards.frictionless", "missing: a card not enrolled in 3-D Secure"));
+            return Err(target_error(
+                "cards.frictionless",
+                "missing: a card not enrolled in 3-D Secure",
+            ));
         }
         if self.cards.three_ds.is_none() {
-            return Err(target_error("cards.three_ds", "missing: a card enrolled in 3-D Secure"));
+            return Err(target_error(
+                "cards.three_ds",
+                "missing: a card enrolled in 3-D Secure",
+            ));
         }
         Ok(TargetConfig {
             base_url,
@@ -268,7 +294,10 @@ fn check_card(name: &str, card: &TestCard) -> Result<(), TargetError> {
 fn http_url(setting: &str, value: &str) -> Result<Url, TargetError> {
     let url = Url::parse(value).map_err(|e| target_error(setting, format!("{e}: {value:?}")))?;
     if !matches!(url.scheme(), "http" | "https") || !url.has_host() {
-        return Err(target_error(setting, "must be an absolute http or https URL"));
+        return Err(target_error(
+            setting,
+            "must be an absolute http or https URL",
+        ));
     }
     Ok(url)
 }
@@ -285,7 +314,10 @@ impl TargetConfig {
         };
         let page = |outcome: &str| {
             base_url
-                .join(&format!("/merchant/{}/{outcome}", reference::DEFAULT_SHOP_LOGIN))
+                .join(&format!(
+                    "/merchant/{}/{outcome}",
+                    reference::DEFAULT_SHOP_LOGIN
+                ))
                 .expect("a path joins any http base URL")
         };
         Self {
@@ -304,7 +336,10 @@ impl TargetConfig {
             },
             acs: AcsConfig {
                 driver: AcsDriver::Form,
-                fields: BTreeMap::from([("otp".to_owned(), Secret::new(reference::DEFAULT_ISSUER_CODE))]),
+                fields: BTreeMap::from([(
+                    "otp".to_owned(),
+                    Secret::new(reference::DEFAULT_ISSUER_CODE),
+                )]),
             },
         }
     }
@@ -321,9 +356,13 @@ impl TargetConfig {
     /// Every secret value of the target, for redaction.
     pub fn secrets(&self) -> Vec<String> {
         let mut secrets = vec![self.api_key.expose().to_owned()];
-        for card in [&self.cards.frictionless, &self.cards.three_ds, &self.cards.declined]
-            .into_iter()
-            .flatten()
+        for card in [
+            &self.cards.frictionless,
+            &self.cards.three_ds,
+            &self.cards.declined,
+        ]
+        .into_iter()
+        .flatten()
         {
             secrets.push(card.number.expose().to_owned());
         }
@@ -362,12 +401,18 @@ mod tests {
 
     #[test]
     fn flags_win_over_the_environment_which_wins_over_the_file() {
-        let env = |name: &str| (name == "PAYCONF_API_KEY" || name == "PAYCONF_SHOP_LOGIN").then(|| format!("env-{name}"));
+        let env = |name: &str| {
+            (name == "PAYCONF_API_KEY" || name == "PAYCONF_SHOP_LOGIN")
+                .then(|| format!("env-{name}"))
+        };
         let flags = TargetOverrides {
             shop_login: Some("FLAG_SHOP".into()),
             ..TargetOverrides::default()
         };
-        let target = file(COMPLETE).overridden(env, &flags).resolve().expect("complete");
+        let target = file(COMPLETE)
+            .overridden(env, &flags)
+            .resolve()
+            .expect("complete");
         assert_eq!(target.api_key.expose(), "env-PAYCONF_API_KEY");
         assert_eq!(target.shop_login, "FLAG_SHOP");
         assert_eq!(target.base_url.as_str(), "https://sandbox.example/pay");
@@ -396,8 +441,14 @@ mod tests {
         let without = |key: &str| COMPLETE.replace(&format!("{key} ="), &format!("# {key} ="));
         assert_eq!(refusal(&without("api_key")), "api_key");
         assert_eq!(refusal(&without("shop_login")), "shop_login");
-        assert_eq!(refusal(&COMPLETE.replace("exp_month = \"05\"", "exp_month = \"5\"")), "cards.frictionless.exp_month");
-        let relative_page = COMPLETE.replace("shop_login = \"SHOP\"", "shop_login = \"SHOP\"\nsuccess_url = \"/thanks\"");
+        assert_eq!(
+            refusal(&COMPLETE.replace("exp_month = \"05\"", "exp_month = \"5\"")),
+            "cards.frictionless.exp_month"
+        );
+        let relative_page = COMPLETE.replace(
+            "shop_login = \"SHOP\"",
+            "shop_login = \"SHOP\"\nsuccess_url = \"/thanks\"",
+        );
         assert_eq!(refusal(&relative_page), "success_url");
     }
 

@@ -45,7 +45,10 @@ tokio::task_local! {
 }
 
 /// Runs `future` (the cucumber run) with `context` visible to every scenario.
-pub async fn with_context<F: std::future::Future>(context: Arc<RunContext>, future: F) -> F::Output {
+pub async fn with_context<F: std::future::Future>(
+    context: Arc<RunContext>,
+    future: F,
+) -> F::Output {
     CONTEXT.scope(context, future).await
 }
 
@@ -136,7 +139,9 @@ impl PaymentWorld {
         } else {
             Profile::Core
         };
-        self.checks = crate::features::requirement_ids(tags).map(str::to_owned).collect();
+        self.checks = crate::features::requirement_ids(tags)
+            .map(str::to_owned)
+            .collect();
     }
 
     /// The target.
@@ -171,7 +176,11 @@ impl PaymentWorld {
     }
 
     /// Sends an API request and checks its answer against the spec.
-    pub async fn receive(&mut self, operation: OperationId, request: RecordedRequest) -> Result<&Answer, Failure> {
+    pub async fn receive(
+        &mut self,
+        operation: OperationId,
+        request: RecordedRequest,
+    ) -> Result<&Answer, Failure> {
         let index = self.exchange(request).await?;
         let response = self.exchanges[index]
             .response
@@ -191,11 +200,17 @@ impl PaymentWorld {
         if !is_json_media_type(&media_type) {
             findings.push(Finding::envelope_json(format!(
                 "a JSON media type (application/json, text/json or +json), got {:?}",
-                if media_type.is_empty() { "none" } else { media_type.as_str() }
+                if media_type.is_empty() {
+                    "none"
+                } else {
+                    media_type.as_str()
+                }
             )));
         }
         match &json {
-            None => findings.push(Finding::envelope_json("a body that parses as JSON".to_owned())),
+            None => findings.push(Finding::envelope_json(
+                "a body that parses as JSON".to_owned(),
+            )),
             Some(body) => findings.extend(self.schema_findings(operation, status, body)),
         }
         self.judge(findings)?;
@@ -208,7 +223,11 @@ impl PaymentWorld {
         if let Err(violations) = contract.check_response(operation, status, body, Profile::Core) {
             for violation in violations.0 {
                 // A body that is not even an object has no envelope.
-                let field = if violation.field.is_empty() { "/error" } else { &violation.field };
+                let field = if violation.field.is_empty() {
+                    "/error"
+                } else {
+                    &violation.field
+                };
                 let requirements = self
                     .ctx
                     .requirements
@@ -218,13 +237,17 @@ impl PaymentWorld {
                     .collect();
                 findings.push(Finding {
                     requirements,
-                    expected: format!("an answer that follows the contract's schema for {operation}"),
+                    expected: format!(
+                        "an answer that follows the contract's schema for {operation}"
+                    ),
                     actual: violation.to_string(),
                 });
             }
         }
         if self.profile == Profile::Reference {
-            if let Err(violations) = contract.check_response(operation, status, body, Profile::Reference) {
+            if let Err(violations) =
+                contract.check_response(operation, status, body, Profile::Reference)
+            {
                 findings.push(Finding {
                     requirements: vec!["REF-ENV-01".to_owned()],
                     expected: format!("the reference profile's answer for {operation} {status}"),
@@ -259,7 +282,10 @@ impl PaymentWorld {
                 } else {
                     format!(" [{}]", finding.requirements.join(", "))
                 };
-                Err(self.failure(&format!("{}{requirements}", finding.expected), &finding.actual))
+                Err(self.failure(
+                    &format!("{}{requirements}", finding.expected),
+                    &finding.actual,
+                ))
             }
             None => Ok(()),
         }
@@ -296,8 +322,15 @@ impl Finding {
 
 /// `application/json`, `text/json`, or any `+json` type, with any parameters.
 pub fn is_json_media_type(value: &str) -> bool {
-    let essence = value.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    essence == "application/json" || essence == "text/json" || (essence.contains('/') && essence.ends_with("+json"))
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || essence == "text/json"
+        || (essence.contains('/') && essence.ends_with("+json"))
 }
 
 /// Why a step failed, for a person: expected, actual, and the exchange.
@@ -330,7 +363,12 @@ mod tests {
 
     #[test]
     fn json_media_types_are_recognised_with_parameters() {
-        for media in ["application/json", "text/json; charset=utf-8", "application/problem+json", "Application/JSON"] {
+        for media in [
+            "application/json",
+            "text/json; charset=utf-8",
+            "application/problem+json",
+            "Application/JSON",
+        ] {
             assert!(is_json_media_type(media), "{media}");
         }
         for media in ["text/html", "", "application/jsonp", "json"] {

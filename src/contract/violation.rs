@@ -64,8 +64,13 @@ pub(super) fn check(validator: &Validator, instance: &Value) -> Result<(), Viola
             let instance_path = error.instance_path().to_string();
             let field = match error.kind() {
                 ValidationErrorKind::Required { property } => {
-                    let name = property.as_str().map_or_else(|| property.to_string(), str::to_owned);
-                    format!("{instance_path}/{}", name.replace('~', "~0").replace('/', "~1"))
+                    let name = property
+                        .as_str()
+                        .map_or_else(|| property.to_string(), str::to_owned);
+                    format!(
+                        "{instance_path}/{}",
+                        name.replace('~', "~0").replace('/', "~1")
+                    )
                 }
                 _ => instance_path.clone(),
             };

@@ -16,7 +16,11 @@ fn correctly_processed(world: &mut PaymentWorld) -> Result<(), Failure> {
     if code != Some("0") || description.trim().is_empty() {
         return Err(world.failure(
             "error.code \"0\" and an error.description saying so",
-            &format!("error.code {}, error.description {}", shown(answer.at("/error/code")), shown(answer.at("/error/description"))),
+            &format!(
+                "error.code {}, error.description {}",
+                shown(answer.at("/error/code")),
+                shown(answer.at("/error/description"))
+            ),
         ));
     }
     Ok(())
@@ -27,7 +31,10 @@ fn not_processed(world: &mut PaymentWorld) -> Result<(), Failure> {
     let answer = world.answer()?;
     match answer.str_at("/error/code") {
         Some(code) if code != "0" => Ok(()),
-        _ => Err(world.failure("an error.code other than \"0\"", &shown(answer.at("/error/code")))),
+        _ => Err(world.failure(
+            "an error.code other than \"0\"",
+            &shown(answer.at("/error/code")),
+        )),
     }
 }
 
@@ -35,12 +42,18 @@ fn not_processed(world: &mut PaymentWorld) -> Result<(), Failure> {
 fn carries_envelope(world: &mut PaymentWorld) -> Result<(), Failure> {
     let answer = world.answer()?;
     let error = answer.at("/error");
-    let ok = error.is_some_and(|e| e.get("code").is_some_and(Value::is_string) && e.get("description").is_some_and(Value::is_string))
-        && answer.at("/payload").is_none_or(Value::is_object);
+    let ok = error.is_some_and(|e| {
+        e.get("code").is_some_and(Value::is_string)
+            && e.get("description").is_some_and(Value::is_string)
+    }) && answer.at("/payload").is_none_or(Value::is_object);
     if !ok {
         return Err(world.failure(
             "the envelope: an error object with string code and description, payload an object",
-            &format!("error {}, payload {}", shown(error), shown(answer.at("/payload"))),
+            &format!(
+                "error {}, payload {}",
+                shown(error),
+                shown(answer.at("/payload"))
+            ),
         ));
     }
     Ok(())
@@ -57,7 +70,14 @@ fn answer_is_json(world: &mut PaymentWorld) -> Result<(), Failure> {
     if !is_json_media_type(media_type) || answer.json.is_none() {
         return Err(world.failure(
             "a JSON media type and a body that parses as JSON",
-            &format!("media type {media_type:?}, body {}", if answer.json.is_some() { "parses" } else { "does not parse" }),
+            &format!(
+                "media type {media_type:?}, body {}",
+                if answer.json.is_some() {
+                    "parses"
+                } else {
+                    "does not parse"
+                }
+            ),
         ));
     }
     Ok(())
@@ -67,7 +87,10 @@ fn answer_is_json(world: &mut PaymentWorld) -> Result<(), Failure> {
 fn has_status(world: &mut PaymentWorld, status: u16) -> Result<(), Failure> {
     let answer = world.answer()?;
     if answer.status != status {
-        return Err(world.failure(&format!("HTTP {status}"), &format!("HTTP {}", answer.status)));
+        return Err(world.failure(
+            &format!("HTTP {status}"),
+            &format!("HTTP {}", answer.status),
+        ));
     }
     Ok(())
 }
@@ -76,11 +99,19 @@ fn has_status(world: &mut PaymentWorld, status: u16) -> Result<(), Failure> {
 fn refused_with(world: &mut PaymentWorld, status: u16, code: String) -> Result<(), Failure> {
     let answer = world.answer()?;
     let seen_code = answer.str_at("/error/code");
-    let empty_payload = answer.at("/payload").and_then(Value::as_object).is_some_and(|p| p.is_empty());
+    let empty_payload = answer
+        .at("/payload")
+        .and_then(Value::as_object)
+        .is_some_and(|p| p.is_empty());
     if answer.status != status || seen_code != Some(code.as_str()) || !empty_payload {
         return Err(world.failure(
             &format!("HTTP {status}, error.code {code:?}, an empty payload"),
-            &format!("HTTP {}, error.code {}, payload {}", answer.status, shown(answer.at("/error/code")), shown(answer.at("/payload"))),
+            &format!(
+                "HTTP {}, error.code {}, payload {}",
+                answer.status,
+                shown(answer.at("/error/code")),
+                shown(answer.at("/payload"))
+            ),
         ));
     }
     Ok(())
@@ -91,7 +122,10 @@ fn description_names(world: &mut PaymentWorld, name: String) -> Result<(), Failu
     let answer = world.answer()?;
     let description = answer.str_at("/error/description").unwrap_or("");
     if !description.contains(&name) {
-        return Err(world.failure(&format!("an error.description naming {name:?}"), &format!("{description:?}")));
+        return Err(world.failure(
+            &format!("an error.description naming {name:?}"),
+            &format!("{description:?}"),
+        ));
     }
     Ok(())
 }
@@ -116,7 +150,10 @@ fn payload_string_is(world: &PaymentWorld, field: &str, expected: &str) -> Resul
     let answer = world.answer()?;
     let pointer = format!("/payload/{field}");
     if answer.str_at(&pointer) != Some(expected) {
-        return Err(world.failure(&format!("payload.{field} {expected:?}"), &shown(answer.at(&pointer))));
+        return Err(world.failure(
+            &format!("payload.{field} {expected:?}"),
+            &shown(answer.at(&pointer)),
+        ));
     }
     Ok(())
 }
@@ -142,7 +179,10 @@ fn transaction_error_code(world: &mut PaymentWorld, expected: String) -> Result<
 }
 
 #[then(expr = "the transaction error description is {string}")]
-fn transaction_error_description(world: &mut PaymentWorld, expected: String) -> Result<(), Failure> {
+fn transaction_error_description(
+    world: &mut PaymentWorld,
+    expected: String,
+) -> Result<(), Failure> {
     payload_string_is(world, "transactionErrorDescription", &expected)
 }
 
@@ -165,7 +205,10 @@ fn same_payment_id(world: &mut PaymentWorld) -> Result<(), Failure> {
     let seen = answer.str_at("/payload/paymentID");
     if created.is_none() || seen != created.as_deref() {
         return Err(world.failure(
-            &format!("payload.paymentID {:?}, the one create returned", created.unwrap_or_default()),
+            &format!(
+                "payload.paymentID {:?}, the one create returned",
+                created.unwrap_or_default()
+            ),
             &shown(answer.at("/payload/paymentID")),
         ));
     }
@@ -175,7 +218,8 @@ fn same_payment_id(world: &mut PaymentWorld) -> Result<(), Failure> {
 #[then("no payment is executed")]
 fn no_payment_executed(world: &mut PaymentWorld) -> Result<(), Failure> {
     let answer = world.answer()?;
-    let executed = answer.str_at("/error/code") == Some("0") && answer.str_at("/payload/transactionResult") == Some("OK");
+    let executed = answer.str_at("/error/code") == Some("0")
+        && answer.str_at("/payload/transactionResult") == Some("OK");
     if executed {
         return Err(world.failure(
             "no executed payment (not error.code \"0\" with transactionResult \"OK\")",

@@ -83,44 +83,79 @@ async fn pay_with_changes(
     submit(world, token, body).await
 }
 
-#[when(regex = r"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card)$")]
+#[when(
+    regex = r"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card)$"
+)]
 async fn pays_with(world: &mut PaymentWorld, card_name: String) -> Result<(), Failure> {
     pay_with_changes(world, &card_name, TokenChoice::Created, |_| {}).await
 }
 
-#[when(regex = r"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) under an unknown payment token$")]
-async fn pays_under_unknown_token(world: &mut PaymentWorld, card_name: String) -> Result<(), Failure> {
+#[when(
+    regex = r"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) under an unknown payment token$"
+)]
+async fn pays_under_unknown_token(
+    world: &mut PaymentWorld,
+    card_name: String,
+) -> Result<(), Failure> {
     pay_with_changes(world, &card_name, TokenChoice::Unknown, |_| {}).await
 }
 
-#[when(regex = r#"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) under the payment token "(.*)"$"#)]
-async fn pays_under_token(world: &mut PaymentWorld, card_name: String, token: String) -> Result<(), Failure> {
+#[when(
+    regex = r#"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) under the payment token "(.*)"$"#
+)]
+async fn pays_under_token(
+    world: &mut PaymentWorld,
+    card_name: String,
+    token: String,
+) -> Result<(), Failure> {
     pay_with_changes(world, &card_name, TokenChoice::Given(token), |_| {}).await
 }
 
-#[when(regex = r"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) without a payment token$")]
+#[when(
+    regex = r"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) without a payment token$"
+)]
 async fn pays_without_token(world: &mut PaymentWorld, card_name: String) -> Result<(), Failure> {
     pay_with_changes(world, &card_name, TokenChoice::Nothing, |_| {}).await
 }
 
-#[when(regex = r#"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card), returning to "(.*)" or "(.*)"$"#)]
-async fn pays_returning_to(world: &mut PaymentWorld, card_name: String, ok: String, ko: String) -> Result<(), Failure> {
+#[when(
+    regex = r#"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card), returning to "(.*)" or "(.*)"$"#
+)]
+async fn pays_returning_to(
+    world: &mut PaymentWorld,
+    card_name: String,
+    ok: String,
+    ko: String,
+) -> Result<(), Failure> {
     pay_with_changes(world, &card_name, TokenChoice::Created, |body| {
         body["responseURLs"] = json!({"buyerOK": ok, "buyerKO": ko});
     })
     .await
 }
 
-#[when(regex = r#"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) for the shop "(.*)"$"#)]
-async fn pays_for_shop(world: &mut PaymentWorld, card_name: String, shop: String) -> Result<(), Failure> {
+#[when(
+    regex = r#"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) for the shop "(.*)"$"#
+)]
+async fn pays_for_shop(
+    world: &mut PaymentWorld,
+    card_name: String,
+    shop: String,
+) -> Result<(), Failure> {
     pay_with_changes(world, &card_name, TokenChoice::Created, |body| {
         body["shopLogin"] = Value::String(shop);
     })
     .await
 }
 
-#[when(regex = r#"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) expiring "(.*)"/"(.*)"$"#)]
-async fn pays_expiring(world: &mut PaymentWorld, card_name: String, month: String, year: String) -> Result<(), Failure> {
+#[when(
+    regex = r#"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) expiring "(.*)"/"(.*)"$"#
+)]
+async fn pays_expiring(
+    world: &mut PaymentWorld,
+    card_name: String,
+    month: String,
+    year: String,
+) -> Result<(), Failure> {
     pay_with_changes(world, &card_name, TokenChoice::Created, |body| {
         body["paymentTypeDetails"]["creditcard"]["expMonth"] = Value::String(month);
         body["paymentTypeDetails"]["creditcard"]["expYear"] = Value::String(year);
@@ -128,24 +163,43 @@ async fn pays_expiring(world: &mut PaymentWorld, card_name: String, month: Strin
     .await
 }
 
-#[when(regex = r#"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) and the security code "(.*)"$"#)]
-async fn pays_with_security_code(world: &mut PaymentWorld, card_name: String, cvv: String) -> Result<(), Failure> {
+#[when(
+    regex = r#"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) and the security code "(.*)"$"#
+)]
+async fn pays_with_security_code(
+    world: &mut PaymentWorld,
+    card_name: String,
+    cvv: String,
+) -> Result<(), Failure> {
     pay_with_changes(world, &card_name, TokenChoice::Created, |body| {
         body["paymentTypeDetails"]["creditcard"]["CVV"] = Value::String(cvv);
     })
     .await
 }
 
-#[when(regex = r#"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) as "(.*)" with e-mail "(.*)"$"#)]
-async fn pays_as_buyer(world: &mut PaymentWorld, card_name: String, name: String, email: String) -> Result<(), Failure> {
+#[when(
+    regex = r#"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) as "(.*)" with e-mail "(.*)"$"#
+)]
+async fn pays_as_buyer(
+    world: &mut PaymentWorld,
+    card_name: String,
+    name: String,
+    email: String,
+) -> Result<(), Failure> {
     pay_with_changes(world, &card_name, TokenChoice::Created, |body| {
         body["buyer"] = json!({"name": name, "email": email});
     })
     .await
 }
 
-#[when(regex = r"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) without ((?:shopLogin|buyer|paymentTypeDetails)(?:\.[A-Za-z]+)*)$")]
-async fn pays_without_field(world: &mut PaymentWorld, card_name: String, field: String) -> Result<(), Failure> {
+#[when(
+    regex = r"^the buyer pays with (the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card) without ((?:shopLogin|buyer|paymentTypeDetails)(?:\.[A-Za-z]+)*)$"
+)]
+async fn pays_without_field(
+    world: &mut PaymentWorld,
+    card_name: String,
+    field: String,
+) -> Result<(), Failure> {
     pay_with_changes(world, &card_name, TokenChoice::Created, |body| {
         let mut path: Vec<&str> = field.split('.').collect();
         let last = path.pop().unwrap_or_default();
@@ -160,9 +214,14 @@ async fn pays_without_field(world: &mut PaymentWorld, card_name: String, field: 
 #[when(expr = "the buyer pays with the card number {string}")]
 async fn pays_with_card_number(world: &mut PaymentWorld, number: String) -> Result<(), Failure> {
     world.ctx.redactor.add_card_number(&number);
-    pay_with_changes(world, "the card not enrolled in 3-D Secure", TokenChoice::Created, |body| {
-        body["paymentTypeDetails"]["creditcard"]["number"] = Value::String(number);
-    })
+    pay_with_changes(
+        world,
+        "the card not enrolled in 3-D Secure",
+        TokenChoice::Created,
+        |body| {
+            body["paymentTypeDetails"]["creditcard"]["number"] = Value::String(number);
+        },
+    )
     .await
 }
 

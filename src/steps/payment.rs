@@ -44,7 +44,10 @@ async fn send_create(
         .body(body);
     match credentials {
         Credentials::MerchantKey => {
-            request = request.header("Authorization", format!("apikey {}", target.api_key.expose()));
+            request = request.header(
+                "Authorization",
+                format!("apikey {}", target.api_key.expose()),
+            );
         }
         Credentials::Header(value) => request = request.header("Authorization", value),
         Credentials::Nothing => {}
@@ -52,15 +55,31 @@ async fn send_create(
     let answer = world.receive("createPayment", request).await?;
     let processed = answer.str_at("/error/code") == Some("0");
     let token = answer.str_at("/payload/paymentToken").map(str::to_owned);
-    let payment_id = answer.str_at("/payload/paymentID").map(str::to_owned);
+    // Held as text whatever its JSON type: whether it is a string is
+    // CREATE-03's business; whether it names the payment is the others'.
+    let payment_id = match answer.at("/payload/paymentID") {
+        Some(Value::String(id)) => Some(id.clone()),
+        Some(Value::Number(id)) => Some(id.to_string()),
+        _ => None,
+    };
     if let (true, Some(token)) = (processed, token) {
         world.payments.push(CreatedPayment { token, payment_id });
     }
     Ok(())
 }
 
-async fn create_json(world: &mut PaymentWorld, credentials: Credentials, body: &Value) -> Result<(), Failure> {
-    send_create(world, credentials, "application/json", body.to_string().into_bytes()).await
+async fn create_json(
+    world: &mut PaymentWorld,
+    credentials: Credentials,
+    body: &Value,
+) -> Result<(), Failure> {
+    send_create(
+        world,
+        credentials,
+        "application/json",
+        body.to_string().into_bytes(),
+    )
+    .await
 }
 
 #[given("a payment created by the merchant")]
@@ -88,14 +107,22 @@ async fn creates_two_payments(world: &mut PaymentWorld) -> Result<(), Failure> {
     creates_a_payment(world).await
 }
 
-#[when(regex = r#"^the merchant creates a payment with (shopLogin|amount|currency|shopTransactionID) "(.*)"$"#)]
-async fn creates_with_field(world: &mut PaymentWorld, field: String, value: String) -> Result<(), Failure> {
+#[when(
+    regex = r#"^the merchant creates a payment with (shopLogin|amount|currency|shopTransactionID) "(.*)"$"#
+)]
+async fn creates_with_field(
+    world: &mut PaymentWorld,
+    field: String,
+    value: String,
+) -> Result<(), Failure> {
     let mut body = create_body(world);
     body[field.as_str()] = Value::String(value);
     create_json(world, Credentials::MerchantKey, &body).await
 }
 
-#[when(regex = r"^the merchant creates a payment without (shopLogin|amount|currency|shopTransactionID)$")]
+#[when(
+    regex = r"^the merchant creates a payment without (shopLogin|amount|currency|shopTransactionID)$"
+)]
 async fn creates_without_field(world: &mut PaymentWorld, field: String) -> Result<(), Failure> {
     let mut body = create_body(world);
     if let Some(object) = body.as_object_mut() {
@@ -118,7 +145,10 @@ async fn creates_with_api_key(world: &mut PaymentWorld, key: String) -> Result<(
 
 /// `{api_key}` in the header stands for the target's own key.
 #[when(expr = "the merchant creates a payment with the Authorization header {string}")]
-async fn creates_with_authorization(world: &mut PaymentWorld, header: String) -> Result<(), Failure> {
+async fn creates_with_authorization(
+    world: &mut PaymentWorld,
+    header: String,
+) -> Result<(), Failure> {
     let header = header.replace("{api_key}", world.target().api_key.expose());
     let body = create_body(world);
     create_json(world, Credentials::Header(header), &body).await
@@ -127,7 +157,13 @@ async fn creates_with_authorization(world: &mut PaymentWorld, header: String) ->
 #[when("the merchant sends this body to create:")]
 async fn sends_body_to_create(world: &mut PaymentWorld, step: &Step) -> Result<(), Failure> {
     let body = step.docstring.as_deref().unwrap_or("").trim().to_owned();
-    send_create(world, Credentials::MerchantKey, "application/json", body.into_bytes()).await
+    send_create(
+        world,
+        Credentials::MerchantKey,
+        "application/json",
+        body.into_bytes(),
+    )
+    .await
 }
 
 #[when(expr = "the merchant creates a payment sent as {string}")]
@@ -142,19 +178,38 @@ async fn creates_with_body_of(world: &mut PaymentWorld, size: usize) -> Result<(
     body["shopTransactionID"] = Value::String(String::new());
     let padding = size.saturating_sub(body.to_string().len());
     body["shopTransactionID"] = Value::String("x".repeat(padding));
-    send_create(world, Credentials::MerchantKey, "application/json", body.to_string().into_bytes()).await
+    send_create(
+        world,
+        Credentials::MerchantKey,
+        "application/json",
+        body.to_string().into_bytes(),
+    )
+    .await
 }
 
 #[when(regex = r#"^the merchant sends a (GET|POST|PUT|DELETE) request to "(/.*)"$"#)]
-async fn sends_request_to(world: &mut PaymentWorld, method: String, path: String) -> Result<(), Failure> {
-    let method = Method::from_bytes(method.as_bytes()).expect("the pattern allows only valid methods");
-    let operation = if path.contains("/submit") { "submitPayment" } else { "createPayment" };
+async fn sends_request_to(
+    world: &mut PaymentWorld,
+    method: String,
+    path: String,
+) -> Result<(), Failure> {
+    let method =
+        Method::from_bytes(method.as_bytes()).expect("the pattern allows only valid methods");
+    let operation = if path.contains("/submit") {
+        "submitPayment"
+    } else {
+        "createPayment"
+    };
     let target = world.target();
-    let mut request = RecordedRequest::new(method.clone(), target.api_url(&path))
-        .header("Authorization", format!("apikey {}", target.api_key.expose()));
+    let mut request = RecordedRequest::new(method.clone(), target.api_url(&path)).header(
+        "Authorization",
+        format!("apikey {}", target.api_key.expose()),
+    );
     if method != Method::GET {
         let body = create_body(world).to_string();
-        request = request.header("Content-Type", "application/json").body(body);
+        request = request
+            .header("Content-Type", "application/json")
+            .body(body);
     }
     world.receive(operation, request).await.map(drop)
 }
@@ -165,7 +220,10 @@ fn token_is_uuid(world: &mut PaymentWorld) -> Result<(), Failure> {
     let token = answer.str_at("/payload/paymentToken");
     match token.map(uuid::Uuid::try_parse) {
         Some(Ok(_)) => Ok(()),
-        _ => Err(world.failure("payload.paymentToken, a string in UUID format", &shown(answer.at("/payload/paymentToken")))),
+        _ => Err(world.failure(
+            "payload.paymentToken, a string in UUID format",
+            &shown(answer.at("/payload/paymentToken")),
+        )),
     }
 }
 
@@ -174,7 +232,10 @@ fn id_is_digits(world: &mut PaymentWorld) -> Result<(), Failure> {
     let answer = world.answer()?;
     match answer.str_at("/payload/paymentID") {
         Some(id) if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) => Ok(()),
-        _ => Err(world.failure("payload.paymentID, a string of digits", &shown(answer.at("/payload/paymentID")))),
+        _ => Err(world.failure(
+            "payload.paymentID, a string of digits",
+            &shown(answer.at("/payload/paymentID")),
+        )),
     }
 }
 
@@ -182,15 +243,23 @@ fn id_is_digits(world: &mut PaymentWorld) -> Result<(), Failure> {
 fn id_has_ten_to_twelve_digits(world: &mut PaymentWorld) -> Result<(), Failure> {
     let answer = world.answer()?;
     match answer.str_at("/payload/paymentID") {
-        Some(id) if (10..=12).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_digit()) => Ok(()),
-        _ => Err(world.failure("payload.paymentID of 10 to 12 digits", &shown(answer.at("/payload/paymentID")))),
+        Some(id) if (10..=12).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_digit()) => {
+            Ok(())
+        }
+        _ => Err(world.failure(
+            "payload.paymentID of 10 to 12 digits",
+            &shown(answer.at("/payload/paymentID")),
+        )),
     }
 }
 
 #[then("their payment tokens differ")]
 fn tokens_differ(world: &mut PaymentWorld) -> Result<(), Failure> {
     let [.., first, second] = world.payments.as_slice() else {
-        return Err(world.failure("two created payments", &format!("{} created", world.payments.len())));
+        return Err(world.failure(
+            "two created payments",
+            &format!("{} created", world.payments.len()),
+        ));
     };
     if first.token == second.token {
         return Err(world.failure("two different payment tokens", "the same token twice"));
@@ -201,7 +270,10 @@ fn tokens_differ(world: &mut PaymentWorld) -> Result<(), Failure> {
 #[then("their payment IDs differ")]
 fn ids_differ(world: &mut PaymentWorld) -> Result<(), Failure> {
     let [.., first, second] = world.payments.as_slice() else {
-        return Err(world.failure("two created payments", &format!("{} created", world.payments.len())));
+        return Err(world.failure(
+            "two created payments",
+            &format!("{} created", world.payments.len()),
+        ));
     };
     if first.payment_id.is_none() || first.payment_id == second.payment_id {
         return Err(world.failure(
@@ -218,7 +290,10 @@ fn no_token(world: &mut PaymentWorld) -> Result<(), Failure> {
     match answer.at("/payload/paymentToken") {
         None | Some(Value::Null) => Ok(()),
         Some(Value::String(s)) if s.is_empty() => Ok(()),
-        Some(other) => Err(world.failure("no payload.paymentToken", &format!("a token: {}", shown(Some(other))))),
+        Some(other) => Err(world.failure(
+            "no payload.paymentToken",
+            &format!("a token: {}", shown(Some(other))),
+        )),
     }
 }
 

@@ -22,7 +22,12 @@ fn redirect_address(world: &PaymentWorld) -> Result<Url, Failure> {
         .and_then(Value::as_str)
         .and_then(|h| Url::parse(h).ok())
         .filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host());
-    absolute.ok_or_else(|| world.failure("payload.userRedirect.href, an absolute http(s) address", &shown(href)))
+    absolute.ok_or_else(|| {
+        world.failure(
+            "payload.userRedirect.href, an absolute http(s) address",
+            &shown(href),
+        )
+    })
 }
 
 #[then("the redirect address is null")]
@@ -42,11 +47,28 @@ fn redirect_is_absolute(world: &mut PaymentWorld) -> Result<(), Failure> {
     redirect_address(world).map(drop)
 }
 
+/// The redirect address resolved against the address of the request it
+/// answers, as a browser would: whether it is absolute is a requirement of
+/// its own, so a check of *which* page it names does not fail on that.
+fn resolved_redirect(world: &PaymentWorld) -> Result<Url, Failure> {
+    let answer = world.answer()?;
+    let href = answer.at("/payload/userRedirect/href");
+    let requested = &world.exchanges[answer.exchange].request.url;
+    href.and_then(Value::as_str)
+        .and_then(|h| requested.join(h).ok())
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .ok_or_else(|| world.failure("payload.userRedirect.href, an address", &shown(href)))
+}
+
 fn redirect_is_page(world: &PaymentWorld, page: Option<&Url>, which: &str) -> Result<(), Failure> {
-    let page = page.ok_or_else(|| Failure::plain(&format!("the target to name its {which}_url")))?;
-    let href = redirect_address(world)?;
+    let page =
+        page.ok_or_else(|| Failure::plain(&format!("the target to name its {which}_url")))?;
+    let href = resolved_redirect(world)?;
     if !same_page(&href, page) {
-        return Err(world.failure(&format!("the merchant's {which} page, {page}"), href.as_str()));
+        return Err(world.failure(
+            &format!("the merchant's {which} page, {page}"),
+            href.as_str(),
+        ));
     }
     Ok(())
 }
@@ -66,7 +88,10 @@ fn redirect_is(world: &mut PaymentWorld, expected: String) -> Result<(), Failure
     let answer = world.answer()?;
     let href = answer.at("/payload/userRedirect/href");
     if href.and_then(Value::as_str) != Some(expected.as_str()) {
-        return Err(world.failure(&format!("payload.userRedirect.href {expected:?}"), &shown(href)));
+        return Err(world.failure(
+            &format!("payload.userRedirect.href {expected:?}"),
+            &shown(href),
+        ));
     }
     Ok(())
 }
@@ -76,7 +101,10 @@ fn redirect_on_service_host(world: &mut PaymentWorld) -> Result<(), Failure> {
     let href = redirect_address(world)?;
     let base = &world.target().base_url;
     if href.origin() != base.origin() {
-        return Err(world.failure(&format!("an address on {}", base.origin().ascii_serialization()), href.as_str()));
+        return Err(world.failure(
+            &format!("an address on {}", base.origin().ascii_serialization()),
+            href.as_str(),
+        ));
     }
     Ok(())
 }
@@ -88,7 +116,10 @@ fn redirect_carries_references(world: &mut PaymentWorld) -> Result<(), Failure> 
     let query: Vec<(String, String)> = href.query_pairs().into_owned().collect();
     let has = |name: &str, value: &str| query.iter().any(|(n, v)| n == name && v == value);
     if !has("shopLogin", &world.target().shop_login) || !has("paymentToken", &token) {
-        return Err(world.failure("query parameters shopLogin and paymentToken of this payment", href.as_str()));
+        return Err(world.failure(
+            "query parameters shopLogin and paymentToken of this payment",
+            href.as_str(),
+        ));
     }
     Ok(())
 }
@@ -103,11 +134,17 @@ fn configured_values(world: &PaymentWorld) -> BTreeMap<String, String> {
         .collect()
 }
 
-async fn drive(world: &mut PaymentWorld, choice: Choice, values: BTreeMap<String, String>) -> Result<(), Failure> {
+async fn drive(
+    world: &mut PaymentWorld,
+    choice: Choice,
+    values: BTreeMap<String, String>,
+) -> Result<(), Failure> {
     if world.target().acs.driver == AcsDriver::None {
-        return Err(Failure::plain("an issuer-authentication driver (acs.driver is none)"));
+        return Err(Failure::plain(
+            "an issuer-authentication driver (acs.driver is none)",
+        ));
     }
-    let issuer = redirect_address(world)?;
+    let issuer = resolved_redirect(world)?;
     let landing = acs::authenticate(world, issuer, choice, &values).await?;
     world.landing = Some(landing);
     Ok(())
@@ -122,7 +159,10 @@ async fn completes_authentication(world: &mut PaymentWorld) -> Result<(), Failur
 /// Types `code` into every field `acs.fields` names.
 #[when(expr = "the buyer answers the issuer authentication with the one-time code {string}")]
 async fn answers_with_code(world: &mut PaymentWorld, code: String) -> Result<(), Failure> {
-    let values = configured_values(world).into_keys().map(|name| (name, code.clone())).collect();
+    let values = configured_values(world)
+        .into_keys()
+        .map(|name| (name, code.clone()))
+        .collect();
     drive(world, Choice::Authenticate, values).await
 }
 
@@ -138,7 +178,10 @@ fn landed_on(world: &PaymentWorld, page: Option<&Url>, what: &str) -> Result<(),
         .as_ref()
         .ok_or_else(|| Failure::plain("the buyer to have gone through the issuer page"))?;
     if !same_page(landing, page) {
-        return Err(world.failure(&format!("the buyer to land on {what}, {page}"), landing.as_str()));
+        return Err(world.failure(
+            &format!("the buyer to land on {what}, {page}"),
+            landing.as_str(),
+        ));
     }
     Ok(())
 }
@@ -155,6 +198,7 @@ fn lands_on_failure_page(world: &mut PaymentWorld) -> Result<(), Failure> {
 
 #[then(expr = "the buyer lands on {string}")]
 fn lands_on(world: &mut PaymentWorld, address: String) -> Result<(), Failure> {
-    let page = Url::parse(&address).map_err(|e| Failure::plain(&format!("a valid address in the scenario: {e}")))?;
+    let page = Url::parse(&address)
+        .map_err(|e| Failure::plain(&format!("a valid address in the scenario: {e}")))?;
     landed_on(world, Some(&page), &address)
 }

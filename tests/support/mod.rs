@@ -3,6 +3,9 @@
 //! that check every JSON answer against `spec/openapi.yaml`.
 #![allow(dead_code)] // each test binary uses its own part of this module
 
+pub mod fake_service;
+pub mod runner;
+
 use std::sync::OnceLock;
 
 use payconf::contract::{Contract, Profile};

@@ -1,0 +1,144 @@
+//! The whole suite against the reference implementation: embedded (the
+//! default of `payconf run`), and as an external target described by a
+//! target file, as an implementer would run it.
+
+mod support;
+
+use payconf::features::Features;
+use payconf_reference::{ReferenceConfig, RunningServer};
+use support::runner::{TempFile, payconf_run, payconf_run_async};
+
+fn scenario_count(tag: &str) -> usize {
+    Features::embedded()
+        .expect("features parse")
+        .scenarios()
+        .iter()
+        .filter(|s| s.tags.iter().any(|t| t == tag))
+        .count()
+}
+
+#[test]
+fn every_scenario_passes_against_the_embedded_reference_implementation() {
+    let output = payconf_run(&[]);
+    let total = scenario_count("core") + scenario_count("reference");
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    assert!(
+        output
+            .stdout
+            .lines()
+            .any(|l| l == format!("{total} scenarios ({total} passed)")),
+        "summary of {total} passed scenarios in:\n{}",
+        output.stdout
+    );
+    assert_eq!(output.passed().len(), total);
+    assert!(output.failed().is_empty());
+    let steps = output
+        .stdout
+        .lines()
+        .find(|l| l.ends_with("passed)") && l.contains(" steps ("))
+        .expect("steps line");
+    assert!(
+        !steps.contains("failed") && !steps.contains("skipped"),
+        "{steps}"
+    );
+}
+
+fn reference_target(server: &RunningServer, token_lifetime: Option<u64>) -> String {
+    let base = server.base_url.as_str().trim_end_matches('/');
+    let lifetime = token_lifetime
+        .map(|s| format!("token_lifetime_secs = {s}\n"))
+        .unwrap_or_default();
+    format!(
+        r#"base_url = "{base}"
+api_key = "demo-api-key"
+shop_login = "DEMO_SHOP"
+success_url = "{base}/merchant/DEMO_SHOP/success"
+failure_url = "{base}/merchant/DEMO_SHOP/failure"
+{lifetime}
+[cards.frictionless]
+number = "4775718800002026"
+exp_month = "05"
+exp_year = "99"
+cvv = "999"
+[cards.three_ds]
+number = "5412388800004012"
+exp_month = "12"
+exp_year = "99"
+cvv = "123"
+[cards.declined]
+number = "4000000000000002"
+exp_month = "12"
+exp_year = "99"
+cvv = "123"
+[acs]
+driver = "form"
+fields = {{ otp = "123456" }}
+"#
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn core_passes_against_the_reference_implementation_as_an_external_target() {
+    let server = RunningServer::start(ReferenceConfig::default())
+        .await
+        .expect("server");
+    let target = TempFile::new("target.toml", &reference_target(&server, None));
+    let output = payconf_run_async(vec!["--target".into(), target.0.display().to_string()]).await;
+    let core = scenario_count("core");
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    assert!(
+        output
+            .stdout
+            .contains(&format!("{core} scenarios ({core} passed)")),
+        "{}",
+        output.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reference_scenarios_pass_against_an_external_reference_with_its_token_lifetime() {
+    let config = ReferenceConfig::from_toml("token_lifetime_secs = 1").expect("config");
+    let server = RunningServer::start(config).await.expect("server");
+    let target = TempFile::new("target.toml", &reference_target(&server, Some(1)));
+    let output = payconf_run_async(vec![
+        "--target".into(),
+        target.0.display().to_string(),
+        "--tags".into(),
+        "@reference".into(),
+    ])
+    .await;
+    let reference = scenario_count("reference");
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    assert!(
+        output
+            .stdout
+            .contains(&format!("{reference} scenarios ({reference} passed)")),
+        "{}",
+        output.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scenarios_the_target_cannot_support_are_skipped_with_the_reason() {
+    let server = RunningServer::start(ReferenceConfig::default())
+        .await
+        .expect("server");
+    let text = reference_target(&server, None)
+        .replace("driver = \"form\"", "driver = \"none\"")
+        .replace("fields = { otp = \"123456\" }\n", "");
+    let target = TempFile::new("target.toml", &text);
+    let output = payconf_run_async(vec!["--target".into(), target.0.display().to_string()]).await;
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    let skipped: Vec<&str> = output
+        .stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("skip"))
+        .collect();
+    assert_eq!(skipped.len(), 1, "{}", output.stdout);
+    assert!(
+        skipped[0].contains("three_d_secure.feature") && skipped[0].contains("acs.driver is none"),
+        "{}",
+        skipped[0]
+    );
+    assert!(output.stdout.contains("1 skipped)"), "{}", output.stdout);
+}
