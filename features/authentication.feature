@@ -23,6 +23,12 @@ Feature: Authentication
     Then the answer carries the envelope
     And no payment is executed
 
+  @core @req:AUTH-03 @req:ENV-01 @req:ENV-02
+  Scenario: A submit without a payment token executes no payment
+    When the buyer pays with the card not enrolled in 3-D Secure without a payment token
+    Then the answer carries the envelope
+    And no payment is executed
+
   @reference @req:REF-AUTH-01 @req:REF-ENV-01
   Scenario: A create without the Authorization header is refused with 1171
     When the merchant creates a payment without the Authorization header

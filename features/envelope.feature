@@ -10,10 +10,17 @@ Feature: The envelope and refused requests
     When the merchant creates a payment
     Then the answer is JSON
     And the answer carries the envelope
-    When the buyer pays with the card enrolled in 3-D Secure
+    When the buyer pays with the card not enrolled in 3-D Secure
+    Then the answer is JSON
+    And the answer carries the envelope
+    When the merchant creates a payment
+    And the buyer pays with the card enrolled in 3-D Secure
     Then the answer is JSON
     And the answer carries the envelope
     When the merchant creates a payment with the API key "not-the-merchants-key"
+    Then the answer is JSON
+    And the answer carries the envelope
+    When the buyer pays with the card not enrolled in 3-D Secure under an unknown payment token
     Then the answer is JSON
     And the answer carries the envelope
 

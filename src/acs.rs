@@ -7,14 +7,21 @@
 //! a browser would send (hidden inputs among them); types the configured
 //! values into their fields; submits with the form's method to its action,
 //! resolved against the page's address; and follows redirects by hand, at
-//! most [`MAX_REDIRECTS`] in all. Where the buyer's browser stops is the
+//! most [`MAX_REDIRECTS`] in all. Pages that only pass the buyer on (a
+//! refresh, or a form of hidden fields that a script posts on load, as 3-D
+//! Secure does between the issuer and the service) are passed through as a
+//! browser would, and cookies the pages set are sent back. Where the buyer's
+//! browser stops is the
 //! landing page: the merchant's page as soon as a redirect points at it (it
 //! is not fetched: it belongs to the merchant), or else the address of the
 //! first answer that is not a redirect.
 
 use std::collections::BTreeMap;
 
-use reqwest::Method;
+use reqwest::{
+    Method,
+    cookie::{CookieStore, Jar},
+};
 use scraper::{ElementRef, Html, Selector};
 use url::Url;
 
@@ -25,6 +32,9 @@ use crate::{
 
 /// The most redirects followed between the issuer address and the landing page.
 pub const MAX_REDIRECTS: usize = 10;
+
+/// What a browser asks for when it opens a page.
+const BROWSER_ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 
 /// Which form of the issuer page the buyer answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -200,44 +210,147 @@ fn successful_controls(form: ElementRef<'_>) -> Vec<(String, String)> {
     fields
 }
 
+impl FormSubmission {
+    /// The request a browser sends for this form.
+    fn request(self) -> RecordedRequest {
+        let encoded = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(&self.fields)
+            .finish();
+        if self.method == Method::GET {
+            let mut action = self.action;
+            action.set_query(Some(&encoded));
+            RecordedRequest::new(Method::GET, action)
+        } else {
+            RecordedRequest::new(Method::POST, self.action)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .body(encoded)
+        }
+    }
+}
+
+/// How a page moves the buyer on without the buyer typing anything, as a
+/// browser's script or refresh would.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Relay {
+    /// `<meta http-equiv="refresh" content="0; url=...">`: a GET of that address.
+    Refresh(Url),
+    /// A form of hidden fields only, posted by a script on load (how 3-D
+    /// Secure carries its results between the issuer and the service).
+    Form(FormSubmission),
+}
+
+/// The relay of a page, when it has one.
+pub fn read_relay(html: &str, page: &Url) -> Option<Relay> {
+    let document = Html::parse_document(html);
+    let metas = Selector::parse("meta[http-equiv]").expect("a valid selector");
+    let refresh = document.select(&metas).find_map(|meta| {
+        let element = meta.value();
+        if !element.attr("http-equiv")?.eq_ignore_ascii_case("refresh") {
+            return None;
+        }
+        let content = element.attr("content")?;
+        let (_, target) = content.split_once(';')?;
+        let target = target.trim();
+        let (key, address) = target.split_once('=')?;
+        if !key.trim().eq_ignore_ascii_case("url") {
+            return None;
+        }
+        page.join(address.trim().trim_matches(['\'', '"'])).ok()
+    });
+    if let Some(address) = refresh {
+        return Some(Relay::Refresh(address));
+    }
+    let forms = Selector::parse("form").expect("a valid selector");
+    let form = document.select(&forms).next()?;
+    if !is_relay_form(form) {
+        return None;
+    }
+    read_form(html, page, Choice::Authenticate, &BTreeMap::new())
+        .ok()
+        .map(Relay::Form)
+}
+
+/// A form whose fields are all hidden (at least one), with nothing for the
+/// buyer to type or choose, and no way to cancel.
+fn is_relay_form(form: ElementRef<'_>) -> bool {
+    let controls = Selector::parse("input, select, textarea").expect("a valid selector");
+    let mut hidden = 0;
+    for control in form.select(&controls) {
+        let element = control.value();
+        if element.name() != "input" {
+            return false;
+        }
+        match element
+            .attr("type")
+            .unwrap_or("text")
+            .to_ascii_lowercase()
+            .as_str()
+        {
+            "hidden" => hidden += 1,
+            "submit" | "button" | "image" | "reset" => {}
+            _ => return false,
+        }
+    }
+    hidden > 0 && !cancels(form)
+}
+
 /// Drives the buyer from the issuer address to wherever they land.
+///
+/// Pages that only relay the buyer (a refresh, a form of hidden fields a
+/// script posts on load) are passed through as a browser would, before and
+/// after the buyer answers the issuer's form; cookies set on the way are
+/// sent back, as a browser would. Redirects and relays count together
+/// toward [`MAX_REDIRECTS`].
 pub async fn authenticate(
     world: &mut PaymentWorld,
     issuer: Url,
     choice: Choice,
     values: &BTreeMap<String, String>,
 ) -> Result<Url, Failure> {
-    let mut redirects = 0;
-    let (page, html) = match follow(
-        world,
-        RecordedRequest::new(Method::GET, issuer),
-        &mut redirects,
-    )
-    .await?
-    {
-        Stop::Landed(url) => return Ok(url),
-        Stop::Page(url, html) => (url, html),
-    };
-    let form = read_form(&html, &page, choice, values).map_err(|expected| {
-        world.failure(
-            &format!("the issuer page to offer {expected}"),
-            "the page does not",
-        )
-    })?;
-    let encoded = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(&form.fields)
-        .finish();
-    let request = if form.method == Method::GET {
-        let mut action = form.action;
-        action.set_query(Some(&encoded));
-        RecordedRequest::new(Method::GET, action)
-    } else {
-        RecordedRequest::new(Method::POST, form.action)
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .body(encoded)
-    };
-    match follow(world, request, &mut redirects).await? {
-        Stop::Landed(url) | Stop::Page(url, _) => Ok(url),
+    let mut journey = Journey::default();
+    let mut request = RecordedRequest::new(Method::GET, issuer);
+    let mut answered = false;
+    loop {
+        let (page, html) = match journey.follow(world, request).await? {
+            Stop::Landed(url) => return Ok(url),
+            Stop::Page(url, html) => (url, html),
+        };
+        let relay = read_relay(&html, &page).filter(|relay| {
+            // Before the buyer answers, a form naming a configured field, or
+            // any form when the buyer cancels, is the issuer's own.
+            answered
+                || match relay {
+                    Relay::Refresh(_) => true,
+                    Relay::Form(form) => {
+                        choice == Choice::Authenticate
+                            && !values.is_empty()
+                            && !values
+                                .keys()
+                                .any(|name| form.fields.iter().any(|(n, _)| n == name))
+                    }
+                }
+        });
+        request = match relay {
+            Some(relay) => {
+                journey.hop(world)?;
+                match relay {
+                    Relay::Refresh(address) => RecordedRequest::new(Method::GET, address),
+                    Relay::Form(form) => form.request(),
+                }
+            }
+            None if answered => return Ok(page),
+            None => {
+                answered = true;
+                read_form(&html, &page, choice, values)
+                    .map_err(|expected| {
+                        world.failure(
+                            &format!("the issuer page to offer {expected}"),
+                            "the page does not",
+                        )
+                    })?
+                    .request()
+            }
+        };
     }
 }
 
@@ -269,58 +382,107 @@ enum Stop {
     Page(Url, String),
 }
 
-async fn follow(
-    world: &mut PaymentWorld,
-    mut request: RecordedRequest,
-    redirects: &mut usize,
-) -> Result<Stop, Failure> {
-    loop {
-        let url = request.url.clone();
-        let index = world.exchange(request.clone()).await?;
-        let response = world.exchanges[index]
-            .response
-            .as_ref()
-            .expect("exchange() returned Ok only for a response");
-        let status = response.status;
-        if !(300..400).contains(&status) || status == 304 {
-            let body = String::from_utf8_lossy(&response.body).into_owned();
-            return Ok(Stop::Page(url, body));
-        }
-        let location = response.header("location").map(str::to_owned);
-        let Some(location) = location else {
-            return Err(world.failure(
-                "a Location header on a redirect",
-                &format!("HTTP {status} without one"),
-            ));
-        };
-        let next = url.join(&location).map_err(|e| {
-            world.failure(
-                "a redirect to a valid address",
-                &format!("{location:?}: {e}"),
-            )
-        })?;
-        *redirects += 1;
-        if *redirects > MAX_REDIRECTS {
+/// A buyer's browser on its way through the issuer's pages: the hops taken
+/// and the cookies the pages set.
+#[derive(Default)]
+struct Journey {
+    /// Redirects and relays followed so far.
+    hops: usize,
+    /// Cookies set by the pages, sent back where they belong.
+    cookies: Jar,
+}
+
+impl Journey {
+    /// Counts one more hop; fails past [`MAX_REDIRECTS`].
+    fn hop(&mut self, world: &PaymentWorld) -> Result<(), Failure> {
+        self.hops += 1;
+        if self.hops > MAX_REDIRECTS {
             return Err(world.failure(
                 &format!("the buyer to land within {MAX_REDIRECTS} redirects"),
                 "the redirects go on",
             ));
         }
-        if merchant_pages(world)
-            .iter()
-            .any(|page| same_page(page, &next))
-        {
-            return Ok(Stop::Landed(next));
-        }
-        // 307 and 308 repeat the request; the others turn it into a GET.
-        request = if matches!(status, 307 | 308) {
-            RecordedRequest {
-                url: next,
-                ..request
+        Ok(())
+    }
+
+    /// Sends a request with the journey's cookies and keeps those it sets.
+    async fn send(
+        &self,
+        world: &mut PaymentWorld,
+        mut request: RecordedRequest,
+    ) -> Result<usize, Failure> {
+        request.headers.retain(|(name, _)| {
+            !name.eq_ignore_ascii_case("cookie") && !name.eq_ignore_ascii_case("accept")
+        });
+        request = request.header("Accept", BROWSER_ACCEPT);
+        if let Some(cookies) = self.cookies.cookies(&request.url) {
+            if let Ok(cookies) = cookies.to_str() {
+                request = request.header("Cookie", cookies);
             }
-        } else {
-            RecordedRequest::new(Method::GET, next)
-        };
+        }
+        let url = request.url.clone();
+        let index = world.exchange(request).await?;
+        let response = world.exchanges[index]
+            .response
+            .as_ref()
+            .expect("exchange() returned Ok only for a response");
+        for (name, value) in &response.headers {
+            if name.eq_ignore_ascii_case("set-cookie") {
+                self.cookies.add_cookie_str(value, &url);
+            }
+        }
+        Ok(index)
+    }
+
+    /// Follows a request's redirects to the first page that is not one, or
+    /// to the merchant's page a redirect points at.
+    async fn follow(
+        &mut self,
+        world: &mut PaymentWorld,
+        mut request: RecordedRequest,
+    ) -> Result<Stop, Failure> {
+        loop {
+            let url = request.url.clone();
+            let index = self.send(world, request.clone()).await?;
+            let response = world.exchanges[index]
+                .response
+                .as_ref()
+                .expect("exchange() returned Ok only for a response");
+            let status = response.status;
+            if !(300..400).contains(&status) || status == 304 {
+                let body = String::from_utf8_lossy(&response.body).into_owned();
+                return Ok(Stop::Page(url, body));
+            }
+            let location = response.header("location").map(str::to_owned);
+            let Some(location) = location else {
+                return Err(world.failure(
+                    "a Location header on a redirect",
+                    &format!("HTTP {status} without one"),
+                ));
+            };
+            let next = url.join(&location).map_err(|e| {
+                world.failure(
+                    "a redirect to a valid address",
+                    &format!("{location:?}: {e}"),
+                )
+            })?;
+            self.hop(world)?;
+            if merchant_pages(world)
+                .iter()
+                .any(|page| same_page(page, &next))
+            {
+                return Ok(Stop::Landed(next));
+            }
+            // 307 and 308 repeat the request; the others turn it into a GET.
+            request = if matches!(status, 307 | 308) {
+                RecordedRequest {
+                    url: next,
+                    ..request
+                }
+            } else {
+                RecordedRequest::new(Method::GET, next)
+            };
+        }
     }
 }
 
@@ -403,6 +565,44 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    const RELAY: &str = r#"<html><body onload="document.forms[0].submit()">
+        <form method="post" action="https://service.example/3ds/return">
+          <input type="hidden" name="PaRes" value="eJzt">
+          <input type="hidden" name="MD" value="42">
+          <noscript><input type="submit" value="Continue"></noscript>
+        </form></body></html>"#;
+
+    #[test]
+    fn a_form_of_hidden_fields_is_a_relay() {
+        let Some(Relay::Form(form)) = read_relay(RELAY, &page()) else {
+            panic!("a relay form");
+        };
+        assert_eq!(form.action.as_str(), "https://service.example/3ds/return");
+        assert_eq!(
+            form.fields,
+            [("PaRes", "eJzt"), ("MD", "42")].map(|(k, v)| (k.to_owned(), v.to_owned()))
+        );
+    }
+
+    #[test]
+    fn a_meta_refresh_is_a_relay_to_its_address() {
+        let html = r#"<html><head><meta http-equiv="Refresh" content="0; URL='../next?a=1'"></head></html>"#;
+        assert_eq!(
+            read_relay(html, &page()),
+            Some(Relay::Refresh(
+                Url::parse("https://issuer.example/next?a=1").expect("url")
+            ))
+        );
+    }
+
+    #[test]
+    fn a_page_asking_the_buyer_something_is_not_a_relay() {
+        assert_eq!(read_relay(PAGE, &page()), None);
+        let cancel_only = r#"<form method="post" action="/x"><input type="hidden" name="ref" value="1"><button>Cancel</button></form>"#;
+        assert_eq!(read_relay(cancel_only, &page()), None);
+        assert_eq!(read_relay("<p>Thank you</p>", &page()), None);
     }
 
     #[test]

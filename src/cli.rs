@@ -88,6 +88,7 @@ pub fn main(cli: Cli) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    let is_run = matches!(cli.command, Command::Run(_));
     let result = match cli.command {
         Command::Run(args) => runtime
             .block_on(crate::run::run(run_options(args)))
@@ -98,6 +99,9 @@ pub fn main(cli: Cli) -> ExitCode {
         Ok(code) => code,
         Err(error) => {
             eprintln!("payconf: {error:#}");
+            if is_run {
+                eprintln!("result: NOT RUN, nothing was checked (exit code {EXIT_USAGE})");
+            }
             ExitCode::from(EXIT_USAGE)
         }
     }

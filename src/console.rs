@@ -264,6 +264,30 @@ impl ConsoleWriter {
         for error in &report.harness_errors {
             self.print(&format!("harness error: {error}"));
         }
+        self.print(&verdict(&report));
+    }
+}
+
+/// The run's last line: what the exit code means, in words.
+fn verdict(report: &RunReport) -> String {
+    let scenarios = report.scenario_counts();
+    if !report.harness_errors.is_empty() {
+        "result: NOT RUN to the end, the harness failed (exit code 2)".to_owned()
+    } else if scenarios.failed > 0 {
+        format!(
+            "result: FAILED, the target failed {} of {} (exit code 1)",
+            scenarios.failed,
+            plural(scenarios.total(), "scenario")
+        )
+    } else {
+        format!(
+            "result: PASSED, every selected scenario passed{} (exit code 0)",
+            if scenarios.skipped > 0 {
+                format!(" but {} skipped", scenarios.skipped)
+            } else {
+                String::new()
+            }
+        )
     }
 }
 

@@ -9,6 +9,7 @@ pub mod acs;
 pub mod cli;
 pub mod console;
 pub mod contract;
+pub mod defects;
 pub mod exchange;
 pub mod features;
 pub mod list;

@@ -1,5 +1,6 @@
-//! `payconf run --list`: every requirement with the scenarios that check it,
-//! without running anything.
+//! `payconf run --list`: every requirement with the scenarios that check it
+//! and, for core ones, the defects of the catalogue that prove those
+//! scenarios can fail; nothing is run.
 
 use std::fmt::Write as _;
 
@@ -28,6 +29,13 @@ pub fn listing(suite: &Suite) -> String {
         }
         for scenario in checking {
             let _ = writeln!(out, "    {}  {}", scenario.location(), scenario.name);
+        }
+        let mut defects = suite.defects.breaking(&requirement.id).peekable();
+        if requirement.profile == RequirementProfile::Core && defects.peek().is_none() {
+            let _ = writeln!(out, "    (no defect proves these scenarios can fail)");
+        }
+        for defect in defects {
+            let _ = writeln!(out, "    defect {}: {}", defect.id, defect.breaks);
         }
     }
     out

@@ -22,6 +22,7 @@ use payconf_reference::{ReferenceConfig, RunningServer};
 use crate::{
     console::{ConsoleWriter, Outcome, RunReport, ScenarioResult},
     contract::Contract,
+    defects::Defects,
     exchange::Limits,
     features::{Features, Preparsed, ScenarioEntry, effective_tags, file_name},
     redact::Redactor,
@@ -82,6 +83,8 @@ pub struct Suite {
     pub requirements: Requirements,
     /// The features.
     pub features: Features,
+    /// The defect catalogue: what proves the core scenarios can fail.
+    pub defects: Defects,
 }
 
 impl Suite {
@@ -93,6 +96,7 @@ impl Suite {
         }
         .map_err(NotRun::from)?;
         let requirements = Requirements::embedded().map_err(NotRun::from)?;
+        let defects = Defects::embedded(&requirements).map_err(NotRun::from)?;
         let features = match &options.features_dir {
             Some(dir) => Features::load_dir(dir),
             None => Features::embedded(),
@@ -102,6 +106,7 @@ impl Suite {
             contract,
             requirements,
             features,
+            defects,
         };
         suite.check_tags()?;
         Ok(suite)

@@ -181,6 +181,16 @@ impl PaymentWorld {
         operation: OperationId,
         request: RecordedRequest,
     ) -> Result<&Answer, Failure> {
+        // A merchant's server asks for JSON; the contract answers nothing else.
+        let asks = request
+            .headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("accept"));
+        let request = if asks {
+            request
+        } else {
+            request.header("Accept", "application/json")
+        };
         let index = self.exchange(request).await?;
         let response = self.exchanges[index]
             .response

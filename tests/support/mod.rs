@@ -3,8 +3,8 @@
 //! that check every JSON answer against `spec/openapi.yaml`.
 #![allow(dead_code)] // each test binary uses its own part of this module
 
-pub mod fake_service;
 pub mod runner;
+pub mod twin;
 
 use std::sync::OnceLock;
 

@@ -1,0 +1,173 @@
+//! The suite has teeth, and bites only what breaks the contract.
+//!
+//! `payconf run` goes in front of the conformant twin (tests/support/twin.rs:
+//! a second implementation of the contract that differs from the reference
+//! implementation everywhere the contract is silent), which must pass every
+//! `@core` scenario, and of every defect of the catalogue
+//! (`spec/defects.yaml`), each of which must make the run exit 1 with
+//! exactly the `@core` scenarios of the requirement it breaks failing.
+
+mod support;
+
+use std::{collections::BTreeSet, sync::Arc};
+
+use payconf::{
+    defects::{Defect as CatalogueEntry, Defects},
+    features::Features,
+    requirements::{RequirementProfile, Requirements},
+};
+use support::{
+    runner::{RunOutput, TempFile, core_scenarios_checking, payconf_run_async},
+    twin::{Defect, TwinService},
+};
+use tokio::{sync::Semaphore, task::JoinSet};
+
+/// Runs at most this many `payconf run`s at once.
+const PARALLEL_RUNS: usize = 4;
+
+fn requirements() -> Requirements {
+    Requirements::embedded().expect("requirements load")
+}
+
+fn catalogue() -> Defects {
+    Defects::embedded(&requirements()).expect("the defect catalogue loads")
+}
+
+async fn run_twin(defect: Option<Defect>) -> RunOutput {
+    let twin = TwinService::start(defect).await;
+    let target = TempFile::new("twin-target.toml", &twin.target_toml());
+    // Short, so the hanging defect costs two seconds a scenario.
+    payconf_run_async(vec![
+        "--target".to_owned(),
+        target.0.display().to_string(),
+        "--timeout".to_owned(),
+        "2".to_owned(),
+    ])
+    .await
+}
+
+fn core_scenarios() -> BTreeSet<String> {
+    Features::embedded()
+        .expect("features parse")
+        .scenarios()
+        .into_iter()
+        .filter(|s| s.tags.iter().any(|t| t == "core"))
+        .map(|s| s.location())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conformant_twin_passes_every_core_scenario() {
+    let output = run_twin(None).await;
+
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    assert_eq!(output.passed(), core_scenarios(), "{}", output.stdout);
+    assert!(
+        output.stdout.contains("result: PASSED"),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        !output.stdout.contains("noted:"),
+        "the twin conforms, so nothing is even noted:\n{}",
+        output.stdout
+    );
+}
+
+/// What went wrong with one defect, if anything.
+fn judge(entry: &CatalogueEntry, output: &RunOutput) -> Option<String> {
+    let expected = core_scenarios_checking(&entry.requirement);
+    let failed = output.failed();
+    let verdict = output.stdout.contains("result: FAILED, the target failed");
+    if output.code == Some(1) && failed == expected && verdict {
+        return None;
+    }
+    let missed: Vec<_> = expected.difference(&failed).collect();
+    let collateral: Vec<_> = failed.difference(&expected).collect();
+    Some(format!(
+        "{} ({}): exit code {:?}; not failed: {missed:?}; failed without checking {}: {collateral:?}\n{}{}",
+        entry.id, entry.requirement, output.code, entry.requirement, output.stdout, output.stderr
+    ))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_defect_fails_exactly_the_scenarios_of_the_requirement_it_breaks() {
+    let permits = Arc::new(Semaphore::new(PARALLEL_RUNS));
+    let mut runs = JoinSet::new();
+    for entry in catalogue().all().iter().cloned() {
+        let defect = Defect::from_id(&entry.id)
+            .unwrap_or_else(|| panic!("the twin has no switch for {}", entry.id));
+        let permits = Arc::clone(&permits);
+        runs.spawn(async move {
+            let _permit = permits.acquire_owned().await.expect("open semaphore");
+            let output = run_twin(Some(defect)).await;
+            judge(&entry, &output)
+        });
+    }
+    let mut problems = Vec::new();
+    while let Some(result) = runs.join_next().await {
+        problems.extend(result.expect("a defect run finishes"));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn every_core_requirement_has_a_defect_that_only_its_scenarios_catch() {
+    let catalogue = catalogue();
+    let missing: Vec<_> = requirements()
+        .all()
+        .iter()
+        .filter(|r| r.profile == RequirementProfile::Core)
+        .filter(|r| catalogue.breaking(&r.id).next().is_none())
+        .map(|r| r.id.clone())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "core requirements no defect proves: {missing:?}"
+    );
+    // That each defect is caught by exactly its requirement's scenarios is
+    // what every_defect_fails_exactly_the_scenarios_of_the_requirement_it_breaks proves.
+}
+
+#[test]
+fn the_twin_has_a_switch_for_every_defect_of_the_catalogue_and_no_other() {
+    let listed: BTreeSet<String> = catalogue().all().iter().map(|d| d.id.clone()).collect();
+    let switches: BTreeSet<String> = Defect::ALL.iter().map(|d| d.id()).collect();
+    assert_eq!(listed, switches);
+}
+
+/// The README's table of the catalogue, as it must read.
+fn readme_table() -> String {
+    let features = Features::embedded().expect("features parse");
+    let scenarios = features.scenarios();
+    let mut table =
+        String::from("| defect | breaks | requirement | caught by |\n|---|---|---|---|\n");
+    for defect in catalogue().all() {
+        let catching: Vec<String> = scenarios
+            .iter()
+            .filter(|s| s.tags.iter().any(|t| t == "core"))
+            .filter(|s| s.requirements().any(|id| id == defect.requirement))
+            .map(|s| format!("`{}` {}", s.location(), s.name))
+            .collect();
+        table.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            defect.id,
+            defect.breaks.replace('|', "\\|"),
+            defect.requirement,
+            catching.join("<br>")
+        ));
+    }
+    table
+}
+
+#[test]
+fn the_readme_shows_the_catalogue_as_it_is() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md reads");
+    let table = readme_table();
+    assert!(
+        readme.contains(&table),
+        "README.md's table under \"How we know the suite works\" is out of date with \
+         spec/defects.yaml and features/; replace it with:\n\n{table}"
+    );
+}
