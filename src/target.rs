@@ -35,15 +35,32 @@ impl fmt::Debug for Secret {
     }
 }
 
+/// A month or year written as text or as a TOML integer; integers below
+/// ten get their leading zero back.
+fn two_digits<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum TextOrNumber {
+        Text(String),
+        Number(u16),
+    }
+    Ok(match TextOrNumber::deserialize(deserializer)? {
+        TextOrNumber::Text(text) => text,
+        TextOrNumber::Number(n) => format!("{n:02}"),
+    })
+}
+
 /// A test card of the target.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TestCard {
     /// The card number.
     pub number: Secret,
-    /// Two-digit expiry month.
+    /// Two-digit expiry month (`exp_month = "05"` or `exp_month = 5`).
+    #[serde(deserialize_with = "two_digits")]
     pub exp_month: String,
-    /// Two-digit expiry year.
+    /// Expiry year as the target takes it (`"30"` or `30`).
+    #[serde(deserialize_with = "two_digits")]
     pub exp_year: String,
     /// Security code.
     pub cvv: Secret,
@@ -418,6 +435,23 @@ mod tests {
         assert_eq!(target.base_url.as_str(), "https://sandbox.example/pay");
         assert_eq!(target.currency, "EUR");
         assert_eq!(target.acs.driver, AcsDriver::Form);
+    }
+
+    #[test]
+    fn expiry_written_as_integers_reads_as_two_digits() {
+        let text = COMPLETE
+            .replace(r#"exp_month = "05""#, "exp_month = 5")
+            .replace(r#"exp_year = "30""#, "exp_year = 30");
+        let target = file(&text).resolve().expect("complete");
+        let card = target
+            .cards
+            .frictionless
+            .as_ref()
+            .expect("a frictionless card");
+        assert_eq!(
+            (card.exp_month.as_str(), card.exp_year.as_str()),
+            ("05", "30")
+        );
     }
 
     #[test]
