@@ -3,14 +3,14 @@ Feature: Authentication
   payment/create is authenticated by the merchant's API key in the
   Authorization header; payment/submit by the payment token create returned.
 
-  @core @req:AUTH-01 @req:ENV-01 @req:ENV-02
+  @core @req:AUTH-01 @req:ENV-01 @req:ENV-02 @production-safe
   Scenario: A create without the Authorization header is not processed
     When the merchant creates a payment without the Authorization header
     Then the answer carries the envelope
     And the request is not correctly processed
     And no payment token is issued
 
-  @core @req:AUTH-02 @req:ENV-01 @req:ENV-02
+  @core @req:AUTH-02 @req:ENV-01 @req:ENV-02 @production-safe
   Scenario: A create with a key that is not the merchant's is not processed
     When the merchant creates a payment with the API key "not-the-merchants-key"
     Then the answer carries the envelope
@@ -29,12 +29,12 @@ Feature: Authentication
     Then the answer carries the envelope
     And no payment is executed
 
-  @reference @req:REF-AUTH-01 @req:REF-ENV-01
+  @reference @req:REF-AUTH-01 @req:REF-ENV-01 @production-safe
   Scenario: A create without the Authorization header is refused with 1171
     When the merchant creates a payment without the Authorization header
     Then the request is refused with HTTP 403 and code "1171"
 
-  @reference @req:REF-AUTH-02 @req:REF-ENV-01
+  @reference @req:REF-AUTH-02 @req:REF-ENV-01 @production-safe
   Scenario Outline: A create with a wrong key or scheme is refused with 1166
     When the merchant creates a payment with the Authorization header "<header>"
     Then the request is refused with HTTP 403 and code "1166"

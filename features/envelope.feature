@@ -24,7 +24,7 @@ Feature: The envelope and refused requests
     Then the answer is JSON
     And the answer carries the envelope
 
-  @reference @req:REF-REQ-01 @req:REF-ENV-01
+  @reference @req:REF-REQ-01 @req:REF-ENV-01 @production-safe
   Scenario Outline: A body that is not a JSON object is refused
     When the merchant sends this body to create:
       """
@@ -39,7 +39,7 @@ Feature: The envelope and refused requests
       | not json                  |
       | ["DEMO_SHOP", "10.00"]    |
 
-  @reference @req:REF-REQ-02 @req:REF-ENV-01
+  @reference @req:REF-REQ-02 @req:REF-ENV-01 @production-safe
   Scenario Outline: A body not sent as application/json is refused
     When the merchant creates a payment sent as "<media type>"
     Then the request is refused with HTTP 415 and code "9415"
@@ -50,17 +50,17 @@ Feature: The envelope and refused requests
       | application/x-www-form-urlencoded |
       | text/json                         |
 
-  @reference @req:REF-REQ-03 @req:REF-ENV-01
+  @reference @req:REF-REQ-03 @req:REF-ENV-01 @production-safe
   Scenario: A body over 64 KiB is refused
     When the merchant creates a payment with a body of 70000 bytes
     Then the request is refused with HTTP 413 and code "9413"
 
-  @reference @req:REF-REQ-04 @req:REF-ENV-01
+  @reference @req:REF-REQ-04 @req:REF-ENV-01 @production-safe
   Scenario: An unknown path answers 404 with the envelope
     When the merchant sends a POST request to "/api/v1/payment/refund/"
     Then the request is refused with HTTP 404 and code "9404"
 
-  @reference @req:REF-REQ-04 @req:REF-ENV-01
+  @reference @req:REF-REQ-04 @req:REF-ENV-01 @production-safe
   Scenario: Another method than POST answers 405 and says which
     When the merchant sends a GET request to "/api/v1/payment/create/"
     Then the request is refused with HTTP 405 and code "9405"

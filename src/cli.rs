@@ -23,7 +23,7 @@ pub struct Cli {
 pub enum Command {
     /// Check a server against the conformance scenarios (the reference
     /// implementation, in-process, when no base URL is given).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Run the reference implementation as a local payment sandbox.
     Serve(ServeArgs),
 }
@@ -62,6 +62,28 @@ pub struct RunArgs {
     /// Print every requirement with the scenarios that check it, and run nothing.
     #[arg(long)]
     pub list: bool,
+    /// Write JUnit XML here: one testcase per scenario (GitHub, GitLab, Jenkins).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write the standard Cucumber JSON format here.
+    #[arg(long, value_name = "FILE")]
+    pub cucumber_json: Option<PathBuf>,
+    /// Write a self-contained HTML report here: coverage matrix, steps,
+    /// every exchange with a `curl` that replays it.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Write a JSON summary here: versions, spec SHA-256, target, counts,
+    /// every requirement's outcome.
+    #[arg(long, value_name = "FILE")]
+    pub results: Option<PathBuf>,
+    /// Waivers (TOML): requirement ids whose failures are accepted until a
+    /// date, with the reason.
+    #[arg(long, value_name = "FILE")]
+    pub waivers: Option<PathBuf>,
+    /// Run against a production target, and then only the
+    /// `@production-safe` scenarios (no card data sent).
+    #[arg(long)]
+    pub allow_production: bool,
 }
 
 /// Flags of `payconf serve`.
@@ -107,7 +129,8 @@ pub fn main(cli: Cli) -> ExitCode {
     }
 }
 
-fn run_options(args: RunArgs) -> crate::run::RunOptions {
+fn run_options(args: Box<RunArgs>) -> crate::run::RunOptions {
+    let args = *args;
     crate::run::RunOptions {
         target_file: args.target,
         overrides: crate::target::TargetOverrides {
@@ -121,6 +144,14 @@ fn run_options(args: RunArgs) -> crate::run::RunOptions {
         timeout: std::time::Duration::from_secs(args.timeout),
         concurrency: usize::try_from(args.concurrency).unwrap_or(16),
         list: args.list,
+        reports: crate::reports::ReportFiles {
+            junit: args.junit,
+            cucumber_json: args.cucumber_json,
+            html: args.html,
+            results: args.results,
+        },
+        waivers: args.waivers,
+        allow_production: args.allow_production,
     }
 }
 

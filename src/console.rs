@@ -8,6 +8,7 @@
 use std::{
     io::Write,
     sync::{Arc, Mutex},
+    time::{Duration, SystemTime},
 };
 
 use cucumber::{
@@ -16,7 +17,43 @@ use cucumber::{
     gherkin, parser,
 };
 
-use crate::{features::file_name, world::PaymentWorld};
+use crate::{
+    exchange::ExchangeRecord,
+    features::file_name,
+    waivers::{Decision, Waiver, Waivers, format_date},
+    world::PaymentWorld,
+};
+
+/// How a step ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepStatus {
+    /// It passed.
+    Passed,
+    /// It failed.
+    Failed,
+    /// No step definition matched it.
+    Undefined,
+    /// Not run: an earlier step failed, or the scenario was skipped.
+    Skipped,
+}
+
+/// One step of a scenario, as run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepResult {
+    /// `Given `, `When `, `Then `, `And `…
+    pub keyword: String,
+    /// The step's text.
+    pub text: String,
+    /// Its line in the feature file.
+    pub line: usize,
+    /// How it ended.
+    pub status: StepStatus,
+    /// How long it took.
+    pub duration: Duration,
+    /// Why it failed.
+    pub message: Option<String>,
+}
 
 /// How a scenario ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,6 +69,27 @@ pub enum Outcome {
     },
     /// Not run, with the reason.
     Skipped(String),
+    /// A step failed, but every requirement the scenario checks is waived.
+    Waived {
+        /// The step, as written.
+        step: String,
+        /// Expected, actual, exchange.
+        message: String,
+        /// The waivers in force, described.
+        waivers: Vec<String>,
+    },
+}
+
+impl Outcome {
+    /// `passed`, `failed`, `skipped` or `waived`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Passed => "passed",
+            Self::Failed { .. } => "failed",
+            Self::Skipped(_) => "skipped",
+            Self::Waived { .. } => "waived",
+        }
+    }
 }
 
 /// One scenario's result.
@@ -51,6 +109,24 @@ pub struct ScenarioResult {
     pub outcome: Outcome,
     /// Violations of requirements it does not check, noted in passing.
     pub observations: Vec<String>,
+    /// Its steps, background first.
+    pub steps: Vec<StepResult>,
+    /// Every exchange with the target, redacted.
+    pub exchanges: Vec<ExchangeRecord>,
+    /// How long it took.
+    pub duration: Duration,
+}
+
+impl ScenarioResult {
+    /// `file:line`.
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+
+    /// The requirement ids it checks.
+    pub fn requirements(&self) -> impl Iterator<Item = &str> {
+        crate::features::requirement_ids(&self.tags)
+    }
 }
 
 /// Counts of a run.
@@ -62,11 +138,14 @@ pub struct Counts {
     pub failed: usize,
     /// Skipped.
     pub skipped: usize,
+    /// Failed, but waived.
+    pub waived: usize,
 }
 
 impl Counts {
-    fn total(self) -> usize {
-        self.passed + self.failed + self.skipped
+    /// All scenarios counted.
+    pub fn total(self) -> usize {
+        self.passed + self.failed + self.skipped + self.waived
     }
 }
 
@@ -83,6 +162,8 @@ pub struct RunReport {
     pub features: usize,
     /// Observations of each scenario (file, line), recorded when it ends.
     pub observations: Vec<((String, usize), Vec<String>)>,
+    /// Exchanges of each scenario (file, line), recorded when it ends.
+    pub evidence: Vec<((String, usize), Vec<ExchangeRecord>)>,
 }
 
 impl RunReport {
@@ -94,6 +175,7 @@ impl RunReport {
                 Outcome::Passed => counts.passed += 1,
                 Outcome::Failed { .. } => counts.failed += 1,
                 Outcome::Skipped(_) => counts.skipped += 1,
+                Outcome::Waived { .. } => counts.waived += 1,
             }
         }
         counts
@@ -106,6 +188,23 @@ pub struct ConsoleWriter {
     out: Box<dyn Write + Send>,
     /// The first failure of the scenario under way, per scenario.
     pending: Vec<((String, usize), Outcome, Vec<String>)>,
+    /// The steps of each scenario under way, and when it and its current step started.
+    running: Vec<((String, usize), Running)>,
+    /// Waivers that turn failures into waived ones.
+    waivers: Waivers,
+    /// On a terminal: the number of scenarios selected, for the progress line.
+    progress: Option<usize>,
+    /// Whether a progress line is on screen, to be erased before the next line.
+    progress_shown: bool,
+    /// When the event being handled happened.
+    now: SystemTime,
+}
+
+/// A scenario under way.
+struct Running {
+    started: SystemTime,
+    step_started: SystemTime,
+    steps: Vec<StepResult>,
 }
 
 impl std::fmt::Debug for ConsoleWriter {
@@ -121,7 +220,72 @@ impl ConsoleWriter {
             report,
             out,
             pending: Vec::new(),
+            running: Vec::new(),
+            waivers: Waivers::none(),
+            progress: None,
+            progress_shown: false,
+            now: SystemTime::now(),
         }
+    }
+
+    /// Judges failures with these waivers.
+    pub fn with_waivers(mut self, waivers: Waivers) -> Self {
+        self.waivers = waivers;
+        self
+    }
+
+    /// Keeps a live progress line under the results, for a terminal.
+    pub fn with_progress(mut self, selected: usize) -> Self {
+        self.progress = Some(selected);
+        self
+    }
+
+    /// A failure, as the waivers see it.
+    fn judged(&self, outcome: Outcome, tags: &[String]) -> Outcome {
+        let Outcome::Failed { step, message } = outcome else {
+            return outcome;
+        };
+        let checked: Vec<&str> = crate::features::requirement_ids(tags).collect();
+        // A failure the spec check attributed to requirements names them
+        // (`expected: … [CREATE-03]`); any other is the scenario's as a whole.
+        let blamed: Vec<&str> = blamed_requirements(&message)
+            .filter(|ids| !ids.is_empty() && ids.iter().all(|id| checked.contains(id)))
+            .unwrap_or_else(|| checked.clone());
+        match self.waivers.decide(blamed) {
+            Decision::Waived(waivers) => Outcome::Waived {
+                step,
+                message,
+                waivers: waivers.iter().map(Waiver::describe).collect(),
+            },
+            Decision::Fails(expired) if !expired.is_empty() => {
+                let mut message = message;
+                for waiver in expired {
+                    message.push_str(&format!(
+                        "\nwaiver expired: {} was waived until {} ({}); it no longer covers this failure",
+                        waiver.requirement,
+                        format_date(waiver.expires),
+                        waiver.reason
+                    ));
+                }
+                Outcome::Failed { step, message }
+            }
+            Decision::Fails(_) => Outcome::Failed { step, message },
+        }
+    }
+
+    fn show_progress(&mut self) {
+        let Some(selected) = self.progress else {
+            return;
+        };
+        let counts = self.report().scenario_counts();
+        let _ = write!(
+            self.out,
+            "\r\x1b[2K[{}/{selected}] {} failed",
+            counts.total(),
+            counts.failed
+        );
+        let _ = self.out.flush();
+        self.progress_shown = true;
     }
 
     fn report(&self) -> std::sync::MutexGuard<'_, RunReport> {
@@ -129,6 +293,9 @@ impl ConsoleWriter {
     }
 
     fn print(&mut self, text: &str) {
+        if std::mem::take(&mut self.progress_shown) {
+            let _ = write!(self.out, "\r\x1b[2K");
+        }
         // A closed stdout must not stop the run; the report still holds everything.
         let _ = writeln!(self.out, "{text}");
     }
@@ -150,6 +317,37 @@ impl ConsoleWriter {
         event: Scenario<PaymentWorld>,
     ) {
         let key = (file_name(feature), scenario.position.line);
+        if let Scenario::Started = event {
+            let now = self.now;
+            let background = feature
+                .background
+                .iter()
+                .chain(rule.and_then(|r| r.background.as_ref()))
+                .flat_map(|b| b.steps.iter());
+            let steps = background
+                .chain(scenario.steps.iter())
+                .map(|step| StepResult {
+                    keyword: step.keyword.clone(),
+                    text: step.value.clone(),
+                    line: step.position.line,
+                    status: StepStatus::Skipped,
+                    duration: Duration::ZERO,
+                    message: None,
+                })
+                .collect();
+            self.running.retain(|(k, _)| *k != key);
+            self.running.push((
+                key.clone(),
+                Running {
+                    started: now,
+                    step_started: now,
+                    steps,
+                },
+            ));
+        }
+        if let Scenario::Step(step, event) | Scenario::Background(step, event) = &event {
+            self.track_step(&key, step, event);
+        }
         match event {
             Scenario::Step(step, event) | Scenario::Background(step, event) => match event {
                 Step::Started => {}
@@ -201,20 +399,75 @@ impl ConsoleWriter {
                 if let Some(i) = report.observations.iter().position(|(k, _)| *k == key) {
                     observations = report.observations.remove(i).1;
                 }
+                let exchanges = match report.evidence.iter().position(|(k, _)| *k == key) {
+                    Some(i) => report.evidence.remove(i).1,
+                    None => Vec::new(),
+                };
                 drop(report);
+                let (steps, duration) = match self.running.iter().position(|(k, _)| *k == key) {
+                    Some(i) => {
+                        let (_, running) = self.running.remove(i);
+                        let took = self.now.duration_since(running.started).unwrap_or_default();
+                        (running.steps, took)
+                    }
+                    None => (Vec::new(), Duration::ZERO),
+                };
+                let tags = crate::features::effective_tags(feature, rule, scenario);
+                let outcome = self.judged(outcome, &tags);
                 let result = ScenarioResult {
                     file: key.0,
                     line: key.1,
                     feature: feature.name.clone(),
                     name: scenario.name.clone(),
-                    tags: crate::features::effective_tags(feature, rule, scenario),
+                    tags,
                     outcome,
                     observations,
+                    steps,
+                    exchanges,
+                    duration,
                 };
                 self.print_result(&result);
                 self.report().scenarios.push(result);
+                self.show_progress();
             }
             _ => {}
+        }
+    }
+
+    fn track_step(
+        &mut self,
+        key: &(String, usize),
+        step: &gherkin::Step,
+        event: &Step<PaymentWorld>,
+    ) {
+        let Some((_, running)) = self.running.iter_mut().find(|(k, _)| k == key) else {
+            return;
+        };
+        let now = self.now;
+        if let Step::Started = event {
+            running.step_started = now;
+            return;
+        }
+        let duration = now.duration_since(running.step_started).unwrap_or_default();
+        let Some(result) = running
+            .steps
+            .iter_mut()
+            .find(|s| s.line == step.position.line && s.status == StepStatus::Skipped)
+        else {
+            return;
+        };
+        result.duration = duration;
+        match event {
+            Step::Passed(..) => result.status = StepStatus::Passed,
+            Step::Failed(_, _, _, error) => {
+                result.status = StepStatus::Failed;
+                result.message = Some(step_error_message(error));
+            }
+            Step::Skipped => {
+                result.status = StepStatus::Undefined;
+                result.message = Some("no step definition matches this step".to_owned());
+            }
+            Step::Started => {}
         }
     }
 
@@ -225,6 +478,20 @@ impl ConsoleWriter {
             Outcome::Passed => self.print(&format!("  ok    {place}  {}", result.name)),
             Outcome::Skipped(reason) => {
                 self.print(&format!("  skip  {place}  {} ({reason})", result.name))
+            }
+            Outcome::Waived {
+                step,
+                message,
+                waivers,
+            } => {
+                self.print(&format!("  WAIVE {place}  {}", result.name));
+                for waiver in waivers {
+                    self.print(&format!("        waived: {waiver}"));
+                }
+                self.print(&format!("        step: {step}"));
+                for line in message.lines() {
+                    self.print(&format!("        {line}"));
+                }
             }
             Outcome::Failed { step, message } => {
                 self.print(&format!("  FAIL  {place}  {}", result.name));
@@ -268,6 +535,19 @@ impl ConsoleWriter {
     }
 }
 
+/// The requirements a failure message names at the end of its `expected:`
+/// line, as `[ENV-01, ENV-02]`.
+fn blamed_requirements(message: &str) -> Option<Vec<&str>> {
+    let expected = message
+        .lines()
+        .next()?
+        .strip_prefix("expected:")?
+        .trim_end();
+    let inside = expected.strip_suffix(']')?;
+    let (_, ids) = inside.rsplit_once(" [")?;
+    Some(ids.split(", ").collect())
+}
+
 /// The run's last line: what the exit code means, in words.
 fn verdict(report: &RunReport) -> String {
     let scenarios = report.scenario_counts();
@@ -280,12 +560,19 @@ fn verdict(report: &RunReport) -> String {
             plural(scenarios.total(), "scenario")
         )
     } else {
+        let mut but = Vec::new();
+        if scenarios.skipped > 0 {
+            but.push(format!("{} skipped", scenarios.skipped));
+        }
+        if scenarios.waived > 0 {
+            but.push(format!("{} failed under a waiver", scenarios.waived));
+        }
         format!(
             "result: PASSED, every selected scenario passed{} (exit code 0)",
-            if scenarios.skipped > 0 {
-                format!(" but {} skipped", scenarios.skipped)
-            } else {
+            if but.is_empty() {
                 String::new()
+            } else {
+                format!(" but {}", but.join(" and "))
             }
         )
     }
@@ -305,6 +592,7 @@ fn breakdown(counts: Counts) -> String {
         (counts.passed, "passed"),
         (counts.failed, "failed"),
         (counts.skipped, "skipped"),
+        (counts.waived, "waived"),
     ]
     .into_iter()
     .filter(|(n, _)| *n > 0)
@@ -339,6 +627,11 @@ impl Writer<PaymentWorld> for ConsoleWriter {
         event: parser::Result<Event<Cucumber<PaymentWorld>>>,
         _: &Self::Cli,
     ) {
+        if let Ok(event) = &event {
+            // When the event happened: the normalizing writer in front of
+            // this one delivers events late and in bursts.
+            self.now = event.at;
+        }
         match event.map(Event::into_inner) {
             Err(error) => self.report().harness_errors.push(error.to_string()),
             Ok(Cucumber::Feature(feature, Feature::Started)) => {

@@ -230,3 +230,105 @@ impl fmt::Display for ShownExchange<'_> {
         }
     }
 }
+
+/// How much of a body the reports keep.
+const REPORTED_BODY: usize = 64 * 1024;
+
+/// An exchange as the reports show it: every part redacted, with a `curl`
+/// command that replays the request. Nothing secret is left in it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ExchangeRecord {
+    /// Method.
+    pub method: String,
+    /// Address, redacted.
+    pub url: String,
+    /// Request headers, redacted.
+    pub request_headers: Vec<(String, String)>,
+    /// Request body, redacted.
+    pub request_body: Option<String>,
+    /// HTTP status, when an answer came.
+    pub status: Option<u16>,
+    /// Response headers, redacted.
+    pub response_headers: Vec<(String, String)>,
+    /// Response body, redacted, up to 64 KiB.
+    pub response_body: Option<String>,
+    /// Why no usable answer came.
+    pub error: Option<String>,
+    /// A `curl` command that sends the request again, with the API key and
+    /// the payment token read from `$PAYCONF_API_KEY` and `$PAYMENT_TOKEN`.
+    pub curl: String,
+}
+
+fn clip(text: String) -> String {
+    if text.len() <= REPORTED_BODY {
+        return text;
+    }
+    let mut end = REPORTED_BODY;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes in all)", &text[..end], text.len())
+}
+
+/// `'text'` for a POSIX shell.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+impl Exchange {
+    /// The exchange as the reports keep it.
+    pub fn record(&self, redactor: &Redactor) -> ExchangeRecord {
+        let request = &self.request;
+        let request_headers: Vec<(String, String)> = request
+            .headers
+            .iter()
+            .map(|(n, v)| (n.clone(), redactor.header(n, v)))
+            .collect();
+        let request_body = request.body.as_ref().map(|b| clip(redactor.body(b)));
+        let url = redactor.text(request.url.as_str());
+
+        let mut curl = format!("curl -i -X {} {}", request.method, shell_quote(&url));
+        for (name, value) in &request.headers {
+            let shown = match name.to_ascii_lowercase().as_str() {
+                "authorization" => match value.split_once(' ') {
+                    Some((scheme, _)) => format!("\"{name}: {scheme} $PAYCONF_API_KEY\""),
+                    None => format!("\"{name}: $PAYCONF_API_KEY\""),
+                },
+                "paymenttoken" => format!("\"{name}: $PAYMENT_TOKEN\""),
+                _ => shell_quote(&format!("{name}: {}", redactor.header(name, value))),
+            };
+            curl.push_str(&format!(" -H {shown}"));
+        }
+        if let Some(body) = &request.body {
+            curl.push_str(&format!(
+                " --data-raw {}",
+                shell_quote(&redactor.body(body))
+            ));
+        }
+
+        let (status, response_headers, response_body, error) = match &self.response {
+            Ok(response) => (
+                Some(response.status),
+                response
+                    .headers
+                    .iter()
+                    .map(|(n, v)| (n.clone(), redactor.header(n, v)))
+                    .collect(),
+                Some(clip(redactor.body(&response.body))),
+                None,
+            ),
+            Err(reason) => (None, Vec::new(), None, Some(redactor.text(reason))),
+        };
+        ExchangeRecord {
+            method: request.method.to_string(),
+            url,
+            request_headers,
+            request_body,
+            status,
+            response_headers,
+            response_body,
+            error,
+            curl,
+        }
+    }
+}

@@ -153,7 +153,7 @@ impl Features {
         &self.0
     }
 
-    /// Every scenario, in file order.
+    /// Every scenario (each Examples row of an outline), in file order.
     pub fn scenarios(&self) -> Vec<ScenarioEntry> {
         let mut entries = Vec::new();
         for feature in &self.0 {

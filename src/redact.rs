@@ -37,6 +37,13 @@ impl Redactor {
         self.add(number.to_owned(), mask_pan(number));
     }
 
+    /// A payment token the target issued: shown as its first eight
+    /// characters, in headers, bodies and addresses alike.
+    pub fn add_payment_token(&self, token: &str) {
+        let shown: String = token.chars().take(8).collect();
+        self.add(token.to_owned(), format!("{shown}…"));
+    }
+
     /// Any other secret: shown as `***`.
     pub fn add_secret(&self, secret: &str) {
         self.add(secret.to_owned(), MASK.to_owned());

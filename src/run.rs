@@ -10,6 +10,7 @@
 
 use std::{
     collections::HashSet,
+    io::IsTerminal,
     path::PathBuf,
     process::ExitCode,
     sync::{Arc, Mutex},
@@ -25,9 +26,10 @@ use crate::{
     defects::Defects,
     exchange::Limits,
     features::{Features, Preparsed, ScenarioEntry, effective_tags, file_name},
-    redact::Redactor,
+    reports::{ReportFiles, ReportInputs, write_reports},
     requirements::Requirements,
-    target::{AcsDriver, TargetConfig, TargetFile, TargetOverrides},
+    target::{AcsDriver, Environment, TargetConfig, TargetFile, TargetOverrides},
+    waivers::Waivers,
     world::{PaymentWorld, RunContext, with_context},
 };
 
@@ -61,6 +63,12 @@ pub struct RunOptions {
     pub concurrency: usize,
     /// `--list`.
     pub list: bool,
+    /// `--junit`, `--cucumber-json`, `--html`, `--results`.
+    pub reports: ReportFiles,
+    /// `--waivers FILE`.
+    pub waivers: Option<PathBuf>,
+    /// `--allow-production`.
+    pub allow_production: bool,
 }
 
 /// A run that could not be carried out, with the cause.
@@ -78,7 +86,7 @@ impl NotRun {
 #[derive(Debug)]
 pub struct Suite {
     /// The spec.
-    pub contract: Contract,
+    pub contract: Arc<Contract>,
     /// The requirements catalogue.
     pub requirements: Requirements,
     /// The features.
@@ -94,6 +102,7 @@ impl Suite {
             Some(path) => Contract::load(path),
             None => Contract::embedded(),
         }
+        .map(Arc::new)
         .map_err(NotRun::from)?;
         let requirements = Requirements::embedded().map_err(NotRun::from)?;
         let defects = Defects::embedded(&requirements).map_err(NotRun::from)?;
@@ -143,6 +152,11 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         print!("{}", crate::list::listing(&suite));
         return Ok(ExitCode::SUCCESS);
     }
+    check_report_paths(&options.reports)?;
+    let waivers = match &options.waivers {
+        Some(path) => Waivers::load(path, &suite.requirements).map_err(NotRun::from)?,
+        None => Waivers::none(),
+    };
 
     let file = match &options.target_file {
         Some(path) => TargetFile::load(path).map_err(NotRun::from)?,
@@ -169,10 +183,37 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         embedded = Some(server);
         (target, "@core or @reference")
     };
-    let expression = options
+    let mut expression = options
         .tags
         .clone()
         .unwrap_or_else(|| default_tags.to_owned());
+    let chosen: TagOperation = expression
+        .parse()
+        .map_err(|e| NotRun(format!("--tags {expression:?}: {e}")))?;
+
+    // The production guard acts before any request is sent.
+    let mut left_out = Vec::new();
+    if let Some(why) = production_reason(&target, &suite.contract) {
+        if !options.allow_production {
+            return Err(NotRun(format!(
+                "the target is the production environment ({why}); payconf sends nothing \
+                 to it without --allow-production, and even then runs only the \
+                 @production-safe scenarios, which send no card data"
+            )));
+        }
+        left_out = suite
+            .features
+            .scenarios()
+            .into_iter()
+            .filter(|s| chosen.eval(s.tags.iter()) && !s.tags.iter().any(|t| t == PRODUCTION_SAFE))
+            .map(|s| format!("{}  {}", s.location(), s.name))
+            .collect();
+        expression = format!("({expression}) and @{PRODUCTION_SAFE}");
+        println!("production: {why}; only @{PRODUCTION_SAFE} scenarios run");
+        for scenario in &left_out {
+            println!("  left out (sends card data)  {scenario}");
+        }
+    }
     let tags: TagOperation = expression
         .parse()
         .map_err(|e| NotRun(format!("--tags {expression:?}: {e}")))?;
@@ -185,12 +226,97 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         println!("target: {}", target.base_url);
         reachable(&target, limits.timeout).await?;
     }
-    let outcome = execute(suite, target, &tags, limits, options.concurrency.max(1)).await;
-    if let Some(server) = embedded {
-        let _ = server.shutdown().await;
-    }
+    let started = time::OffsetDateTime::now_utc();
+    let clock = std::time::Instant::now();
+    let features = suite.features.clone();
+    let requirements = suite.requirements.clone();
+    let contract = Arc::clone(&suite.contract);
+    let outcome = execute(
+        suite,
+        target.clone(),
+        &tags,
+        limits,
+        options.concurrency.max(1),
+        waivers.clone(),
+    )
+    .await;
+    let embedded = match embedded {
+        Some(server) => {
+            let _ = server.shutdown().await;
+            true
+        }
+        None => false,
+    };
     let report = outcome?;
-    Ok(ExitCode::from(exit_code(&report)))
+    let code = exit_code(&report);
+    let inputs = ReportInputs {
+        report: &report,
+        requirements: &requirements,
+        features: &features,
+        contract: &contract,
+        target: &target,
+        embedded,
+        tags: expression,
+        left_out,
+        waivers: &waivers,
+        started,
+        duration: clock.elapsed(),
+        exit_code: code,
+    };
+    if let Err(error) = write_reports(&options.reports, &inputs) {
+        eprintln!("payconf: {error}");
+        eprintln!(
+            "result: the run finished but a report could not be written (exit code {EXIT_NOT_RUN})"
+        );
+        return Ok(ExitCode::from(EXIT_NOT_RUN));
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// The tag of scenarios that send no card data, the only ones run against production.
+pub const PRODUCTION_SAFE: &str = "production-safe";
+
+/// Why the target is production, if it is: the target file says so, or its
+/// base address is one of the spec's production servers.
+pub fn production_reason(target: &TargetConfig, contract: &Contract) -> Option<String> {
+    if target.environment == Some(Environment::Production) {
+        return Some("the target file declares environment = \"production\"".to_owned());
+    }
+    contract
+        .production_addresses()
+        .into_iter()
+        .find(|address| address.origin() == target.base_url.origin())
+        .map(|address| format!("{address} is the spec's production server"))
+}
+
+/// Every report's folder must exist before a run that would end unable to write it.
+fn check_report_paths(files: &ReportFiles) -> Result<(), NotRun> {
+    for (flag, path) in [
+        ("--junit", &files.junit),
+        ("--cucumber-json", &files.cucumber_json),
+        ("--html", &files.html),
+        ("--results", &files.results),
+    ] {
+        let Some(path) = path else { continue };
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => std::path::Path::new("."),
+        };
+        if !folder.is_dir() {
+            return Err(NotRun(format!(
+                "{flag} {}: the folder {} does not exist",
+                path.display(),
+                folder.display()
+            )));
+        }
+        if path.is_dir() {
+            return Err(NotRun(format!(
+                "{flag} {}: is a folder, not a file",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The exit code a finished run earns.
@@ -251,9 +377,11 @@ async fn execute(
     tags: &TagOperation,
     limits: Limits,
     concurrency: usize,
+    waivers: Waivers,
 ) -> Result<RunReport, NotRun> {
     let report = Arc::new(Mutex::new(RunReport::default()));
-    let mut console = ConsoleWriter::new(Arc::clone(&report), Box::new(std::io::stdout()));
+    let mut console =
+        ConsoleWriter::new(Arc::clone(&report), Box::new(std::io::stdout())).with_waivers(waivers);
 
     let mut selected: HashSet<(String, usize)> = HashSet::new();
     let mut set_aside: Vec<ScenarioResult> = Vec::new();
@@ -274,6 +402,9 @@ async fn execute(
     for result in &set_aside {
         console.print_result(result);
     }
+    if std::io::stdout().is_terminal() && std::env::var("TERM").map_or(true, |t| t != "dumb") {
+        console = console.with_progress(selected.len() + set_aside.len());
+    }
     report
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -287,7 +418,7 @@ async fn execute(
         .build()
         .map_err(|e| NotRun(format!("cannot build the HTTP client: {e}")))?;
     let context = Arc::new(RunContext {
-        redactor: Redactor::new(target.secrets()),
+        redactor: target.redactor(),
         target,
         client,
         limits,
@@ -305,16 +436,18 @@ async fn execute(
             let report = Arc::clone(&report);
             move |feature, _, scenario, _, world| {
                 let key = (file_name(feature), scenario.position.line);
-                let observations = world
-                    .map(|w| std::mem::take(&mut w.observations))
+                let (observations, exchanges) = world
+                    .map(|w| {
+                        let redactor = &w.ctx.redactor;
+                        let exchanges = w.exchanges.iter().map(|e| e.record(redactor)).collect();
+                        (std::mem::take(&mut w.observations), exchanges)
+                    })
                     .unwrap_or_default();
+                let mut report = report.lock().unwrap_or_else(|e| e.into_inner());
                 if !observations.is_empty() {
-                    report
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .observations
-                        .push((key, observations));
+                    report.observations.push((key.clone(), observations));
                 }
+                report.evidence.push((key, exchanges));
                 Box::pin(async {})
             }
         })
@@ -342,5 +475,8 @@ fn skipped(scenario: ScenarioEntry, reason: String) -> ScenarioResult {
         tags: scenario.tags,
         outcome: Outcome::Skipped(reason),
         observations: Vec::new(),
+        steps: Vec::new(),
+        exchanges: Vec::new(),
+        duration: std::time::Duration::ZERO,
     }
 }

@@ -9,8 +9,11 @@
 
 use std::{collections::BTreeMap, fmt, path::Path, time::Duration};
 
+use payconf_reference::mask_pan;
 use serde::Deserialize;
 use url::Url;
+
+use crate::redact::{MASK, Redactor};
 
 /// A value that must never be printed: its `Debug` and `Display` are `***`.
 #[derive(Clone, Default, PartialEq, Eq, Deserialize)]
@@ -78,6 +81,27 @@ pub struct TestCards {
     pub declined: Option<TestCard>,
 }
 
+/// Which environment of the service a target is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Environment {
+    /// The test environment: every scenario may run.
+    Sandbox,
+    /// The live service: payconf refuses it unless `--allow-production`,
+    /// and then runs only `@production-safe` scenarios.
+    Production,
+}
+
+impl Environment {
+    /// `sandbox` or `production`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Sandbox => "sandbox",
+            Self::Production => "production",
+        }
+    }
+}
+
 /// How the buyer gets through the issuer-authentication page.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -106,6 +130,7 @@ pub struct AcsConfig {
 #[serde(deny_unknown_fields)]
 pub struct TargetFile {
     base_url: Option<String>,
+    environment: Option<Environment>,
     api_key: Option<Secret>,
     shop_login: Option<String>,
     currency: Option<String>,
@@ -135,6 +160,8 @@ pub struct TargetOverrides {
 pub struct TargetConfig {
     /// The service's base address; the API paths are under it.
     pub base_url: Url,
+    /// The environment the target file declares, if it does.
+    pub environment: Option<Environment>,
     /// The merchant's API key.
     pub api_key: Secret,
     /// The merchant's shop login.
@@ -279,6 +306,7 @@ impl TargetFile {
         }
         Ok(TargetConfig {
             base_url,
+            environment: self.environment,
             api_key,
             shop_login,
             currency,
@@ -341,6 +369,7 @@ impl TargetConfig {
             success_url: Some(page("success")),
             failure_url: Some(page("failure")),
             base_url: base_url.clone(),
+            environment: Some(Environment::Sandbox),
             api_key: Secret::new(reference::DEFAULT_API_KEY),
             shop_login: reference::DEFAULT_SHOP_LOGIN.to_owned(),
             currency: "EUR".to_owned(),
@@ -373,19 +402,79 @@ impl TargetConfig {
     /// Every secret value of the target, for redaction.
     pub fn secrets(&self) -> Vec<String> {
         let mut secrets = vec![self.api_key.expose().to_owned()];
-        for card in [
-            &self.cards.frictionless,
-            &self.cards.three_ds,
-            &self.cards.declined,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            secrets.push(card.number.expose().to_owned());
-        }
         secrets.extend(self.acs.fields.values().map(|v| v.expose().to_owned()));
+        secrets.extend(self.cards().map(|(_, card)| card.cvv.expose().to_owned()));
         secrets.retain(|s| !s.is_empty());
         secrets
+    }
+
+    /// Every test card, by its name in the target file.
+    pub fn cards(&self) -> impl Iterator<Item = (&'static str, &TestCard)> {
+        [
+            ("frictionless", &self.cards.frictionless),
+            ("three_ds", &self.cards.three_ds),
+            ("declined", &self.cards.declined),
+        ]
+        .into_iter()
+        .filter_map(|(name, card)| card.as_ref().map(|card| (name, card)))
+    }
+
+    /// The card numbers of the test cards, shown as first six and last four digits.
+    pub fn card_numbers(&self) -> Vec<String> {
+        self.cards()
+            .map(|(_, card)| card.number.expose().to_owned())
+            .collect()
+    }
+
+    /// The redactor for this target: its secrets masked, its card numbers
+    /// shown as their first six and last four digits.
+    pub fn redactor(&self) -> Redactor {
+        let redactor = Redactor::new(self.secrets());
+        for number in self.card_numbers() {
+            redactor.add_card_number(&number);
+        }
+        redactor
+    }
+
+    /// The effective configuration as reports show it: keys, codes and CVVs
+    /// masked, card numbers as their first six and last four digits.
+    pub fn summary(&self) -> serde_json::Value {
+        let cards: serde_json::Map<String, serde_json::Value> = self
+            .cards()
+            .map(|(name, card)| {
+                (
+                    name.to_owned(),
+                    serde_json::json!({
+                        "number": mask_pan(card.number.expose()),
+                        "exp_month": card.exp_month,
+                        "exp_year": card.exp_year,
+                        "cvv": MASK,
+                    }),
+                )
+            })
+            .collect();
+        let fields: serde_json::Map<String, serde_json::Value> = self
+            .acs
+            .fields
+            .keys()
+            .map(|name| (name.clone(), serde_json::Value::String(MASK.to_owned())))
+            .collect();
+        serde_json::json!({
+            "base_url": self.base_url.as_str(),
+            "environment": self.environment.map(Environment::name),
+            "api_key": MASK,
+            "shop_login": self.shop_login,
+            "currency": self.currency,
+            "amount": self.amount,
+            "success_url": self.success_url.as_ref().map(Url::as_str),
+            "failure_url": self.failure_url.as_ref().map(Url::as_str),
+            "token_lifetime_secs": self.token_lifetime.map(|d| d.as_secs()),
+            "cards": cards,
+            "acs": {
+                "driver": match self.acs.driver { AcsDriver::Form => "form", AcsDriver::None => "none" },
+                "fields": fields,
+            },
+        })
     }
 }
 

@@ -33,7 +33,7 @@ pub struct RunContext {
     /// Time and size bounds of every exchange.
     pub limits: Limits,
     /// The spec.
-    pub contract: Contract,
+    pub contract: Arc<Contract>,
     /// The requirements catalogue.
     pub requirements: Requirements,
     /// Keeps secrets out of everything shown.

@@ -156,3 +156,31 @@ fn the_example_target_file_is_complete() {
     assert_eq!(target.api_key.expose(), payconf_reference::DEFAULT_API_KEY);
     assert!(target.cards.declined.is_some() && target.failure_url.is_some());
 }
+
+#[test]
+fn production_safe_scenarios_send_no_card_data() {
+    for feature in features().features() {
+        let background: Vec<&str> = feature
+            .background
+            .iter()
+            .flat_map(|b| b.steps.iter().map(|s| s.value.as_str()))
+            .collect();
+        for scenario in &feature.scenarios {
+            if !scenario.tags.iter().any(|t| t == "production-safe") {
+                continue;
+            }
+            let steps = background
+                .iter()
+                .copied()
+                .chain(scenario.steps.iter().map(|s| s.value.as_str()));
+            for step in steps {
+                assert!(
+                    !step.contains("pays"),
+                    "{}: {:?} is @production-safe but sends card data: {step}",
+                    feature.name,
+                    scenario.name
+                );
+            }
+        }
+    }
+}

@@ -19,6 +19,8 @@ use std::{collections::HashMap, path::Path};
 use jsonschema::Validator;
 use openapiv3::OpenAPI;
 use serde_json::Value;
+use sha2::{Digest, Sha256};
+use url::Url;
 
 pub use schema::{Conformance, compile_schema, openapi_to_json_schema};
 pub use violation::{Violation, Violations};
@@ -72,6 +74,8 @@ pub struct Contract {
     /// The envelope every answer carries, held to the contract's own shape.
     core_envelope: Validator,
     validators: HashMap<ResponseKey, Validator>,
+    /// SHA-256 of the document's text, in hex.
+    sha256: String,
 }
 
 impl Contract {
@@ -148,12 +152,55 @@ impl Contract {
                 }
             }
         }
+        let sha256 = Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         Ok(Self {
             openapi,
             document,
             core_envelope,
             validators,
+            sha256,
         })
+    }
+
+    /// SHA-256 of the spec's text, in hex: which spec a report was made with.
+    pub fn sha256(&self) -> &str {
+        &self.sha256
+    }
+
+    /// The addresses of the servers the spec marks `x-environment:
+    /// production`, their variables set to their defaults and to each of
+    /// their `enum` values.
+    pub fn production_addresses(&self) -> Vec<Url> {
+        let mut addresses = Vec::new();
+        for server in &self.openapi.servers {
+            if server
+                .extensions
+                .get("x-environment")
+                .and_then(Value::as_str)
+                != Some("production")
+            {
+                continue;
+            }
+            let mut candidates = vec![server.url.clone()];
+            for (name, variable) in server.variables.iter().flatten() {
+                let values: Vec<&String> = std::iter::once(&variable.default)
+                    .chain(&variable.enumeration)
+                    .collect();
+                candidates = candidates
+                    .iter()
+                    .flat_map(|url| {
+                        values
+                            .iter()
+                            .map(move |value| url.replace(&format!("{{{name}}}"), value))
+                    })
+                    .collect();
+            }
+            addresses.extend(candidates.iter().filter_map(|c| Url::parse(c).ok()));
+        }
+        addresses
     }
 
     /// The parsed OpenAPI document.
@@ -164,6 +211,11 @@ impl Contract {
     /// The raw document as JSON, `x-` extensions included.
     pub fn document(&self) -> &Value {
         &self.document
+    }
+
+    /// The spec's title (`info.title`).
+    pub fn title(&self) -> &str {
+        &self.openapi.info.title
     }
 
     /// The spec's version (`info.version`).

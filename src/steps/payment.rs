@@ -62,6 +62,9 @@ async fn send_create(
         Some(Value::Number(id)) => Some(id.to_string()),
         _ => None,
     };
+    if let Some(token) = &token {
+        world.ctx.redactor.add_payment_token(token);
+    }
     if let (true, Some(token)) = (processed, token) {
         world.payments.push(CreatedPayment { token, payment_id });
     }
@@ -117,6 +120,22 @@ async fn creates_with_field(
 ) -> Result<(), Failure> {
     let mut body = create_body(world);
     body[field.as_str()] = Value::String(value);
+    create_json(world, Credentials::MerchantKey, &body).await
+}
+
+/// A field written as JSON rather than as a string: `10.00`, `null`, `true`.
+#[when(
+    regex = r"^the merchant creates a payment with (shopLogin|amount|currency|shopTransactionID) as the JSON value (.*)$"
+)]
+async fn creates_with_json_field(
+    world: &mut PaymentWorld,
+    field: String,
+    json: String,
+) -> Result<(), Failure> {
+    let value: Value = serde_json::from_str(&json)
+        .map_err(|e| Failure::plain(&format!("a JSON value in the scenario, not {json:?}: {e}")))?;
+    let mut body = create_body(world);
+    body[field.as_str()] = value;
     create_json(world, Credentials::MerchantKey, &body).await
 }
 

@@ -1,0 +1,142 @@
+//! One self-contained HTML page (inline style, no script, no external
+//! asset): the summary, the requirement coverage matrix, and every
+//! scenario with its steps and exchanges, each with a `curl` that replays
+//! it. Rendered by minijinja with HTML escaping on everything it inserts;
+//! prints with every section open.
+
+use minijinja::{Environment, context};
+use serde::Serialize;
+
+use super::{ReportInputs, requirement_outcomes, run_outcome, sorted, timestamp};
+use crate::{
+    console::{Outcome, StepStatus},
+    exchange::ExchangeRecord,
+};
+
+const TEMPLATE: &str = include_str!("report.html");
+
+#[derive(Serialize)]
+struct StepView {
+    keyword: String,
+    text: String,
+    status: &'static str,
+    duration_ms: String,
+    message: Option<String>,
+}
+
+#[derive(Serialize)]
+struct ScenarioView {
+    anchor: String,
+    location: String,
+    feature: String,
+    name: String,
+    outcome: &'static str,
+    requirements: Vec<String>,
+    step: Option<String>,
+    message: Option<String>,
+    reason: Option<String>,
+    waivers: Vec<String>,
+    observations: Vec<String>,
+    steps: Vec<StepView>,
+    exchanges: Vec<ExchangeRecord>,
+    duration_ms: String,
+}
+
+/// `create.feature:8` as an HTML id.
+pub fn anchor(location: &str) -> String {
+    format!(
+        "s-{}",
+        location.replace(|c: char| !c.is_ascii_alphanumeric(), "-")
+    )
+}
+
+fn millis(d: std::time::Duration) -> String {
+    format!("{:.1}", d.as_secs_f64() * 1000.0)
+}
+
+/// The report as text.
+pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
+    let scenarios: Vec<ScenarioView> = sorted(inputs.report)
+        .into_iter()
+        .map(|r| {
+            let (step, message, reason, waivers) = match &r.outcome {
+                Outcome::Passed => (None, None, None, Vec::new()),
+                Outcome::Failed { step, message } => {
+                    (Some(step.clone()), Some(message.clone()), None, Vec::new())
+                }
+                Outcome::Skipped(reason) => (None, None, Some(reason.clone()), Vec::new()),
+                Outcome::Waived {
+                    step,
+                    message,
+                    waivers,
+                } => (
+                    Some(step.clone()),
+                    Some(message.clone()),
+                    None,
+                    waivers.clone(),
+                ),
+            };
+            ScenarioView {
+                anchor: anchor(&r.location()),
+                location: r.location(),
+                feature: r.feature.clone(),
+                name: r.name.clone(),
+                outcome: r.outcome.name(),
+                requirements: r.requirements().map(str::to_owned).collect(),
+                step,
+                message,
+                reason,
+                waivers,
+                observations: r.observations.clone(),
+                steps: r
+                    .steps
+                    .iter()
+                    .map(|s| StepView {
+                        keyword: s.keyword.trim().to_owned(),
+                        text: s.text.clone(),
+                        status: match s.status {
+                            StepStatus::Passed => "passed",
+                            StepStatus::Failed => "failed",
+                            StepStatus::Undefined => "undefined",
+                            StepStatus::Skipped => "skipped",
+                        },
+                        duration_ms: millis(s.duration),
+                        message: s.message.clone(),
+                    })
+                    .collect(),
+                exchanges: r.exchanges.clone(),
+                duration_ms: millis(r.duration),
+            }
+        })
+        .collect();
+    let requirements = requirement_outcomes(inputs);
+    let counts = inputs.report.scenario_counts();
+    let mut env = Environment::new();
+    env.add_template("report.html", TEMPLATE)
+        .map_err(|e| e.to_string())?;
+    env.add_filter("anchor", |location: String| anchor(&location));
+    let template = env.get_template("report.html").map_err(|e| e.to_string())?;
+    template
+        .render(context! {
+            version => env!("CARGO_PKG_VERSION"),
+            spec_title => inputs.contract.title(),
+            spec_version => inputs.contract.version(),
+            spec_sha256 => inputs.contract.sha256(),
+            target => inputs.target.summary(),
+            embedded => inputs.embedded,
+            tags => inputs.tags,
+            left_out => inputs.left_out,
+            started => timestamp(inputs.started),
+            duration_s => format!("{:.2}", inputs.duration.as_secs_f64()),
+            outcome => run_outcome(inputs.exit_code),
+            exit_code => inputs.exit_code,
+            harness_errors => inputs.report.harness_errors,
+            counts => context! {
+                total => counts.total(), passed => counts.passed, failed => counts.failed,
+                skipped => counts.skipped, waived => counts.waived,
+            },
+            requirements => requirements,
+            scenarios => scenarios,
+        })
+        .map_err(|e| format!("{e:#}"))
+}

@@ -1,0 +1,104 @@
+//! Running the suite against a live production service by accident is
+//! impossible: payconf refuses before sending anything, unless told
+//! `--allow-production`, and then runs only the scenarios that send no card
+//! data, saying which it left out.
+
+mod support;
+
+use std::collections::BTreeSet;
+
+use payconf::features::Features;
+use support::{
+    runner::{TempFile, payconf_run_async},
+    twin::TwinService,
+};
+use wiremock::MockServer;
+
+fn production_target(base: &str) -> String {
+    format!(
+        "base_url = \"{base}\"\nenvironment = \"production\"\napi_key = \"k\"\nshop_login = \"s\"\n\
+         [cards.frictionless]\nnumber = \"4111111111111111\"\nexp_month = \"01\"\nexp_year = \"39\"\ncvv = \"1\"\n\
+         [cards.three_ds]\nnumber = \"5555555555554444\"\nexp_month = \"01\"\nexp_year = \"39\"\ncvv = \"1\"\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_target_declared_production_is_refused_before_any_request() {
+    let server = MockServer::start().await;
+    let target = TempFile::new("target.toml", &production_target(&server.uri()));
+
+    let output = payconf_run_async(vec!["--target".into(), target.0.display().to_string()]).await;
+
+    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
+    assert!(
+        output.stderr.contains("--allow-production"),
+        "{}",
+        output.stderr
+    );
+    let received = server.received_requests().await.expect("recording is on");
+    assert!(
+        received.is_empty(),
+        "{} requests reached production",
+        received.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_specs_production_address_is_recognised_without_a_declaration() {
+    let text = production_target("https://payment-service.example")
+        .replace("environment = \"production\"\n", "");
+    let target = TempFile::new("target.toml", &text);
+
+    let output = payconf_run_async(vec!["--target".into(), target.0.display().to_string()]).await;
+
+    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
+    assert!(
+        output.stderr.contains("is the spec's production server"),
+        "{}",
+        output.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn allowed_production_runs_only_scenarios_that_send_no_card_data() {
+    let twin = TwinService::start(None).await;
+    let text = twin
+        .target_toml()
+        .replacen('\n', "\nenvironment = \"production\"\n", 1);
+    let target = TempFile::new("target.toml", &text);
+
+    let output = payconf_run_async(vec![
+        "--target".into(),
+        target.0.display().to_string(),
+        "--allow-production".into(),
+    ])
+    .await;
+
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    let safe_core: BTreeSet<String> = Features::embedded()
+        .expect("features")
+        .scenarios()
+        .into_iter()
+        .filter(|s| s.tags.iter().any(|t| t == "core"))
+        .filter(|s| s.tags.iter().any(|t| t == "production-safe"))
+        .map(|s| s.location())
+        .collect();
+    assert!(!safe_core.is_empty());
+    assert_eq!(output.passed(), safe_core);
+    assert!(
+        output
+            .stdout
+            .contains("left out (sends card data)  submit.feature:10"),
+        "{}",
+        output.stdout
+    );
+    let requests = twin
+        .service
+        .received_requests()
+        .await
+        .expect("recording is on");
+    assert!(
+        requests.iter().all(|r| !r.url.path().contains("submit")),
+        "card data was sent to production"
+    );
+}

@@ -1,0 +1,158 @@
+//! No secret leaves a run: API keys, payment tokens in headers, full card
+//! numbers and security codes appear in none of what `payconf run` writes,
+//! console, logs and every report, even with every log level on.
+//!
+//! The run uses planted secrets of its own against a reference
+//! implementation configured with them, and every byte of every artifact is
+//! searched for each.
+
+mod support;
+
+use payconf_reference::{ReferenceConfig, RunningServer};
+use support::runner::TempFile;
+
+const API_KEY: &str = "planted-api-key-5c1e9b7d";
+const ISSUER_CODE: &str = "918273";
+const CVV: &str = "0428";
+const CARDS: [(&str, &str); 3] = [
+    ("4012888888881881", "frictionless"),
+    ("5105105105105100", "three_ds"),
+    ("4000056655665556", "declined"),
+];
+
+/// Whether `needle` stands in `haystack` on its own, not inside a longer
+/// run of letters or digits (a 4-digit code is inside many numbers).
+fn stands_alone(haystack: &str, needle: &str) -> bool {
+    haystack.match_indices(needle).any(|(i, _)| {
+        let before = haystack[..i].chars().next_back();
+        let after = haystack[i + needle.len()..].chars().next();
+        !before.is_some_and(|c| c.is_ascii_alphanumeric())
+            && !after.is_some_and(|c| c.is_ascii_alphanumeric())
+    })
+}
+
+/// Where a payment token stands whole after a `paymentToken` header name.
+fn token_in_header(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    lower.match_indices("paymenttoken").find_map(|(i, _)| {
+        let rest = &lower[i + "paymenttoken".len()..];
+        let rest = rest.trim_start_matches(['"', '\'', ':', ' ', '=']);
+        let candidate: String = rest.chars().take(36).collect();
+        uuid::Uuid::parse_str(&candidate)
+            .ok()
+            .map(|_| text[i..i + 60.min(text.len() - i)].to_owned())
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_planted_secret_appears_in_any_output_or_report() {
+    let mut config_text = format!(
+        "token_lifetime_secs = 1\nissuer_code = \"{ISSUER_CODE}\"\n\
+         [[merchants]]\nshop_login = \"PLANTED_SHOP\"\napi_key = \"{API_KEY}\"\n"
+    );
+    for (number, behaviour) in CARDS {
+        config_text.push_str(&format!(
+            "[[cards]]\nnumber = \"{number}\"\nbehaviour = \"{behaviour}\"\n"
+        ));
+    }
+    let config = ReferenceConfig::from_toml(&config_text).expect("a valid configuration");
+    let server = RunningServer::start(config).await.expect("server starts");
+    let base = server.base_url.as_str().trim_end_matches('/').to_owned();
+
+    let mut target = format!(
+        "base_url = \"{base}\"\nshop_login = \"PLANTED_SHOP\"\ntoken_lifetime_secs = 1\n\
+         success_url = \"{base}/merchant/PLANTED_SHOP/success\"\n\
+         failure_url = \"{base}/merchant/PLANTED_SHOP/failure\"\n"
+    );
+    for (number, name) in CARDS {
+        target.push_str(&format!(
+            "[cards.{name}]\nnumber = \"{number}\"\nexp_month = \"12\"\nexp_year = \"99\"\ncvv = \"{CVV}\"\n"
+        ));
+    }
+    target.push_str(&format!(
+        "[acs]\ndriver = \"form\"\nfields = {{ otp = \"{ISSUER_CODE}\" }}\n"
+    ));
+    let target = TempFile::new("target.toml", &target);
+
+    let dir = std::env::temp_dir().join(format!("payconf-redaction-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).expect("folder");
+    let reports = ["junit.xml", "cucumber.json", "report.html", "results.json"];
+    let flags = ["--junit", "--cucumber-json", "--html", "--results"];
+    let mut args: Vec<String> = vec![
+        "run".into(),
+        "--target".into(),
+        target.0.display().to_string(),
+        "--tags".into(),
+        "@core or @reference".into(),
+    ];
+    for (flag, name) in flags.iter().zip(reports) {
+        args.push((*flag).to_owned());
+        args.push(dir.join(name).display().to_string());
+    }
+    let output = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_payconf"))
+            .args(&args)
+            .env("PAYCONF_API_KEY", API_KEY)
+            .env("PAYCONF_LOG", "trace")
+            .env_remove("PAYCONF_BASE_URL")
+            .env_remove("PAYCONF_SHOP_LOGIN")
+            .output()
+            .expect("payconf runs")
+    })
+    .await
+    .expect("the run thread finishes");
+
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        &stderr[stderr.len().saturating_sub(4000)..]
+    );
+    let mut artifacts = vec![("stdout".to_owned(), stdout), ("stderr".to_owned(), stderr)];
+    for name in reports {
+        let text = std::fs::read_to_string(dir.join(name)).expect("report written");
+        assert!(!text.is_empty(), "{name} is empty");
+        artifacts.push((name.to_owned(), text));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // The run did exchange the secrets: the cards were paid and shown masked.
+    let html = &artifacts
+        .iter()
+        .find(|(n, _)| n == "report.html")
+        .expect("html")
+        .1;
+    assert!(
+        html.contains("401288******1881"),
+        "card numbers are shown masked"
+    );
+
+    let mut leaks = Vec::new();
+    for (name, text) in &artifacts {
+        for secret in [API_KEY, ISSUER_CODE]
+            .into_iter()
+            .chain(CARDS.iter().map(|(number, _)| *number))
+        {
+            if text.contains(secret) {
+                leaks.push(format!("{name}: {secret}"));
+            }
+        }
+        if stands_alone(text, CVV) {
+            leaks.push(format!("{name}: the CVV"));
+        }
+        if let Some(place) = token_in_header(text) {
+            leaks.push(format!("{name}: a payment token in a header: {place}"));
+        }
+    }
+    assert!(leaks.is_empty(), "secrets leaked: {leaks:#?}");
+}
+
+#[test]
+fn the_leak_detectors_find_what_they_look_for() {
+    assert!(stands_alone(r#"{"CVV":"0428"}"#, CVV));
+    assert!(!stands_alone("id 104281", CVV));
+    assert!(token_in_header("paymentToken: 3f1c2b4a-1111-4222-8333-944455556666").is_some());
+    assert!(token_in_header("paymentToken: 3f1c2b4a…").is_none());
+}

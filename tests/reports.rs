@@ -1,0 +1,336 @@
+//! The reports `payconf run` writes: all four in one run, each parsing as
+//! its consumers expect, the HTML self-contained with every internal link
+//! resolving; a failure carried into each; waivers judged by date.
+
+mod support;
+
+use std::{collections::BTreeSet, path::Path};
+
+use quick_xml::{Reader, events::Event};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use support::{
+    runner::{RunOutput, TempFile, payconf_run, payconf_run_async},
+    twin::{Defect, TwinService},
+};
+
+/// A folder for one test's reports, removed afterwards.
+struct ReportDir(std::path::PathBuf);
+
+impl ReportDir {
+    fn new() -> Self {
+        let dir = std::env::temp_dir().join(format!("payconf-reports-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).expect("report folder");
+        Self(dir)
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.0.join(name).display().to_string()
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.0.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+    }
+
+    fn args(&self) -> Vec<String> {
+        [
+            ("--junit", "junit.xml"),
+            ("--cucumber-json", "cucumber.json"),
+            ("--html", "report.html"),
+            ("--results", "results.json"),
+        ]
+        .into_iter()
+        .flat_map(|(flag, name)| [flag.to_owned(), self.path(name)])
+        .collect()
+    }
+}
+
+impl Drop for ReportDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// (testcases, failures) of a JUnit file, read by an XML parser.
+fn junit_cases(xml: &str) -> (usize, Vec<(String, String)>) {
+    let mut reader = Reader::from_str(xml);
+    let mut cases = 0;
+    let mut failures = Vec::new();
+    loop {
+        match reader.read_event().expect("well-formed XML") {
+            Event::Start(e) | Event::Empty(e) if e.name().as_ref() == b"testcase" => cases += 1,
+            Event::Start(e) if e.name().as_ref() == b"failure" => {
+                let attr = |name: &[u8]| {
+                    e.attributes()
+                        .filter_map(Result::ok)
+                        .find(|a| a.key.as_ref() == name)
+                        .map(|a| a.unescape_value().expect("attribute").into_owned())
+                        .unwrap_or_default()
+                };
+                failures.push((attr(b"type"), attr(b"message")));
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    (cases, failures)
+}
+
+fn cucumber_scenarios(json: &str) -> Vec<(String, Vec<String>)> {
+    let features: Value = serde_json::from_str(json).expect("Cucumber JSON parses");
+    let mut scenarios = Vec::new();
+    for feature in features.as_array().expect("an array of features") {
+        for key in ["uri", "id", "keyword", "name", "line", "elements"] {
+            assert!(feature.get(key).is_some(), "feature without {key}");
+        }
+        for element in feature["elements"].as_array().expect("elements") {
+            assert_eq!(element["type"], "scenario");
+            assert_eq!(element["keyword"], "Scenario");
+            let statuses = element["steps"]
+                .as_array()
+                .expect("steps")
+                .iter()
+                .map(|step| {
+                    for key in ["keyword", "name", "line", "result"] {
+                        assert!(step.get(key).is_some(), "step without {key}");
+                    }
+                    let status = step["result"]["status"]
+                        .as_str()
+                        .expect("status")
+                        .to_owned();
+                    assert!(
+                        ["passed", "failed", "skipped", "undefined", "pending"]
+                            .contains(&status.as_str())
+                    );
+                    if status == "failed" {
+                        assert!(step["result"]["error_message"].is_string());
+                    }
+                    status
+                })
+                .collect();
+            scenarios.push((element["name"].as_str().expect("name").to_owned(), statuses));
+        }
+    }
+    scenarios
+}
+
+/// Every `href="#x"` of a page has an element with id `x`; nothing is fetched from elsewhere.
+fn assert_self_contained(html: &str) {
+    let document = scraper::Html::parse_document(html);
+    assert!(
+        document.errors.is_empty(),
+        "HTML parse errors: {:?}",
+        document.errors
+    );
+    let select = |s: &str| scraper::Selector::parse(s).expect("selector");
+    let ids: BTreeSet<&str> = document
+        .select(&select("[id]"))
+        .filter_map(|e| e.value().attr("id"))
+        .collect();
+    for link in document.select(&select("a[href]")) {
+        let href = link.value().attr("href").expect("href");
+        let target = href
+            .strip_prefix('#')
+            .unwrap_or_else(|| panic!("external link {href}"));
+        assert!(ids.contains(target), "link to #{target} resolves nowhere");
+    }
+    for external in ["script", "link", "img", "iframe", "object", "embed"] {
+        assert_eq!(
+            document.select(&select(external)).count(),
+            0,
+            "{external} in the report"
+        );
+    }
+}
+
+#[test]
+fn one_run_writes_all_four_reports_and_each_parses() {
+    let dir = ReportDir::new();
+    let args = dir.args();
+    let output = payconf_run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    let ran = output.passed().len();
+
+    let (cases, failures) = junit_cases(&dir.read("junit.xml"));
+    assert_eq!(cases, ran);
+    assert!(failures.is_empty());
+
+    let scenarios = cucumber_scenarios(&dir.read("cucumber.json"));
+    assert_eq!(scenarios.len(), ran);
+    assert!(
+        scenarios
+            .iter()
+            .all(|(_, steps)| steps.iter().all(|s| s == "passed"))
+    );
+
+    let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results parse");
+    assert_eq!(results["exit_code"], 0);
+    assert_eq!(results["counts"]["scenarios"]["passed"], ran);
+    let spec =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/spec/openapi.yaml")).expect("spec");
+    let sha: String = Sha256::digest(&spec)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(results["spec"]["sha256"], sha.as_str());
+    assert_eq!(results["payconf"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(results["target"]["configuration"]["api_key"], "***");
+    let requirements = results["requirements"].as_array().expect("requirements");
+    assert!(
+        requirements.iter().all(|r| r["outcome"] == "passed"),
+        "{requirements:?}"
+    );
+
+    let html = dir.read("report.html");
+    assert_self_contained(&html);
+    assert!(html.contains("curl -i -X POST"));
+}
+
+async fn run_twin(defect: Option<Defect>, extra: Vec<String>) -> RunOutput {
+    let twin = TwinService::start(defect).await;
+    let target = TempFile::new("twin-target.toml", &twin.target_toml());
+    let mut args = vec!["--target".to_owned(), target.0.display().to_string()];
+    args.extend(extra);
+    payconf_run_async(args).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failure_reaches_every_report_with_expected_and_actual() {
+    let dir = ReportDir::new();
+    let output = run_twin(Some(Defect::PaymentIdAsNumber), dir.args()).await;
+    assert_eq!(output.code, Some(1), "{}", output.stdout);
+
+    let (_, failures) = junit_cases(&dir.read("junit.xml"));
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    let (step, message) = &failures[0];
+    assert!(
+        step.starts_with("When the merchant creates a payment"),
+        "{step}"
+    );
+    assert!(
+        message.contains("expected:") && message.contains("actual:"),
+        "{message}"
+    );
+    assert!(message.contains("CREATE-03"), "{message}");
+
+    let scenarios = cucumber_scenarios(&dir.read("cucumber.json"));
+    let failed: Vec<_> = scenarios
+        .iter()
+        .filter(|(_, s)| s.iter().any(|s| s == "failed"))
+        .collect();
+    assert_eq!(failed.len(), 1);
+
+    let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results");
+    assert_eq!(results["outcome"], "failed");
+    let outcome = |id: &str| {
+        results["requirements"]
+            .as_array()
+            .expect("requirements")
+            .iter()
+            .find(|r| r["id"] == id)
+            .map(|r| r["outcome"].clone())
+    };
+    assert_eq!(outcome("CREATE-03"), Some("failed".into()));
+    assert_eq!(outcome("TDS-04"), Some("passed".into()));
+    assert_eq!(outcome("REF-AUTH-01"), Some("not-run".into()));
+    assert_self_contained(&dir.read("report.html"));
+}
+
+fn waivers_file(expires: &str) -> TempFile {
+    TempFile::new(
+        "waivers.toml",
+        &format!(
+            "[[waivers]]\nrequirement = \"CREATE-03\"\nreason = \"IDs become strings in 4.2\"\nexpires = \"{expires}\"\n"
+        ),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waived_failure_is_reported_as_waived_and_passes_the_run() {
+    let waivers = waivers_file("2999-12-31");
+    let dir = ReportDir::new();
+    let mut extra = vec!["--waivers".to_owned(), waivers.0.display().to_string()];
+    extra.extend(dir.args());
+    let output = run_twin(Some(Defect::PaymentIdAsNumber), extra).await;
+
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    assert!(
+        output.stdout.contains("  WAIVE create.feature:8"),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        output
+            .stdout
+            .contains("waived: CREATE-03 until 2999-12-31: IDs become strings in 4.2")
+    );
+    assert!(output.stdout.contains("1 waived"), "{}", output.stdout);
+    let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results");
+    assert_eq!(results["counts"]["scenarios"]["waived"], 1);
+    assert!(
+        dir.read("junit.xml")
+            .contains("<skipped message=\"waived: CREATE-03")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_waiver_fails_the_run_saying_so() {
+    let waivers = waivers_file("2020-01-31");
+    let output = run_twin(
+        Some(Defect::PaymentIdAsNumber),
+        vec!["--waivers".to_owned(), waivers.0.display().to_string()],
+    )
+    .await;
+
+    assert_eq!(output.code, Some(1), "{}", output.stdout);
+    assert!(
+        output.stdout.contains("  FAIL  create.feature:8"),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        output
+            .stdout
+            .contains("waiver expired: CREATE-03 was waived until 2020-01-31"),
+        "{}",
+        output.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiver_of_one_requirement_does_not_hide_another() {
+    // The relative redirect fails SUBMIT-04's step check, which is the
+    // scenario's as a whole: a waiver of SUBMIT-04 alone does not cover
+    // SUBMIT-01..03, which the same scenario checks.
+    let waivers = TempFile::new(
+        "waivers.toml",
+        "[[waivers]]\nrequirement = \"SUBMIT-04\"\nreason = \"r\"\nexpires = \"2999-01-01\"\n",
+    );
+    let output = run_twin(
+        Some(Defect::SuccessRedirectRelative),
+        vec!["--waivers".to_owned(), waivers.0.display().to_string()],
+    )
+    .await;
+    assert_eq!(output.code, Some(1), "{}", output.stdout);
+}
+
+#[test]
+fn bad_report_paths_and_waivers_stop_the_run_before_it_starts() {
+    let missing_folder = payconf_run(&["--html", "/nonexistent-folder/report.html"]);
+    assert_eq!(missing_folder.code, Some(2));
+    assert!(
+        missing_folder.stderr.contains("--html"),
+        "{}",
+        missing_folder.stderr
+    );
+    assert!(missing_folder.passed().is_empty());
+
+    let waivers = TempFile::new(
+        "waivers.toml",
+        "[[waivers]]\nrequirement = \"NOPE-9\"\nreason = \"r\"\nexpires = \"2999-01-01\"\n",
+    );
+    let unknown = payconf_run(&["--waivers", &waivers.0.display().to_string()]);
+    assert_eq!(unknown.code, Some(2));
+    assert!(unknown.stderr.contains("NOPE-9"), "{}", unknown.stderr);
+    assert!(!Path::new("/nonexistent-folder").exists());
+}
