@@ -190,10 +190,15 @@ struct ShownExchange<'a> {
 const SHOWN_BODY: usize = 2000;
 
 fn shorten(text: String) -> String {
-    if text.len() <= SHOWN_BODY {
+    truncate(text, SHOWN_BODY)
+}
+
+/// `text` cut to at most `limit` bytes on a character boundary, saying how long it was.
+fn truncate(text: String, limit: usize) -> String {
+    if text.len() <= limit {
         return text;
     }
-    let mut end = SHOWN_BODY;
+    let mut end = limit;
     while !text.is_char_boundary(end) {
         end -= 1;
     }
@@ -260,14 +265,7 @@ pub struct ExchangeRecord {
 }
 
 fn clip(text: String) -> String {
-    if text.len() <= REPORTED_BODY {
-        return text;
-    }
-    let mut end = REPORTED_BODY;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… ({} bytes in all)", &text[..end], text.len())
+    truncate(text, REPORTED_BODY)
 }
 
 /// `'text'` for a POSIX shell.
