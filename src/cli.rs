@@ -26,6 +26,26 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Run the reference implementation as a local payment sandbox.
     Serve(ServeArgs),
+    /// Write the service's documentation, generated from the spec and the
+    /// features: an HTML site entered at OUT/index.html, and the same as Markdown.
+    Docs(DocsArgs),
+}
+
+/// Flags of `payconf docs`.
+#[derive(Debug, clap::Args)]
+pub struct DocsArgs {
+    /// The folder to write into; created if missing.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// What to write.
+    #[arg(long, value_enum, default_value_t = crate::docs::Format::Both)]
+    pub format: crate::docs::Format,
+    /// Read the features from this directory instead of the embedded ones.
+    #[arg(long, value_name = "DIR")]
+    pub features: Option<PathBuf>,
+    /// Read the spec from this file instead of the embedded one.
+    #[arg(long, value_name = "FILE")]
+    pub spec: Option<PathBuf>,
 }
 
 /// Flags of `payconf run`.
@@ -116,6 +136,7 @@ pub fn main(cli: Cli) -> ExitCode {
             .block_on(crate::run::run(run_options(args)))
             .map_err(anyhow::Error::from),
         Command::Serve(args) => runtime.block_on(crate::serve::serve(args)),
+        Command::Docs(args) => docs(&args),
     };
     match result {
         Ok(code) => code,
@@ -127,6 +148,30 @@ pub fn main(cli: Cli) -> ExitCode {
             ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+/// `payconf docs`: builds the site and says where it went.
+fn docs(args: &DocsArgs) -> anyhow::Result<ExitCode> {
+    let contract = match &args.spec {
+        Some(path) => crate::contract::Contract::load(path)?,
+        None => crate::contract::Contract::embedded()?,
+    };
+    let features = match &args.features {
+        Some(dir) => crate::features::Features::load_dir(dir)?,
+        None => crate::features::Features::embedded()?,
+    };
+    let requirements = crate::requirements::Requirements::embedded()?;
+    let site = crate::docs::Site::build(&contract, &features, &requirements)?;
+    let written = site.write(&args.out, args.format)?;
+    let entry = args
+        .out
+        .join(if args.format == crate::docs::Format::Markdown {
+            "index.md"
+        } else {
+            "index.html"
+        });
+    println!("{} files written; open {}", written.len(), entry.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_options(args: Box<RunArgs>) -> crate::run::RunOptions {

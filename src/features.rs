@@ -51,7 +51,12 @@ pub enum FeaturesError {
 
 /// Parsed, expanded features.
 #[derive(Clone, Debug)]
-pub struct Features(Vec<gherkin::Feature>);
+pub struct Features {
+    /// As cucumber runs them: each Examples row of an outline a scenario.
+    expanded: Vec<gherkin::Feature>,
+    /// As written: outlines with their Examples tables, for documentation.
+    written: Vec<gherkin::Feature>,
+}
 
 /// One scenario and where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -140,23 +145,31 @@ impl Features {
                 let mut feature = gherkin::Feature::parse(&text, gherkin::GherkinEnv::default())
                     .map_err(|e| invalid(e.to_string()))?;
                 feature.path = Some(path.clone());
-                feature
+                let expanded = feature
+                    .clone()
                     .expand_examples()
-                    .map_err(|e| invalid(e.to_string()))
+                    .map_err(|e| invalid(e.to_string()))?;
+                Ok((expanded, feature))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Self(features))
+        let (expanded, written) = features.into_iter().unzip();
+        Ok(Self { expanded, written })
     }
 
     /// The parsed features.
     pub fn features(&self) -> &[gherkin::Feature] {
-        &self.0
+        &self.expanded
+    }
+
+    /// The features as written: outlines once, with their Examples tables.
+    pub fn as_written(&self) -> &[gherkin::Feature] {
+        &self.written
     }
 
     /// Every scenario (each Examples row of an outline), in file order.
     pub fn scenarios(&self) -> Vec<ScenarioEntry> {
         let mut entries = Vec::new();
-        for feature in &self.0 {
+        for feature in &self.expanded {
             let file = file_name(feature);
             let entry =
                 |rule: Option<&gherkin::Rule>, scenario: &gherkin::Scenario| ScenarioEntry {
@@ -209,6 +222,6 @@ impl cucumber::Parser<()> for Preparsed {
     type Output = stream::Iter<std::vec::IntoIter<cucumber::parser::Result<gherkin::Feature>>>;
 
     fn parse(self, (): (), _: Self::Cli) -> Self::Output {
-        stream::iter(self.0.0.into_iter().map(Ok).collect::<Vec<_>>())
+        stream::iter(self.0.expanded.into_iter().map(Ok).collect::<Vec<_>>())
     }
 }

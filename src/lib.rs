@@ -10,6 +10,7 @@ pub mod cli;
 pub mod console;
 pub mod contract;
 pub mod defects;
+pub mod docs;
 pub mod exchange;
 pub mod features;
 pub mod list;

@@ -1,0 +1,138 @@
+//! The features as documentation: every scenario, readable, with the
+//! operation it exercises, its profile and the requirements it checks.
+
+use serde::Serialize;
+
+use crate::features::{Features, file_name};
+
+/// One step, as written.
+#[derive(Clone, Debug, Serialize)]
+pub struct StepDoc {
+    /// `Given`, `When`, `Then`, `And`.
+    pub keyword: String,
+    /// The step's text.
+    pub text: String,
+    /// Its doc string.
+    pub docstring: Option<String>,
+    /// Its data table.
+    pub table: Option<Vec<Vec<String>>>,
+}
+
+/// One scenario (an outline once, with its examples).
+#[derive(Clone, Debug, Serialize)]
+pub struct ScenarioDoc {
+    /// Its HTML id: `s-create-8`.
+    pub anchor: String,
+    /// `create.feature`.
+    pub file: String,
+    /// Its line.
+    pub line: usize,
+    /// The feature's name.
+    pub feature: String,
+    /// Its name.
+    pub name: String,
+    /// `core` or `reference`.
+    pub profile: String,
+    /// The requirement ids it checks.
+    pub requirements: Vec<String>,
+    /// Its other tags (area, needs), without `@`.
+    pub tags: Vec<String>,
+    /// The feature's background steps, run before it.
+    pub background: Vec<StepDoc>,
+    /// Its steps.
+    pub steps: Vec<StepDoc>,
+    /// Its examples tables (header row first), for an outline.
+    pub examples: Vec<Vec<Vec<String>>>,
+    /// The operation it exercises, or `None` for requests of any kind.
+    pub operation: Option<String>,
+}
+
+/// The HTML id of a scenario.
+pub fn scenario_anchor(file: &str, line: usize) -> String {
+    format!(
+        "s-{}-{line}",
+        file.trim_end_matches(".feature").replace('_', "-")
+    )
+}
+
+fn step_doc(step: &cucumber::gherkin::Step) -> StepDoc {
+    StepDoc {
+        keyword: step.keyword.trim().to_owned(),
+        text: step.value.clone(),
+        docstring: step.docstring.as_ref().map(|d| d.trim().to_owned()),
+        table: step.table.as_ref().map(|t| t.rows.clone()),
+    }
+}
+
+/// The operation a scenario exercises, from what its steps do.
+fn operation_of(steps: &[StepDoc]) -> Option<String> {
+    let any = |word: &str| steps.iter().any(|s| s.text.contains(word));
+    if any("issuer") {
+        Some("completeIssuerAuthentication".to_owned())
+    } else if any("pays") || any("token has expired") {
+        Some("submitPayment".to_owned())
+    } else if any("sends a POST request to") || any("sends a GET request to") {
+        None
+    } else {
+        Some("createPayment".to_owned())
+    }
+}
+
+/// Every scenario of the features, in file order.
+pub fn scenarios(features: &Features) -> Vec<ScenarioDoc> {
+    let mut found = Vec::new();
+    for feature in features.as_written() {
+        let file = file_name(feature);
+        let background: Vec<StepDoc> = feature
+            .background
+            .iter()
+            .flat_map(|b| b.steps.iter().map(step_doc))
+            .collect();
+        let scenarios = feature
+            .scenarios
+            .iter()
+            .chain(feature.rules.iter().flat_map(|r| r.scenarios.iter()));
+        for scenario in scenarios {
+            let tags: Vec<String> = feature
+                .tags
+                .iter()
+                .chain(&scenario.tags)
+                .map(|t| t.trim_start_matches('@').to_owned())
+                .collect();
+            let steps: Vec<StepDoc> = scenario.steps.iter().map(step_doc).collect();
+            let all: Vec<StepDoc> = background.iter().chain(&steps).cloned().collect();
+            found.push(ScenarioDoc {
+                anchor: scenario_anchor(&file, scenario.position.line),
+                file: file.clone(),
+                line: scenario.position.line,
+                feature: feature.name.clone(),
+                name: scenario.name.clone(),
+                profile: if tags.iter().any(|t| t == "core") {
+                    "core"
+                } else {
+                    "reference"
+                }
+                .to_owned(),
+                requirements: tags
+                    .iter()
+                    .filter_map(|t| t.strip_prefix("req:"))
+                    .map(str::to_owned)
+                    .collect(),
+                tags: tags
+                    .iter()
+                    .filter(|t| !t.starts_with("req:") && *t != "core" && *t != "reference")
+                    .cloned()
+                    .collect(),
+                background: background.clone(),
+                steps,
+                examples: scenario
+                    .examples
+                    .iter()
+                    .filter_map(|e| e.table.as_ref().map(|t| t.rows.clone()))
+                    .collect(),
+                operation: operation_of(&all),
+            });
+        }
+    }
+    found
+}

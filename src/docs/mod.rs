@@ -1,0 +1,463 @@
+//! `payconf docs`: the service's documentation, generated from the spec and
+//! the features, so it cannot disagree with what `payconf run` checks.
+//!
+//! [`Site::build`] reads the spec ([`model`]) and the scenarios
+//! ([`behaviour`]) and renders Markdown pages from minijinja templates
+//! (`templates/*.md`): the overview with the payment flow ([`flow`], an SVG
+//! drawn here), a page per operation with its fields, examples, error
+//! answers and scenarios, the requirements with links to their scenarios
+//! and back, and the reference implementation's defaults. The HTML site is
+//! the same Markdown rendered by pulldown-cmark into a layout, links turned
+//! from `.md` to `.html` and the diagram inlined: self-contained pages that
+//! work from `file://`. The Markdown is checked in under `docs/reference/`.
+
+pub mod behaviour;
+pub mod flow;
+pub mod model;
+
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+};
+
+use minijinja::{Environment, context, value::Value as TemplateValue};
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, html};
+use serde::Serialize;
+
+use self::{behaviour::ScenarioDoc, model::OperationDoc};
+use crate::{
+    contract::Contract,
+    features::Features,
+    requirements::{RequirementProfile, Requirements},
+};
+
+/// The command that regenerates the checked-in Markdown.
+pub const REGENERATE: &str = "cargo run -- docs --out docs/reference --format markdown";
+
+/// The diagram's file name beside the Markdown pages.
+pub const FLOW_FILE: &str = "payment-flow.svg";
+
+/// What `payconf docs` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The HTML site and the Markdown.
+    Both,
+    /// The HTML site only.
+    Html,
+    /// The Markdown (and the diagram) only: what `docs/reference/` holds.
+    Markdown,
+}
+
+/// One page: where it goes (without extension) and its Markdown.
+#[derive(Clone, Debug)]
+pub struct Page {
+    /// `index`, `operations/createPayment`.
+    pub path: String,
+    /// Its title.
+    pub title: String,
+    /// Its Markdown.
+    pub markdown: String,
+}
+
+/// The whole documentation.
+#[derive(Clone, Debug)]
+pub struct Site {
+    /// Every page.
+    pub pages: Vec<Page>,
+    /// The payment flow diagram, SVG.
+    pub flow_svg: String,
+    operations: Vec<OperationDoc>,
+}
+
+/// Why the documentation could not be made or written.
+#[derive(Debug, thiserror::Error)]
+pub enum DocsError {
+    /// A template failed.
+    #[error("docs template: {0:#}")]
+    Template(#[from] minijinja::Error),
+    /// A file could not be written.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// Markdown text that shows as written: `<placeholder>` and emphasis marks escaped.
+fn md(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '*' | '_' | '`' | '[' | ']' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A table cell: one line, pipes escaped.
+fn cell(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('|', "\\|")
+}
+
+/// An example as a fenced code block long enough for what it holds.
+fn codeblock(example: TemplateValue) -> Result<String, minijinja::Error> {
+    let text = example
+        .get_attr("text")?
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let language = example
+        .get_attr("language")?
+        .as_str()
+        .unwrap_or("text")
+        .to_owned();
+    let mut fence = "```".to_owned();
+    while text.contains(&fence) {
+        fence.push('`');
+    }
+    Ok(format!("{fence}{language}\n{text}\n{fence}"))
+}
+
+fn environment() -> Result<Environment<'static>, minijinja::Error> {
+    let mut env = Environment::new();
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+    env.set_keep_trailing_newline(true);
+    for (name, text) in [
+        ("index.md", include_str!("templates/index.md")),
+        ("operation.md", include_str!("templates/operation.md")),
+        ("requirements.md", include_str!("templates/requirements.md")),
+        (
+            "reference-implementation.md",
+            include_str!("templates/reference-implementation.md"),
+        ),
+        ("scenario.md", include_str!("templates/scenario.md")),
+    ] {
+        env.add_template(name, text)?;
+    }
+    env.add_filter("md", |text: String| md(&text));
+    env.add_filter("cell", |text: String| cell(&text));
+    env.add_filter("codeblock", codeblock);
+    Ok(env)
+}
+
+/// Blank lines squeezed to one, trailing spaces dropped, one final newline.
+fn tidy(markdown: &str) -> String {
+    let mut out = String::new();
+    let mut blank = 0;
+    for line in markdown.lines() {
+        let line = line.trim_end();
+        if line.is_empty() {
+            blank += 1;
+            if blank > 1 || out.is_empty() {
+                continue;
+            }
+        } else {
+            blank = 0;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct RequirementView {
+    id: String,
+    profile: &'static str,
+    summary: String,
+    section: String,
+    scenarios: Vec<ScenarioLink>,
+}
+
+#[derive(Serialize)]
+struct ScenarioLink {
+    name: String,
+    page: String,
+    anchor: String,
+    file: String,
+    line: usize,
+}
+
+#[derive(Serialize)]
+struct AuthenticationView {
+    name: String,
+    used_by: String,
+    conformance: String,
+    description: String,
+}
+
+/// The page a scenario is shown on.
+fn page_of(scenario: &ScenarioDoc) -> String {
+    match &scenario.operation {
+        Some(operation) => format!("operations/{operation}"),
+        None => "index".to_owned(),
+    }
+}
+
+impl Site {
+    /// Builds every page from the spec, the features and the requirements.
+    pub fn build(
+        contract: &Contract,
+        features: &Features,
+        requirements: &Requirements,
+    ) -> Result<Self, DocsError> {
+        let document = contract.document();
+        let operations = model::operations(document);
+        let scenarios = behaviour::scenarios(features);
+        let env = environment()?;
+        let mut pages = Vec::new();
+
+        let (calls, browser_pages): (Vec<&OperationDoc>, Vec<&OperationDoc>) = operations
+            .iter()
+            .partition(|op| op.path.starts_with("/api/"));
+        let authentication: Vec<AuthenticationView> = calls
+            .iter()
+            .flat_map(|op| {
+                op.parameters
+                    .iter()
+                    .filter(|p| p.location == "header")
+                    .map(|p| AuthenticationView {
+                        name: p.name.clone(),
+                        used_by: format!("`{}`", op.id),
+                        conformance: p.conformance.clone(),
+                        description: p.description.clone(),
+                    })
+            })
+            .collect();
+        let envelope = model::fields(
+            document,
+            &serde_json::json!({"$ref": "#/components/schemas/Envelope"}),
+        );
+        let any_request: Vec<&ScenarioDoc> =
+            scenarios.iter().filter(|s| s.operation.is_none()).collect();
+        let info = |key: &str| {
+            document
+                .pointer(&format!("/info/{key}"))
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("")
+                .trim()
+                .to_owned()
+        };
+        pages.push(Page {
+            path: "index".to_owned(),
+            title: info("title"),
+            markdown: env.get_template("index.md")?.render(context! {
+                title => info("title"), description => info("description"),
+                version => info("version"), calls => calls, pages => browser_pages,
+                servers => model::servers(document), authentication => authentication,
+                envelope => envelope,
+                any_request => any_request, root => "",
+            })?,
+        });
+
+        for op in &operations {
+            let mine: Vec<&ScenarioDoc> = scenarios
+                .iter()
+                .filter(|s| s.operation.as_deref() == Some(op.id.as_str()))
+                .collect();
+            pages.push(Page {
+                path: format!("operations/{}", op.id),
+                title: op.summary.clone(),
+                markdown: env
+                    .get_template("operation.md")?
+                    .render(context! { op => op, scenarios => mine, root => "../" })?,
+            });
+        }
+
+        let requirement_views: Vec<RequirementView> = requirements
+            .all()
+            .iter()
+            .map(|r| RequirementView {
+                id: r.id.clone(),
+                profile: match r.profile {
+                    RequirementProfile::Core => "core",
+                    RequirementProfile::Reference => "reference",
+                },
+                summary: r.summary.clone(),
+                section: r.section.clone(),
+                scenarios: scenarios
+                    .iter()
+                    .filter(|s| s.requirements.contains(&r.id))
+                    .map(|s| ScenarioLink {
+                        name: md(&s.name),
+                        page: format!("{}.md", page_of(s)),
+                        anchor: s.anchor.clone(),
+                        file: s.file.clone(),
+                        line: s.line,
+                    })
+                    .collect(),
+            })
+            .collect();
+        pages.push(Page {
+            path: "requirements".to_owned(),
+            title: "Requirements".to_owned(),
+            markdown: env
+                .get_template("requirements.md")?
+                .render(context! { requirements => requirement_views })?,
+        });
+
+        use payconf_reference as reference;
+        pages.push(Page {
+            path: "reference-implementation".to_owned(),
+            title: "The reference implementation's defaults".to_owned(),
+            markdown: env
+                .get_template("reference-implementation.md")?
+                .render(context! {
+                    shop_login => reference::DEFAULT_SHOP_LOGIN,
+                    api_key => reference::DEFAULT_API_KEY,
+                    frictionless => reference::DEFAULT_FRICTIONLESS_CARD,
+                    three_ds => reference::DEFAULT_THREE_DS_CARD,
+                    declined => reference::DEFAULT_DECLINED_CARD,
+                    issuer_code => reference::DEFAULT_ISSUER_CODE,
+                    token_minutes => reference::DEFAULT_TOKEN_LIFETIME.as_secs() / 60,
+                    max_body_kib => reference::MAX_BODY_BYTES / 1024,
+                })?,
+        });
+
+        for page in &mut pages {
+            // The index template includes scenarios with links relative to the root.
+            page.markdown = tidy(&page.markdown);
+        }
+        Ok(Self {
+            pages,
+            flow_svg: flow::payment_flow_svg(),
+            operations,
+        })
+    }
+
+    /// Every file of the Markdown form: relative path and contents.
+    pub fn markdown_files(&self) -> BTreeMap<PathBuf, String> {
+        let mut files: BTreeMap<PathBuf, String> = self
+            .pages
+            .iter()
+            .map(|p| (PathBuf::from(format!("{}.md", p.path)), p.markdown.clone()))
+            .collect();
+        files.insert(
+            PathBuf::from(FLOW_FILE),
+            format!("{}\n", self.flow_svg.trim_end()),
+        );
+        files
+    }
+
+    /// Every file of the HTML form: relative path and contents.
+    pub fn html_files(&self) -> Result<BTreeMap<PathBuf, String>, DocsError> {
+        let mut env = Environment::new();
+        env.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
+        env.add_template("layout.html", include_str!("templates/layout.html"))?;
+        let layout = env.get_template("layout.html")?;
+        let mut files = BTreeMap::new();
+        for page in &self.pages {
+            let root = "../".repeat(page.path.matches('/').count());
+            let content = markdown_to_html(&page.markdown, &self.flow_svg);
+            let text = layout.render(context! {
+                title => page.title, root => root, operations => self.operations,
+                content => content,
+            })?;
+            files.insert(PathBuf::from(format!("{}.html", page.path)), text);
+        }
+        Ok(files)
+    }
+
+    /// Writes the site under `out`.
+    pub fn write(&self, out: &Path, format: Format) -> Result<Vec<PathBuf>, DocsError> {
+        let mut files = BTreeMap::new();
+        if format != Format::Html {
+            files.extend(self.markdown_files());
+        }
+        if format != Format::Markdown {
+            files.extend(self.html_files()?);
+        }
+        let mut written = Vec::new();
+        for (relative, text) in files {
+            let path = out.join(&relative);
+            let write_error = |source| DocsError::Write {
+                path: path.display().to_string(),
+                source,
+            };
+            if let Some(folder) = path.parent() {
+                std::fs::create_dir_all(folder).map_err(write_error)?;
+            }
+            std::fs::write(&path, text).map_err(write_error)?;
+            written.push(relative);
+        }
+        Ok(written)
+    }
+}
+
+/// Whether raw HTML in the Markdown is one of the pages' own anchors.
+fn is_anchor(html: &str) -> bool {
+    let html = html.trim();
+    html == "</a>"
+        || (html.starts_with("<a id=\"")
+            && html.ends_with('>')
+            && !html[7..html.len() - 1].contains(['<', '>']))
+}
+
+/// `operations/createPayment.md#x` → `operations/createPayment.html#x`.
+fn html_link(destination: &str) -> String {
+    if destination.contains("://") {
+        return destination.to_owned();
+    }
+    let (path, fragment) = match destination.split_once('#') {
+        Some((p, f)) => (p, Some(f)),
+        None => (destination, None),
+    };
+    let path = match path.strip_suffix(".md") {
+        Some(stem) => format!("{stem}.html"),
+        None => path.to_owned(),
+    };
+    match fragment {
+        Some(f) => format!("{path}#{f}"),
+        None => path,
+    }
+}
+
+/// A page's Markdown as HTML: links to `.html`, the flow diagram inlined,
+/// and any raw HTML but the pages' own anchors shown as text.
+pub fn markdown_to_html(markdown: &str, flow_svg: &str) -> String {
+    let mut in_flow_image = false;
+    let events = Parser::new_ext(markdown, Options::ENABLE_TABLES).filter_map(|event| {
+        if in_flow_image {
+            if let Event::End(TagEnd::Image) = event {
+                in_flow_image = false;
+            }
+            return None;
+        }
+        Some(match event {
+            Event::Start(Tag::Image { dest_url, .. }) if dest_url.as_ref() == FLOW_FILE => {
+                in_flow_image = true;
+                Event::Html(CowStr::from(flow_svg.to_owned()))
+            }
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => Event::Start(Tag::Link {
+                link_type,
+                dest_url: CowStr::from(html_link(&dest_url)),
+                title,
+                id,
+            }),
+            Event::Html(raw) | Event::InlineHtml(raw) if !is_anchor(&raw) => Event::Text(raw),
+            other => other,
+        })
+    });
+    let mut out = String::new();
+    html::push_html(&mut out, events);
+    out
+}

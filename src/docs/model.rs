@@ -1,0 +1,513 @@
+//! What the documentation says, read off the spec: operations with their
+//! headers, parameters, fields, examples and error answers. Every `$ref` is
+//! followed, so the pages show the shapes, not the spec's plumbing.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// One row of a field table.
+#[derive(Clone, Debug, Serialize)]
+pub struct FieldRow {
+    /// Dotted name: `payload.userRedirect.href`, `items[]`.
+    pub name: String,
+    /// JSON type, with `nullable` when it may be null.
+    pub kind: String,
+    /// `format`, `pattern`, bounds and allowed values, as text.
+    pub format: String,
+    /// Whether the field must be present.
+    pub required: bool,
+    /// `core` (the contract states it) or `reference`.
+    pub conformance: String,
+    /// Its description.
+    pub description: String,
+}
+
+/// An example of a request or response.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExampleDoc {
+    /// Its key in the spec.
+    pub name: String,
+    /// Its summary.
+    pub summary: String,
+    /// The value, as pretty JSON or as the text it is.
+    pub text: String,
+    /// `json` or the media type's word for a code block.
+    pub language: String,
+}
+
+/// A header or parameter of an operation.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParameterDoc {
+    /// Its name.
+    pub name: String,
+    /// `header`, `query`, `path`.
+    pub location: String,
+    /// Whether it must be sent.
+    pub required: bool,
+    /// `core` or `reference`.
+    pub conformance: String,
+    /// What it carries.
+    pub description: String,
+}
+
+/// A request or response body.
+#[derive(Clone, Debug, Serialize)]
+pub struct BodyDoc {
+    /// Its media type.
+    pub media_type: String,
+    /// Its fields.
+    pub fields: Vec<FieldRow>,
+    /// Its examples.
+    pub examples: Vec<ExampleDoc>,
+}
+
+/// One response of an operation.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResponseDoc {
+    /// `200`, `403`, `default`.
+    pub status: String,
+    /// What it means.
+    pub description: String,
+    /// `core` or `reference`.
+    pub conformance: String,
+    /// Response headers: (name, description).
+    pub headers: Vec<(String, String)>,
+    /// Its bodies, one per media type.
+    pub bodies: Vec<BodyDoc>,
+}
+
+/// An error answer, from the examples of a refusal.
+#[derive(Clone, Debug, Serialize)]
+pub struct ErrorRow {
+    /// HTTP status.
+    pub status: String,
+    /// `error.code`.
+    pub code: String,
+    /// `error.description`.
+    pub description: String,
+}
+
+/// One operation of the spec.
+#[derive(Clone, Debug, Serialize)]
+pub struct OperationDoc {
+    /// `createPayment`.
+    pub id: String,
+    /// `POST`.
+    pub method: String,
+    /// `/api/v1/payment/create/`.
+    pub path: String,
+    /// One line.
+    pub summary: String,
+    /// Paragraphs.
+    pub description: String,
+    /// `core` or `reference`.
+    pub conformance: String,
+    /// Credential headers and parameters.
+    pub parameters: Vec<ParameterDoc>,
+    /// The request body.
+    pub request: Option<BodyDoc>,
+    /// Every response.
+    pub responses: Vec<ResponseDoc>,
+    /// Every error answer of the reference profile: status, code, description.
+    pub errors: Vec<ErrorRow>,
+}
+
+/// A server of the spec.
+#[derive(Clone, Debug, Serialize)]
+pub struct ServerDoc {
+    /// `sandbox` or `production`.
+    pub environment: String,
+    /// The URL template.
+    pub url: String,
+    /// The default address.
+    pub default: String,
+    /// Its description.
+    pub description: String,
+}
+
+fn text(value: Option<&Value>) -> String {
+    value
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .trim()
+        .to_owned()
+}
+
+fn conformance(value: &Value) -> String {
+    text(value.get("x-conformance"))
+}
+
+/// Follows `$ref`s within the document.
+pub fn resolve<'a>(document: &'a Value, value: &'a Value) -> &'a Value {
+    let mut current = value;
+    for _ in 0..32 {
+        let Some(reference) = current.get("$ref").and_then(Value::as_str) else {
+            return current;
+        };
+        match reference
+            .strip_prefix('#')
+            .and_then(|pointer| document.pointer(pointer))
+        {
+            Some(target) => current = target,
+            None => return current,
+        }
+    }
+    current
+}
+
+/// The fields of a schema, depth first, with dotted names.
+pub fn fields(document: &Value, schema: &Value) -> Vec<FieldRow> {
+    let mut rows = Vec::new();
+    collect_fields(document, schema, "", "", &mut rows);
+    rows
+}
+
+/// A schema with its `allOf` parts merged: properties, required names.
+fn merged(document: &Value, schema: &Value) -> (Map<String, Value>, Vec<String>) {
+    let schema = resolve(document, schema);
+    let mut properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut required: Vec<String> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    for part in schema
+        .get("allOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let (more, also) = merged(document, part);
+        for (name, property) in more {
+            properties.entry(name).or_insert(property);
+        }
+        required.extend(also);
+    }
+    (properties, required)
+}
+
+fn describe_format(schema: &Value) -> String {
+    let mut parts = Vec::new();
+    if let Some(format) = schema.get("format").and_then(Value::as_str) {
+        parts.push(format.to_owned());
+    }
+    if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
+        parts.push(format!("pattern `{pattern}`"));
+    }
+    for (key, word) in [
+        ("minLength", "min length"),
+        ("maxLength", "max length"),
+        ("minimum", "min"),
+        ("maximum", "max"),
+        ("maxProperties", "max properties"),
+    ] {
+        if let Some(bound) = schema.get(key) {
+            parts.push(format!("{word} {bound}"));
+        }
+    }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        let shown: Vec<String> = values.iter().map(Value::to_string).collect();
+        parts.push(format!("one of {}", shown.join(", ")));
+    }
+    parts.join("; ")
+}
+
+fn collect_fields(
+    document: &Value,
+    schema: &Value,
+    prefix: &str,
+    inherited: &str,
+    rows: &mut Vec<FieldRow>,
+) {
+    let (properties, required) = merged(document, schema);
+    let own = conformance(resolve(document, schema));
+    let inherited = if own.is_empty() {
+        inherited
+    } else {
+        own.as_str()
+    };
+    for (name, property) in properties {
+        let resolved = resolve(document, &property);
+        let (merged_properties, _) = merged(document, &property);
+        let kind = resolved
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or(if merged_properties.is_empty() {
+                "any"
+            } else {
+                "object"
+            })
+            .to_owned();
+        let nullable = resolved.get("nullable").and_then(Value::as_bool) == Some(true);
+        let mut description = text(property.get("description"));
+        if description.is_empty() {
+            description = text(resolved.get("description"));
+        }
+        let mut row_conformance = conformance(&property);
+        if row_conformance.is_empty() {
+            row_conformance = conformance(resolved);
+        }
+        if row_conformance.is_empty() {
+            row_conformance = inherited.to_owned();
+        }
+        let full = format!("{prefix}{name}");
+        rows.push(FieldRow {
+            name: full.clone(),
+            kind: if nullable {
+                format!("{kind}, nullable")
+            } else {
+                kind.clone()
+            },
+            format: describe_format(resolved),
+            required: required.contains(&name),
+            conformance: row_conformance.clone(),
+            description: description.split_whitespace().collect::<Vec<_>>().join(" "),
+        });
+        if !merged_properties.is_empty() {
+            collect_fields(
+                document,
+                &property,
+                &format!("{full}."),
+                &row_conformance,
+                rows,
+            );
+        }
+        if kind == "array" {
+            if let Some(items) = resolved.get("items") {
+                collect_fields(
+                    document,
+                    items,
+                    &format!("{full}[]."),
+                    &row_conformance,
+                    rows,
+                );
+            }
+        }
+    }
+}
+
+fn examples(document: &Value, media: &Value, media_type: &str) -> Vec<ExampleDoc> {
+    let language = if media_type.contains("json") {
+        "json"
+    } else if media_type.contains("html") {
+        "html"
+    } else {
+        "text"
+    };
+    let mut found = Vec::new();
+    if let Some(map) = media.get("examples").and_then(Value::as_object) {
+        for (name, example) in map {
+            let example = resolve(document, example);
+            found.push(ExampleDoc {
+                name: name.clone(),
+                summary: text(example.get("summary")),
+                text: render_example(example.get("value").unwrap_or(&Value::Null)),
+                language: language.to_owned(),
+            });
+        }
+    } else if let Some(value) = media.get("example") {
+        found.push(ExampleDoc {
+            name: "example".to_owned(),
+            summary: String::new(),
+            text: render_example(value),
+            language: language.to_owned(),
+        });
+    }
+    found
+}
+
+/// An example as shown: JSON pretty-printed, text as it is.
+pub fn render_example(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+    }
+}
+
+fn bodies(document: &Value, content: Option<&Value>) -> Vec<BodyDoc> {
+    content
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(media_type, media)| BodyDoc {
+            media_type: media_type.clone(),
+            fields: media
+                .get("schema")
+                .map(|schema| fields(document, schema))
+                .unwrap_or_default(),
+            examples: examples(document, media, media_type),
+        })
+        .collect()
+}
+
+/// Every operation of the spec, in document order.
+pub fn operations(document: &Value) -> Vec<OperationDoc> {
+    let mut found = Vec::new();
+    let schemes = document
+        .pointer("/components/securitySchemes")
+        .cloned()
+        .unwrap_or(Value::Null);
+    for (path, item) in document
+        .get("paths")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for method in ["get", "put", "post", "delete", "patch"] {
+            let Some(operation) = item.get(method) else {
+                continue;
+            };
+            let mut parameters = Vec::new();
+            for requirement in operation
+                .get("security")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                for name in requirement
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(n, _)| n)
+                {
+                    if let Some(scheme) = schemes.get(name) {
+                        parameters.push(ParameterDoc {
+                            name: text(scheme.get("name")),
+                            location: text(scheme.get("in")),
+                            required: true,
+                            conformance: conformance(scheme),
+                            description: text(scheme.get("description")),
+                        });
+                    }
+                }
+            }
+            for parameter in item
+                .get("parameters")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .chain(
+                    operation
+                        .get("parameters")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten(),
+                )
+            {
+                let parameter = resolve(document, parameter);
+                parameters.push(ParameterDoc {
+                    name: text(parameter.get("name")),
+                    location: text(parameter.get("in")),
+                    required: parameter.get("required").and_then(Value::as_bool) == Some(true),
+                    conformance: conformance(parameter),
+                    description: text(parameter.get("description")),
+                });
+            }
+            let request = operation.get("requestBody").map(|body| {
+                let body = resolve(document, body);
+                bodies(document, body.get("content"))
+                    .into_iter()
+                    .next()
+                    .unwrap_or(BodyDoc {
+                        media_type: String::new(),
+                        fields: Vec::new(),
+                        examples: Vec::new(),
+                    })
+            });
+            let mut responses = Vec::new();
+            let mut errors = Vec::new();
+            for (status, response) in operation
+                .get("responses")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let response = resolve(document, response);
+                let response_bodies = bodies(document, response.get("content"));
+                for body in &response_bodies {
+                    for example in &body.examples {
+                        let Ok(value) = serde_json::from_str::<Value>(&example.text) else {
+                            continue;
+                        };
+                        let code = text(value.pointer("/error/code"));
+                        if !code.is_empty() && code != "0" {
+                            errors.push(ErrorRow {
+                                status: status.clone(),
+                                code,
+                                description: text(value.pointer("/error/description")),
+                            });
+                        }
+                    }
+                }
+                responses.push(ResponseDoc {
+                    status: status.clone(),
+                    description: text(response.get("description")),
+                    conformance: conformance(response),
+                    headers: response
+                        .get("headers")
+                        .and_then(Value::as_object)
+                        .into_iter()
+                        .flatten()
+                        .map(|(name, header)| {
+                            (
+                                name.clone(),
+                                text(resolve(document, header).get("description")),
+                            )
+                        })
+                        .collect(),
+                    bodies: response_bodies,
+                });
+            }
+            found.push(OperationDoc {
+                id: text(operation.get("operationId")),
+                method: method.to_ascii_uppercase(),
+                path: path.clone(),
+                summary: text(operation.get("summary")),
+                description: text(operation.get("description")),
+                conformance: conformance(operation),
+                parameters,
+                request,
+                responses,
+                errors,
+            });
+        }
+    }
+    found
+}
+
+/// The spec's servers.
+pub fn servers(document: &Value) -> Vec<ServerDoc> {
+    document
+        .get("servers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|server| {
+            let url = text(server.get("url"));
+            let mut default = url.clone();
+            for (name, variable) in server
+                .get("variables")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                default = default.replace(&format!("{{{name}}}"), &text(variable.get("default")));
+            }
+            ServerDoc {
+                environment: text(server.get("x-environment")),
+                url,
+                default,
+                description: text(server.get("description")),
+            }
+        })
+        .collect()
+}

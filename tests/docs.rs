@@ -1,0 +1,341 @@
+//! `payconf docs`: the site is generated from the spec and the features,
+//! shows every operation, field, example, error code and scenario, is valid
+//! HTML whose internal links all resolve, and the Markdown checked in under
+//! docs/reference/ is what the current spec and features generate.
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    path::{Path, PathBuf},
+};
+
+use payconf::{
+    contract::{Contract, EMBEDDED_SPEC},
+    docs::{REGENERATE, Site},
+    features::Features,
+    requirements::Requirements,
+};
+use scraper::{Html, Selector};
+use serde_json::Value;
+
+fn site_from(spec: &str) -> Site {
+    let contract = Contract::from_yaml(spec).expect("the spec loads");
+    let features = Features::embedded().expect("features parse");
+    let requirements = Requirements::embedded().expect("requirements load");
+    Site::build(&contract, &features, &requirements).expect("the site builds")
+}
+
+fn checked_in() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference")
+}
+
+/// The files that differ between a generated Markdown site and docs/reference/.
+fn drift(site: &Site) -> Vec<String> {
+    let generated = site.markdown_files();
+    let mut differing = Vec::new();
+    for (path, text) in &generated {
+        match std::fs::read_to_string(checked_in().join(path)) {
+            Ok(existing) if existing == *text => {}
+            Ok(_) => differing.push(format!("{} differs", path.display())),
+            Err(_) => differing.push(format!("{} is missing", path.display())),
+        }
+    }
+    let mut on_disk = Vec::new();
+    collect_files(&checked_in(), &checked_in(), &mut on_disk);
+    for path in on_disk {
+        if !generated.contains_key(&path) {
+            differing.push(format!("{} is not generated any more", path.display()));
+        }
+    }
+    differing
+}
+
+fn collect_files(root: &Path, dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_files(root, &path, found);
+        } else if let Ok(relative) = path.strip_prefix(root) {
+            found.push(relative.to_owned());
+        }
+    }
+}
+
+#[test]
+fn the_checked_in_docs_are_what_the_spec_and_features_generate() {
+    let differing = drift(&site_from(EMBEDDED_SPEC));
+    assert!(
+        differing.is_empty(),
+        "docs/reference/ is out of date: {differing:?}\nregenerate it with: {REGENERATE}"
+    );
+}
+
+#[test]
+fn an_edited_spec_without_regeneration_is_drift() {
+    let edited = EMBEDDED_SPEC.replacen(
+        "summary: Start a payment process",
+        "summary: Begin a payment",
+        1,
+    );
+    assert_ne!(edited, EMBEDDED_SPEC, "the edit applies");
+    let differing = drift(&site_from(&edited));
+    assert!(
+        differing.iter().any(|d| d.contains("createPayment.md")),
+        "{differing:?}"
+    );
+}
+
+/// The HTML site, written to a temporary folder: relative path to parsed page.
+struct HtmlSite {
+    dir: PathBuf,
+    pages: BTreeMap<PathBuf, String>,
+}
+
+impl HtmlSite {
+    fn generate() -> Self {
+        let dir = std::env::temp_dir().join(format!("payconf-docs-{}", uuid::Uuid::new_v4()));
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_payconf"))
+            .args(["docs", "--out", &dir.display().to_string()])
+            .output()
+            .expect("payconf docs runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let mut files = Vec::new();
+        collect_files(&dir, &dir, &mut files);
+        let pages = files
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "html"))
+            .map(|p| {
+                let text = std::fs::read_to_string(dir.join(&p)).expect("page reads");
+                (p, text)
+            })
+            .collect();
+        Self { dir, pages }
+    }
+
+    fn text_of(&self, page: &str) -> String {
+        let html = self
+            .pages
+            .get(Path::new(page))
+            .unwrap_or_else(|| panic!("no page {page}"));
+        Html::parse_document(html).root_element().text().collect()
+    }
+
+    fn code_blocks(&self, page: &str) -> Vec<String> {
+        let html = Html::parse_document(&self.pages[Path::new(page)]);
+        let code = Selector::parse("pre code").expect("selector");
+        html.select(&code).map(|c| c.text().collect()).collect()
+    }
+}
+
+impl Drop for HtmlSite {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn the_site_is_entered_at_index_html_and_every_page_is_valid_with_links_that_resolve() {
+    let site = HtmlSite::generate();
+    assert!(site.pages.contains_key(Path::new("index.html")));
+    let select = |s: &str| Selector::parse(s).expect("selector");
+    let ids: BTreeMap<&PathBuf, BTreeSet<String>> = site
+        .pages
+        .iter()
+        .map(|(path, html)| {
+            let document = Html::parse_document(html);
+            let ids = document
+                .select(&select("[id]"))
+                .filter_map(|e| e.value().attr("id").map(str::to_owned))
+                .collect();
+            (path, ids)
+        })
+        .collect();
+    let mut problems = Vec::new();
+    for (path, html) in &site.pages {
+        let document = Html::parse_document(html);
+        if !document.errors.is_empty() {
+            problems.push(format!("{}: {:?}", path.display(), document.errors));
+        }
+        for external in ["script", "link", "img", "iframe"] {
+            if document.select(&select(external)).next().is_some() {
+                problems.push(format!("{}: has a <{external}>", path.display()));
+            }
+        }
+        for link in document.select(&select("a[href]")) {
+            let href = link.value().attr("href").expect("href");
+            if href.contains("://") {
+                problems.push(format!("{}: external link {href}", path.display()));
+                continue;
+            }
+            let (file, fragment) = href.split_once('#').unwrap_or((href, ""));
+            let target = if file.is_empty() {
+                (*path).clone()
+            } else {
+                normalize(&path.parent().unwrap_or(Path::new("")).join(file))
+            };
+            match ids.get(&target) {
+                None => problems.push(format!("{}: {href} leads to no page", path.display())),
+                Some(found) if !fragment.is_empty() && !found.contains(fragment) => {
+                    problems.push(format!("{}: {href} names no element", path.display()));
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+fn normalize(path: &Path) -> PathBuf {
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            std::path::Component::Normal(part) => parts.push(part),
+            _ => {}
+        }
+    }
+    parts.iter().collect()
+}
+
+/// Follows `$ref` in the raw spec.
+fn resolve<'a>(document: &'a Value, value: &'a Value) -> &'a Value {
+    match value.get("$ref").and_then(Value::as_str) {
+        Some(reference) => resolve(
+            document,
+            document
+                .pointer(reference.trim_start_matches('#'))
+                .expect("a resolvable $ref"),
+        ),
+        None => value,
+    }
+}
+
+/// Every property name of a schema, at any depth.
+fn property_names(document: &Value, schema: &Value, names: &mut BTreeSet<String>) {
+    let schema = resolve(document, schema);
+    for (name, property) in schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        names.insert(name.clone());
+        property_names(document, property, names);
+    }
+    for part in schema
+        .get("allOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        property_names(document, part, names);
+    }
+    if let Some(items) = schema.get("items") {
+        property_names(document, items, names);
+    }
+}
+
+#[test]
+fn every_operation_field_example_error_code_and_scenario_of_the_spec_and_features_appears() {
+    let site = HtmlSite::generate();
+    let document: Value = serde_yaml_ng::from_str(EMBEDDED_SPEC).expect("spec parses");
+    let mut missing = Vec::new();
+    for (_, item) in document["paths"].as_object().expect("paths") {
+        for (_, operation) in item.as_object().expect("path item") {
+            let Some(id) = operation.get("operationId").and_then(Value::as_str) else {
+                continue;
+            };
+            let page = format!("operations/{id}.html");
+            let text = site.text_of(&page);
+            let blocks = site.code_blocks(&page).join("\n");
+            if !text.contains(id) {
+                missing.push(format!("operation {id}"));
+            }
+            let mut contents = Vec::new();
+            if let Some(body) = operation.get("requestBody") {
+                contents.extend(resolve(&document, body)["content"].as_object().cloned());
+            }
+            for (status, response) in operation["responses"].as_object().expect("responses") {
+                let response = resolve(&document, response);
+                if !text.contains(&format!("HTTP {status}")) {
+                    missing.push(format!("{id}: response {status}"));
+                }
+                contents.extend(response.get("content").and_then(Value::as_object).cloned());
+            }
+            for content in contents {
+                for (_, media) in content {
+                    let mut names = BTreeSet::new();
+                    if let Some(schema) = media.get("schema") {
+                        property_names(&document, schema, &mut names);
+                    }
+                    for name in names {
+                        if !text.contains(&name) {
+                            missing.push(format!("{id}: field {name}"));
+                        }
+                    }
+                    for (name, example) in media
+                        .get("examples")
+                        .and_then(Value::as_object)
+                        .into_iter()
+                        .flatten()
+                    {
+                        let value = &resolve(&document, example)["value"];
+                        let shown = match value {
+                            Value::String(s) => s.clone(),
+                            other => serde_json::to_string_pretty(other).expect("JSON"),
+                        };
+                        if !blocks.contains(shown.trim()) {
+                            missing.push(format!("{id}: example {name}"));
+                        }
+                        if let Some(code) = value.pointer("/error/code").and_then(Value::as_str) {
+                            if !text.contains(code) {
+                                missing.push(format!("{id}: error code {code}"));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let all_text: String = site
+        .pages
+        .keys()
+        .map(|p| site.text_of(&p.display().to_string()))
+        .collect();
+    for feature in Features::embedded().expect("features").as_written() {
+        for scenario in &feature.scenarios {
+            if !all_text.contains(&scenario.name) {
+                missing.push(format!("scenario {}", scenario.name));
+            }
+        }
+    }
+    for requirement in Requirements::embedded().expect("requirements").all() {
+        if !site.text_of("requirements.html").contains(&requirement.id) {
+            missing.push(format!("requirement {}", requirement.id));
+        }
+    }
+    assert!(missing.is_empty(), "not in the site: {missing:#?}");
+}
+
+#[test]
+fn the_reference_implementations_defaults_are_documented() {
+    let site = HtmlSite::generate();
+    let text = site.text_of("reference-implementation.html");
+    for value in [
+        payconf_reference::DEFAULT_SHOP_LOGIN,
+        payconf_reference::DEFAULT_API_KEY,
+        payconf_reference::DEFAULT_FRICTIONLESS_CARD,
+        payconf_reference::DEFAULT_THREE_DS_CARD,
+        payconf_reference::DEFAULT_DECLINED_CARD,
+        payconf_reference::DEFAULT_ISSUER_CODE,
+    ] {
+        assert!(text.contains(value), "{value}");
+    }
+    assert!(site.text_of("index.html").contains("The payment flow"));
+    assert!(site.pages[Path::new("index.html")].contains("<svg"));
+}
