@@ -12,7 +12,7 @@ use payconf_reference::{ReferenceConfig, RunningServer};
 use support::runner::TempFile;
 
 const API_KEY: &str = "planted-api-key-5c1e9b7d";
-const ISSUER_CODE: &str = "918273";
+const ISSUER_CODE: &str = "otp-Kq7Zx9Wm";
 const CVV: &str = "0428";
 const CARDS: [(&str, &str); 3] = [
     ("4012888888881881", "frictionless"),
