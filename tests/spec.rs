@@ -310,7 +310,8 @@ fn every_refusal() -> Vec<ApiError> {
         ApiError::AlreadyProcessed,
         ApiError::UnsupportedMediaType,
         ApiError::PayloadTooLarge { limit: 1 },
-        ApiError::BodyTimeout,
+        ApiError::BodyTimeout { seconds: 10 },
+        ApiError::HeadersTooLarge { limit: 1 },
         ApiError::NotFound,
         ApiError::MethodNotAllowed { allow: "POST" },
         ApiError::Internal,
@@ -327,7 +328,8 @@ fn every_refusal() -> Vec<ApiError> {
             | ApiError::AlreadyProcessed
             | ApiError::UnsupportedMediaType
             | ApiError::PayloadTooLarge { .. }
-            | ApiError::BodyTimeout
+            | ApiError::BodyTimeout { .. }
+            | ApiError::HeadersTooLarge { .. }
             | ApiError::NotFound
             | ApiError::MethodNotAllowed { .. }
             | ApiError::Internal => {}

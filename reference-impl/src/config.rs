@@ -41,6 +41,32 @@ pub struct ReferenceConfig {
     pub merchants: Vec<Merchant>,
     /// Test cards and what the sandbox does with each; other cards are declined.
     pub cards: Vec<TestCard>,
+    /// Time limits on clients and on shutdown.
+    pub limits: ServerLimits,
+}
+
+/// How long the server waits for clients, and for requests in flight when
+/// it stops. Not part of the back-office file: the defaults are the
+/// reference profile's; tests shorten them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServerLimits {
+    /// Time a client has to send its request line and headers; a slower one
+    /// is disconnected.
+    pub header_read_timeout: Duration,
+    /// Time a client has to send its body; a slower one gets 408.
+    pub body_read_timeout: Duration,
+    /// Time shutdown waits for requests in flight.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for ServerLimits {
+    fn default() -> Self {
+        Self {
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(10),
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
 }
 
 /// A merchant profile from the back-office.
@@ -129,6 +155,7 @@ impl Default for ReferenceConfig {
                 success_url: format!("/merchant/{DEFAULT_SHOP_LOGIN}/success"),
                 failure_url: format!("/merchant/{DEFAULT_SHOP_LOGIN}/failure"),
             }],
+            limits: ServerLimits::default(),
             cards: vec![
                 card(DEFAULT_FRICTIONLESS_CARD, CardBehaviour::Frictionless),
                 card(DEFAULT_THREE_DS_CARD, CardBehaviour::ThreeDs),

@@ -34,7 +34,7 @@ pub(crate) async fn create(
 ) -> Result<Response<Body>, ApiError> {
     let (parts, body) = request.into_parts();
     let merchant = authenticate(service, &parts.headers)?;
-    let object = read_json_object(&parts.headers, body).await?;
+    let object = read_json_object(&parts.headers, body, service.config.limits.body_read_timeout).await?;
     let fields = Fields::root(&object);
 
     let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;

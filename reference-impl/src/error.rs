@@ -56,6 +56,8 @@ pub mod code {
     pub const PAYLOAD_TOO_LARGE: &str = "9413";
     /// Request body is not JSON.
     pub const UNSUPPORTED_MEDIA_TYPE: &str = "9415";
+    /// Request headers too large.
+    pub const HEADERS_TOO_LARGE: &str = "9431";
     /// Technical error.
     pub const TECHNICAL_ERROR: &str = "9999";
 }
@@ -121,8 +123,17 @@ pub enum ApiError {
         limit: usize,
     },
     /// The client took too long to send its body.
-    #[error("request body not received within 10 seconds")]
-    BodyTimeout,
+    #[error("request body not received within {seconds} seconds")]
+    BodyTimeout {
+        /// The time it had.
+        seconds: u64,
+    },
+    /// The request line and headers are over the size limit.
+    #[error("request headers are larger than {limit} bytes")]
+    HeadersTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
     /// No such path.
     #[error("no such resource")]
     NotFound,
@@ -160,7 +171,8 @@ impl ApiError {
             | Self::SessionExpired => StatusCode::FORBIDDEN,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
+            Self::BodyTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
+            Self::HeadersTooLarge { .. } => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
@@ -179,7 +191,8 @@ impl ApiError {
             Self::AlreadyProcessed => code::ALREADY_PROCESSED,
             Self::UnsupportedMediaType => code::UNSUPPORTED_MEDIA_TYPE,
             Self::PayloadTooLarge { .. } => code::PAYLOAD_TOO_LARGE,
-            Self::BodyTimeout => code::REQUEST_TIMEOUT,
+            Self::BodyTimeout { .. } => code::REQUEST_TIMEOUT,
+            Self::HeadersTooLarge { .. } => code::HEADERS_TOO_LARGE,
             Self::NotFound => code::NOT_FOUND,
             Self::MethodNotAllowed { .. } => code::METHOD_NOT_ALLOWED,
             Self::Internal => code::TECHNICAL_ERROR,

@@ -147,7 +147,7 @@ pub async fn answer(service: &Service, request: Request<Incoming>) -> Response<B
         );
     }
     let bytes = match tokio::time::timeout(
-        crate::request_body::BODY_READ_TIMEOUT,
+        service.config.limits.body_read_timeout,
         Limited::new(body, MAX_FORM_BYTES).collect(),
     )
     .await

@@ -6,6 +6,7 @@ use std::time::Duration;
 use http::{HeaderMap, header};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, code};
@@ -13,13 +14,11 @@ use crate::error::{ApiError, code};
 /// The largest request body the service reads.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// How long a client may take to send its body.
-pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Checks the media type and reads the body as one JSON object.
+/// Checks the media type and reads the body, within `timeout`, as one JSON object.
 pub async fn read_json_object(
     headers: &HeaderMap,
     body: Incoming,
+    timeout: Duration,
 ) -> Result<Map<String, Value>, ApiError> {
     if !is_json_media_type(headers) {
         return Err(ApiError::UnsupportedMediaType);
@@ -34,11 +33,13 @@ pub async fn read_json_object(
         });
     }
     let collected = tokio::time::timeout(
-        BODY_READ_TIMEOUT,
+        timeout,
         Limited::new(body, MAX_BODY_BYTES).collect(),
     )
     .await
-    .map_err(|_| ApiError::BodyTimeout)?;
+    .map_err(|_| ApiError::BodyTimeout {
+        seconds: timeout.as_secs(),
+    })?;
     let bytes = match collected {
         Ok(collected) => collected.to_bytes(),
         Err(e) if e.is::<http_body_util::LengthLimitError>() => {
@@ -54,12 +55,93 @@ pub async fn read_json_object(
 }
 
 /// Parses bytes as one JSON object. Syntax errors say where, never what: the
-/// body may hold card data.
+/// body may hold card data. A key given twice in one object is refused:
+/// which of the two a reader takes differs between parsers, so a request
+/// that could mean two payments means none. Nesting deeper than serde_json's
+/// limit (128) is refused too.
 pub fn parse_json_object(bytes: &[u8]) -> Result<Map<String, Value>, ApiError> {
-    match serde_json::from_slice::<Value>(bytes) {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let parsed = StrictValue
+        .deserialize(&mut deserializer)
+        .and_then(|value| deserializer.end().map(|()| value));
+    match parsed {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(ApiError::MalformedJson("expected a JSON object".into())),
         Err(e) => Err(ApiError::MalformedJson(e.to_string())),
+    }
+}
+
+/// A JSON value, built as serde_json builds one, but refusing duplicate keys.
+#[derive(Clone, Copy)]
+struct StrictValue;
+
+impl<'de> DeserializeSeed<'de> for StrictValue {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StrictValue {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(StrictValue)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "the key {key:?} is given twice"
+                )));
+            }
+            let value = map.next_value_seed(StrictValue)?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
     }
 }
 

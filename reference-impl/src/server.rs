@@ -21,11 +21,10 @@ use url::Url;
 
 use crate::{config::ReferenceConfig, envelope, error::ApiError, service::Service};
 
-/// How long a client may take to send its request line and headers.
-pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// How long shutdown waits for requests in flight.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+/// The most bytes hyper buffers for a request line and headers; past
+/// [`crate::service::MAX_HEADER_BYTES`] the service refuses with 431 and the
+/// envelope, past this hyper itself answers a bare 431.
+const MAX_HEAD_BUFFER: usize = 1024 * 1024;
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -44,8 +43,8 @@ pub enum ServeError {
 }
 
 /// Serves the payment service on `listener` until `shutdown` completes, then
-/// stops accepting, lets requests in flight finish (up to [`SHUTDOWN_GRACE`]),
-/// and returns.
+/// stops accepting, lets requests in flight finish (up to the configured
+/// grace), and returns.
 pub async fn run(
     listener: TcpListener,
     config: ReferenceConfig,
@@ -64,10 +63,12 @@ pub async fn run(
     })?);
     tracing::info!(%local, %public_url, "payment service listening");
     let sweeper = tokio::spawn(sweep_expired(Arc::clone(&service)));
+    let limits = service.config.limits;
 
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .header_read_timeout(limits.header_read_timeout)
+        .max_buf_size(MAX_HEAD_BUFFER)
         .keep_alive(true);
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
@@ -107,8 +108,8 @@ pub async fn run(
     tracing::info!("shutting down: waiting for requests in flight");
     tokio::select! {
         () = graceful.shutdown() => tracing::info!("all connections closed"),
-        () = tokio::time::sleep(SHUTDOWN_GRACE) => {
-            tracing::warn!("connections still open after {SHUTDOWN_GRACE:?}; closing them");
+        () = tokio::time::sleep(limits.shutdown_grace) => {
+            tracing::warn!(grace = ?limits.shutdown_grace, "connections still open; closing them");
         }
     }
     Ok(())

@@ -71,6 +71,17 @@ impl Service {
 
     /// Answers one request.
     pub async fn handle(&self, request: Request<Incoming>) -> Response<Body> {
+        let head_bytes = request.uri().to_string().len()
+            + request
+                .headers()
+                .iter()
+                .map(|(name, value)| name.as_str().len() + value.len() + 4)
+                .sum::<usize>();
+        if head_bytes > MAX_HEADER_BYTES {
+            return envelope::refusal(&ApiError::HeadersTooLarge {
+                limit: MAX_HEADER_BYTES,
+            });
+        }
         let path = request.uri().path();
         let method = request.method();
         match route(path) {
@@ -106,6 +117,9 @@ fn api_answer(result: Result<Response<Body>, ApiError>) -> Response<Body> {
         envelope::refusal(&error)
     })
 }
+
+/// The most bytes of request line and headers the service takes.
+pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 
 /// The path of the issuer-authentication page.
 pub const ISSUER_PATH: &str = "/acs/authenticate";

@@ -70,7 +70,7 @@ pub(crate) async fn submit(
         .store
         .with_payment(&token, |p| p.merchant)
         .map_err(|_| ApiError::SessionExpired)?;
-    let object = read_json_object(&parts.headers, body).await?;
+    let object = read_json_object(&parts.headers, body, service.config.limits.body_read_timeout).await?;
     let fields = Fields::root(&object);
 
     let (merchant_profile, pages) = service.merchant(merchant);
