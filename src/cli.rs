@@ -29,6 +29,27 @@ pub enum Command {
     /// Write the service's documentation, generated from the spec and the
     /// features: an HTML site entered at OUT/index.html, and the same as Markdown.
     Docs(DocsArgs),
+    /// Measure the reference implementation under load: create and
+    /// create+submit throughput and latency, memory per live payment.
+    Bench(BenchArgs),
+}
+
+/// Flags of `payconf bench`.
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    /// Concurrent connections of the load client.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub connections: u64,
+    /// Seconds each throughput scenario runs.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub duration: u64,
+    /// Live payments to create for the memory measurement (0: skip it).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub live_payments: usize,
+    /// Measure a running `payconf serve` at this address instead of an
+    /// in-process reference implementation.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<url::Url>,
 }
 
 /// Flags of `payconf docs`.
@@ -137,6 +158,15 @@ pub fn main(cli: Cli) -> ExitCode {
             .map_err(anyhow::Error::from),
         Command::Serve(args) => runtime.block_on(crate::serve::serve(args)),
         Command::Docs(args) => docs(&args),
+        Command::Bench(args) => runtime
+            .block_on(crate::bench::bench(crate::bench::BenchOptions {
+                connections: usize::try_from(args.connections).unwrap_or(64),
+                duration: std::time::Duration::from_secs(args.duration),
+                live_payments: args.live_payments,
+                base_url: args.base_url,
+            }))
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(anyhow::Error::msg),
     };
     match result {
         Ok(code) => code,
@@ -215,9 +245,10 @@ fn init_logging() {
 }
 
 fn default_log_filter() -> &'static str {
-    if std::env::args().nth(1).as_deref() == Some("run") {
-        "warn"
-    } else {
-        "info"
+    // `run`, `bench` and `docs` keep stderr for their own messages; a log
+    // line per payment would also be what `bench` measures.
+    match std::env::args().nth(1).as_deref() {
+        Some("run" | "bench" | "docs") => "warn",
+        _ => "info",
     }
 }

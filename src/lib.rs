@@ -6,6 +6,7 @@
 //! subcommands, [`serve`] runs the reference implementation as a sandbox.
 
 pub mod acs;
+pub mod bench;
 pub mod cli;
 pub mod console;
 pub mod contract;

@@ -37,7 +37,11 @@ async fn create_raw(sandbox: &Sandbox, body: impl Into<Vec<u8>>) -> support::Ans
 
 /// Sends raw bytes on a fresh connection and reads until the server closes it.
 async fn raw_exchange(sandbox: &Sandbox, bytes: &[u8]) -> String {
-    let address = sandbox.server.base_url.socket_addrs(|| None).expect("address")[0];
+    let address = sandbox
+        .server
+        .base_url
+        .socket_addrs(|| None)
+        .expect("address")[0];
     let mut stream = TcpStream::connect(address).await.expect("connects");
     stream.write_all(bytes).await.expect("sends");
     let mut answer = Vec::new();
@@ -62,7 +66,9 @@ async fn malformed_and_truncated_json_is_refused_with_1105() {
         b"\x00\x01\x02",
         br#"{"shopLogin": "DEMO_SHOP"} trailing"#,
     ] {
-        create_raw(&sandbox, body).await.assert_refused(400, "1105", "JSON");
+        create_raw(&sandbox, body)
+            .await
+            .assert_refused(400, "1105", "JSON");
     }
     still_serves(&sandbox).await;
 }
@@ -139,7 +145,10 @@ async fn a_key_given_twice_is_refused_and_changes_nothing() {
         .post_raw(
             "submitPayment",
             "/api/v1/payment/submit/",
-            &[("Content-Type", "application/json"), ("paymentToken", &token)],
+            &[
+                ("Content-Type", "application/json"),
+                ("paymentToken", &token),
+            ],
             duplicate_number.into_bytes(),
         )
         .await;
@@ -150,6 +159,21 @@ async fn a_key_given_twice_is_refused_and_changes_nothing() {
         .await;
     assert_eq!(paid.payload()["transactionResult"], "OK");
     assert_eq!(paid.payload()["paymentID"], id.as_str());
+}
+
+/// Found by the submit_body fuzz target: a duplicate key was named in the
+/// refusal, and a key can be a card number.
+#[tokio::test]
+async fn a_duplicate_key_that_is_not_a_field_name_is_not_echoed() {
+    let sandbox = Sandbox::start().await;
+    let body = r#"{"4775718800002026":"x","shopLogin":"DEMO_SHOP","4775718800002026":"y"}"#;
+    let answer = create_raw(&sandbox, body).await;
+    answer.assert_refused(400, "1105", "twice");
+    assert!(
+        !answer.description().contains("4775718800002026"),
+        "{}",
+        answer.description()
+    );
 }
 
 #[tokio::test]
@@ -166,11 +190,18 @@ async fn numbers_nulls_and_objects_where_strings_belong_are_refused_naming_the_f
             .create_with(Some("demo-api-key"), &with(create_body(), field, value))
             .await;
         assert_eq!(answer.status.as_u16(), 400, "{field}: {:#}", answer.body);
-        assert!(answer.description().contains(&field[1..]), "{field}: {}", answer.description());
+        assert!(
+            answer.description().contains(&field[1..]),
+            "{field}: {}",
+            answer.description()
+        );
     }
     let (token, _) = sandbox.create().await;
     for (field, value) in [
-        ("/paymentTypeDetails/creditcard/number", json!(4775718800002026_u64)),
+        (
+            "/paymentTypeDetails/creditcard/number",
+            json!(4775718800002026_u64),
+        ),
         ("/paymentTypeDetails/creditcard/CVV", json!(123)),
         ("/buyer/email", Value::Null),
         ("/buyer", json!("Jane")),
@@ -180,8 +211,14 @@ async fn numbers_nulls_and_objects_where_strings_belong_are_refused_naming_the_f
             .await;
         assert_eq!(answer.status.as_u16(), 400, "{field}: {:#}", answer.body);
     }
-    let paid = sandbox.submit_with(Some(&token), &submit_body(FRICTIONLESS)).await;
-    assert_eq!(paid.payload()["transactionResult"], "OK", "the refusals changed nothing");
+    let paid = sandbox
+        .submit_with(Some(&token), &submit_body(FRICTIONLESS))
+        .await;
+    assert_eq!(
+        paid.payload()["transactionResult"],
+        "OK",
+        "the refusals changed nothing"
+    );
 }
 
 #[tokio::test]
@@ -190,7 +227,9 @@ async fn invalid_utf8_is_refused_with_1105() {
     let mut body = br#"{"shopLogin":"DEMO_"#.to_vec();
     body.extend_from_slice(&[0xff, 0xfe, 0xc3]);
     body.extend_from_slice(br#"","amount":"10.00","currency":"EUR","shopTransactionID":"o"}"#);
-    create_raw(&sandbox, body).await.assert_refused(400, "1105", "JSON");
+    create_raw(&sandbox, body)
+        .await
+        .assert_refused(400, "1105", "JSON");
     still_serves(&sandbox).await;
 }
 
@@ -218,7 +257,11 @@ async fn huge_headers_are_refused_with_431_and_the_envelope() {
         format!("GET / HTTP/1.1\r\nHost: x\r\nX-Padding: {enormous}\r\n\r\n").as_bytes(),
     )
     .await;
-    assert!(raw.starts_with("HTTP/1.1 431"), "{}", &raw[..raw.len().min(200)]);
+    assert!(
+        raw.starts_with("HTTP/1.1 431"),
+        "{}",
+        &raw[..raw.len().min(200)]
+    );
     still_serves(&sandbox).await;
 }
 
@@ -235,7 +278,12 @@ async fn unknown_methods_and_paths_answer_with_the_envelope() {
     support::read_answer("createPayment", response)
         .await
         .assert_refused(405, "9405", "POST");
-    for path in ["/../../etc/passwd", "/api/v1/payment/%00/", "/api/v1/payment/create/%2e%2e", "/%FF%FE"] {
+    for path in [
+        "/../../etc/passwd",
+        "/api/v1/payment/%00/",
+        "/api/v1/payment/create/%2e%2e",
+        "/%FF%FE",
+    ] {
         let raw = raw_exchange(
             &sandbox,
             format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes(),
@@ -250,7 +298,12 @@ async fn unknown_methods_and_paths_answer_with_the_envelope() {
 async fn payment_tokens_that_are_not_uuids_are_refused_with_1105() {
     let sandbox = Sandbox::start().await;
     let long = "a".repeat(10_000);
-    for token in ["'; DROP TABLE payments; --", "00000000-0000-0000-0000-00000000000g", long.as_str(), "{{7*7}}"] {
+    for token in [
+        "'; DROP TABLE payments; --",
+        "00000000-0000-0000-0000-00000000000g",
+        long.as_str(),
+        "{{7*7}}",
+    ] {
         sandbox
             .submit_with(Some(token), &submit_body(FRICTIONLESS))
             .await
@@ -287,7 +340,11 @@ fn short_limits() -> ReferenceConfig {
 #[tokio::test]
 async fn a_client_sending_its_headers_a_byte_a_second_is_cut_off() {
     let sandbox = Sandbox::start_with(short_limits()).await;
-    let address = sandbox.server.base_url.socket_addrs(|| None).expect("address")[0];
+    let address = sandbox
+        .server
+        .base_url
+        .socket_addrs(|| None)
+        .expect("address")[0];
     let mut stream = TcpStream::connect(address).await.expect("connects");
     let request = b"POST /api/v1/payment/create/ HTTP/1.1\r\nHost: x\r\n";
     let mut cut_off = false;
@@ -298,14 +355,19 @@ async fn a_client_sending_its_headers_a_byte_a_second_is_cut_off() {
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
         let mut buffer = [0_u8; 256];
-        if let Ok(Ok(n)) = tokio::time::timeout(Duration::from_millis(1), stream.read(&mut buffer)).await {
+        if let Ok(Ok(n)) =
+            tokio::time::timeout(Duration::from_millis(1), stream.read(&mut buffer)).await
+        {
             // Closed (0) or answered: either way the slow client is done.
             let _ = n;
             cut_off = true;
             break;
         }
     }
-    assert!(cut_off, "a client 7.5 s into its headers is still connected");
+    assert!(
+        cut_off,
+        "a client 7.5 s into its headers is still connected"
+    );
     still_serves(&sandbox).await;
 }
 
@@ -318,10 +380,17 @@ async fn a_body_sent_too_slowly_is_refused_with_408() {
          Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
-    let address = sandbox.server.base_url.socket_addrs(|| None).expect("address")[0];
+    let address = sandbox
+        .server
+        .base_url
+        .socket_addrs(|| None)
+        .expect("address")[0];
     let mut stream = TcpStream::connect(address).await.expect("connects");
     stream.write_all(head.as_bytes()).await.expect("head sent");
-    stream.write_all(&body.as_bytes()[..5]).await.expect("part sent");
+    stream
+        .write_all(&body.as_bytes()[..5])
+        .await
+        .expect("part sent");
     let mut answer = Vec::new();
     tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
         .await
@@ -335,10 +404,18 @@ async fn a_body_sent_too_slowly_is_refused_with_408() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thousands_of_idle_connections_do_not_stop_new_requests() {
     let sandbox = Sandbox::start().await;
-    let address = sandbox.server.base_url.socket_addrs(|| None).expect("address")[0];
+    let address = sandbox
+        .server
+        .base_url
+        .socket_addrs(|| None)
+        .expect("address")[0];
     let mut idle = Vec::new();
     for _ in 0..2_000 {
-        idle.push(TcpStream::connect(address).await.expect("an idle connection"));
+        idle.push(
+            TcpStream::connect(address)
+                .await
+                .expect("an idle connection"),
+        );
     }
     let answer = tokio::time::timeout(
         Duration::from_secs(10),

@@ -45,7 +45,10 @@ async fn two_hundred_concurrent_submits_of_one_token_execute_one_payment() {
     for card in [FRICTIONLESS, THREE_DS] {
         let (executed, refused, other) = race_submits(&sandbox, card, 200).await;
         assert_eq!(executed, 1, "{card}: payments executed");
-        assert_eq!(refused, 199, "{card}: refusals as already processed; others: {other:?}");
+        assert_eq!(
+            refused, 199,
+            "{card}: refusals as already processed; others: {other:?}"
+        );
         assert!(other.is_empty(), "{other:?}");
     }
 }
@@ -60,7 +63,9 @@ async fn ten_thousand_concurrent_creates_get_distinct_tokens_and_ids() {
         let in_flight = Arc::clone(&in_flight);
         creates.spawn(async move {
             let _permit = in_flight.acquire_owned().await.expect("open");
-            let answer = sandbox.create_with(Some("demo-api-key"), &create_body()).await;
+            let answer = sandbox
+                .create_with(Some("demo-api-key"), &create_body())
+                .await;
             assert_eq!(answer.code(), "0", "{:#}", answer.body);
             let payload = answer.payload();
             (

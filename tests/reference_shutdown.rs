@@ -33,8 +33,14 @@ async fn a_request_in_flight_completes_during_shutdown() {
 
     let stopping = tokio::spawn(server.shutdown());
     tokio::time::sleep(Duration::from_millis(200)).await;
-    assert!(!stopping.is_finished(), "the server stopped with a request in flight");
-    stream.write_all(rest).await.expect("the rest of the body sent");
+    assert!(
+        !stopping.is_finished(),
+        "the server stopped with a request in flight"
+    );
+    stream
+        .write_all(rest)
+        .await
+        .expect("the rest of the body sent");
 
     let mut answer = Vec::new();
     let mut buffer = [0_u8; 4096];
@@ -43,7 +49,11 @@ async fn a_request_in_flight_completes_during_shutdown() {
             .await
             .expect("answered")
             .expect("read");
-        assert!(n > 0, "closed before answering: {}", String::from_utf8_lossy(&answer));
+        assert!(
+            n > 0,
+            "closed before answering: {}",
+            String::from_utf8_lossy(&answer)
+        );
         answer.extend_from_slice(&buffer[..n]);
     }
     let answer = String::from_utf8_lossy(&answer);
@@ -55,5 +65,8 @@ async fn a_request_in_flight_completes_during_shutdown() {
         .expect("shutdown finishes once the request is answered")
         .expect("the shutdown task")
         .expect("a clean shutdown");
-    assert!(TcpStream::connect(address).await.is_err(), "still accepting after shutdown");
+    assert!(
+        TcpStream::connect(address).await.is_err(),
+        "still accepting after shutdown"
+    );
 }

@@ -34,36 +34,25 @@ pub(crate) async fn create(
 ) -> Result<Response<Body>, ApiError> {
     let (parts, body) = request.into_parts();
     let merchant = authenticate(service, &parts.headers)?;
-    let object = read_json_object(&parts.headers, body, service.config.limits.body_read_timeout).await?;
-    let fields = Fields::root(&object);
-
-    let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
+    let object = read_json_object(
+        &parts.headers,
+        body,
+        service.config.limits.body_read_timeout,
+    )
+    .await?;
+    let request = CreateRequest::read(&object)?;
+    let shop_login = request.shop_login;
     if shop_login != service.config.merchants[merchant as usize].shop_login {
         return Err(ApiError::ShopNotRecognized(
             "does not belong to this API key",
         ));
     }
-    let amount =
-        Amount::parse(fields.required_str("amount", code::AMOUNT_NOT_NUMERIC)?).map_err(|e| {
-            let code = match e {
-                AmountError::NotNumeric => code::AMOUNT_NOT_NUMERIC,
-                AmountError::Decimals => code::AMOUNT_DECIMALS,
-                AmountError::TooSmall => code::AMOUNT_TOO_SMALL,
-                AmountError::TooLarge => code::AMOUNT_TOO_LARGE,
-            };
-            ApiError::field(code, "amount", e.to_string())
-        })?;
-    let currency = Currency::parse(fields.required_str("currency", code::INVALID_CURRENCY)?)
-        .ok_or_else(|| {
-            ApiError::field(
-                code::INVALID_CURRENCY,
-                "currency",
-                "must be a three-letter upper-case ISO 4217 code",
-            )
-        })?;
-    let shop_transaction_id =
-        fields.required_str("shopTransactionID", code::SHOP_TRANSACTION_ID)?;
-    check_shop_transaction_id(shop_transaction_id)?;
+    let CreateRequest {
+        amount,
+        currency,
+        shop_transaction_id,
+        ..
+    } = request;
 
     let (token, id) = service.store.create(NewPayment {
         merchant,
@@ -77,6 +66,55 @@ pub(crate) async fn create(
         payment_id: id.to_string(),
         user_redirect: UserRedirect { href: None },
     }))
+}
+
+/// A create body that passed validation.
+pub(crate) struct CreateRequest<'a> {
+    /// `shopLogin`, not yet checked against the key.
+    pub shop_login: &'a str,
+    /// `amount`.
+    pub amount: Amount,
+    /// `currency`.
+    pub currency: Currency,
+    /// `shopTransactionID`.
+    pub shop_transaction_id: &'a str,
+}
+
+impl<'a> CreateRequest<'a> {
+    /// Validates every field of a create body, each refusal naming its field.
+    pub(crate) fn read(
+        object: &'a serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Self, ApiError> {
+        let fields = Fields::root(object);
+        let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
+        let amount = Amount::parse(fields.required_str("amount", code::AMOUNT_NOT_NUMERIC)?)
+            .map_err(|e| {
+                let code = match e {
+                    AmountError::NotNumeric => code::AMOUNT_NOT_NUMERIC,
+                    AmountError::Decimals => code::AMOUNT_DECIMALS,
+                    AmountError::TooSmall => code::AMOUNT_TOO_SMALL,
+                    AmountError::TooLarge => code::AMOUNT_TOO_LARGE,
+                };
+                ApiError::field(code, "amount", e.to_string())
+            })?;
+        let currency = Currency::parse(fields.required_str("currency", code::INVALID_CURRENCY)?)
+            .ok_or_else(|| {
+                ApiError::field(
+                    code::INVALID_CURRENCY,
+                    "currency",
+                    "must be a three-letter upper-case ISO 4217 code",
+                )
+            })?;
+        let shop_transaction_id =
+            fields.required_str("shopTransactionID", code::SHOP_TRANSACTION_ID)?;
+        check_shop_transaction_id(shop_transaction_id)?;
+        Ok(Self {
+            shop_login,
+            amount,
+            currency,
+            shop_transaction_id,
+        })
+    }
 }
 
 /// Finds the merchant whose key the `Authorization: apikey <KEY>` header

@@ -41,12 +41,41 @@ mod service;
 mod store;
 mod submit;
 
+/// Entry points for the fuzz targets (`fuzz/`): the service's request
+/// parsing and validation, without a server. Not an API.
+#[doc(hidden)]
+pub mod fuzzing {
+    use crate::{ApiError, request_body::Fields};
+
+    /// Parses a create body and validates every field.
+    pub fn create_body(bytes: &[u8]) -> Result<(), ApiError> {
+        let object = crate::request_body::parse_json_object(bytes)?;
+        crate::create::CreateRequest::read(&object).map(drop)
+    }
+
+    /// Parses a submit body and validates the shop login, buyer, card and return addresses.
+    pub fn submit_body(bytes: &[u8]) -> Result<(), ApiError> {
+        let object = crate::request_body::parse_json_object(bytes)?;
+        let fields = Fields::root(&object);
+        fields.required_str("shopLogin", crate::code::INVALID_PARAMETER)?;
+        crate::submit::read_payment_data(&fields).map(drop)
+    }
+
+    /// Reads a `paymentToken` header value.
+    pub fn payment_token(value: &[u8]) -> Result<(), ApiError> {
+        let mut headers = http::HeaderMap::new();
+        let value = http::HeaderValue::from_bytes(value)
+            .map_err(|_| ApiError::MalformedJson("not a header value".into()))?;
+        headers.insert("paymentToken", value);
+        crate::submit::payment_token(&headers).map(drop)
+    }
+}
+
 pub use card::{CardNumber, mask_pan};
 pub use config::{
     CardBehaviour, ConfigError, DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD,
     DEFAULT_ISSUER_CODE, DEFAULT_SHOP_LOGIN, DEFAULT_THREE_DS_CARD, DEFAULT_TOKEN_LIFETIME,
-    ServerLimits,
-    Merchant, ReferenceConfig, TestCard,
+    Merchant, ReferenceConfig, ServerLimits, TestCard,
 };
 pub use error::{ApiError, code, transaction_code};
 pub use request_body::MAX_BODY_BYTES;

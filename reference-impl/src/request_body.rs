@@ -32,14 +32,11 @@ pub async fn read_json_object(
             limit: MAX_BODY_BYTES,
         });
     }
-    let collected = tokio::time::timeout(
-        timeout,
-        Limited::new(body, MAX_BODY_BYTES).collect(),
-    )
-    .await
-    .map_err(|_| ApiError::BodyTimeout {
-        seconds: timeout.as_secs(),
-    })?;
+    let collected = tokio::time::timeout(timeout, Limited::new(body, MAX_BODY_BYTES).collect())
+        .await
+        .map_err(|_| ApiError::BodyTimeout {
+            seconds: timeout.as_secs(),
+        })?;
     let bytes = match collected {
         Ok(collected) => collected.to_bytes(),
         Err(e) if e.is::<http_body_util::LengthLimitError>() => {
@@ -134,9 +131,15 @@ impl<'de> Visitor<'de> for StrictValue {
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if object.contains_key(&key) {
-                return Err(serde::de::Error::custom(format_args!(
-                    "the key {key:?} is given twice"
-                )));
+                // Named only when it reads as a field name: a key can hold
+                // anything the client sent, a card number among them.
+                let field_name =
+                    key.len() <= 64 && key.chars().all(|c| c.is_ascii_alphabetic() || c == '_');
+                return Err(if field_name {
+                    serde::de::Error::custom(format_args!("the key {key:?} is given twice"))
+                } else {
+                    serde::de::Error::custom("a key is given twice")
+                });
             }
             let value = map.next_value_seed(StrictValue)?;
             object.insert(key, value);

@@ -141,7 +141,13 @@ async fn sweep_expired(service: Arc<Service>) {
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;
-        let swept = service.store.sweep();
+        // A shard at a time, yielding between shards, so a large sweep never
+        // holds a worker thread away from requests for long.
+        let mut swept = 0;
+        for shard in 0..service.store.shard_count() {
+            swept += service.store.sweep_shard(shard);
+            tokio::task::yield_now().await;
+        }
         if swept > 0 {
             tracing::debug!(
                 swept,

@@ -154,17 +154,30 @@ impl PaymentStore {
     }
 
     /// Removes payments whose lifetime is over, one shard at a time; returns how many.
+    #[cfg(test)]
     pub fn sweep(&self) -> usize {
+        (0..self.shards.len()).map(|i| self.sweep_shard(i)).sum()
+    }
+
+    /// How many shards [`Self::sweep_shard`] takes.
+    pub fn shard_count(&self) -> usize {
+        self.shards.len()
+    }
+
+    /// Removes the expired payments of one shard, holding only its lock, and
+    /// gives memory back when most of the shard was expired; returns how many.
+    pub fn sweep_shard(&self, index: usize) -> usize {
         let now = self.now_ms();
-        self.shards
-            .iter()
-            .map(|shard| {
-                let mut shard = shard.lock();
-                let before = shard.len();
-                shard.retain(|_, p| p.expires_at_ms > now);
-                before - shard.len()
-            })
-            .sum()
+        let Some(shard) = self.shards.get(index) else {
+            return 0;
+        };
+        let mut shard = shard.lock();
+        let before = shard.len();
+        shard.retain(|_, p| p.expires_at_ms > now);
+        if shard.capacity() > 64 && shard.len() < shard.capacity() / 4 {
+            shard.shrink_to_fit();
+        }
+        before - shard.len()
     }
 
     /// How many payments the store holds, expired but unswept ones included.

@@ -55,7 +55,7 @@ enum Outcome {
 }
 
 /// The validated card data of a submit request.
-struct SubmittedCard {
+pub(crate) struct SubmittedCard {
     number: CardNumber,
 }
 
@@ -70,7 +70,12 @@ pub(crate) async fn submit(
         .store
         .with_payment(&token, |p| p.merchant)
         .map_err(|_| ApiError::SessionExpired)?;
-    let object = read_json_object(&parts.headers, body, service.config.limits.body_read_timeout).await?;
+    let object = read_json_object(
+        &parts.headers,
+        body,
+        service.config.limits.body_read_timeout,
+    )
+    .await?;
     let fields = Fields::root(&object);
 
     let (merchant_profile, pages) = service.merchant(merchant);
@@ -85,9 +90,7 @@ pub(crate) async fn submit(
     if already_processed {
         return Err(ApiError::AlreadyProcessed);
     }
-    check_buyer(&fields)?;
-    let card = read_card(&fields)?;
-    let redirects = read_response_urls(&fields)?;
+    let (card, redirects) = read_payment_data(&fields)?;
 
     let outcome = match service.config.card_behaviour(&card.number) {
         Some(CardBehaviour::Frictionless) => Outcome::Authorized,
@@ -172,7 +175,17 @@ fn issuer_address(service: &Service, shop_login: &str, token: &Uuid) -> Url {
     url
 }
 
-fn payment_token(headers: &HeaderMap) -> Result<Uuid, ApiError> {
+/// Validates the buyer, the card and the return addresses of a submit body.
+pub(crate) fn read_payment_data(
+    fields: &Fields<'_>,
+) -> Result<(SubmittedCard, BuyerRedirects), ApiError> {
+    check_buyer(fields)?;
+    let card = read_card(fields)?;
+    let redirects = read_response_urls(fields)?;
+    Ok((card, redirects))
+}
+
+pub(crate) fn payment_token(headers: &HeaderMap) -> Result<Uuid, ApiError> {
     let value = headers
         .get("paymentToken")
         .ok_or(ApiError::MissingPaymentToken)?;
