@@ -71,7 +71,16 @@ pub fn read_form(
     choice: Choice,
     values: &BTreeMap<String, String>,
 ) -> Result<FormSubmission, String> {
-    let document = Html::parse_document(html);
+    form_in(&Html::parse_document(html), page, choice, values)
+}
+
+/// [`read_form`] on a parsed page.
+fn form_in(
+    document: &Html,
+    page: &Url,
+    choice: Choice,
+    values: &BTreeMap<String, String>,
+) -> Result<FormSubmission, String> {
     let forms = Selector::parse("form").expect("a valid selector");
     let mut candidates = document.select(&forms);
     let form = match choice {
@@ -82,7 +91,15 @@ pub fn read_form(
         Choice::Authenticate => "an HTML page with a form".to_owned(),
         Choice::Cancel => "a form that cancels (a control saying cancel)".to_owned(),
     })?;
+    fill_form(form, page, values)
+}
 
+/// What a browser sends for `form` on `page`, with `values` typed into it.
+fn fill_form(
+    form: ElementRef<'_>,
+    page: &Url,
+    values: &BTreeMap<String, String>,
+) -> Result<FormSubmission, String> {
     let method = match form
         .value()
         .attr("method")
@@ -241,7 +258,11 @@ pub enum Relay {
 
 /// The relay of a page, when it has one.
 pub fn read_relay(html: &str, page: &Url) -> Option<Relay> {
-    let document = Html::parse_document(html);
+    relay_in(&Html::parse_document(html), page)
+}
+
+/// [`read_relay`] on a parsed page.
+fn relay_in(document: &Html, page: &Url) -> Option<Relay> {
     let metas = Selector::parse("meta[http-equiv]").expect("a valid selector");
     let refresh = document.select(&metas).find_map(|meta| {
         let element = meta.value();
@@ -265,7 +286,7 @@ pub fn read_relay(html: &str, page: &Url) -> Option<Relay> {
     if !is_relay_form(form) {
         return None;
     }
-    read_form(html, page, Choice::Authenticate, &BTreeMap::new())
+    fill_form(form, page, &BTreeMap::new())
         .ok()
         .map(Relay::Form)
 }
@@ -315,40 +336,46 @@ pub async fn authenticate(
             Stop::Landed(url) => return Ok(url),
             Stop::Page(url, html) => (url, html),
         };
-        let relay = read_relay(&html, &page).filter(|relay| {
-            // Before the buyer answers, a form naming a configured field, or
-            // any form when the buyer cancels, is the issuer's own.
-            answered
-                || match relay {
-                    Relay::Refresh(_) => true,
-                    Relay::Form(form) => {
-                        choice == Choice::Authenticate
-                            && !values.is_empty()
-                            && !values
-                                .keys()
-                                .any(|name| form.fields.iter().any(|(n, _)| n == name))
+        // Parsed once, and dropped before the next request is awaited.
+        let (relay, form) = {
+            let document = Html::parse_document(&html);
+            let relay = relay_in(&document, &page).filter(|relay| {
+                // Before the buyer answers, a form naming a configured field,
+                // or any form when the buyer cancels, is the issuer's own.
+                answered
+                    || match relay {
+                        Relay::Refresh(_) => true,
+                        Relay::Form(form) => {
+                            choice == Choice::Authenticate
+                                && !values.is_empty()
+                                && !values
+                                    .keys()
+                                    .any(|name| form.fields.iter().any(|(n, _)| n == name))
+                        }
                     }
-                }
-        });
-        request = match relay {
-            Some(relay) => {
+            });
+            let form =
+                (relay.is_none() && !answered).then(|| form_in(&document, &page, choice, values));
+            (relay, form)
+        };
+        request = match (relay, form) {
+            (Some(relay), _) => {
                 journey.hop(world)?;
                 match relay {
                     Relay::Refresh(address) => RecordedRequest::new(Method::GET, address),
                     Relay::Form(form) => form.request(),
                 }
             }
-            None if answered => return Ok(page),
-            None => {
+            (None, None) => return Ok(page),
+            (None, Some(form)) => {
                 answered = true;
-                read_form(&html, &page, choice, values)
-                    .map_err(|expected| {
-                        world.failure(
-                            &format!("the issuer page to offer {expected}"),
-                            "the page does not",
-                        )
-                    })?
-                    .request()
+                form.map_err(|expected| {
+                    world.failure(
+                        &format!("the issuer page to offer {expected}"),
+                        "the page does not",
+                    )
+                })?
+                .request()
             }
         };
     }

@@ -249,13 +249,18 @@ async fn start_reference(
     let server = RunningServer::start(config)
         .await
         .map_err(|e| format!("cannot start the reference implementation: {e}"))?;
-    let address = *server
-        .base_url
+    let (address, host) = target_of(&server.base_url)?;
+    Ok((server, address, host))
+}
+
+/// The socket address of a base URL, and the `Host` header for it.
+fn target_of(url: &Url) -> Result<(SocketAddr, Arc<str>), String> {
+    let address = *url
         .socket_addrs(|| None)
-        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("{url}: {e}"))?
         .first()
-        .ok_or("the server has no address")?;
-    Ok((server, address, Arc::from(address.to_string().as_str())))
+        .ok_or_else(|| format!("{url}: no address"))?;
+    Ok((address, Arc::from(address.to_string().as_str())))
 }
 
 /// Runs the benchmark and prints its figures.
@@ -292,12 +297,8 @@ pub async fn bench(options: BenchOptions) -> Result<(), String> {
 
     let (embedded, address, host) = match &options.base_url {
         Some(url) => {
-            let address = *url
-                .socket_addrs(|| None)
-                .map_err(|e| format!("{url}: {e}"))?
-                .first()
-                .ok_or_else(|| format!("{url}: no address"))?;
-            (None, address, Arc::from(address.to_string().as_str()))
+            let (address, host) = target_of(url)?;
+            (None, address, host)
         }
         None => {
             let (server, address, host) = start_reference(Duration::from_secs(900)).await?;

@@ -25,8 +25,7 @@ use crate::{
 };
 
 /// How a step ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StepStatus {
     /// It passed.
     Passed,
@@ -36,6 +35,18 @@ pub enum StepStatus {
     Undefined,
     /// Not run: an earlier step failed, or the scenario was skipped.
     Skipped,
+}
+
+impl StepStatus {
+    /// `passed`, `failed`, `undefined` or `skipped`, as Cucumber names them.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Passed => "passed",
+            Self::Failed => "failed",
+            Self::Undefined => "undefined",
+            Self::Skipped => "skipped",
+        }
+    }
 }
 
 /// One step of a scenario, as run.
@@ -81,6 +92,32 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The failing step and what it says, for a failed or waived scenario.
+    pub fn failure(&self) -> Option<(&str, &str)> {
+        match self {
+            Self::Failed { step, message } | Self::Waived { step, message, .. } => {
+                Some((step, message))
+            }
+            Self::Passed | Self::Skipped(_) => None,
+        }
+    }
+
+    /// The waivers in force, for a waived scenario.
+    pub fn waivers(&self) -> &[String] {
+        match self {
+            Self::Waived { waivers, .. } => waivers,
+            _ => &[],
+        }
+    }
+
+    /// Why a skipped scenario did not run.
+    pub fn skip_reason(&self) -> Option<&str> {
+        match self {
+            Self::Skipped(reason) => Some(reason),
+            _ => None,
+        }
+    }
+
     /// `passed`, `failed`, `skipped` or `waived`.
     pub fn name(&self) -> &'static str {
         match self {
@@ -186,8 +223,8 @@ impl RunReport {
 pub struct ConsoleWriter {
     report: Arc<Mutex<RunReport>>,
     out: Box<dyn Write + Send>,
-    /// The first failure of the scenario under way, per scenario.
-    pending: Vec<((String, usize), Outcome, Vec<String>)>,
+    /// The first failure of each scenario under way.
+    pending: Vec<Pending>,
     /// The steps of each scenario under way, and when it and its current step started.
     running: Vec<((String, usize), Running)>,
     /// Waivers that turn failures into waived ones.
@@ -198,6 +235,29 @@ pub struct ConsoleWriter {
     progress_shown: bool,
     /// When the event being handled happened.
     now: SystemTime,
+}
+
+/// What a scenario under way has come to so far.
+struct Pending {
+    /// (file, line).
+    key: (String, usize),
+    /// Its first failure, if any.
+    outcome: Outcome,
+    /// Violations noted up to that failure.
+    observations: Vec<String>,
+    /// The requirements the failing spec check blamed, if it was one.
+    blamed: Vec<String>,
+}
+
+impl Pending {
+    fn new(key: (String, usize)) -> Self {
+        Self {
+            key,
+            outcome: Outcome::Passed,
+            observations: Vec::new(),
+            blamed: Vec::new(),
+        }
+    }
 }
 
 /// A scenario under way.
@@ -240,17 +300,20 @@ impl ConsoleWriter {
         self
     }
 
-    /// A failure, as the waivers see it.
-    fn judged(&self, outcome: Outcome, tags: &[String]) -> Outcome {
+    /// A failure, as the waivers see it: it is attributed to the
+    /// requirements the spec check blamed, or else to every requirement the
+    /// scenario checks.
+    fn judged(&self, outcome: Outcome, tags: &[String], blamed: &[String]) -> Outcome {
         let Outcome::Failed { step, message } = outcome else {
             return outcome;
         };
         let checked: Vec<&str> = crate::features::requirement_ids(tags).collect();
-        // A failure the spec check attributed to requirements names them
-        // (`expected: … [CREATE-03]`); any other is the scenario's as a whole.
-        let blamed: Vec<&str> = blamed_requirements(&message)
-            .filter(|ids| !ids.is_empty() && ids.iter().all(|id| checked.contains(id)))
-            .unwrap_or_else(|| checked.clone());
+        let blamed: Vec<&str> =
+            if !blamed.is_empty() && blamed.iter().all(|id| checked.contains(&id.as_str())) {
+                blamed.iter().map(String::as_str).collect()
+            } else {
+                checked
+            };
         match self.waivers.decide(blamed) {
             Decision::Waived(waivers) => Outcome::Waived {
                 step,
@@ -300,12 +363,11 @@ impl ConsoleWriter {
         let _ = writeln!(self.out, "{text}");
     }
 
-    fn slot(&mut self, key: &(String, usize)) -> &mut ((String, usize), Outcome, Vec<String>) {
-        if let Some(i) = self.pending.iter().position(|(k, _, _)| k == key) {
+    fn slot(&mut self, key: &(String, usize)) -> &mut Pending {
+        if let Some(i) = self.pending.iter().position(|p| p.key == *key) {
             return &mut self.pending[i];
         }
-        self.pending
-            .push((key.clone(), Outcome::Passed, Vec::new()));
+        self.pending.push(Pending::new(key.clone()));
         self.pending.last_mut().expect("just pushed")
     }
 
@@ -355,8 +417,8 @@ impl ConsoleWriter {
                 Step::Skipped => {
                     self.report().steps.skipped += 1;
                     let slot = self.slot(&key);
-                    if slot.1 == Outcome::Passed {
-                        slot.1 = Outcome::Failed {
+                    if slot.outcome == Outcome::Passed {
+                        slot.outcome = Outcome::Failed {
                             step: format!("{}{}", step.keyword, step.value),
                             message: "no step definition matches this step".to_owned(),
                         };
@@ -365,18 +427,18 @@ impl ConsoleWriter {
                 Step::Failed(_, _, world, error) => {
                     self.report().steps.failed += 1;
                     let message = step_error_message(&error);
-                    let observations = world
-                        .as_ref()
-                        .map(|w| w.observations.clone())
-                        .unwrap_or_default();
                     let slot = self.slot(&key);
-                    if slot.1 == Outcome::Passed {
-                        slot.1 = Outcome::Failed {
+                    if slot.outcome == Outcome::Passed {
+                        slot.outcome = Outcome::Failed {
                             step: format!("{}{}", step.keyword, step.value),
                             message,
                         };
+                        slot.blamed = world.as_ref().map(|w| w.blamed.clone()).unwrap_or_default();
                     }
-                    slot.2 = observations;
+                    slot.observations = world
+                        .as_ref()
+                        .map(|w| w.observations.clone())
+                        .unwrap_or_default();
                 }
             },
             Scenario::Hook(_, cucumber::event::Hook::Failed(_, info)) => {
@@ -384,17 +446,21 @@ impl ConsoleWriter {
                 self.report()
                     .harness_errors
                     .push(format!("{}: hook failed: {message}", key.0));
-                self.slot(&key).1 = Outcome::Failed {
+                self.slot(&key).outcome = Outcome::Failed {
                     step: "(hook)".to_owned(),
                     message,
                 };
             }
             Scenario::Finished => {
-                let (_, outcome, mut observations) =
-                    match self.pending.iter().position(|(k, _, _)| *k == key) {
-                        Some(i) => self.pending.remove(i),
-                        None => (key.clone(), Outcome::Passed, Vec::new()),
-                    };
+                let Pending {
+                    outcome,
+                    mut observations,
+                    blamed,
+                    ..
+                } = match self.pending.iter().position(|p| p.key == key) {
+                    Some(i) => self.pending.remove(i),
+                    None => Pending::new(key.clone()),
+                };
                 let mut report = self.report();
                 if let Some(i) = report.observations.iter().position(|(k, _)| *k == key) {
                     observations = report.observations.remove(i).1;
@@ -413,7 +479,7 @@ impl ConsoleWriter {
                     None => (Vec::new(), Duration::ZERO),
                 };
                 let tags = crate::features::effective_tags(feature, rule, scenario);
-                let outcome = self.judged(outcome, &tags);
+                let outcome = self.judged(outcome, &tags, &blamed);
                 let result = ScenarioResult {
                     file: key.0,
                     line: key.1,
@@ -533,19 +599,6 @@ impl ConsoleWriter {
         }
         self.print(&verdict(&report));
     }
-}
-
-/// The requirements a failure message names at the end of its `expected:`
-/// line, as `[ENV-01, ENV-02]`.
-fn blamed_requirements(message: &str) -> Option<Vec<&str>> {
-    let expected = message
-        .lines()
-        .next()?
-        .strip_prefix("expected:")?
-        .trim_end();
-    let inside = expected.strip_suffix(']')?;
-    let (_, ids) = inside.rsplit_once(" [")?;
-    Some(ids.split(", ").collect())
 }
 
 /// The run's last line: what the exit code means, in words.

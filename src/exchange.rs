@@ -282,7 +282,7 @@ impl Exchange {
             .iter()
             .map(|(n, v)| (n.clone(), redactor.header(n, v)))
             .collect();
-        let request_body = request.body.as_ref().map(|b| clip(redactor.body(b)));
+        let shown_body = request.body.as_ref().map(|b| redactor.body(b));
         let url = redactor.text(request.url.as_str());
 
         let mut curl = format!("curl -i -X {} {}", request.method, shell_quote(&url));
@@ -297,12 +297,10 @@ impl Exchange {
             };
             curl.push_str(&format!(" -H {shown}"));
         }
-        if let Some(body) = &request.body {
-            curl.push_str(&format!(
-                " --data-raw {}",
-                shell_quote(&redactor.body(body))
-            ));
+        if let Some(body) = &shown_body {
+            curl.push_str(&format!(" --data-raw {}", shell_quote(body)));
         }
+        let request_body = shown_body.map(clip);
 
         let (status, response_headers, response_body, error) = match &self.response {
             Ok(response) => (

@@ -40,8 +40,7 @@ impl Redactor {
     /// A payment token the target issued: shown as its first eight
     /// characters, in headers, bodies and addresses alike.
     pub fn add_payment_token(&self, token: &str) {
-        let shown: String = token.chars().take(8).collect();
-        self.add(token.to_owned(), format!("{shown}…"));
+        self.add(token.to_owned(), shown_token(token));
     }
 
     /// Any other secret: shown as `***`.
@@ -118,10 +117,7 @@ impl Redactor {
                 Some((scheme, _)) => format!("{scheme} {MASK}"),
                 None => MASK.to_owned(),
             },
-            "paymenttoken" => {
-                let shown: String = value.chars().take(8).collect();
-                format!("{shown}…")
-            }
+            "paymenttoken" => shown_token(value),
             "cookie" | "set-cookie" => MASK.to_owned(),
             _ => self.text(value),
         }
@@ -133,6 +129,12 @@ impl std::fmt::Debug for Redactor {
         let known = self.secrets.read().map_or(0, |s| s.len());
         write!(f, "Redactor({known} secrets)")
     }
+}
+
+/// A payment token as shown: its first eight characters.
+fn shown_token(token: &str) -> String {
+    let shown: String = token.chars().take(8).collect();
+    format!("{shown}…")
 }
 
 fn is_security_code_field(key: &str) -> bool {

@@ -187,7 +187,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         .tags
         .clone()
         .unwrap_or_else(|| default_tags.to_owned());
-    let chosen: TagOperation = expression
+    let mut tags: TagOperation = expression
         .parse()
         .map_err(|e| NotRun(format!("--tags {expression:?}: {e}")))?;
 
@@ -205,18 +205,20 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             .features
             .scenarios()
             .into_iter()
-            .filter(|s| chosen.eval(s.tags.iter()) && !s.tags.iter().any(|t| t == PRODUCTION_SAFE))
+            .filter(|s| tags.eval(s.tags.iter()) && !s.tags.iter().any(|t| t == PRODUCTION_SAFE))
             .map(|s| format!("{}  {}", s.location(), s.name))
             .collect();
         expression = format!("({expression}) and @{PRODUCTION_SAFE}");
+        // Tags are matched without their `@`.
+        tags = TagOperation::And(
+            Box::new(tags),
+            Box::new(TagOperation::Tag(PRODUCTION_SAFE.to_owned())),
+        );
         println!("production: {why}; only @{PRODUCTION_SAFE} scenarios run");
         for scenario in &left_out {
             println!("  left out (sends card data)  {scenario}");
         }
     }
-    let tags: TagOperation = expression
-        .parse()
-        .map_err(|e| NotRun(format!("--tags {expression:?}: {e}")))?;
 
     let limits = Limits {
         timeout: options.timeout,

@@ -399,11 +399,13 @@ impl TargetConfig {
         url
     }
 
-    /// Every secret value of the target, for redaction.
+    /// The secrets shown as `***` wherever they appear: the API key and the
+    /// issuer form's values. (Card numbers are shown masked, by
+    /// [`Self::card_numbers`]; security codes are too short to mask by value
+    /// and are masked where they stand, in the `CVV` field.)
     pub fn secrets(&self) -> Vec<String> {
         let mut secrets = vec![self.api_key.expose().to_owned()];
         secrets.extend(self.acs.fields.values().map(|v| v.expose().to_owned()));
-        secrets.extend(self.cards().map(|(_, card)| card.cvv.expose().to_owned()));
         secrets.retain(|s| !s.is_empty());
         secrets
     }
@@ -471,7 +473,10 @@ impl TargetConfig {
             "token_lifetime_secs": self.token_lifetime.map(|d| d.as_secs()),
             "cards": cards,
             "acs": {
-                "driver": match self.acs.driver { AcsDriver::Form => "form", AcsDriver::None => "none" },
+                "driver": match self.acs.driver {
+                    AcsDriver::Form => "form",
+                    AcsDriver::None => "none",
+                },
                 "fields": fields,
             },
         })
@@ -586,7 +591,13 @@ mod tests {
     fn debug_output_hides_keys_cards_and_codes() {
         let target = file(COMPLETE).resolve().expect("complete");
         let shown = format!("{target:?}");
-        for secret in target.secrets() {
+        let cvvs = target.cards().map(|(_, card)| card.cvv.expose().to_owned());
+        for secret in target
+            .secrets()
+            .into_iter()
+            .chain(target.card_numbers())
+            .chain(cvvs)
+        {
             assert!(!shown.contains(&secret), "{secret} in {shown}");
         }
     }

@@ -113,6 +113,9 @@ pub struct PaymentWorld {
     pub exchanges: Vec<Exchange>,
     /// Violations of requirements this scenario does not check.
     pub observations: Vec<String>,
+    /// The requirements a failed spec check blamed: what a waiver must cover.
+    /// Empty for other failures, which are the scenario's as a whole.
+    pub blamed: Vec<String>,
 }
 
 impl PaymentWorld {
@@ -129,6 +132,7 @@ impl PaymentWorld {
             landing: None,
             exchanges: Vec::new(),
             observations: Vec::new(),
+            blamed: Vec::new(),
         }
     }
 
@@ -287,6 +291,7 @@ impl PaymentWorld {
         }
         match failing {
             Some(finding) => {
+                self.blamed.clone_from(&finding.requirements);
                 let requirements = if finding.requirements.is_empty() {
                     String::new()
                 } else {

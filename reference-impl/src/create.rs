@@ -40,19 +40,17 @@ pub(crate) async fn create(
         service.config.limits.body_read_timeout,
     )
     .await?;
-    let request = CreateRequest::read(&object)?;
-    let shop_login = request.shop_login;
+    let CreateRequest {
+        shop_login,
+        amount,
+        currency,
+        shop_transaction_id,
+    } = CreateRequest::read(&object)?;
     if shop_login != service.config.merchants[merchant as usize].shop_login {
         return Err(ApiError::ShopNotRecognized(
             "does not belong to this API key",
         ));
     }
-    let CreateRequest {
-        amount,
-        currency,
-        shop_transaction_id,
-        ..
-    } = request;
 
     let (token, id) = service.store.create(NewPayment {
         merchant,

@@ -71,7 +71,10 @@ impl Service {
 
     /// Answers one request.
     pub async fn handle(&self, request: Request<Incoming>) -> Response<Body> {
-        let head_bytes = request.uri().to_string().len()
+        let head_bytes = request
+            .uri()
+            .path_and_query()
+            .map_or(0, |target| target.as_str().len())
             + request
                 .headers()
                 .iter()

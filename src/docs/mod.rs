@@ -329,7 +329,6 @@ impl Site {
         });
 
         for page in &mut pages {
-            // The index template includes scenarios with links relative to the root.
             page.markdown = tidy(&page.markdown);
         }
         Ok(Self {

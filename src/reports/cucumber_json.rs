@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::{ReportInputs, sorted};
-use crate::console::{Outcome, ScenarioResult, StepStatus};
+use crate::console::{Outcome, ScenarioResult};
 
 /// An id as Cucumber writes them: lower case, words joined by `-`.
 fn slug(text: &str) -> String {
@@ -44,12 +44,7 @@ fn element(result: &ScenarioResult, feature_id: &str) -> Value {
             .steps
             .iter()
             .map(|step| {
-                let status = match step.status {
-                    StepStatus::Passed => "passed",
-                    StepStatus::Failed => "failed",
-                    StepStatus::Undefined => "undefined",
-                    StepStatus::Skipped => "skipped",
-                };
+                let status = step.status.name();
                 let mut outcome = json!({
                     "status": status,
                     "duration": u64::try_from(step.duration.as_nanos()).unwrap_or(u64::MAX),

@@ -8,10 +8,7 @@ use minijinja::{Environment, context};
 use serde::Serialize;
 
 use super::{ReportInputs, requirement_outcomes, run_outcome, sorted, timestamp};
-use crate::{
-    console::{Outcome, StepStatus},
-    exchange::ExchangeRecord,
-};
+use crate::exchange::ExchangeRecord;
 
 const TEMPLATE: &str = include_str!("report.html");
 
@@ -59,23 +56,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
     let scenarios: Vec<ScenarioView> = sorted(inputs.report)
         .into_iter()
         .map(|r| {
-            let (step, message, reason, waivers) = match &r.outcome {
-                Outcome::Passed => (None, None, None, Vec::new()),
-                Outcome::Failed { step, message } => {
-                    (Some(step.clone()), Some(message.clone()), None, Vec::new())
-                }
-                Outcome::Skipped(reason) => (None, None, Some(reason.clone()), Vec::new()),
-                Outcome::Waived {
-                    step,
-                    message,
-                    waivers,
-                } => (
-                    Some(step.clone()),
-                    Some(message.clone()),
-                    None,
-                    waivers.clone(),
-                ),
-            };
+            let failure = r.outcome.failure();
             ScenarioView {
                 anchor: anchor(&r.location()),
                 location: r.location(),
@@ -83,10 +64,10 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
                 name: r.name.clone(),
                 outcome: r.outcome.name(),
                 requirements: r.requirements().map(str::to_owned).collect(),
-                step,
-                message,
-                reason,
-                waivers,
+                step: failure.map(|(step, _)| step.to_owned()),
+                message: failure.map(|(_, message)| message.to_owned()),
+                reason: r.outcome.skip_reason().map(str::to_owned),
+                waivers: r.outcome.waivers().to_vec(),
                 observations: r.observations.clone(),
                 steps: r
                     .steps
@@ -94,12 +75,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
                     .map(|s| StepView {
                         keyword: s.keyword.trim().to_owned(),
                         text: s.text.clone(),
-                        status: match s.status {
-                            StepStatus::Passed => "passed",
-                            StepStatus::Failed => "failed",
-                            StepStatus::Undefined => "undefined",
-                            StepStatus::Skipped => "skipped",
-                        },
+                        status: s.status.name(),
                         duration_ms: millis(s.duration),
                         message: s.message.clone(),
                     })

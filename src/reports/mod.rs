@@ -156,13 +156,15 @@ impl ScenarioRef {
 
 /// Every requirement's outcome, in catalogue order.
 pub fn requirement_outcomes(inputs: &ReportInputs<'_>) -> Vec<RequirementOutcome> {
+    let all = sorted(inputs.report);
     inputs
         .requirements
         .all()
         .iter()
         .map(|requirement| {
-            let results: Vec<&ScenarioResult> = sorted(inputs.report)
-                .into_iter()
+            let results: Vec<&ScenarioResult> = all
+                .iter()
+                .copied()
                 .filter(|r| r.requirements().any(|id| id == requirement.id))
                 .collect();
             let any = |f: fn(&Outcome) -> bool| results.iter().any(|r| f(&r.outcome));

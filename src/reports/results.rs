@@ -6,7 +6,6 @@
 use serde_json::json;
 
 use super::{ReportInputs, requirement_outcomes, run_outcome, sorted, timestamp};
-use crate::console::Outcome;
 
 /// The results format's version; it changes when a field changes meaning.
 pub const FORMAT_VERSION: u32 = 1;
@@ -27,22 +26,15 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
                 "outcome": r.outcome.name(),
                 "duration_ms": u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
             });
-            match &r.outcome {
-                Outcome::Failed { step, message } => {
-                    entry["step"] = json!(step);
-                    entry["message"] = json!(message);
-                }
-                Outcome::Waived {
-                    step,
-                    message,
-                    waivers,
-                } => {
-                    entry["step"] = json!(step);
-                    entry["message"] = json!(message);
-                    entry["waivers"] = json!(waivers);
-                }
-                Outcome::Skipped(reason) => entry["reason"] = json!(reason),
-                Outcome::Passed => {}
+            if let Some((step, message)) = r.outcome.failure() {
+                entry["step"] = json!(step);
+                entry["message"] = json!(message);
+            }
+            if !r.outcome.waivers().is_empty() {
+                entry["waivers"] = json!(r.outcome.waivers());
+            }
+            if let Some(reason) = r.outcome.skip_reason() {
+                entry["reason"] = json!(reason);
             }
             if !r.observations.is_empty() {
                 entry["noted"] = json!(r.observations);
