@@ -12,6 +12,7 @@ Feature: Submit a payment
     Then the request is correctly processed
     And the transaction type is "submit"
     And the transaction result is "OK"
+    And no issuer authentication is asked for
     And the payment ID is the one create returned
     And the redirect address is an absolute http(s) address
 

@@ -50,6 +50,10 @@ pub struct BenchArgs {
     /// in-process reference implementation.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<url::Url>,
+    /// Measure the browser driver instead: Chromium's start, and each issuer
+    /// scenario against every issuer page style of the reference implementation.
+    #[arg(long)]
+    pub issuer_pages: bool,
 }
 
 /// Flags of `payconf docs`.
@@ -84,6 +88,10 @@ pub struct RunArgs {
     /// The merchant's shop login; overrides PAYCONF_SHOP_LOGIN and the file.
     #[arg(long, value_name = "LOGIN")]
     pub shop_login: Option<String>,
+    /// The issuer-authentication driver, over the target file's `acs.driver`
+    /// (also `PAYCONF_ACS_DRIVER`): `form`, `browser` (headless Chromium) or `none`.
+    #[arg(long, value_name = "DRIVER")]
+    pub acs_driver: Option<String>,
     /// Cucumber tag expression selecting scenarios. Default: `@core` against a
     /// target, `@core or @reference` against the embedded reference implementation.
     #[arg(long, value_name = "EXPR")]
@@ -158,6 +166,10 @@ pub fn main(cli: Cli) -> ExitCode {
             .map_err(anyhow::Error::from),
         Command::Serve(args) => runtime.block_on(crate::serve::serve(args)),
         Command::Docs(args) => docs(&args),
+        Command::Bench(args) if args.issuer_pages => runtime
+            .block_on(crate::bench::issuer_pages())
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(anyhow::Error::msg),
         Command::Bench(args) => runtime
             .block_on(crate::bench::bench(crate::bench::BenchOptions {
                 connections: usize::try_from(args.connections).unwrap_or(64),
@@ -212,6 +224,7 @@ fn run_options(args: Box<RunArgs>) -> crate::run::RunOptions {
             base_url: args.base_url,
             api_key: args.api_key,
             shop_login: args.shop_login,
+            acs_driver: args.acs_driver,
         },
         tags: args.tags,
         features_dir: args.features,

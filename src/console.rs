@@ -20,6 +20,7 @@ use cucumber::{
 use crate::{
     exchange::ExchangeRecord,
     features::file_name,
+    issuer::IssuerEvidence,
     waivers::{Decision, Waiver, Waivers, format_date},
     world::PaymentWorld,
 };
@@ -80,6 +81,14 @@ pub enum Outcome {
     },
     /// Not run, with the reason.
     Skipped(String),
+    /// payconf could not judge it (a page it cannot read, a browser that
+    /// does not answer): neither a pass nor a failure of the target.
+    Error {
+        /// The step, as written.
+        step: String,
+        /// What payconf could not do, and what would let it.
+        message: String,
+    },
     /// A step failed, but every requirement the scenario checks is waived.
     Waived {
         /// The step, as written.
@@ -95,9 +104,9 @@ impl Outcome {
     /// The failing step and what it says, for a failed or waived scenario.
     pub fn failure(&self) -> Option<(&str, &str)> {
         match self {
-            Self::Failed { step, message } | Self::Waived { step, message, .. } => {
-                Some((step, message))
-            }
+            Self::Failed { step, message }
+            | Self::Waived { step, message, .. }
+            | Self::Error { step, message } => Some((step, message)),
             Self::Passed | Self::Skipped(_) => None,
         }
     }
@@ -118,13 +127,14 @@ impl Outcome {
         }
     }
 
-    /// `passed`, `failed`, `skipped` or `waived`.
+    /// `passed`, `failed`, `skipped`, `waived` or `error`.
     pub fn name(&self) -> &'static str {
         match self {
             Self::Passed => "passed",
             Self::Failed { .. } => "failed",
             Self::Skipped(_) => "skipped",
             Self::Waived { .. } => "waived",
+            Self::Error { .. } => "error",
         }
     }
 }
@@ -150,6 +160,8 @@ pub struct ScenarioResult {
     pub steps: Vec<StepResult>,
     /// Every exchange with the target, redacted.
     pub exchanges: Vec<ExchangeRecord>,
+    /// What the issuer driver saw, when the scenario went through the issuer page.
+    pub issuer: Option<IssuerEvidence>,
     /// How long it took.
     pub duration: Duration,
 }
@@ -177,12 +189,14 @@ pub struct Counts {
     pub skipped: usize,
     /// Failed, but waived.
     pub waived: usize,
+    /// Not judged: payconf could not carry them out.
+    pub errors: usize,
 }
 
 impl Counts {
     /// All scenarios counted.
     pub fn total(self) -> usize {
-        self.passed + self.failed + self.skipped + self.waived
+        self.passed + self.failed + self.skipped + self.waived + self.errors
     }
 }
 
@@ -201,6 +215,8 @@ pub struct RunReport {
     pub observations: Vec<((String, usize), Vec<String>)>,
     /// Exchanges of each scenario (file, line), recorded when it ends.
     pub evidence: Vec<((String, usize), Vec<ExchangeRecord>)>,
+    /// What the issuer driver saw in each scenario (file, line) that used it.
+    pub issuer_evidence: Vec<((String, usize), IssuerEvidence)>,
 }
 
 impl RunReport {
@@ -213,6 +229,7 @@ impl RunReport {
                 Outcome::Failed { .. } => counts.failed += 1,
                 Outcome::Skipped(_) => counts.skipped += 1,
                 Outcome::Waived { .. } => counts.waived += 1,
+                Outcome::Error { .. } => counts.errors += 1,
             }
         }
         counts
@@ -429,9 +446,11 @@ impl ConsoleWriter {
                     let message = step_error_message(&error);
                     let slot = self.slot(&key);
                     if slot.outcome == Outcome::Passed {
-                        slot.outcome = Outcome::Failed {
-                            step: format!("{}{}", step.keyword, step.value),
-                            message,
+                        let step = format!("{}{}", step.keyword, step.value);
+                        let unjudged = world.as_ref().and_then(|w| w.harness_error.clone());
+                        slot.outcome = match unjudged {
+                            Some(message) => Outcome::Error { step, message },
+                            None => Outcome::Failed { step, message },
                         };
                         slot.blamed = world.as_ref().map(|w| w.blamed.clone()).unwrap_or_default();
                     }
@@ -469,6 +488,11 @@ impl ConsoleWriter {
                     Some(i) => report.evidence.remove(i).1,
                     None => Vec::new(),
                 };
+                let issuer = report
+                    .issuer_evidence
+                    .iter()
+                    .position(|(k, _)| *k == key)
+                    .map(|i| report.issuer_evidence.remove(i).1);
                 drop(report);
                 let (steps, duration) = match self.running.iter().position(|(k, _)| *k == key) {
                     Some(i) => {
@@ -490,6 +514,7 @@ impl ConsoleWriter {
                     observations,
                     steps,
                     exchanges,
+                    issuer,
                     duration,
                 };
                 self.print_result(&result);
@@ -559,6 +584,14 @@ impl ConsoleWriter {
                     self.print(&format!("        {line}"));
                 }
             }
+            Outcome::Error { step, message } => {
+                self.print(&format!("  ERROR {place}  {}", result.name));
+                self.print(&format!("        step: {step}"));
+                for line in message.lines() {
+                    self.print(&format!("        {line}"));
+                }
+                self.print("        not judged: payconf could not carry this scenario out");
+            }
             Outcome::Failed { step, message } => {
                 self.print(&format!("  FAIL  {place}  {}", result.name));
                 self.print(&format!("        step: {step}"));
@@ -607,9 +640,20 @@ fn verdict(report: &RunReport) -> String {
     if !report.harness_errors.is_empty() {
         "result: NOT RUN to the end, the harness failed (exit code 2)".to_owned()
     } else if scenarios.failed > 0 {
+        let unjudged = if scenarios.errors > 0 {
+            format!(", and payconf could not judge {}", scenarios.errors)
+        } else {
+            String::new()
+        };
         format!(
-            "result: FAILED, the target failed {} of {} (exit code 1)",
+            "result: FAILED, the target failed {} of {}{unjudged} (exit code 1)",
             scenarios.failed,
+            plural(scenarios.total(), "scenario")
+        )
+    } else if scenarios.errors > 0 {
+        format!(
+            "result: ERROR, payconf could not judge {} of {}; the target failed none (exit code 2)",
+            scenarios.errors,
             plural(scenarios.total(), "scenario")
         )
     } else {
@@ -646,6 +690,7 @@ fn breakdown(counts: Counts) -> String {
         (counts.failed, "failed"),
         (counts.skipped, "skipped"),
         (counts.waived, "waived"),
+        (counts.errors, "error"),
     ]
     .into_iter()
     .filter(|(n, _)| *n > 0)

@@ -22,6 +22,17 @@ pub struct Defect {
     pub kind: String,
     /// What the broken server does.
     pub breaks: String,
+    /// The issuer driver that can see it: `browser` for an issuer page only
+    /// a browser gets through; the form driver otherwise.
+    #[serde(default)]
+    pub driver: Option<String>,
+}
+
+impl Defect {
+    /// The issuer driver a run must use to catch it.
+    pub fn driver(&self) -> &str {
+        self.driver.as_deref().unwrap_or("form")
+    }
 }
 
 #[derive(Deserialize)]
@@ -67,6 +78,13 @@ impl Defects {
                 return Err(DefectsError::Invalid(format!(
                     "{:?}: ids are lower case letters, digits and hyphens",
                     defect.id
+                )));
+            }
+            if !matches!(defect.driver(), "form" | "browser") {
+                return Err(DefectsError::Invalid(format!(
+                    "{}: driver is form or browser, not {:?}",
+                    defect.id,
+                    defect.driver()
                 )));
             }
             if file.defects[..i].iter().any(|d| d.id == defect.id) {

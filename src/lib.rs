@@ -4,8 +4,17 @@
 //! implementation (crate `payconf-reference`) serves it. This crate is the
 //! `payconf` command: [`cli`] parses the command line and dispatches to the
 //! subcommands, [`serve`] runs the reference implementation as a sandbox.
+//!
+//! `payconf run` ([`run`]) loads the suite ([`contract`], [`features`],
+//! [`requirements`], [`defects`]), resolves the [`target`], and runs the
+//! scenarios with cucumber: the [`steps`] act on a [`world`] that sends every
+//! request as an [`exchange`] and judges every answer against the contract;
+//! the buyer goes through the issuer's page with one of the drivers of
+//! [`issuer`]. The [`console`] prints and records each result, the
+//! [`reports`] and [`waivers`] read that record, and [`redact`] keeps secrets
+//! out of all of it. [`docs`] and [`bench`] are commands of their own;
+//! [`interruption`] is how `run` and `serve` hear Ctrl-C and SIGTERM.
 
-pub mod acs;
 pub mod bench;
 pub mod cli;
 pub mod console;
@@ -14,6 +23,8 @@ pub mod defects;
 pub mod docs;
 pub mod exchange;
 pub mod features;
+pub mod interruption;
+pub mod issuer;
 pub mod list;
 pub mod redact;
 pub mod reports;

@@ -35,7 +35,12 @@ pub fn listing(suite: &Suite) -> String {
             let _ = writeln!(out, "    (no defect proves these scenarios can fail)");
         }
         for defect in defects {
-            let _ = writeln!(out, "    defect {}: {}", defect.id, defect.breaks);
+            let seen_by = if defect.driver() == "browser" {
+                " (seen with acs.driver = \"browser\")"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "    defect {}: {}{seen_by}", defect.id, defect.breaks);
         }
     }
     out

@@ -7,7 +7,7 @@ use anyhow::Context;
 use payconf_reference::ReferenceConfig;
 use tokio::net::TcpListener;
 
-use crate::cli::ServeArgs;
+use crate::{cli::ServeArgs, interruption::Interruption};
 
 /// Binds, prints `listening on http://HOST:PORT` as the first line of stdout,
 /// and serves until a shutdown signal.
@@ -19,6 +19,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let listener = TcpListener::bind(args.addr)
         .await
         .with_context(|| format!("cannot listen on {}", args.addr))?;
+    let mut interruption = Interruption::listen().context("cannot listen for signals")?;
     let local = listener
         .local_addr()
         .context("cannot read the bound address")?;
@@ -27,30 +28,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .and_then(|()| stdout.flush())
         .context("cannot write to stdout")?;
     drop(stdout);
-    payconf_reference::run(listener, config, shutdown_signal()).await?;
+    payconf_reference::run(listener, config, async move {
+        interruption.next().await;
+    })
+    .await?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Completes on Ctrl-C, or SIGTERM on Unix.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
-    }
 }

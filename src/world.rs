@@ -18,6 +18,10 @@ use url::Url;
 use crate::{
     contract::{Contract, Profile},
     exchange::{Exchange, Limits, RecordedRequest},
+    issuer::{
+        IssuerEvidence,
+        chromium::{Chromium, Reservation},
+    },
     redact::Redactor,
     requirements::Requirements,
     target::TargetConfig,
@@ -38,6 +42,8 @@ pub struct RunContext {
     pub requirements: Requirements,
     /// Keeps secrets out of everything shown.
     pub redactor: Redactor,
+    /// The headless browser of the browser driver, started once for the run.
+    pub browser: Option<Arc<Chromium>>,
 }
 
 tokio::task_local! {
@@ -116,6 +122,14 @@ pub struct PaymentWorld {
     /// The requirements a failed spec check blamed: what a waiver must cover.
     /// Empty for other failures, which are the scenario's as a whole.
     pub blamed: Vec<String>,
+    /// Why payconf could not judge the scenario, when a step ended with an
+    /// error of the harness rather than a failure of the target.
+    pub harness_error: Option<String>,
+    /// What the issuer driver saw: pages visited, a screenshot.
+    pub issuer_evidence: Option<IssuerEvidence>,
+    /// The browser, held for this scenario from its start when it goes
+    /// through the issuer page with the browser driver.
+    pub browser_reservation: Option<Reservation>,
 }
 
 impl PaymentWorld {
@@ -133,11 +147,20 @@ impl PaymentWorld {
             exchanges: Vec::new(),
             observations: Vec::new(),
             blamed: Vec::new(),
+            harness_error: None,
+            issuer_evidence: None,
+            browser_reservation: None,
         }
     }
 
-    /// Sets the profile and requirements from the scenario's tags.
-    pub fn configure(&mut self, tags: &[String]) {
+    /// Sets the profile and requirements from the scenario's tags, and
+    /// waits for the browser when the scenario will need it.
+    pub async fn configure(&mut self, tags: &[String]) {
+        if tags.iter().any(|t| t == crate::run::ISSUER_TAG) {
+            if let Some(browser) = &self.ctx.browser {
+                self.browser_reservation = Some(browser.reserve().await);
+            }
+        }
         self.profile = if tags.iter().any(|t| t == "reference") {
             Profile::Reference
         } else {
@@ -314,7 +337,23 @@ impl PaymentWorld {
             message.push('\n');
             message.push_str(&exchange.display(redactor).to_string());
         }
-        Failure { message }
+        Failure {
+            message,
+            harness: false,
+        }
+    }
+
+    /// Passes a step's outcome through, remembering an error of the
+    /// harness so that the scenario ends as an error, not as a failure.
+    pub fn judged<T>(&mut self, result: Result<T, Failure>) -> Result<T, Failure> {
+        result.map_err(|mut failure| {
+            if failure.is_harness() {
+                // Its message names pages, whose addresses carry tokens.
+                failure.message = self.ctx.redactor.text(&failure.message);
+                self.harness_error = Some(failure.message.clone());
+            }
+            failure
+        })
     }
 }
 
@@ -353,6 +392,9 @@ pub fn is_json_media_type(value: &str) -> bool {
 pub struct Failure {
     /// The whole message, secrets redacted.
     pub message: String,
+    /// Whether payconf itself could not carry the step out (a page it cannot
+    /// read, a browser that does not answer): the target is not judged.
+    harness: bool,
 }
 
 impl Failure {
@@ -360,7 +402,22 @@ impl Failure {
     pub fn plain(expected: &str) -> Self {
         Self {
             message: format!("expected: {expected}"),
+            harness: false,
         }
+    }
+
+    /// An error of the harness: `message` says what payconf could not do
+    /// and what would let it.
+    pub fn harness(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            harness: true,
+        }
+    }
+
+    /// Whether this is an error of the harness rather than of the target.
+    pub fn is_harness(&self) -> bool {
+        self.harness
     }
 }
 

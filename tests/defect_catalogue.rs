@@ -5,7 +5,10 @@
 //! implementation everywhere the contract is silent), which must pass every
 //! `@core` scenario, and of every defect of the catalogue
 //! (`spec/defects.yaml`), each of which must make the run exit 1 with
-//! exactly the `@core` scenarios of the requirement it breaks failing.
+//! exactly the `@core` scenarios of the requirement it breaks failing. The
+//! twin's issuer page comes in several shapes; in each the twin passes with
+//! the driver that can read it, and a page the form driver cannot read is
+//! an error of the harness, never a failure of the target.
 
 mod support;
 
@@ -17,8 +20,11 @@ use payconf::{
     requirements::{RequirementProfile, Requirements},
 };
 use support::{
-    runner::{RunOutput, TempFile, core_scenarios_checking, payconf_run_async},
-    twin::{Defect, TwinService},
+    runner::{
+        BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, core_scenarios_checking,
+        payconf_run_async,
+    },
+    twin::{Defect, IssuerStyle, TwinService, Variation},
 };
 use tokio::{sync::Semaphore, task::JoinSet};
 
@@ -34,8 +40,18 @@ fn catalogue() -> Defects {
 }
 
 async fn run_twin(defect: Option<Defect>) -> RunOutput {
-    let twin = TwinService::start(defect).await;
-    let target = TempFile::new("twin-target.toml", &twin.target_toml());
+    let style = defect.map_or(IssuerStyle::Form, Defect::issuer_style);
+    run_styled(defect, style, "form").await
+}
+
+async fn run_styled(defect: Option<Defect>, style: IssuerStyle, driver: &str) -> RunOutput {
+    let _browser = if driver == "browser" {
+        Some(BROWSER_RUNS.acquire().await.expect("open semaphore"))
+    } else {
+        None
+    };
+    let twin = TwinService::start_styled(defect, style).await;
+    let target = TempFile::new("twin-target.toml", &twin.target_toml_for(driver));
     // Short, so the hanging defect costs two seconds a scenario.
     payconf_run_async(vec![
         "--target".to_owned(),
@@ -56,10 +72,7 @@ fn core_scenarios() -> BTreeSet<String> {
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_conformant_twin_passes_every_core_scenario() {
-    let output = run_twin(None).await;
-
+fn assert_passes_everything(output: &RunOutput) {
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
     assert_eq!(output.passed(), core_scenarios(), "{}", output.stdout);
     assert!(
@@ -70,6 +83,82 @@ async fn the_conformant_twin_passes_every_core_scenario() {
     assert!(
         !output.stdout.contains("noted:"),
         "the twin conforms, so nothing is even noted:\n{}",
+        output.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conformant_twin_passes_every_core_scenario() {
+    assert_passes_everything(&run_twin(None).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conformant_twin_passes_every_core_scenario_in_each_of_its_variations() {
+    for variation in Variation::ALL {
+        let twin = TwinService::start_varied(variation).await;
+        let target = TempFile::new("twin-target.toml", &twin.target_toml());
+        let output =
+            payconf_run_async(vec!["--target".to_owned(), target.0.display().to_string()]).await;
+        assert_passes_everything(&output);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_form_driver_passes_the_twin_whose_issuer_page_is_framed_or_two_step() {
+    for style in [IssuerStyle::Framed, IssuerStyle::TwoStep] {
+        let output = run_styled(None, style, "form").await;
+        assert_passes_everything(&output);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_browser_driver_passes_the_twin_in_every_issuer_style() {
+    if !browser_or_skip("the_browser_driver_passes_the_twin_in_every_issuer_style") {
+        return;
+    }
+    let mut runs = JoinSet::new();
+    for style in IssuerStyle::ALL {
+        runs.spawn(async move { (style, run_styled(None, style, "browser").await) });
+    }
+    while let Some(result) = runs.join_next().await {
+        let (style, output) = result.expect("a run finishes");
+        assert!(
+            output.stdout.contains("browser: Chromium"),
+            "{style:?}: the browser drove the issuer page:\n{}",
+            output.stdout
+        );
+        assert_passes_everything(&output);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scripted_issuer_page_is_an_error_of_the_form_driver_not_a_failure_of_the_target() {
+    for style in [IssuerStyle::Scripted, IssuerStyle::ScriptReturn] {
+        assert_unjudged_by_the_form_driver(style).await;
+    }
+}
+
+async fn assert_unjudged_by_the_form_driver(style: IssuerStyle) {
+    let output = run_styled(None, style, "form").await;
+
+    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
+    assert!(output.failed().is_empty(), "{}", output.stdout);
+    assert_eq!(
+        output.errors(),
+        core_scenarios_checking("TDS-04"),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        output.stdout.contains("acs.driver = \"browser\""),
+        "the error names the browser driver:\n{}",
+        output.stdout
+    );
+    assert!(
+        output
+            .stdout
+            .contains("result: ERROR, payconf could not judge"),
+        "{}",
         output.stdout
     );
 }
@@ -97,10 +186,13 @@ async fn every_defect_fails_exactly_the_scenarios_of_the_requirement_it_breaks()
     for entry in catalogue().all().iter().cloned() {
         let defect = Defect::from_id(&entry.id)
             .unwrap_or_else(|| panic!("the twin has no switch for {}", entry.id));
+        if entry.driver() == "browser" && !browser_or_skip(&entry.id) {
+            continue;
+        }
         let permits = Arc::clone(&permits);
         runs.spawn(async move {
             let _permit = permits.acquire_owned().await.expect("open semaphore");
-            let output = run_twin(Some(defect)).await;
+            let output = run_styled(Some(defect), defect.issuer_style(), entry.driver()).await;
             judge(&entry, &output)
         });
     }

@@ -9,7 +9,7 @@
 mod support;
 
 use payconf_reference::{ReferenceConfig, RunningServer};
-use support::runner::TempFile;
+use support::runner::{TempFile, browser_or_skip};
 
 const API_KEY: &str = "planted-api-key-5c1e9b7d";
 const ISSUER_CODE: &str = "otp-Kq7Zx9Wm";
@@ -46,6 +46,18 @@ fn token_in_header(text: &str) -> Option<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_planted_secret_appears_in_any_output_or_report() {
+    assert_no_leak("form").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_planted_secret_appears_with_the_browser_driver() {
+    if browser_or_skip("no_planted_secret_appears_with_the_browser_driver") {
+        assert_no_leak("browser").await;
+    }
+}
+
+/// A whole run with planted secrets and every report, searched for them.
+async fn assert_no_leak(driver: &str) {
     let mut config_text = format!(
         "token_lifetime_secs = 1\nissuer_code = \"{ISSUER_CODE}\"\n\
          [[merchants]]\nshop_login = \"PLANTED_SHOP\"\napi_key = \"{API_KEY}\"\n"
@@ -70,7 +82,7 @@ async fn no_planted_secret_appears_in_any_output_or_report() {
         ));
     }
     target.push_str(&format!(
-        "[acs]\ndriver = \"form\"\nfields = {{ otp = \"{ISSUER_CODE}\" }}\n"
+        "[acs]\ndriver = \"{driver}\"\nfields = {{ otp = \"{ISSUER_CODE}\" }}\n"
     ));
     let target = TempFile::new("target.toml", &target);
 

@@ -426,3 +426,39 @@ async fn thousands_of_idle_connections_do_not_stop_new_requests() {
     assert_eq!(answer.code(), "0");
     drop(idle);
 }
+
+#[tokio::test]
+async fn a_refusal_of_a_request_with_a_body_says_the_connection_closes() {
+    let sandbox = Sandbox::start().await;
+    let json = [("Content-Type", "application/json")];
+    let body = || br#"{"shopLogin":"DEMO_SHOP"}"#.to_vec();
+    // The body is never read here: the HTTP layer closes the connection.
+    let refused = sandbox
+        .post_raw("createPayment", "/api/v1/payment/refund/", &json, body())
+        .await;
+    assert_eq!(refused.status.as_u16(), 404);
+    assert_eq!(
+        refused.headers.get("connection").map(|v| v.as_bytes()),
+        Some(&b"close"[..])
+    );
+    let unauthenticated = sandbox
+        .post_raw("createPayment", "/api/v1/payment/create/", &json, body())
+        .await;
+    assert_eq!(unauthenticated.status.as_u16(), 403);
+    assert_eq!(
+        unauthenticated
+            .headers
+            .get("connection")
+            .map(|v| v.as_bytes()),
+        Some(&b"close"[..])
+    );
+
+    let accepted = sandbox
+        .create_with(Some("demo-api-key"), &support::create_body())
+        .await;
+    assert_eq!(accepted.status.as_u16(), 200);
+    assert!(
+        accepted.headers.get("connection").is_none(),
+        "an accepted request keeps its connection"
+    );
+}

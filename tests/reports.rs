@@ -11,7 +11,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use support::{
     runner::{RunOutput, TempFile, payconf_run, payconf_run_async},
-    twin::{Defect, TwinService},
+    twin::{Defect, IssuerStyle, TwinService},
 };
 
 /// A folder for one test's reports, removed afterwards.
@@ -53,27 +53,36 @@ impl Drop for ReportDir {
 
 /// (testcases, failures) of a JUnit file, read by an XML parser.
 fn junit_cases(xml: &str) -> (usize, Vec<(String, String)>) {
+    let cases = junit_elements(xml, b"testcase").len();
+    (cases, junit_elements(xml, b"failure"))
+}
+
+/// The `<error>` elements of a JUnit file: (type, message).
+fn junit_errors(xml: &str) -> Vec<(String, String)> {
+    junit_elements(xml, b"error")
+}
+
+/// Every element named `name` of a JUnit file: its (type, message).
+fn junit_elements(xml: &str, name: &[u8]) -> Vec<(String, String)> {
     let mut reader = Reader::from_str(xml);
-    let mut cases = 0;
-    let mut failures = Vec::new();
+    let mut found = Vec::new();
     loop {
         match reader.read_event().expect("well-formed XML") {
-            Event::Start(e) | Event::Empty(e) if e.name().as_ref() == b"testcase" => cases += 1,
-            Event::Start(e) if e.name().as_ref() == b"failure" => {
-                let attr = |name: &[u8]| {
+            Event::Start(e) | Event::Empty(e) if e.name().as_ref() == name => {
+                let attr = |key: &[u8]| {
                     e.attributes()
                         .filter_map(Result::ok)
-                        .find(|a| a.key.as_ref() == name)
+                        .find(|a| a.key.as_ref() == key)
                         .map(|a| a.unescape_value().expect("attribute").into_owned())
                         .unwrap_or_default()
                 };
-                failures.push((attr(b"type"), attr(b"message")));
+                found.push((attr(b"type"), attr(b"message")));
             }
             Event::Eof => break,
             _ => {}
         }
     }
-    (cases, failures)
+    found
 }
 
 fn cucumber_scenarios(json: &str) -> Vec<(String, Vec<String>)> {
@@ -234,6 +243,53 @@ async fn a_failure_reaches_every_report_with_expected_and_actual() {
     assert_eq!(outcome("TDS-04"), Some("passed".into()));
     assert_eq!(outcome("REF-AUTH-01"), Some("not-run".into()));
     assert_self_contained(&dir.read("report.html"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scenario_payconf_cannot_judge_is_an_error_in_every_report_not_a_failure() {
+    let dir = ReportDir::new();
+    let twin = TwinService::start_styled(None, IssuerStyle::Scripted).await;
+    let target = TempFile::new("twin-target.toml", &twin.target_toml());
+    let mut args = vec!["--target".to_owned(), target.0.display().to_string()];
+    args.extend(dir.args());
+    let output = payconf_run_async(args).await;
+    assert_eq!(output.code, Some(2), "{}", output.stdout);
+
+    let junit = dir.read("junit.xml");
+    let (_, failures) = junit_cases(&junit);
+    assert!(failures.is_empty(), "{failures:?}");
+    let errors = junit_errors(&junit);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].0, "harness");
+    assert!(errors[0].1.contains("acs.driver"), "{}", errors[0].1);
+
+    let scenarios = cucumber_scenarios(&dir.read("cucumber.json"));
+    assert!(
+        scenarios
+            .iter()
+            .all(|(_, s)| !s.iter().any(|s| s == "failed"))
+    );
+    let pending: Vec<_> = scenarios
+        .iter()
+        .filter(|(_, s)| s.iter().any(|s| s == "pending"))
+        .collect();
+    assert_eq!(pending.len(), 1, "{scenarios:?}");
+
+    let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results");
+    assert_eq!(results["exit_code"], 2);
+    assert_eq!(results["counts"]["scenarios"]["errors"], 1);
+    assert_eq!(results["counts"]["scenarios"]["failed"], 0);
+    let tds04 = results["requirements"]
+        .as_array()
+        .expect("requirements")
+        .iter()
+        .find(|r| r["id"] == "TDS-04")
+        .expect("TDS-04");
+    assert_eq!(tds04["outcome"], "error");
+
+    let html = dir.read("report.html");
+    assert_self_contained(&html);
+    assert!(html.contains("1 not judged (error of the harness)"));
 }
 
 fn waivers_file(expires: &str) -> TempFile {

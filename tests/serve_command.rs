@@ -4,7 +4,7 @@
 
 use std::{
     io::{BufRead, BufReader, Write},
-    process::{Command, Stdio},
+    process::{Child, Command, ExitStatus, Stdio},
     time::{Duration, Instant},
 };
 
@@ -14,8 +14,9 @@ fn payconf() -> Command {
     command
 }
 
-#[test]
-fn serve_prints_its_address_first_answers_and_stops_on_sigterm() {
+/// Starts `payconf serve` on a free port and reads the port from its first
+/// line of stdout.
+fn serve_on_a_free_port() -> (Child, u16) {
     let mut child = payconf()
         .args(["serve", "--addr", "127.0.0.1:0"])
         .stdout(Stdio::piped())
@@ -31,6 +32,38 @@ fn serve_prints_its_address_first_answers_and_stops_on_sigterm() {
         .unwrap_or_else(|| panic!("first line {first:?}"));
     let port: u16 = address.parse().expect("a real port, not 0");
     assert_ne!(port, 0);
+    (child, port)
+}
+
+/// Sends SIGTERM and expects a clean exit (0) within 15 s, not death by the
+/// signal.
+fn assert_stops_gracefully_on_sigterm(child: &mut Child) {
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let status = wait_at_most_15_s(child);
+    assert!(status.success(), "graceful stop exits 0: {status:?}");
+}
+
+fn wait_at_most_15_s(child: &mut Child) -> ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "payconf serve did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn serve_prints_its_address_first_answers_and_stops_on_sigterm() {
+    let (mut child, port) = serve_on_a_free_port();
 
     // A request over the socket, written by hand: no client library involved.
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects");
@@ -47,23 +80,36 @@ fn serve_prints_its_address_first_answers_and_stops_on_sigterm() {
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert!(answer.contains(r#""code":"0""#), "{answer}");
 
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(killed.success());
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "payconf serve did not stop on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert!(status.success(), "graceful stop exits 0: {status:?}");
+    assert_stops_gracefully_on_sigterm(&mut child);
+}
+
+/// A service manager may stop the service the moment it announces itself:
+/// the signal must already be heard then, not only once serving has begun.
+/// A shell reads the announcement straight from the pipe and signals at once
+/// (`read` and `kill` are shell builtins), so no process start sits between
+/// the line and the signal.
+#[test]
+fn serve_stops_gracefully_on_a_sigterm_sent_as_soon_as_it_prints_its_address() {
+    for _ in 0..20 {
+        let mut child = payconf()
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("payconf starts");
+        let announcement = child.stdout.take().expect("stdout");
+        let signaller = Command::new("sh")
+            .args(["-c", r#"read -r line && kill -TERM "$0" && echo "$line""#])
+            .arg(child.id().to_string())
+            .stdin(Stdio::from(announcement))
+            .output()
+            .expect("sh runs");
+        assert!(signaller.status.success(), "{signaller:?}");
+        let line = String::from_utf8_lossy(&signaller.stdout);
+        assert!(line.starts_with("listening on http://127.0.0.1:"), "{line}");
+        let status = wait_at_most_15_s(&mut child);
+        assert!(status.success(), "graceful stop exits 0: {status:?}");
+    }
 }
 
 #[test]

@@ -44,36 +44,13 @@ fn every_scenario_passes_against_the_embedded_reference_implementation() {
 }
 
 fn reference_target(server: &RunningServer, token_lifetime: Option<u64>) -> String {
-    let base = server.base_url.as_str().trim_end_matches('/');
     let lifetime = token_lifetime
-        .map(|s| format!("token_lifetime_secs = {s}\n"))
+        .map(|s| format!("token_lifetime_secs = {s}"))
         .unwrap_or_default();
-    format!(
-        r#"base_url = "{base}"
-api_key = "demo-api-key"
-shop_login = "DEMO_SHOP"
-success_url = "{base}/merchant/DEMO_SHOP/success"
-failure_url = "{base}/merchant/DEMO_SHOP/failure"
-{lifetime}
-[cards.frictionless]
-number = "4775718800002026"
-exp_month = "05"
-exp_year = "99"
-cvv = "999"
-[cards.three_ds]
-number = "5412388800004012"
-exp_month = "12"
-exp_year = "99"
-cvv = "123"
-[cards.declined]
-number = "4000000000000002"
-exp_month = "12"
-exp_year = "99"
-cvv = "123"
-[acs]
-driver = "form"
-fields = {{ otp = "123456" }}
-"#
+    support::reference_target_file(
+        &server.base_url,
+        &lifetime,
+        "driver = \"form\"\nfields = { otp = \"123456\" }",
     )
 }
 

@@ -37,6 +37,8 @@ pub struct ReferenceConfig {
     pub token_lifetime: Duration,
     /// The one-time code the issuer-authentication page accepts.
     pub issuer_code: String,
+    /// How the issuer-authentication page is built.
+    pub issuer_page: IssuerPage,
     /// Merchants, each with its key and pages.
     pub merchants: Vec<Merchant>,
     /// Test cards and what the sandbox does with each; other cards are declined.
@@ -139,6 +141,41 @@ pub enum ConfigError {
     },
 }
 
+/// How the simulated issuer builds its authentication page. Real issuers'
+/// pages (3-D Secure access control servers) come in all these shapes; the
+/// contract says nothing about the page, so a conformance harness must get
+/// a buyer through each of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IssuerPage {
+    /// One plain HTML form for the code, and a second form that cancels.
+    #[default]
+    Form,
+    /// No form in the HTML: a script builds it, Cancel first, and submits
+    /// it when the buyer clicks Confirm.
+    Scripted,
+    /// The form inside an iframe, posting to the top-level page.
+    Framed,
+    /// A channel choice (SMS, e-mail, app) first, then one form whose first
+    /// button cancels and whose second confirms.
+    TwoStep,
+}
+
+impl IssuerPage {
+    /// The name the configuration file uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Form => "form",
+            Self::Scripted => "scripted",
+            Self::Framed => "framed",
+            Self::TwoStep => "two-step",
+        }
+    }
+
+    /// Every style, in the order the documentation lists them.
+    pub const ALL: [Self; 4] = [Self::Form, Self::Scripted, Self::Framed, Self::TwoStep];
+}
+
 impl Default for ReferenceConfig {
     fn default() -> Self {
         let card = |number: &str, behaviour| TestCard {
@@ -149,6 +186,7 @@ impl Default for ReferenceConfig {
             public_url: None,
             token_lifetime: DEFAULT_TOKEN_LIFETIME,
             issuer_code: DEFAULT_ISSUER_CODE.to_owned(),
+            issuer_page: IssuerPage::default(),
             merchants: vec![Merchant {
                 shop_login: DEFAULT_SHOP_LOGIN.to_owned(),
                 api_key: DEFAULT_API_KEY.to_owned(),
@@ -172,6 +210,7 @@ struct ConfigFile {
     public_url: Option<String>,
     token_lifetime_secs: Option<u64>,
     issuer_code: Option<String>,
+    issuer_page: Option<IssuerPage>,
     merchants: Option<Vec<MerchantEntry>>,
     cards: Option<Vec<CardEntry>>,
 }
@@ -224,6 +263,9 @@ impl ReferenceConfig {
                 return Err(invalid("issuer_code", "must be 1 to 32 characters"));
             }
             config.issuer_code = code;
+        }
+        if let Some(style) = file.issuer_page {
+            config.issuer_page = style;
         }
         if let Some(entries) = file.merchants {
             config.merchants = entries
@@ -408,6 +450,17 @@ mod tests {
             refusal("[[cards]]\nnumber = \"4775718800002026\"\nbehaviour = \"maybe\"")
                 .contains("maybe")
         );
+    }
+
+    #[test]
+    fn issuer_page_styles_read_by_name_and_default_to_form() {
+        assert_eq!(ReferenceConfig::default().issuer_page, IssuerPage::Form);
+        for style in IssuerPage::ALL {
+            let config = ReferenceConfig::from_toml(&format!("issuer_page = \"{}\"", style.name()))
+                .expect("a known style");
+            assert_eq!(config.issuer_page, style);
+        }
+        assert!(refusal("issuer_page = \"popup\"").contains("popup"));
     }
 
     #[test]

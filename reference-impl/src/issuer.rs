@@ -2,6 +2,10 @@
 //! where they type the one-time code their bank sent them (or cancel), and
 //! the answer to that form, which ends the payment and sends the buyer on to
 //! the merchant with a `303 See Other`.
+//!
+//! The page comes in the shapes real issuers build ([`IssuerPage`]): a plain
+//! form; a form a script builds; the form inside an iframe; a channel choice
+//! before the code. Every shape posts the same form to the same answer.
 
 use bytes::Bytes;
 use http::{HeaderValue, Request, Response, StatusCode, header};
@@ -12,7 +16,8 @@ use url::Url;
 use uuid::Uuid;
 
 use crate::{
-    pages::{error_page, escape, html, layout},
+    config::IssuerPage,
+    pages::{error_page, escape, html, html_with_policy, layout},
     service::{Body, Service},
     store::PaymentState,
 };
@@ -61,7 +66,7 @@ struct PaymentSummary {
 /// `GET`: the authentication form for a payment awaiting authentication.
 pub fn page(service: &Service, request: &Request<Incoming>) -> Response<Body> {
     let query = request.uri().query().unwrap_or("");
-    let (reference, _) = PaymentReference::from_pairs(form_urlencoded::parse(query.as_bytes()));
+    let (reference, rest) = PaymentReference::from_pairs(form_urlencoded::parse(query.as_bytes()));
     let (Some(token), Some(shop_login)) = (reference.token(), reference.shop_login.as_deref())
     else {
         return unknown_request();
@@ -83,47 +88,204 @@ pub fn page(service: &Service, request: &Request<Incoming>) -> Response<Body> {
     });
     match summary {
         Ok(Some((PaymentState::AwaitingAuthentication, summary))) => {
-            html(StatusCode::OK, form_page(&token, &summary))
+            let param = |name: &str| {
+                rest.iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, v)| v.as_str())
+            };
+            styled_page(service.config.issuer_page, &token, &summary, param)
         }
         Ok(Some(_)) => already_completed(),
         Ok(None) | Err(_) => unknown_request(),
     }
 }
 
-fn form_page(token: &Uuid, summary: &PaymentSummary) -> String {
-    let hidden = format!(
+/// The page of one style. `param` reads the page address's own parameters:
+/// the two-step page's channel, the framed page's inner view.
+fn styled_page<'a>(
+    style: IssuerPage,
+    token: &Uuid,
+    summary: &PaymentSummary,
+    param: impl Fn(&str) -> Option<&'a str>,
+) -> Response<Body> {
+    const TITLE: &str = "Confirm your payment";
+    let hidden = hidden_fields(token, summary);
+    match style {
+        IssuerPage::Form => html(
+            StatusCode::OK,
+            layout(TITLE, &form_main(summary, &hidden, "")),
+        ),
+        IssuerPage::TwoStep => match param("channel") {
+            Some(channel @ ("sms" | "email" | "app")) => html(
+                StatusCode::OK,
+                layout(TITLE, &code_main(summary, &hidden, channel)),
+            ),
+            _ => html(StatusCode::OK, layout(TITLE, &channel_main(&hidden))),
+        },
+        IssuerPage::Framed if param("view") == Some("challenge") => html_with_policy(
+            StatusCode::OK,
+            layout(TITLE, &form_main(summary, &hidden, r#" target="_top""#)),
+            "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'",
+        ),
+        IssuerPage::Framed => {
+            let inner = format!(
+                "authenticate?shopLogin={}&paymentToken={}&view=challenge",
+                form_urlencoded::byte_serialize(summary.shop_login.as_bytes()).collect::<String>(),
+                token.hyphenated()
+            );
+            let main = format!(
+                r#"<p>Your bank's page is shown below.</p>
+<iframe src="{src}" title="Your bank" style="width:100%;height:34rem;border:1px solid #ccd"></iframe>"#,
+                src = escape(&inner)
+            );
+            html_with_policy(
+                StatusCode::OK,
+                layout("Secure checkout", &main),
+                "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'",
+            )
+        }
+        IssuerPage::Scripted => {
+            let nonce = Uuid::new_v4().simple().to_string();
+            let main = format!(
+                r#"{summary}
+<div id="challenge" data-token="{token}" data-shop="{shop}"><p>Loading your bank's page…</p></div>
+<noscript><p>This page needs JavaScript.</p></noscript>
+<script nonce="{nonce}">{SCRIPTED_CHALLENGE}</script>"#,
+                summary = summary_list(summary),
+                token = token.hyphenated(),
+                shop = escape(&summary.shop_login),
+            );
+            html_with_policy(
+                StatusCode::OK,
+                layout(TITLE, &main),
+                &format!(
+                    "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-{nonce}'"
+                ),
+            )
+        }
+    }
+}
+
+/// The fields every form of the page carries back: which payment it is.
+fn hidden_fields(token: &Uuid, summary: &PaymentSummary) -> String {
+    format!(
         r#"<input type="hidden" name="paymentToken" value="{token}">
 <input type="hidden" name="shopLogin" value="{shop}">"#,
         token = token.hyphenated(),
         shop = escape(&summary.shop_login),
-    );
-    let main = format!(
+    )
+}
+
+/// What is being paid, as the page shows it.
+fn summary_list(summary: &PaymentSummary) -> String {
+    format!(
         r#"<p>Your bank asks you to confirm this payment with the one-time code it sent you.</p>
 <dl>
 <dt>Merchant</dt><dd>{shop}</dd>
 <dt>Amount</dt><dd>{amount}</dd>
 <dt>Card</dt><dd>{pan}</dd>
 <dt>Order</dt><dd>{order}</dd>
-</dl>
-<form method="post" action="authenticate" id="authenticate">
+</dl>"#,
+        shop = escape(&summary.shop_login),
+        amount = escape(&summary.amount),
+        pan = escape(&summary.masked_pan),
+        order = escape(&summary.shop_transaction_id),
+    )
+}
+
+/// The plain page: a form for the code, and a form that cancels. `target`
+/// is an attribute both forms carry (the framed page posts to the top).
+fn form_main(summary: &PaymentSummary, hidden: &str, target: &str) -> String {
+    format!(
+        r#"{summary}
+<form method="post" action="authenticate" id="authenticate"{target}>
 {hidden}
 <label for="otp">One-time code</label>
 <input type="text" id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" required autofocus>
 <div><button type="submit" name="action" value="authenticate">Confirm payment</button></div>
 </form>
-<form method="post" action="authenticate" id="cancel">
+<form method="post" action="authenticate" id="cancel"{target}>
 {hidden}
 <input type="hidden" name="action" value="cancel">
 <button type="submit" class="secondary">Cancel payment</button>
 </form>
 <p class="note">Sandbox issuer: this page stands in for the card holder's bank.</p>"#,
-        shop = escape(&summary.shop_login),
-        amount = escape(&summary.amount),
-        pan = escape(&summary.masked_pan),
-        order = escape(&summary.shop_transaction_id),
-    );
-    layout("Confirm your payment", &main)
+        summary = summary_list(summary),
+    )
 }
+
+/// The two-step page's first step: where the code is sent.
+fn channel_main(hidden: &str) -> String {
+    format!(
+        r#"<p>Your bank will send you a one-time code. Where should it go?</p>
+<form method="get" action="authenticate" id="channel">
+{hidden}
+<label><input type="radio" name="channel" value="sms" checked> Text message to your phone</label>
+<label><input type="radio" name="channel" value="email"> E-mail</label>
+<label><input type="radio" name="channel" value="app"> Your banking app</label>
+<div><button type="submit">Send the code</button></div>
+</form>"#
+    )
+}
+
+/// The two-step page's second step: one form whose first button cancels.
+fn code_main(summary: &PaymentSummary, hidden: &str, channel: &str) -> String {
+    let sent_by = match channel {
+        "sms" => "text message",
+        "email" => "e-mail",
+        _ => "your banking app",
+    };
+    format!(
+        r#"{summary}
+<p>We sent the code by {sent_by}.</p>
+<form method="post" action="authenticate" id="authenticate">
+{hidden}
+<label for="otp">One-time code</label>
+<input type="text" id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" autofocus>
+<div><button type="submit" name="action" value="cancel" class="secondary">Cancel</button>
+<button type="submit" name="action" value="authenticate">Confirm</button></div>
+</form>"#,
+        summary = summary_list(summary),
+    )
+}
+
+/// The scripted page's script: it builds the form a moment after the page
+/// loads, with Cancel before Confirm, and submits it when a button is clicked.
+const SCRIPTED_CHALLENGE: &str = r#"
+document.addEventListener('DOMContentLoaded', function () {
+  setTimeout(function () {
+    var root = document.getElementById('challenge');
+    var form = document.createElement('form');
+    form.method = 'post';
+    form.action = 'authenticate';
+    function hidden(name, value) {
+      var input = document.createElement('input');
+      input.type = 'hidden'; input.name = name; input.value = value;
+      form.appendChild(input);
+      return input;
+    }
+    hidden('paymentToken', root.dataset.token);
+    hidden('shopLogin', root.dataset.shop);
+    var action = hidden('action', '');
+    var label = document.createElement('label');
+    label.textContent = 'One-time code';
+    var code = document.createElement('input');
+    code.type = 'text'; code.name = 'otp'; code.autocomplete = 'one-time-code';
+    label.appendChild(code);
+    form.appendChild(label);
+    function button(text, value, secondary) {
+      var b = document.createElement('button');
+      b.type = 'button'; b.textContent = text;
+      if (secondary) { b.className = 'secondary'; }
+      b.addEventListener('click', function () { action.value = value; form.submit(); });
+      form.appendChild(b);
+    }
+    button('Cancel', 'cancel', true);
+    button('Confirm', 'authenticate', false);
+    root.replaceChildren(form);
+  }, 150);
+});
+"#;
 
 /// `POST`: the buyer's answer. The right code authorizes the payment and sends
 /// the buyer to the success page; a wrong code or a cancel declines it and

@@ -75,7 +75,7 @@ pub use card::{CardNumber, mask_pan};
 pub use config::{
     CardBehaviour, ConfigError, DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD,
     DEFAULT_ISSUER_CODE, DEFAULT_SHOP_LOGIN, DEFAULT_THREE_DS_CARD, DEFAULT_TOKEN_LIFETIME,
-    Merchant, ReferenceConfig, ServerLimits, TestCard,
+    IssuerPage, Merchant, ReferenceConfig, ServerLimits, TestCard,
 };
 pub use error::{ApiError, code, transaction_code};
 pub use request_body::MAX_BODY_BYTES;

@@ -46,9 +46,18 @@ button.secondary {{ background: #fff; color: #1d4ed8; }}
     )
 }
 
+/// The content security policy of a page with no script and no frame.
+const STATIC_PAGE_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'";
+
 /// An HTML answer. Pages carry payment references in their address, so they
 /// are neither cached nor passed on as referrer.
 pub fn html(status: StatusCode, page: String) -> Response<Body> {
+    html_with_policy(status, page, STATIC_PAGE_POLICY)
+}
+
+/// An HTML answer under its own content security policy (a page with a
+/// script or a frame).
+pub fn html_with_policy(status: StatusCode, page: String, policy: &str) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from(page)));
     *response.status_mut() = status;
     let headers = response.headers_mut();
@@ -61,10 +70,18 @@ pub fn html(status: StatusCode, page: String) -> Response<Body> {
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),
     );
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'"),
-    );
+    match HeaderValue::from_str(policy) {
+        Ok(policy) => {
+            headers.insert(header::CONTENT_SECURITY_POLICY, policy);
+        }
+        // The policies are the service's own text: always valid header values.
+        Err(_) => {
+            headers.insert(
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_static(STATIC_PAGE_POLICY),
+            );
+        }
+    }
     response
 }
 

@@ -2,7 +2,7 @@
 //! method and path, and the envelope on every API answer.
 
 use bytes::Bytes;
-use http::{Method, Request, Response};
+use http::{HeaderValue, Method, Request, Response, header};
 use http_body_util::Full;
 use hyper::body::Incoming;
 use url::Url;
@@ -85,6 +85,26 @@ impl Service {
                 limit: MAX_HEADER_BYTES,
             });
         }
+        let announces_body = request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .is_some_and(|length| length.as_bytes() != b"0")
+            || request.headers().contains_key(header::TRANSFER_ENCODING);
+        let mut response = self.route(request).await;
+        // A refusal may leave the request's body unread, and then the HTTP
+        // layer closes the connection after answering: said in the answer,
+        // so that the client does not send its next request on it.
+        if announces_body && !response.status().is_success() && !response.status().is_redirection()
+        {
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        response
+    }
+
+    /// Sends a request to its handler.
+    async fn route(&self, request: Request<Incoming>) -> Response<Body> {
         let path = request.uri().path();
         let method = request.method();
         match route(path) {

@@ -3,7 +3,10 @@
 //! as `elements` of type `scenario`, each with its steps and their
 //! `result` (`status`, `duration` in nanoseconds, `error_message`).
 //! Waived scenarios keep their failed step: the format has no waiver; the
-//! exit code and the other reports say it was waived.
+//! exit code and the other reports say it was waived. A step payconf could
+//! not carry out (an error of the harness) is `pending`, the format's word
+//! for a step that did not run to a verdict, so that no consumer counts it
+//! as a failure of the target.
 
 use std::collections::BTreeMap;
 
@@ -44,7 +47,13 @@ fn element(result: &ScenarioResult, feature_id: &str) -> Value {
             .steps
             .iter()
             .map(|step| {
-                let status = step.status.name();
+                let unjudged = matches!(result.outcome, Outcome::Error { .. })
+                    && step.status == crate::console::StepStatus::Failed;
+                let status = if unjudged {
+                    "pending"
+                } else {
+                    step.status.name()
+                };
                 let mut outcome = json!({
                     "status": status,
                     "duration": u64::try_from(step.duration.as_nanos()).unwrap_or(u64::MAX),

@@ -1,14 +1,15 @@
 //! One self-contained HTML page (inline style, no script, no external
 //! asset): the summary, the requirement coverage matrix, and every
 //! scenario with its steps and exchanges, each with a `curl` that replays
-//! it. Rendered by minijinja with HTML escaping on everything it inserts;
+//! it, and for a scenario that did not pass through the issuer page, the
+//! pages the driver visited and a screenshot of the last one. Rendered by minijinja with HTML escaping on everything it inserts;
 //! prints with every section open.
 
 use minijinja::{Environment, context};
 use serde::Serialize;
 
 use super::{ReportInputs, requirement_outcomes, run_outcome, sorted, timestamp};
-use crate::exchange::ExchangeRecord;
+use crate::{console::Outcome, exchange::ExchangeRecord, issuer::IssuerEvidence};
 
 const TEMPLATE: &str = include_str!("report.html");
 
@@ -36,7 +37,33 @@ struct ScenarioView {
     observations: Vec<String>,
     steps: Vec<StepView>,
     exchanges: Vec<ExchangeRecord>,
+    issuer: Option<IssuerView>,
     duration_ms: String,
+}
+
+/// What the issuer driver saw, shown for a scenario that did not pass.
+#[derive(Serialize)]
+struct IssuerView {
+    driver: &'static str,
+    pages: Vec<String>,
+    /// The last page as a `data:` URL of a PNG.
+    screenshot: Option<String>,
+}
+
+impl IssuerView {
+    fn of(evidence: &IssuerEvidence) -> Self {
+        use base64::Engine as _;
+        Self {
+            driver: evidence.driver,
+            pages: evidence.pages.clone(),
+            screenshot: evidence.screenshot.as_ref().map(|png| {
+                format!(
+                    "data:image/png;base64,{}",
+                    base64::engine::general_purpose::STANDARD.encode(png)
+                )
+            }),
+        }
+    }
 }
 
 /// `create.feature:8` as an HTML id.
@@ -81,6 +108,17 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
                     })
                     .collect(),
                 exchanges: r.exchanges.clone(),
+                // Kept for what needs explaining: a pass needs no screenshot.
+                issuer: r
+                    .issuer
+                    .as_ref()
+                    .filter(|_| {
+                        matches!(
+                            r.outcome,
+                            Outcome::Failed { .. } | Outcome::Error { .. } | Outcome::Waived { .. }
+                        )
+                    })
+                    .map(IssuerView::of),
                 duration_ms: millis(r.duration),
             }
         })
@@ -109,7 +147,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
             harness_errors => inputs.report.harness_errors,
             counts => context! {
                 total => counts.total(), passed => counts.passed, failed => counts.failed,
-                skipped => counts.skipped, waived => counts.waived,
+                skipped => counts.skipped, waived => counts.waived, errors => counts.errors,
             },
             requirements => requirements,
             scenarios => scenarios,

@@ -64,7 +64,9 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
     suites.push_attribute(("failures", counts.failed.to_string().as_str()));
     suites.push_attribute((
         "errors",
-        inputs.report.harness_errors.len().to_string().as_str(),
+        (inputs.report.harness_errors.len() + counts.errors)
+            .to_string()
+            .as_str(),
     ));
     suites.push_attribute((
         "skipped",
@@ -83,13 +85,17 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
             .iter()
             .filter(|r| matches!(r.outcome, Outcome::Skipped(_) | Outcome::Waived { .. }))
             .count();
+        let errors = results
+            .iter()
+            .filter(|r| matches!(r.outcome, Outcome::Error { .. }))
+            .count();
         let time: std::time::Duration = results.iter().map(|r| r.duration).sum();
         let feature = results.first().map_or("", |r| r.feature.as_str());
         let mut suite = BytesStart::new("testsuite");
         suite.push_attribute(("name", clean(&format!("{feature} ({file})")).as_str()));
         suite.push_attribute(("tests", results.len().to_string().as_str()));
         suite.push_attribute(("failures", failures.to_string().as_str()));
-        suite.push_attribute(("errors", "0"));
+        suite.push_attribute(("errors", errors.to_string().as_str()));
         suite.push_attribute(("skipped", skipped.to_string().as_str()));
         suite.push_attribute(("time", seconds(time).as_str()));
         suite.push_attribute(("timestamp", stamp.as_str()));
@@ -130,6 +136,12 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
                     format!("step: {step}\n{message}"),
                 ),
                 Outcome::Skipped(reason) => ("skipped", reason.clone(), String::new()),
+                // JUnit's own word for a test that could not be carried out.
+                Outcome::Error { step, message } => (
+                    "error",
+                    headline(message),
+                    format!("step: {step}\n{message}"),
+                ),
                 Outcome::Waived {
                     step,
                     message,
@@ -143,8 +155,12 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
             writer.write_event(Event::Start(case)).map_err(xml)?;
             let mut element = BytesStart::new(kind);
             element.push_attribute(("message", clean(&message).as_str()));
-            if let Outcome::Failed { step, .. } = &result.outcome {
-                element.push_attribute(("type", clean(step).as_str()));
+            match &result.outcome {
+                Outcome::Failed { step, .. } => {
+                    element.push_attribute(("type", clean(step).as_str()));
+                }
+                Outcome::Error { .. } => element.push_attribute(("type", "harness")),
+                _ => {}
             }
             if text.is_empty() {
                 writer.write_event(Event::Empty(element)).map_err(xml)?;

@@ -124,8 +124,8 @@ pub struct RequirementOutcome {
     pub profile: &'static str,
     /// Its statement.
     pub summary: String,
-    /// `passed`, `failed`, `waived`, `skipped`, or `not-run` when no
-    /// selected scenario checks it.
+    /// `passed`, `failed`, `error` (payconf could not judge it), `waived`,
+    /// `skipped`, or `not-run` when no selected scenario checks it.
     pub outcome: &'static str,
     /// The scenarios that checked it.
     pub scenarios: Vec<ScenarioRef>,
@@ -172,6 +172,8 @@ pub fn requirement_outcomes(inputs: &ReportInputs<'_>) -> Vec<RequirementOutcome
                 "not-run"
             } else if any(|o| matches!(o, Outcome::Failed { .. })) {
                 "failed"
+            } else if any(|o| matches!(o, Outcome::Error { .. })) {
+                "error"
             } else if any(|o| matches!(o, Outcome::Waived { .. })) {
                 "waived"
             } else if any(|o| matches!(o, Outcome::Passed)) {

@@ -67,6 +67,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
             "scenarios": {
                 "total": scenarios.total(), "passed": scenarios.passed, "failed": scenarios.failed,
                 "skipped": scenarios.skipped, "waived": scenarios.waived,
+                "errors": scenarios.errors,
             },
             "steps": {
                 "total": steps.total(), "passed": steps.passed, "failed": steps.failed,

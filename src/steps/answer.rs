@@ -42,13 +42,22 @@ fn not_processed(world: &mut PaymentWorld) -> Result<(), Failure> {
 fn carries_envelope(world: &mut PaymentWorld) -> Result<(), Failure> {
     let answer = world.answer()?;
     let error = answer.at("/error");
+    let processed = answer.str_at("/error/code") == Some("0");
+    // On a refusal the contract says nothing of the payload: null is how
+    // most serialisers write "none", as good as leaving it out.
+    let payload_ok = match answer.at("/payload") {
+        None => true,
+        Some(Value::Null) => !processed,
+        Some(payload) => payload.is_object(),
+    };
     let ok = error.is_some_and(|e| {
         e.get("code").is_some_and(Value::is_string)
             && e.get("description").is_some_and(Value::is_string)
-    }) && answer.at("/payload").is_none_or(Value::is_object);
+    }) && payload_ok;
     if !ok {
         return Err(world.failure(
-            "the envelope: an error object with string code and description, payload an object",
+            "the envelope: an error object with string code and description; payload an \
+             object (absent or null allowed on a refusal)",
             &format!(
                 "error {}, payload {}",
                 shown(error),
@@ -176,6 +185,21 @@ fn transaction_result_empty(world: &mut PaymentWorld) -> Result<(), Failure> {
 #[then(expr = "the transaction error code is {string}")]
 fn transaction_error_code(world: &mut PaymentWorld, expected: String) -> Result<(), Failure> {
     payload_string_is(world, "transactionErrorCode", &expected)
+}
+
+/// A paid submit that also asks for issuer authentication contradicts
+/// itself: "OK" says the payment is executed, 8006 that it waits for the
+/// issuer (States and transitions).
+#[then("no issuer authentication is asked for")]
+fn no_authentication_asked(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let answer = world.answer()?;
+    if answer.str_at("/payload/transactionErrorCode") == Some("8006") {
+        return Err(world.failure(
+            "no payload.transactionErrorCode \"8006\" beside a paid transaction",
+            "transactionErrorCode \"8006\": the answer asks for issuer authentication too",
+        ));
+    }
+    Ok(())
 }
 
 #[then(expr = "the transaction error description is {string}")]

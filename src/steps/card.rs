@@ -26,9 +26,10 @@ fn card<'a>(world: &'a PaymentWorld, name: &str) -> Result<&'a TestCard, Failure
 /// The submit body for a card.
 fn submit_body(world: &PaymentWorld, card: &TestCard) -> Value {
     world.ctx.redactor.add_card_number(card.number.expose());
+    let target = world.target();
     json!({
-        "shopLogin": world.target().shop_login,
-        "buyer": {"name": "Jane Doe", "email": "jane.doe@payconf.example"},
+        "shopLogin": target.shop_login,
+        "buyer": {"name": target.buyer_name, "email": target.buyer_email},
         "paymentTypeDetails": {
             "creditcard": {
                 "number": card.number.expose(),
@@ -60,9 +61,18 @@ async fn submit(world: &mut PaymentWorld, token: TokenChoice, body: Value) -> Re
         TokenChoice::Given(value) => Some(value),
         TokenChoice::Nothing => None,
     };
-    let mut request = RecordedRequest::new(Method::POST, world.target().api_url(SUBMIT_PATH))
+    let target = world.target();
+    let mut request = RecordedRequest::new(Method::POST, target.api_url(SUBMIT_PATH))
         .header("Content-Type", "application/json")
         .body(body.to_string());
+    // Whether submit also needs the key the contract does not say; the
+    // merchant's server that calls it holds the key, so it sends it.
+    if target.submit_authorization {
+        request = request.header(
+            "Authorization",
+            format!("apikey {}", target.api_key.expose()),
+        );
+    }
     if let Some(token) = &token {
         request = request.header("paymentToken", token.clone());
     }

@@ -18,7 +18,11 @@ pub fn create_body(world: &PaymentWorld) -> Value {
         "shopLogin": target.shop_login,
         "amount": target.amount,
         "currency": target.currency,
-        "shopTransactionID": format!("payconf-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]),
+        "shopTransactionID": format!(
+            "{}{}",
+            target.transaction_prefix,
+            &uuid::Uuid::new_v4().simple().to_string()[..12]
+        ),
     })
 }
 
@@ -297,7 +301,11 @@ fn ids_differ(world: &mut PaymentWorld) -> Result<(), Failure> {
     if first.payment_id.is_none() || first.payment_id == second.payment_id {
         return Err(world.failure(
             "two different payment IDs",
-            &format!("{:?} and {:?}", first.payment_id, second.payment_id),
+            &format!(
+                "{} and {}",
+                shown_id(first.payment_id.as_deref()),
+                shown_id(second.payment_id.as_deref())
+            ),
         ));
     }
     Ok(())
@@ -314,6 +322,11 @@ fn no_token(world: &mut PaymentWorld) -> Result<(), Failure> {
             &format!("a token: {}", shown(Some(other))),
         )),
     }
+}
+
+/// A payment ID as shown in a failure: quoted, or said to be missing.
+fn shown_id(id: Option<&str>) -> String {
+    id.map_or_else(|| "no paymentID".to_owned(), |id| format!("\"{id}\""))
 }
 
 /// A JSON value as shown in a failure.

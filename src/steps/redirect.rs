@@ -9,7 +9,7 @@ use url::Url;
 
 use super::payment::shown;
 use crate::{
-    acs::{self, Choice, same_page},
+    issuer::{self, Choice, same_page},
     target::AcsDriver,
     world::{Failure, PaymentWorld},
 };
@@ -83,6 +83,24 @@ fn redirect_is_failure_page(world: &mut PaymentWorld) -> Result<(), Failure> {
     redirect_is_page(world, world.target().failure_url.as_ref(), "failure")
 }
 
+/// The issuer-authentication address is not the merchant's success page:
+/// a buyer sent there has authenticated with nobody. A target that names
+/// no success page gives nothing to compare, and the check holds.
+#[then("the redirect address is not the merchant's success page")]
+fn redirect_is_not_success_page(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let Some(success) = world.target().success_url.clone() else {
+        return Ok(());
+    };
+    let href = resolved_redirect(world)?;
+    if same_page(&href, &success) {
+        return Err(world.failure(
+            "the issuer-authentication address, not the merchant's success page",
+            href.as_str(),
+        ));
+    }
+    Ok(())
+}
+
 #[then(expr = "the redirect address is {string}")]
 fn redirect_is(world: &mut PaymentWorld, expected: String) -> Result<(), Failure> {
     let answer = world.answer()?;
@@ -144,9 +162,9 @@ async fn drive(
             "an issuer-authentication driver (acs.driver is none)",
         ));
     }
-    let issuer = resolved_redirect(world)?;
-    let landing = acs::authenticate(world, issuer, choice, &values).await?;
-    world.landing = Some(landing);
+    let address = resolved_redirect(world)?;
+    let result = issuer::authenticate(world, address, choice, &values).await;
+    world.landing = Some(world.judged(result)?);
     Ok(())
 }
 

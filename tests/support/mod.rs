@@ -228,3 +228,36 @@ pub fn without(mut body: Value, pointer: &str) -> Value {
         .remove(key);
     body
 }
+
+/// A target file for a reference implementation with its default back-office
+/// at `base`: `head` is added to the top-level settings, `acs` is the body
+/// of the `[acs]` table.
+pub fn reference_target_file(base: &Url, head: &str, acs: &str) -> String {
+    let base = base.as_str().trim_end_matches('/');
+    format!(
+        r#"base_url = "{base}"
+api_key = "demo-api-key"
+shop_login = "DEMO_SHOP"
+success_url = "{base}/merchant/DEMO_SHOP/success"
+failure_url = "{base}/merchant/DEMO_SHOP/failure"
+{head}
+[cards.frictionless]
+number = "4775718800002026"
+exp_month = "05"
+exp_year = "99"
+cvv = "999"
+[cards.three_ds]
+number = "5412388800004012"
+exp_month = "12"
+exp_year = "99"
+cvv = "123"
+[cards.declined]
+number = "4000000000000002"
+exp_month = "12"
+exp_year = "99"
+cvv = "123"
+[acs]
+{acs}
+"#
+    )
+}

@@ -23,6 +23,11 @@ impl RunOutput {
         self.scenarios_marked("ok")
     }
 
+    /// `file:line` of every scenario payconf could not judge.
+    pub fn errors(&self) -> BTreeSet<String> {
+        self.scenarios_marked("ERROR")
+    }
+
     fn scenarios_marked(&self, mark: &str) -> BTreeSet<String> {
         self.stdout
             .lines()
@@ -59,14 +64,25 @@ impl Drop for TempFile {
 
 /// Runs `payconf run` with these arguments, without the caller's PAYCONF_* variables.
 pub fn payconf_run(args: &[&str]) -> RunOutput {
-    let output = Command::new(env!("CARGO_BIN_EXE_payconf"))
-        .arg("run")
-        .args(args)
-        .env_remove("PAYCONF_BASE_URL")
-        .env_remove("PAYCONF_API_KEY")
-        .env_remove("PAYCONF_SHOP_LOGIN")
-        .output()
-        .expect("payconf runs");
+    payconf_run_with(args, &[])
+}
+
+/// [`payconf_run`] with these environment variables set.
+pub fn payconf_run_with(args: &[&str], env: &[(&str, &str)]) -> RunOutput {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_payconf"));
+    command.arg("run").args(args);
+    for name in [
+        "PAYCONF_BASE_URL",
+        "PAYCONF_API_KEY",
+        "PAYCONF_SHOP_LOGIN",
+        "PAYCONF_ACS_DRIVER",
+    ] {
+        command.env_remove(name);
+    }
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().expect("payconf runs");
     RunOutput {
         code: output.status.code(),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -94,4 +110,26 @@ pub fn core_scenarios_checking(requirement: &str) -> BTreeSet<String> {
         .filter(|s| s.requirements().any(|id| id == requirement))
         .map(|s| s.location())
         .collect()
+}
+
+/// At most two runs with a browser at once in a test binary: each starts a
+/// Chromium, and the machine has two cores.
+pub static BROWSER_RUNS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+
+/// Whether Chromium and ChromeDriver are installed for the browser driver.
+/// Where they are not, a test of the browser driver prints why it is
+/// skipped and returns; in CI (`CI` set) it fails instead: CI installs them
+/// and must run those tests.
+pub fn browser_or_skip(test: &str) -> bool {
+    let settings = payconf::issuer::chromium::BrowserSettings::default();
+    match payconf::issuer::chromium::locate(&settings, |name| std::env::var(name).ok()) {
+        Ok(_) => true,
+        Err(why) if std::env::var_os("CI").is_some() => {
+            panic!("{test}: CI must run the browser tests, but {why}")
+        }
+        Err(why) => {
+            eprintln!("skipped {test}: {why}");
+            false
+        }
+    }
 }

@@ -13,73 +13,21 @@ use payconf_reference::mask_pan;
 use serde::Deserialize;
 use url::Url;
 
-use crate::redact::{MASK, Redactor};
+use crate::{
+    issuer::chromium::BrowserSettings,
+    redact::{MASK, Redactor},
+};
 
-/// A value that must never be printed: its `Debug` and `Display` are `***`.
-#[derive(Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(transparent)]
-pub struct Secret(String);
+mod acs;
+mod cards;
+mod secret;
+#[cfg(test)]
+mod tests;
 
-impl Secret {
-    /// Wraps a secret value.
-    pub fn new(value: impl Into<String>) -> Self {
-        Self(value.into())
-    }
-
-    /// The value itself, for the request that needs it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("***")
-    }
-}
-
-/// A month or year written as text or as a TOML integer; integers below
-/// ten get their leading zero back.
-fn two_digits<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum TextOrNumber {
-        Text(String),
-        Number(u16),
-    }
-    Ok(match TextOrNumber::deserialize(deserializer)? {
-        TextOrNumber::Text(text) => text,
-        TextOrNumber::Number(n) => format!("{n:02}"),
-    })
-}
-
-/// A test card of the target.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TestCard {
-    /// The card number.
-    pub number: Secret,
-    /// Two-digit expiry month (`exp_month = "05"` or `exp_month = 5`).
-    #[serde(deserialize_with = "two_digits")]
-    pub exp_month: String,
-    /// Expiry year as the target takes it (`"30"` or `30`).
-    #[serde(deserialize_with = "two_digits")]
-    pub exp_year: String,
-    /// Security code.
-    pub cvv: Secret,
-}
-
-/// The target's test cards.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TestCards {
-    /// A card not enrolled in 3-D Secure.
-    pub frictionless: Option<TestCard>,
-    /// A card enrolled in 3-D Secure.
-    pub three_ds: Option<TestCard>,
-    /// A card the issuer declines (reference-profile scenarios).
-    pub declined: Option<TestCard>,
-}
+pub use acs::{AcsConfig, AcsDriver, driver_override};
+use cards::check_card;
+pub use cards::{TestCard, TestCards};
+pub use secret::Secret;
 
 /// Which environment of the service a target is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -102,29 +50,6 @@ impl Environment {
     }
 }
 
-/// How the buyer gets through the issuer-authentication page.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AcsDriver {
-    /// Fetch the page, fill its first form from `fields`, submit it, follow redirects.
-    #[default]
-    Form,
-    /// No issuer page can be driven: its scenarios are skipped, with the reason.
-    None,
-}
-
-/// Issuer-authentication settings.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AcsConfig {
-    /// The driver.
-    #[serde(default)]
-    pub driver: AcsDriver,
-    /// Values typed into the issuer page's form, by field name.
-    #[serde(default)]
-    pub fields: BTreeMap<String, Secret>,
-}
-
 /// The target file's form: every setting optional until resolved.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -138,6 +63,10 @@ pub struct TargetFile {
     success_url: Option<String>,
     failure_url: Option<String>,
     token_lifetime_secs: Option<u64>,
+    submit_authorization: Option<bool>,
+    buyer_name: Option<String>,
+    buyer_email: Option<String>,
+    transaction_prefix: Option<String>,
     #[serde(default)]
     cards: TestCards,
     #[serde(default)]
@@ -153,7 +82,16 @@ pub struct TargetOverrides {
     pub api_key: Option<String>,
     /// `--shop-login`.
     pub shop_login: Option<String>,
+    /// `--acs-driver`.
+    pub acs_driver: Option<String>,
 }
+
+/// The buyer's name submits carry, unless the target names another.
+pub const DEFAULT_BUYER_NAME: &str = "Jane Doe";
+/// The buyer's e-mail address submits carry, unless the target names another.
+pub const DEFAULT_BUYER_EMAIL: &str = "jane.doe@payconf.example";
+/// What the suite's `shopTransactionID`s begin with, unless the target says otherwise.
+pub const DEFAULT_TRANSACTION_PREFIX: &str = "payconf-";
 
 /// A complete, checked target.
 #[derive(Clone, Debug)]
@@ -176,6 +114,16 @@ pub struct TargetConfig {
     pub failure_url: Option<Url>,
     /// Token lifetime, for the expiry scenario.
     pub token_lifetime: Option<Duration>,
+    /// Whether submit also carries `Authorization: apikey <key>`, as the
+    /// merchant's server, which holds the key, can send it (default: yes).
+    pub submit_authorization: bool,
+    /// The buyer's name in submits.
+    pub buyer_name: String,
+    /// The buyer's e-mail address in submits: a server may refuse the
+    /// reserved example domains, so it can be set.
+    pub buyer_email: String,
+    /// What every `shopTransactionID` the suite sends begins with.
+    pub transaction_prefix: String,
     /// Test cards.
     pub cards: TestCards,
     /// Issuer-authentication settings.
@@ -223,9 +171,9 @@ impl TargetFile {
         self.api_key = pick(
             &flags.api_key,
             "PAYCONF_API_KEY",
-            self.api_key.take().map(|s| s.0),
+            self.api_key.take().map(|s| s.expose().to_owned()),
         )
-        .map(Secret);
+        .map(Secret::new);
         self.shop_login = pick(
             &flags.shop_login,
             "PAYCONF_SHOP_LOGIN",
@@ -248,12 +196,15 @@ impl TargetFile {
             )
         })?;
         let base_url = http_url("base_url", &base_url)?;
-        let api_key = self.api_key.filter(|k| !k.0.is_empty()).ok_or_else(|| {
-            target_error(
-                "api_key",
-                "missing (target file, PAYCONF_API_KEY or --api-key)",
-            )
-        })?;
+        let api_key = self
+            .api_key
+            .filter(|k| !k.expose().is_empty())
+            .ok_or_else(|| {
+                target_error(
+                    "api_key",
+                    "missing (target file, PAYCONF_API_KEY or --api-key)",
+                )
+            })?;
         let shop_login = self.shop_login.filter(|s| !s.is_empty()).ok_or_else(|| {
             target_error(
                 "shop_login",
@@ -304,6 +255,32 @@ impl TargetFile {
                 "missing: a card enrolled in 3-D Secure",
             ));
         }
+        for (setting, value) in [
+            ("buyer_name", &self.buyer_name),
+            ("buyer_email", &self.buyer_email),
+        ] {
+            if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+                return Err(target_error(setting, "must not be empty"));
+            }
+        }
+        if let Some(prefix) = &self.transaction_prefix {
+            if prefix.chars().count() > 32 || prefix.chars().any(char::is_control) {
+                return Err(target_error(
+                    "transaction_prefix",
+                    "must be at most 32 characters, none of them control characters",
+                ));
+            }
+        }
+        for (i, step) in self.acs.steps.iter().enumerate() {
+            if let Some(field) = step.field() {
+                if !self.acs.fields.contains_key(field) {
+                    return Err(target_error(
+                        &format!("acs.steps[{i}].field"),
+                        format!("{field:?} is not a name in acs.fields"),
+                    ));
+                }
+            }
+        }
         Ok(TargetConfig {
             base_url,
             environment: self.environment,
@@ -314,25 +291,20 @@ impl TargetFile {
             success_url,
             failure_url,
             token_lifetime,
+            submit_authorization: self.submit_authorization.unwrap_or(true),
+            buyer_name: self
+                .buyer_name
+                .unwrap_or_else(|| DEFAULT_BUYER_NAME.to_owned()),
+            buyer_email: self
+                .buyer_email
+                .unwrap_or_else(|| DEFAULT_BUYER_EMAIL.to_owned()),
+            transaction_prefix: self
+                .transaction_prefix
+                .unwrap_or_else(|| DEFAULT_TRANSACTION_PREFIX.to_owned()),
             cards: self.cards,
             acs: self.acs,
         })
     }
-}
-
-fn check_card(name: &str, card: &TestCard) -> Result<(), TargetError> {
-    let setting = |field: &str| format!("cards.{name}.{field}");
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    if !digits(card.number.expose()) {
-        return Err(target_error(&setting("number"), "must be digits only"));
-    }
-    if card.exp_month.len() != 2 || !digits(&card.exp_month) {
-        return Err(target_error(&setting("exp_month"), "must be two digits"));
-    }
-    if card.exp_year.len() != 2 || !digits(&card.exp_year) {
-        return Err(target_error(&setting("exp_year"), "must be two digits"));
-    }
-    Ok(())
 }
 
 /// An absolute http(s) URL.
@@ -375,6 +347,10 @@ impl TargetConfig {
             currency: "EUR".to_owned(),
             amount: "1.00".to_owned(),
             token_lifetime: Some(token_lifetime),
+            submit_authorization: true,
+            buyer_name: DEFAULT_BUYER_NAME.to_owned(),
+            buyer_email: DEFAULT_BUYER_EMAIL.to_owned(),
+            transaction_prefix: DEFAULT_TRANSACTION_PREFIX.to_owned(),
             cards: TestCards {
                 frictionless: Some(card(reference::DEFAULT_FRICTIONLESS_CARD)),
                 three_ds: Some(card(reference::DEFAULT_THREE_DS_CARD)),
@@ -386,6 +362,8 @@ impl TargetConfig {
                     "otp".to_owned(),
                     Secret::new(reference::DEFAULT_ISSUER_CODE),
                 )]),
+                steps: Vec::new(),
+                browser: BrowserSettings::default(),
             },
         }
     }
@@ -471,134 +449,16 @@ impl TargetConfig {
             "success_url": self.success_url.as_ref().map(Url::as_str),
             "failure_url": self.failure_url.as_ref().map(Url::as_str),
             "token_lifetime_secs": self.token_lifetime.map(|d| d.as_secs()),
+            "submit_authorization": self.submit_authorization,
+            "buyer_name": self.buyer_name,
+            "buyer_email": self.buyer_email,
+            "transaction_prefix": self.transaction_prefix,
             "cards": cards,
             "acs": {
-                "driver": match self.acs.driver {
-                    AcsDriver::Form => "form",
-                    AcsDriver::None => "none",
-                },
+                "driver": self.acs.driver.name(),
                 "fields": fields,
+                "steps": self.acs.steps.iter().map(ToString::to_string).collect::<Vec<_>>(),
             },
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const COMPLETE: &str = r#"
-        base_url = "https://sandbox.example/pay"
-        api_key = "file-key"
-        shop_login = "SHOP"
-        [cards.frictionless]
-        number = "4775718800002026"
-        exp_month = "05"
-        exp_year = "30"
-        cvv = "999"
-        [cards.three_ds]
-        number = "5412388800004012"
-        exp_month = "12"
-        exp_year = "30"
-        cvv = "123"
-        [acs]
-        driver = "form"
-        fields = { otp = "123456" }
-    "#;
-
-    fn file(text: &str) -> TargetFile {
-        toml::from_str(text).expect("valid TOML")
-    }
-
-    #[test]
-    fn flags_win_over_the_environment_which_wins_over_the_file() {
-        let env = |name: &str| {
-            (name == "PAYCONF_API_KEY" || name == "PAYCONF_SHOP_LOGIN")
-                .then(|| format!("env-{name}"))
-        };
-        let flags = TargetOverrides {
-            shop_login: Some("FLAG_SHOP".into()),
-            ..TargetOverrides::default()
-        };
-        let target = file(COMPLETE)
-            .overridden(env, &flags)
-            .resolve()
-            .expect("complete");
-        assert_eq!(target.api_key.expose(), "env-PAYCONF_API_KEY");
-        assert_eq!(target.shop_login, "FLAG_SHOP");
-        assert_eq!(target.base_url.as_str(), "https://sandbox.example/pay");
-        assert_eq!(target.currency, "EUR");
-        assert_eq!(target.acs.driver, AcsDriver::Form);
-    }
-
-    #[test]
-    fn expiry_written_as_integers_reads_as_two_digits() {
-        let text = COMPLETE
-            .replace(r#"exp_month = "05""#, "exp_month = 5")
-            .replace(r#"exp_year = "30""#, "exp_year = 30");
-        let target = file(&text).resolve().expect("complete");
-        let card = target
-            .cards
-            .frictionless
-            .as_ref()
-            .expect("a frictionless card");
-        assert_eq!(
-            (card.exp_month.as_str(), card.exp_year.as_str()),
-            ("05", "30")
-        );
-    }
-
-    #[test]
-    fn api_paths_go_under_a_base_address_with_a_path() {
-        let target = file(COMPLETE).resolve().expect("complete");
-        assert_eq!(
-            target.api_url("/api/v1/payment/create/").as_str(),
-            "https://sandbox.example/pay/api/v1/payment/create/"
-        );
-    }
-
-    fn refusal(text: &str) -> String {
-        file(text).resolve().expect_err("incomplete").setting
-    }
-
-    #[test]
-    fn missing_and_invalid_settings_are_named() {
-        assert_eq!(refusal(""), "base_url");
-        assert_eq!(refusal("base_url = \"sandbox.example\""), "base_url");
-        assert_eq!(refusal("base_url = \"ftp://sandbox.example\""), "base_url");
-        let without = |key: &str| COMPLETE.replace(&format!("{key} ="), &format!("# {key} ="));
-        assert_eq!(refusal(&without("api_key")), "api_key");
-        assert_eq!(refusal(&without("shop_login")), "shop_login");
-        assert_eq!(
-            refusal(&COMPLETE.replace("exp_month = \"05\"", "exp_month = \"5\"")),
-            "cards.frictionless.exp_month"
-        );
-        let relative_page = COMPLETE.replace(
-            "shop_login = \"SHOP\"",
-            "shop_login = \"SHOP\"\nsuccess_url = \"/thanks\"",
-        );
-        assert_eq!(refusal(&relative_page), "success_url");
-    }
-
-    #[test]
-    fn unknown_settings_are_refused() {
-        let err = TargetFile::load(Path::new("/nonexistent/target.toml")).expect_err("no file");
-        assert_eq!(err.setting, "--target");
-        assert!(toml::from_str::<TargetFile>("base_ur = \"x\"").is_err());
-    }
-
-    #[test]
-    fn debug_output_hides_keys_cards_and_codes() {
-        let target = file(COMPLETE).resolve().expect("complete");
-        let shown = format!("{target:?}");
-        let cvvs = target.cards().map(|(_, card)| card.cvv.expose().to_owned());
-        for secret in target
-            .secrets()
-            .into_iter()
-            .chain(target.card_numbers())
-            .chain(cvvs)
-        {
-            assert!(!shown.contains(&secret), "{secret} in {shown}");
-        }
     }
 }

@@ -7,6 +7,14 @@
 //! process). It reports throughput and latency percentiles of every request,
 //! then fills the service with live payments and reports the resident memory
 //! each costs, and the latency of requests while expired ones are swept.
+//!
+//! `payconf bench --issuer-pages` measures the browser driver instead
+//! ([`issuer_pages`]): how long Chromium takes to start, and each issuer
+//! scenario against every issuer page style of the reference implementation.
+
+mod issuer_pages;
+
+pub use issuer_pages::issuer_pages;
 
 use std::{
     net::SocketAddr,

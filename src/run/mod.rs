@@ -20,14 +20,20 @@ use std::{
 use cucumber::{World as _, gherkin::tagexpr::TagOperation, tag::Ext as _};
 use payconf_reference::{ReferenceConfig, RunningServer};
 
+mod browser;
+mod suite;
+
+use crate::interruption::Interruption;
+use browser::start_browser;
+pub use suite::Suite;
+
 use crate::{
     console::{ConsoleWriter, Outcome, RunReport, ScenarioResult},
     contract::Contract,
-    defects::Defects,
     exchange::Limits,
-    features::{Features, Preparsed, ScenarioEntry, effective_tags, file_name},
+    features::{Preparsed, ScenarioEntry, effective_tags, file_name},
+    issuer::chromium::Chromium,
     reports::{ReportFiles, ReportInputs, write_reports},
-    requirements::Requirements,
     target::{AcsDriver, Environment, TargetConfig, TargetFile, TargetOverrides},
     waivers::Waivers,
     world::{PaymentWorld, RunContext, with_context},
@@ -82,71 +88,12 @@ impl NotRun {
     }
 }
 
-/// The suite's inputs, loaded and checked against each other.
-#[derive(Debug)]
-pub struct Suite {
-    /// The spec.
-    pub contract: Arc<Contract>,
-    /// The requirements catalogue.
-    pub requirements: Requirements,
-    /// The features.
-    pub features: Features,
-    /// The defect catalogue: what proves the core scenarios can fail.
-    pub defects: Defects,
-}
-
-impl Suite {
-    /// Loads the embedded suite, or the files the options name.
-    pub fn load(options: &RunOptions) -> Result<Self, NotRun> {
-        let contract = match &options.spec {
-            Some(path) => Contract::load(path),
-            None => Contract::embedded(),
-        }
-        .map(Arc::new)
-        .map_err(NotRun::from)?;
-        let requirements = Requirements::embedded().map_err(NotRun::from)?;
-        let defects = Defects::embedded(&requirements).map_err(NotRun::from)?;
-        let features = match &options.features_dir {
-            Some(dir) => Features::load_dir(dir),
-            None => Features::embedded(),
-        }
-        .map_err(NotRun::from)?;
-        let suite = Self {
-            contract,
-            requirements,
-            features,
-            defects,
-        };
-        suite.check_tags()?;
-        Ok(suite)
-    }
-
-    /// Every scenario names known requirements and one profile.
-    fn check_tags(&self) -> Result<(), NotRun> {
-        for scenario in self.features.scenarios() {
-            for id in scenario.requirements() {
-                if self.requirements.get(id).is_none() {
-                    return Err(NotRun(format!(
-                        "{}: unknown requirement @req:{id}",
-                        scenario.location()
-                    )));
-                }
-            }
-            let core = scenario.tags.iter().any(|t| t == "core");
-            let reference = scenario.tags.iter().any(|t| t == "reference");
-            if core == reference {
-                return Err(NotRun(format!(
-                    "{}: a scenario is tagged either @core or @reference",
-                    scenario.location()
-                )));
-            }
-        }
-        Ok(())
-    }
-}
-
 /// Runs `payconf run`; returns the exit code.
 pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
+    // Listening from the start: a signal that comes while the browser starts
+    // is answered as soon as the scenarios would begin.
+    let mut interruption =
+        Interruption::listen().map_err(|e| NotRun(format!("cannot listen for signals: {e}")))?;
     let suite = Suite::load(&options)?;
     if options.list {
         print!("{}", crate::list::listing(&suite));
@@ -183,6 +130,14 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         embedded = Some(server);
         (target, "@core or @reference")
     };
+    let env = |name: &str| std::env::var(name).ok();
+    let mut target = target;
+    if let Some(driver) =
+        crate::target::driver_override(options.overrides.acs_driver.as_deref(), env)
+            .map_err(NotRun::from)?
+    {
+        target.acs.driver = driver;
+    }
     let mut expression = options
         .tags
         .clone()
@@ -228,20 +183,38 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         println!("target: {}", target.base_url);
         reachable(&target, limits.timeout).await?;
     }
+    let browser = match start_browser(&suite, &target, &tags, limits).await {
+        Ok(browser) => browser,
+        Err(error) => {
+            if let Some(server) = embedded {
+                let _ = server.shutdown().await;
+            }
+            return Err(error);
+        }
+    };
     let started = time::OffsetDateTime::now_utc();
     let clock = std::time::Instant::now();
     let features = suite.features.clone();
     let requirements = suite.requirements.clone();
     let contract = Arc::clone(&suite.contract);
-    let outcome = execute(
-        suite,
-        target.clone(),
-        &tags,
-        limits,
-        options.concurrency.max(1),
-        waivers.clone(),
-    )
-    .await;
+    let outcome = tokio::select! {
+        outcome = execute(
+            suite,
+            target.clone(),
+            &tags,
+            limits,
+            options.concurrency.max(1),
+            waivers.clone(),
+            browser.clone(),
+        ) => outcome,
+        signal = interruption.next() => Err(NotRun(format!(
+            "interrupted by {signal}: the run stopped before its end, and nothing was judged"
+        ))),
+    };
+    // The browser is closed whatever happened, before anything else is said.
+    if let Some(browser) = &browser {
+        browser.close().await;
+    }
     let embedded = match embedded {
         Some(server) => {
             let _ = server.shutdown().await;
@@ -274,6 +247,9 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     }
     Ok(ExitCode::from(code))
 }
+
+/// The tag of scenarios that go through the issuer's page.
+pub const ISSUER_TAG: &str = "issuer";
 
 /// The tag of scenarios that send no card data, the only ones run against production.
 pub const PRODUCTION_SAFE: &str = "production-safe";
@@ -321,12 +297,16 @@ fn check_report_paths(files: &ReportFiles) -> Result<(), NotRun> {
     Ok(())
 }
 
-/// The exit code a finished run earns.
+/// The exit code a finished run earns: a failure of the target outweighs a
+/// scenario payconf could not judge, which outweighs a pass.
 pub fn exit_code(report: &RunReport) -> u8 {
+    let counts = report.scenario_counts();
     if !report.harness_errors.is_empty() {
         EXIT_NOT_RUN
-    } else if report.scenario_counts().failed > 0 {
+    } else if counts.failed > 0 {
         EXIT_FAILED
+    } else if counts.errors > 0 {
+        EXIT_NOT_RUN
     } else {
         EXIT_PASSED
     }
@@ -355,7 +335,7 @@ async fn reachable(target: &TargetConfig, timeout: Duration) -> Result<(), NotRu
 /// Why the target cannot run a scenario, from the tags naming what it needs.
 pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
     let needs = |tag: &str| tags.iter().any(|t| t == tag);
-    if needs("issuer") && target.acs.driver == AcsDriver::None {
+    if needs(ISSUER_TAG) && target.acs.driver == AcsDriver::None {
         return Some("acs.driver is none: the issuer page cannot be driven".to_owned());
     }
     if needs("success-page") && target.success_url.is_none() {
@@ -380,6 +360,7 @@ async fn execute(
     limits: Limits,
     concurrency: usize,
     waivers: Waivers,
+    browser: Option<Arc<Chromium>>,
 ) -> Result<RunReport, NotRun> {
     let report = Arc::new(Mutex::new(RunReport::default()));
     let mut console =
@@ -416,6 +397,10 @@ async fn execute(
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(limits.timeout)
+        // Shorter than the keep-alive timeouts servers commonly use (5 s for
+        // Node.js and Apache): a request never goes out on an idle connection
+        // the server is closing at that moment, which would fail it for nothing.
+        .pool_idle_timeout(Duration::from_secs(2))
         .user_agent(concat!("payconf/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| NotRun(format!("cannot build the HTTP client: {e}")))?;
@@ -426,28 +411,38 @@ async fn execute(
         limits,
         contract: suite.contract,
         requirements: suite.requirements,
+        browser,
     });
 
     let cucumber = PaymentWorld::cucumber::<PathBuf>()
         .max_concurrent_scenarios(concurrency)
         .before(|feature, rule, scenario, world| {
             let tags = effective_tags(feature, rule, scenario);
-            Box::pin(async move { world.configure(&tags) })
+            Box::pin(async move { world.configure(&tags).await })
         })
         .after({
             let report = Arc::clone(&report);
             move |feature, _, scenario, _, world| {
                 let key = (file_name(feature), scenario.position.line);
-                let (observations, exchanges) = world
+                let (observations, exchanges, issuer) = world
                     .map(|w| {
+                        // The browser is free for the next scenario.
+                        w.browser_reservation = None;
                         let redactor = &w.ctx.redactor;
                         let exchanges = w.exchanges.iter().map(|e| e.record(redactor)).collect();
-                        (std::mem::take(&mut w.observations), exchanges)
+                        (
+                            std::mem::take(&mut w.observations),
+                            exchanges,
+                            w.issuer_evidence.take(),
+                        )
                     })
                     .unwrap_or_default();
                 let mut report = report.lock().unwrap_or_else(|e| e.into_inner());
                 if !observations.is_empty() {
                     report.observations.push((key.clone(), observations));
+                }
+                if let Some(issuer) = issuer {
+                    report.issuer_evidence.push((key.clone(), issuer));
                 }
                 report.evidence.push((key, exchanges));
                 Box::pin(async {})
@@ -479,6 +474,7 @@ fn skipped(scenario: ScenarioEntry, reason: String) -> ScenarioResult {
         observations: Vec::new(),
         steps: Vec::new(),
         exchanges: Vec::new(),
+        issuer: None,
         duration: std::time::Duration::ZERO,
     }
 }

@@ -1,0 +1,133 @@
+//! `payconf bench --issuer-pages`: the browser driver, measured as users run
+//! it. Chromium's start is timed alone; then, for every issuer page style of
+//! the reference implementation, `payconf run --acs-driver browser --tags
+//! @issuer` runs as its own process, one scenario at a time (so that no
+//! scenario's time includes another's turn with the browser), and each
+//! scenario's time is read from its `--results` file.
+
+use std::{
+    path::PathBuf,
+    process::Command,
+    time::{Duration, Instant},
+};
+
+use payconf_reference::{IssuerPage, ReferenceConfig, RunningServer};
+
+use crate::issuer::chromium::{self, BrowserSettings, Chromium};
+
+/// Runs the measurement and prints its figures.
+pub async fn issuer_pages() -> Result<(), String> {
+    let settings = BrowserSettings::default();
+    let programs =
+        chromium::locate(&settings, |name| std::env::var(name).ok()).map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    let browser = Chromium::start(&programs, &settings, Duration::from_secs(10))
+        .await
+        .map_err(|e| e.to_string())?;
+    let start = started.elapsed();
+    browser.close().await;
+    println!(
+        "payconf bench --issuer-pages: Chromium {}; {} CPUs",
+        browser.version,
+        std::thread::available_parallelism().map_or(1, usize::from)
+    );
+    println!(
+        "browser start    {:.2} s (ChromeDriver, Chromium, a fresh profile), once a run",
+        start.as_secs_f64()
+    );
+    let program = std::env::current_exe().map_err(|e| format!("cannot find payconf: {e}"))?;
+    for style in IssuerPage::ALL {
+        let config = ReferenceConfig {
+            issuer_page: style,
+            ..ReferenceConfig::default()
+        };
+        let server = RunningServer::start(config)
+            .await
+            .map_err(|e| format!("cannot start the reference implementation: {e}"))?;
+        let measured = measure(&program, &server, style).await;
+        let _ = server.shutdown().await;
+        let (durations, wall) = measured?;
+        let slowest = durations.iter().copied().fold(0.0_f64, f64::max);
+        let mean = durations.iter().sum::<f64>() / durations.len().max(1) as f64;
+        println!(
+            "{:<9}        {} issuer scenarios: {:.0} ms the slowest, {:.0} ms on average; the run {:.2} s wall, browser start included",
+            style.name(),
+            durations.len(),
+            slowest,
+            mean,
+            wall.as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+/// Runs the issuer scenarios against `server` in a `payconf run` of their
+/// own; returns each scenario's milliseconds and the run's wall time.
+async fn measure(
+    program: &PathBuf,
+    server: &RunningServer,
+    style: IssuerPage,
+) -> Result<(Vec<f64>, Duration), String> {
+    let scratch =
+        std::env::temp_dir().join(format!("payconf-bench-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    let target = scratch.join("target.toml");
+    let results = scratch.join("results.json");
+    std::fs::write(&target, target_file(server.base_url.as_str()))
+        .map_err(|e| format!("{}: {e}", target.display()))?;
+    let mut command = Command::new(program);
+    command
+        .args(["run", "--acs-driver", "browser", "--tags", "@issuer"])
+        .args(["--concurrency", "1", "--target"])
+        .arg(&target)
+        .arg("--results")
+        .arg(&results)
+        .env_remove("PAYCONF_ACS_DRIVER");
+    let started = Instant::now();
+    let output = tokio::task::spawn_blocking(move || command.output())
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("cannot run payconf: {e}"))?;
+    let wall = started.elapsed();
+    let read = std::fs::read_to_string(&results);
+    let _ = std::fs::remove_dir_all(&scratch);
+    if !output.status.success() {
+        return Err(format!(
+            "the issuer scenarios did not pass against the {} page:\n{}{}",
+            style.name(),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let results: serde_json::Value = read
+        .map_err(|e| format!("no results file: {e}"))
+        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))?;
+    let durations = results["scenarios"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["duration_ms"].as_f64())
+        .collect();
+    Ok((durations, wall))
+}
+
+/// A target file for the reference implementation's defaults at `base`.
+fn target_file(base: &str) -> String {
+    use payconf_reference as reference;
+    let base = base.trim_end_matches('/');
+    let shop = reference::DEFAULT_SHOP_LOGIN;
+    let card = |name: &str, number: &str| {
+        format!(
+            "[cards.{name}]\nnumber = \"{number}\"\nexp_month = \"12\"\nexp_year = \"99\"\ncvv = \"123\"\n"
+        )
+    };
+    format!(
+        "base_url = \"{base}\"\napi_key = \"{key}\"\nshop_login = \"{shop}\"\n\
+         success_url = \"{base}/merchant/{shop}/success\"\nfailure_url = \"{base}/merchant/{shop}/failure\"\n\
+         {frictionless}{three_ds}[acs]\ndriver = \"browser\"\nfields = {{ otp = \"{code}\" }}\n",
+        key = reference::DEFAULT_API_KEY,
+        frictionless = card("frictionless", reference::DEFAULT_FRICTIONLESS_CARD),
+        three_ds = card("three_ds", reference::DEFAULT_THREE_DS_CARD),
+        code = reference::DEFAULT_ISSUER_CODE,
+    )
+}

@@ -1,0 +1,360 @@
+//! The headless Chromium the browser driver drives, through ChromeDriver
+//! (the W3C WebDriver protocol, with fantoccini as the client).
+//!
+//! A run starts one browser, before its first scenario, and closes it when
+//! it ends, also when it is interrupted. ChromeDriver is started on a free
+//! loopback port and starts Chromium over a pipe, so Chromium exits with
+//! ChromeDriver; Chromium gets a fresh profile in a temporary folder that is
+//! removed on close. Scenarios that go through the issuer page take turns
+//! with the browser, each for the whole scenario ([`Chromium::reserve`]):
+//! the wait falls before the scenario creates its payment, so no token ages
+//! while its scenario queues. Each journey starts on a blank page with no
+//! cookies and an empty performance log ([`Chromium::turn`]).
+//!
+//! Where the programs are: `acs.browser.chromium` and
+//! `acs.browser.chromedriver` in the target file, overridden by
+//! `PAYCONF_CHROMIUM` and `PAYCONF_CHROMEDRIVER`; a bare name is looked up
+//! on `PATH`, and with no setting the usual names are (`chromium`,
+//! `chromium-browser`, `google-chrome`, `google-chrome-stable`;
+//! `chromedriver`).
+
+use std::{
+    path::PathBuf,
+    process::Stdio,
+    sync::atomic::{AtomicBool, Ordering},
+    time::Duration,
+};
+
+use fantoccini::{Client, ClientBuilder, wd::WebDriverCompatibleCommand};
+use serde_json::{Value, json};
+use tokio::{
+    io::{AsyncBufReadExt, BufReader},
+    process::{Child, Command},
+    sync::{Mutex, OwnedMutexGuard},
+};
+
+mod programs;
+
+pub use programs::{BrowserError, BrowserPrograms, BrowserSettings, INSTALL_HINT, locate};
+
+/// How long ChromeDriver and the browser have to start.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A running headless Chromium and the ChromeDriver that drives it.
+#[derive(Debug)]
+pub struct Chromium {
+    client: Client,
+    driver: std::sync::Mutex<Option<Child>>,
+    profile: PathBuf,
+    /// One scenario at a time: a WebDriver session has one current page.
+    turn: std::sync::Arc<Mutex<()>>,
+    closed: AtomicBool,
+    /// The browser's version, as it reports it.
+    pub version: String,
+}
+
+impl Chromium {
+    /// Starts ChromeDriver on a free loopback port and a browser session.
+    pub async fn start(
+        programs: &BrowserPrograms,
+        settings: &BrowserSettings,
+        page_load: Duration,
+    ) -> Result<Self, BrowserError> {
+        let start = |e: &dyn std::fmt::Display| BrowserError::Start(e.to_string());
+        let mut driver = Command::new(&programs.chromedriver)
+            .arg("--port=0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| {
+                start(&format!(
+                    "cannot run {}: {e}",
+                    programs.chromedriver.display()
+                ))
+            })?;
+        let stdout = driver.stdout.take().expect("stdout was piped");
+        let port = tokio::time::timeout(START_TIMEOUT, driver_port(stdout))
+            .await
+            .map_err(|_| {
+                start(&format!(
+                    "{} did not say which port it listens on within {} s",
+                    programs.chromedriver.display(),
+                    START_TIMEOUT.as_secs()
+                ))
+            })?
+            .map_err(|e| start(&e))?;
+
+        let profile = std::env::temp_dir().join(format!(
+            "payconf-chromium-{}",
+            uuid::Uuid::new_v4().simple()
+        ));
+        let mut args = vec![
+            "--headless".to_owned(),
+            "--disable-gpu".to_owned(),
+            "--disable-dev-shm-usage".to_owned(),
+            "--disable-background-networking".to_owned(),
+            "--disable-component-update".to_owned(),
+            "--disable-sync".to_owned(),
+            "--disable-quic".to_owned(),
+            "--no-first-run".to_owned(),
+            "--no-default-browser-check".to_owned(),
+            "--password-store=basic".to_owned(),
+            "--window-size=1280,1024".to_owned(),
+            // Chromium exits when ChromeDriver does.
+            "--remote-debugging-pipe".to_owned(),
+            format!("--user-data-dir={}", profile.display()),
+        ];
+        if running_as_root() {
+            // Chromium refuses to start its sandbox as root.
+            args.push("--no-sandbox".to_owned());
+        }
+        args.extend(settings.args.iter().cloned());
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert(
+            "goog:chromeOptions".to_owned(),
+            json!({"binary": programs.chromium, "args": args}),
+        );
+        capabilities.insert(
+            "goog:loggingPrefs".to_owned(),
+            json!({"performance": "ALL"}),
+        );
+        capabilities.insert("unhandledPromptBehavior".to_owned(), json!("accept"));
+        // Commands never wait on a navigation: the driver watches pages load.
+        capabilities.insert("pageLoadStrategy".to_owned(), json!("none"));
+        capabilities.insert(
+            "timeouts".to_owned(),
+            json!({
+                "implicit": 0,
+                "pageLoad": u64::try_from(page_load.as_millis()).unwrap_or(u64::MAX),
+                "script": 5_000,
+            }),
+        );
+        let mut builder =
+            ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
+        builder.capabilities(capabilities);
+        let address = format!("http://127.0.0.1:{port}");
+        let connect = builder.connect(&address);
+        let client = match tokio::time::timeout(START_TIMEOUT, connect).await {
+            Ok(Ok(client)) => client,
+            Ok(Err(e)) => {
+                let _ = std::fs::remove_dir_all(&profile);
+                return Err(start(&format!(
+                    "{} did not start {}: {}",
+                    programs.chromedriver.display(),
+                    programs.chromium.display(),
+                    first_line(&e.to_string())
+                )));
+            }
+            Err(_) => {
+                let _ = std::fs::remove_dir_all(&profile);
+                return Err(start(&format!(
+                    "no browser session within {} s",
+                    START_TIMEOUT.as_secs()
+                )));
+            }
+        };
+        let version = client
+            .capabilities()
+            .and_then(|c| c.get("browserVersion"))
+            .and_then(Value::as_str)
+            .unwrap_or("unknown")
+            .to_owned();
+        Ok(Self {
+            client,
+            driver: std::sync::Mutex::new(Some(driver)),
+            profile,
+            turn: std::sync::Arc::new(Mutex::new(())),
+            closed: AtomicBool::new(false),
+            version,
+        })
+    }
+
+    /// Waits until the browser is free and holds it for one scenario.
+    pub async fn reserve(&self) -> Reservation {
+        Reservation {
+            _guard: std::sync::Arc::clone(&self.turn).lock_owned().await,
+        }
+    }
+
+    /// Uses the browser under a reservation, reset: a blank page, no
+    /// cookies, an empty performance log.
+    pub async fn turn(&self, reservation: Reservation) -> Result<Turn<'_>, String> {
+        let turn = Turn {
+            client: &self.client,
+            reservation,
+        };
+        // A browser short of CPU answers late now and then: tried again.
+        let mut attempt = 1;
+        loop {
+            match turn.reset().await {
+                Ok(()) => return Ok(turn),
+                Err(_) if attempt < RESET_ATTEMPTS => {
+                    attempt += 1;
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Ends the session and ChromeDriver, and removes the profile; safe to
+    /// call more than once.
+    pub async fn close(&self) {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.client.clone().close()).await;
+        let driver = self.driver.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(mut driver) = driver {
+            let _ = driver.start_kill();
+            let _ = tokio::time::timeout(Duration::from_secs(5), driver.wait()).await;
+        }
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// Reads ChromeDriver's first lines until it names its port, then keeps
+/// reading its output so that it never blocks on a full pipe.
+async fn driver_port(stdout: tokio::process::ChildStdout) -> Result<u16, String> {
+    let mut lines = BufReader::new(stdout).lines();
+    while let Some(line) = lines.next_line().await.map_err(|e| e.to_string())? {
+        if let Some(rest) = line.split("started successfully on port ").nth(1) {
+            let port = rest
+                .trim()
+                .trim_end_matches('.')
+                .parse()
+                .map_err(|_| format!("ChromeDriver said {line:?}"))?;
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            return Ok(port);
+        }
+    }
+    Err("ChromeDriver exited before it listened".to_owned())
+}
+
+fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or(text)
+}
+
+/// The browser held for one scenario; free again when dropped.
+#[derive(Debug)]
+pub struct Reservation {
+    _guard: OwnedMutexGuard<()>,
+}
+
+/// One journey's use of the browser.
+#[derive(Debug)]
+pub struct Turn<'a> {
+    /// The WebDriver client.
+    pub client: &'a Client,
+    reservation: Reservation,
+}
+
+/// How often a journey tries to reset the browser before it gives up.
+const RESET_ATTEMPTS: u32 = 3;
+
+impl Turn<'_> {
+    /// A blank page, scripts allowed, no cookies, an empty performance log.
+    /// The last scenario's page may still be loading: it is stopped, and
+    /// replaced, before anything else is looked at.
+    async fn reset(&self) -> Result<(), String> {
+        self.cdp("Page.stopLoading", json!({})).await?;
+        self.cdp(
+            "Emulation.setScriptExecutionDisabled",
+            json!({"value": false}),
+        )
+        .await?;
+        self.top_frame().await?;
+        self.client
+            .goto("about:blank")
+            .await
+            .map_err(|e| first_line(&e.to_string()).to_owned())?;
+        self.cdp("Network.clearBrowserCookies", json!({})).await?;
+        self.performance_log().await.map(drop)
+    }
+
+    /// Ends the journey, keeping the browser for the rest of the scenario.
+    pub fn end(self) -> Reservation {
+        self.reservation
+    }
+
+    /// Runs a Chrome DevTools Protocol command through ChromeDriver.
+    pub async fn cdp(&self, method: &str, params: Value) -> Result<Value, String> {
+        self.client
+            .issue_cmd(SessionCommand::post(
+                "goog/cdp/execute",
+                json!({"cmd": method, "params": params}),
+            ))
+            .await
+            .map_err(|e| first_line(&e.to_string()).to_owned())
+    }
+
+    /// The DevTools events logged since the last call, oldest first.
+    pub async fn performance_log(&self) -> Result<Vec<Value>, String> {
+        let entries = self
+            .client
+            .issue_cmd(SessionCommand::post(
+                "se/log",
+                json!({"type": "performance"}),
+            ))
+            .await
+            .map_err(|e| first_line(&e.to_string()).to_owned())?;
+        Ok(entries
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|entry| {
+                // Each entry's message is the event as JSON text.
+                serde_json::from_str::<Value>(entry.get("message")?.as_str()?)
+                    .ok()
+                    .map(|mut event| event["message"].take())
+            })
+            .collect())
+    }
+
+    /// Makes the top-level page the context of the next commands.
+    pub async fn top_frame(&self) -> Result<(), String> {
+        self.client
+            .issue_cmd(SessionCommand::post("frame", json!({"id": null})))
+            .await
+            .map(drop)
+            .map_err(|e| first_line(&e.to_string()).to_owned())
+    }
+}
+
+/// A WebDriver command of the session that fantoccini has no method for.
+#[derive(Debug)]
+struct SessionCommand {
+    path: &'static str,
+    body: Value,
+}
+
+impl SessionCommand {
+    fn post(path: &'static str, body: Value) -> Self {
+        Self { path, body }
+    }
+}
+
+impl WebDriverCompatibleCommand for SessionCommand {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/{}",
+            session_id.unwrap_or_default(),
+            self.path
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(self.body.to_string()))
+    }
+}

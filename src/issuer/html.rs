@@ -1,0 +1,401 @@
+//! Reading an issuer page's HTML as a browser without script would: which
+//! form holds the fields to fill, what the buyer can do on the page, and
+//! what a step's click sends. The controls of a form are read in
+//! [`super::controls`]; pages that pass the buyer on by themselves in
+//! [`super::relay`].
+//!
+//! Everything here is a pure function of the page's text and address; the
+//! form driver ([`super::form`]) sends what it reads.
+
+use std::collections::BTreeMap;
+
+use reqwest::Method;
+use scraper::{ElementRef, Html, Selector};
+use url::Url;
+
+use super::{
+    Choice,
+    controls::{
+        FormSubmission, clickable, control_label, declares_field, fill_form, label_cancels,
+        selector, submits, submitter,
+    },
+};
+
+/// What the buyer can do on a page, as read without running its scripts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PageAction {
+    /// Answer the issuer: the form holding the configured fields, filled and
+    /// confirmed (or the form that cancels, when the buyer cancels).
+    Answer(FormSubmission),
+    /// The page's only form holds none of the configured fields (a channel
+    /// choice, a "continue"): submitted as it stands.
+    Walk(FormSubmission),
+    /// The page shows its content in a frame: the frame's address.
+    Frame(Url),
+}
+
+/// Why a page offers nothing the buyer can do without a browser.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unreadable {
+    /// The page runs scripts and has no form to use without them.
+    NeedsScript,
+    /// The page has a form that needs what a script does (a button that is
+    /// not a submit button, a form that only cancels).
+    FormNeedsScript(String),
+    /// No form holds the configured fields, and nothing leads on.
+    NoForm,
+}
+
+/// Reads the form a buyer would answer off an HTML page and fills it.
+pub fn read_form(
+    html: &str,
+    page: &Url,
+    choice: Choice,
+    values: &BTreeMap<String, String>,
+) -> Result<FormSubmission, String> {
+    let document = Html::parse_document(html);
+    match answer_form(&document, page, choice, values) {
+        Some(result) => result,
+        None => Err(match choice {
+            Choice::Authenticate => "an HTML page with a form holding the configured fields",
+            Choice::Cancel => "a form that cancels (a control saying cancel)",
+        }
+        .to_owned()),
+    }
+}
+
+/// The form holding every configured field (or, to cancel, the form with a
+/// control that cancels), filled and submitted with the control that does
+/// the buyer's choice.
+fn answer_form(
+    document: &Html,
+    page: &Url,
+    choice: Choice,
+    values: &BTreeMap<String, String>,
+) -> Option<Result<FormSubmission, String>> {
+    let forms: Vec<ElementRef<'_>> = document.select(&selector("form")).collect();
+    let form = match choice {
+        Choice::Authenticate if values.is_empty() => forms.first().copied(),
+        Choice::Authenticate => forms
+            .iter()
+            .copied()
+            .find(|form| values.keys().all(|name| declares_field(*form, name))),
+        Choice::Cancel => forms.iter().copied().find(|form| {
+            clickable(*form)
+                .iter()
+                .any(|c| label_cancels(&control_label(*c)))
+        }),
+    }?;
+    Some(submitter(form, choice).and_then(|control| fill_form(form, page, control, values)))
+}
+
+/// What the buyer can do on a page without running its scripts.
+pub fn page_action(
+    document: &Html,
+    page: &Url,
+    choice: Choice,
+    values: &BTreeMap<String, String>,
+) -> Result<PageAction, Unreadable> {
+    if let Some(answer) = answer_form(document, page, choice, values) {
+        return answer.map(PageAction::Answer).map_err(|why| {
+            Unreadable::FormNeedsScript(format!("the form for the buyer's answer: {why}"))
+        });
+    }
+    let forms: Vec<ElementRef<'_>> = document.select(&selector("form")).collect();
+    if let [form] = forms.as_slice() {
+        let configured = values.keys().any(|name| declares_field(*form, name));
+        if !configured {
+            return match submitter(*form, Choice::Authenticate) {
+                Ok(control) => fill_form(*form, page, control, &BTreeMap::new())
+                    .map(PageAction::Walk)
+                    .map_err(Unreadable::FormNeedsScript),
+                Err(why) => Err(Unreadable::FormNeedsScript(format!(
+                    "the page's only form: {why}"
+                ))),
+            };
+        }
+    }
+    let frames = selector("iframe[src], frame[src]");
+    if let Some(frame) = document
+        .select(&frames)
+        .filter_map(|f| page.join(f.value().attr("src")?.trim()).ok())
+        .find(|url| matches!(url.scheme(), "http" | "https"))
+    {
+        return Ok(PageAction::Frame(frame));
+    }
+    if runs_scripts(document) {
+        Err(Unreadable::NeedsScript)
+    } else {
+        Err(Unreadable::NoForm)
+    }
+}
+
+/// The name of the form control `css` names: a step that types into it
+/// sets the value sent under that name.
+pub fn control_name(document: &Html, css: &str) -> Result<String, String> {
+    let wanted = Selector::parse(css).map_err(|e| format!("selector {css:?}: {e}"))?;
+    let control = document
+        .select(&wanted)
+        .next()
+        .ok_or_else(|| format!("nothing on the page matches {css:?}"))?;
+    control
+        .value()
+        .attr("name")
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+        .ok_or_else(|| format!("{css:?} is not a named form control"))
+}
+
+/// The submission a click on the control `css` names makes, with `values`
+/// typed into its form, when it needs no script: a submit control in a
+/// form, or a link.
+pub fn click(
+    document: &Html,
+    page: &Url,
+    css: &str,
+    values: &BTreeMap<String, String>,
+) -> Result<FormSubmission, String> {
+    let wanted = Selector::parse(css).map_err(|e| format!("selector {css:?}: {e}"))?;
+    let control = document
+        .select(&wanted)
+        .next()
+        .ok_or_else(|| format!("nothing on the page matches {css:?}"))?;
+    if control.value().name() == "a" {
+        let href = control.value().attr("href").unwrap_or("");
+        let target = page
+            .join(href)
+            .map_err(|e| format!("the link {css:?} to a valid address: {e}"))?;
+        if !matches!(target.scheme(), "http" | "https") {
+            return Err(format!("the link {css:?} needs a script ({href})"));
+        }
+        return Ok(FormSubmission {
+            method: Method::GET,
+            action: target,
+            fields: Vec::new(),
+        });
+    }
+    if !submits(control) {
+        return Err(format!(
+            "{css:?} is not a submit control: a script makes it act"
+        ));
+    }
+    let form = control
+        .ancestors()
+        .filter_map(ElementRef::wrap)
+        .find(|e| e.value().name() == "form")
+        .ok_or_else(|| format!("{css:?} is in no form: a script makes it act"))?;
+    fill_form(form, page, Some(control), values)
+}
+
+/// Whether a page runs scripts, which may move the buyer on by themselves.
+pub fn runs_scripts(document: &Html) -> bool {
+    document.select(&selector("script")).next().is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page() -> Url {
+        Url::parse("https://issuer.example/acs/page?x=1").expect("url")
+    }
+
+    fn values(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    const PAGE: &str = r#"<html><body>
+        <form method="POST" action="../verify">
+          <input type="hidden" name="ref" value="abc&amp;1">
+          <input type="text" name="code">
+          <input type="checkbox" name="remember" value="yes">
+          <select name="lang"><option value="en">English</option><option value="it" selected>Italiano</option></select>
+          <button type="submit" name="go" value="ok">Confirm</button>
+          <button type="submit" name="other" value="no">Other</button>
+        </form>
+        <form method="post" action="/cancel"><input type="hidden" name="ref" value="abc"><button>Cancel</button></form>
+    </body></html>"#;
+
+    #[test]
+    fn the_form_with_the_fields_is_filled_as_a_browser_would() {
+        let form = read_form(
+            PAGE,
+            &page(),
+            Choice::Authenticate,
+            &values(&[("code", "123456")]),
+        )
+        .expect("a form");
+        assert_eq!(form.method, Method::POST);
+        assert_eq!(form.action.as_str(), "https://issuer.example/verify");
+        assert_eq!(
+            form.fields,
+            pairs(&[
+                ("ref", "abc&1"),
+                ("code", "123456"),
+                ("lang", "it"),
+                ("go", "ok")
+            ])
+        );
+    }
+
+    #[test]
+    fn the_form_holding_the_fields_is_chosen_not_the_first() {
+        let html = r#"<form action="/search"><input name="q"><button>Search</button></form>
+            <form method="post" action="/verify"><input name="code"><button>Verify</button></form>"#;
+        let form = read_form(
+            html,
+            &page(),
+            Choice::Authenticate,
+            &values(&[("code", "1")]),
+        )
+        .expect("a form");
+        assert_eq!(form.action.as_str(), "https://issuer.example/verify");
+    }
+
+    #[test]
+    fn a_cancel_button_before_the_confirming_one_is_not_clicked() {
+        let html = r#"<form method="post" action="/answer"><input name="code">
+            <button name="action" value="cancel">Cancel</button>
+            <button name="action" value="confirm">Confirm</button></form>"#;
+        let confirm = read_form(
+            html,
+            &page(),
+            Choice::Authenticate,
+            &values(&[("code", "1")]),
+        )
+        .expect("a form");
+        assert_eq!(
+            confirm.fields,
+            pairs(&[("code", "1"), ("action", "confirm")])
+        );
+        let cancel = read_form(html, &page(), Choice::Cancel, &BTreeMap::new()).expect("a form");
+        assert_eq!(cancel.fields, pairs(&[("code", ""), ("action", "cancel")]));
+    }
+
+    #[test]
+    fn cancel_takes_the_form_that_cancels() {
+        let form = read_form(PAGE, &page(), Choice::Cancel, &BTreeMap::new()).expect("a form");
+        assert_eq!(form.action.as_str(), "https://issuer.example/cancel");
+    }
+
+    #[test]
+    fn a_configured_field_no_form_has_is_no_answer() {
+        assert!(
+            read_form(
+                PAGE,
+                &page(),
+                Choice::Authenticate,
+                &values(&[("otp", "1")]),
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn a_lone_form_without_the_fields_is_walked_as_it_stands() {
+        let html = r#"<form action="step2"><input type="hidden" name="t" value="9">
+            <label><input type="radio" name="channel" value="sms" checked> SMS</label>
+            <label><input type="radio" name="channel" value="app"> App</label>
+            <button>Send the code</button></form>"#;
+        let document = Html::parse_document(html);
+        let action = page_action(
+            &document,
+            &page(),
+            Choice::Authenticate,
+            &values(&[("otp", "1")]),
+        );
+        let Ok(PageAction::Walk(form)) = action else {
+            panic!("a walk, not {action:?}");
+        };
+        assert_eq!(form.method, Method::GET);
+        assert_eq!(form.action.as_str(), "https://issuer.example/acs/step2");
+        assert_eq!(form.fields, pairs(&[("t", "9"), ("channel", "sms")]));
+    }
+
+    #[test]
+    fn a_page_with_a_frame_and_no_form_leads_to_the_frame() {
+        let html = r#"<p>Your bank</p><iframe src="/challenge?t=1"></iframe>"#;
+        let action = page_action(
+            &Html::parse_document(html),
+            &page(),
+            Choice::Authenticate,
+            &values(&[("otp", "1")]),
+        );
+        assert_eq!(
+            action,
+            Ok(PageAction::Frame(
+                Url::parse("https://issuer.example/challenge?t=1").expect("url")
+            ))
+        );
+    }
+
+    #[test]
+    fn a_page_of_scripts_without_a_form_needs_a_browser() {
+        let html = r#"<div id="challenge">Loading…</div><script>build()</script>"#;
+        let action = page_action(
+            &Html::parse_document(html),
+            &page(),
+            Choice::Authenticate,
+            &values(&[("otp", "1")]),
+        );
+        assert_eq!(action, Err(Unreadable::NeedsScript));
+        let plain = page_action(
+            &Html::parse_document("<p>Unknown transaction</p>"),
+            &page(),
+            Choice::Authenticate,
+            &values(&[("otp", "1")]),
+        );
+        assert_eq!(plain, Err(Unreadable::NoForm));
+    }
+
+    #[test]
+    fn a_confirming_button_that_only_a_script_moves_needs_a_browser() {
+        let html = r#"<form action="/a"><input name="otp">
+            <button type="button" onclick="go()">Confirm</button></form>"#;
+        let action = page_action(
+            &Html::parse_document(html),
+            &page(),
+            Choice::Authenticate,
+            &values(&[("otp", "1")]),
+        );
+        assert!(
+            matches!(action, Err(Unreadable::FormNeedsScript(_))),
+            "{action:?}"
+        );
+    }
+
+    #[test]
+    fn a_step_click_submits_the_controls_form_with_that_control() {
+        let document = Html::parse_document(PAGE);
+        let form = click(
+            &document,
+            &page(),
+            "button[name=other]",
+            &values(&[("code", "9")]),
+        )
+        .expect("a submit control");
+        assert_eq!(
+            form.fields,
+            pairs(&[
+                ("ref", "abc&1"),
+                ("code", "9"),
+                ("lang", "it"),
+                ("other", "no")
+            ])
+        );
+        assert_eq!(
+            control_name(&document, "input[type=text]").as_deref(),
+            Ok("code")
+        );
+        assert!(click(&document, &page(), "#missing", &BTreeMap::new()).is_err());
+    }
+}

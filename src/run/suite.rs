@@ -1,0 +1,70 @@
+//! The suite a run loads: the spec, the requirements, the features and the
+//! defect catalogue, embedded or from files, checked against each other.
+
+use std::sync::Arc;
+
+use super::{NotRun, RunOptions};
+use crate::{contract::Contract, defects::Defects, features::Features, requirements::Requirements};
+
+/// The suite's inputs, loaded and checked against each other.
+#[derive(Debug)]
+pub struct Suite {
+    /// The spec.
+    pub contract: Arc<Contract>,
+    /// The requirements catalogue.
+    pub requirements: Requirements,
+    /// The features.
+    pub features: Features,
+    /// The defect catalogue: what proves the core scenarios can fail.
+    pub defects: Defects,
+}
+
+impl Suite {
+    /// Loads the embedded suite, or the files the options name.
+    pub fn load(options: &RunOptions) -> Result<Self, NotRun> {
+        let contract = match &options.spec {
+            Some(path) => Contract::load(path),
+            None => Contract::embedded(),
+        }
+        .map(Arc::new)
+        .map_err(NotRun::from)?;
+        let requirements = Requirements::embedded().map_err(NotRun::from)?;
+        let defects = Defects::embedded(&requirements).map_err(NotRun::from)?;
+        let features = match &options.features_dir {
+            Some(dir) => Features::load_dir(dir),
+            None => Features::embedded(),
+        }
+        .map_err(NotRun::from)?;
+        let suite = Self {
+            contract,
+            requirements,
+            features,
+            defects,
+        };
+        suite.check_tags()?;
+        Ok(suite)
+    }
+
+    /// Every scenario names known requirements and one profile.
+    fn check_tags(&self) -> Result<(), NotRun> {
+        for scenario in self.features.scenarios() {
+            for id in scenario.requirements() {
+                if self.requirements.get(id).is_none() {
+                    return Err(NotRun(format!(
+                        "{}: unknown requirement @req:{id}",
+                        scenario.location()
+                    )));
+                }
+            }
+            let core = scenario.tags.iter().any(|t| t == "core");
+            let reference = scenario.tags.iter().any(|t| t == "reference");
+            if core == reference {
+                return Err(NotRun(format!(
+                    "{}: a scenario is tagged either @core or @reference",
+                    scenario.location()
+                )));
+            }
+        }
+        Ok(())
+    }
+}

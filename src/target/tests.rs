@@ -1,0 +1,196 @@
+//! The target's settings read, overridden, checked and shown.
+
+use super::*;
+
+const COMPLETE: &str = r#"
+    base_url = "https://sandbox.example/pay"
+    api_key = "file-key"
+    shop_login = "SHOP"
+    [cards.frictionless]
+    number = "4775718800002026"
+    exp_month = "05"
+    exp_year = "30"
+    cvv = "999"
+    [cards.three_ds]
+    number = "5412388800004012"
+    exp_month = "12"
+    exp_year = "30"
+    cvv = "123"
+    [acs]
+    driver = "form"
+    fields = { otp = "123456" }
+"#;
+
+fn file(text: &str) -> TargetFile {
+    toml::from_str(text).expect("valid TOML")
+}
+
+#[test]
+fn flags_win_over_the_environment_which_wins_over_the_file() {
+    let env = |name: &str| {
+        (name == "PAYCONF_API_KEY" || name == "PAYCONF_SHOP_LOGIN").then(|| format!("env-{name}"))
+    };
+    let flags = TargetOverrides {
+        shop_login: Some("FLAG_SHOP".into()),
+        ..TargetOverrides::default()
+    };
+    let target = file(COMPLETE)
+        .overridden(env, &flags)
+        .resolve()
+        .expect("complete");
+    assert_eq!(target.api_key.expose(), "env-PAYCONF_API_KEY");
+    assert_eq!(target.shop_login, "FLAG_SHOP");
+    assert_eq!(target.base_url.as_str(), "https://sandbox.example/pay");
+    assert_eq!(target.currency, "EUR");
+    assert_eq!(target.acs.driver, AcsDriver::Form);
+}
+
+#[test]
+fn expiry_written_as_integers_reads_as_two_digits() {
+    let text = COMPLETE
+        .replace(r#"exp_month = "05""#, "exp_month = 5")
+        .replace(r#"exp_year = "30""#, "exp_year = 30");
+    let target = file(&text).resolve().expect("complete");
+    let card = target
+        .cards
+        .frictionless
+        .as_ref()
+        .expect("a frictionless card");
+    assert_eq!(
+        (card.exp_month.as_str(), card.exp_year.as_str()),
+        ("05", "30")
+    );
+}
+
+#[test]
+fn api_paths_go_under_a_base_address_with_a_path() {
+    let target = file(COMPLETE).resolve().expect("complete");
+    assert_eq!(
+        target.api_url("/api/v1/payment/create/").as_str(),
+        "https://sandbox.example/pay/api/v1/payment/create/"
+    );
+}
+
+fn refusal(text: &str) -> String {
+    file(text).resolve().expect_err("incomplete").setting
+}
+
+#[test]
+fn missing_and_invalid_settings_are_named() {
+    assert_eq!(refusal(""), "base_url");
+    assert_eq!(refusal("base_url = \"sandbox.example\""), "base_url");
+    assert_eq!(refusal("base_url = \"ftp://sandbox.example\""), "base_url");
+    let without = |key: &str| COMPLETE.replace(&format!("{key} ="), &format!("# {key} ="));
+    assert_eq!(refusal(&without("api_key")), "api_key");
+    assert_eq!(refusal(&without("shop_login")), "shop_login");
+    assert_eq!(
+        refusal(&COMPLETE.replace("exp_month = \"05\"", "exp_month = \"5\"")),
+        "cards.frictionless.exp_month"
+    );
+    let relative_page = COMPLETE.replace(
+        "shop_login = \"SHOP\"",
+        "shop_login = \"SHOP\"\nsuccess_url = \"/thanks\"",
+    );
+    assert_eq!(refusal(&relative_page), "success_url");
+}
+
+#[test]
+fn the_browser_driver_and_steps_read_from_the_target_file() {
+    let text = COMPLETE.replace(
+        "driver = \"form\"",
+        "driver = \"browser\"\nsteps = [{ type = \"#code\", field = \"otp\" }, { click = \"#go\" }]\nbrowser = { chromedriver = \"/opt/cd\" }",
+    );
+    let target = file(&text).resolve().expect("complete");
+    assert_eq!(target.acs.driver, AcsDriver::Browser);
+    assert_eq!(target.acs.steps.len(), 2);
+    assert_eq!(target.acs.browser.chromedriver.as_deref(), Some("/opt/cd"));
+    let unknown_field = COMPLETE.replace(
+        "driver = \"form\"",
+        "driver = \"form\"\nsteps = [{ type = \"#code\", field = \"passcode\" }]",
+    );
+    assert_eq!(refusal(&unknown_field), "acs.steps[0].field");
+}
+
+#[test]
+fn the_buyer_and_the_transaction_prefix_come_from_the_target_file() {
+    let defaults = file(COMPLETE).resolve().expect("complete");
+    assert_eq!(
+        (defaults.buyer_name.as_str(), defaults.buyer_email.as_str()),
+        (DEFAULT_BUYER_NAME, DEFAULT_BUYER_EMAIL)
+    );
+    assert_eq!(defaults.transaction_prefix, DEFAULT_TRANSACTION_PREFIX);
+    let own = COMPLETE.replace(
+        "shop_login = \"SHOP\"",
+        "shop_login = \"SHOP\"\nbuyer_name = \"Ada\"\nbuyer_email = \"ada@shop.test\"\ntransaction_prefix = \"ci-\"",
+    );
+    let own = file(&own).resolve().expect("complete");
+    assert_eq!(own.buyer_email, "ada@shop.test");
+    assert_eq!(own.transaction_prefix, "ci-");
+    let set = |line: &str| {
+        COMPLETE.replace(
+            "shop_login = \"SHOP\"",
+            &format!("shop_login = \"SHOP\"\n{line}"),
+        )
+    };
+    assert_eq!(refusal(&set("buyer_email = \" \"")), "buyer_email");
+    assert_eq!(
+        refusal(&set(&format!(
+            "transaction_prefix = \"{}\"",
+            "x".repeat(33)
+        ))),
+        "transaction_prefix"
+    );
+}
+
+#[test]
+fn submit_carries_the_api_key_unless_the_target_says_not_to() {
+    assert!(
+        file(COMPLETE)
+            .resolve()
+            .expect("complete")
+            .submit_authorization
+    );
+    let off = COMPLETE.replace(
+        "shop_login = \"SHOP\"",
+        "shop_login = \"SHOP\"\nsubmit_authorization = false",
+    );
+    assert!(!file(&off).resolve().expect("complete").submit_authorization);
+}
+
+#[test]
+fn the_driver_flag_wins_over_the_environment() {
+    let env = |name: &str| (name == "PAYCONF_ACS_DRIVER").then(|| "browser".to_owned());
+    assert_eq!(
+        driver_override(None, env).expect("valid"),
+        Some(AcsDriver::Browser)
+    );
+    assert_eq!(
+        driver_override(Some("form"), env).expect("valid"),
+        Some(AcsDriver::Form)
+    );
+    assert_eq!(driver_override(None, |_| None).expect("valid"), None);
+    let err = driver_override(Some("selenium"), env).expect_err("unknown driver");
+    assert_eq!(err.setting, "--acs-driver");
+}
+
+#[test]
+fn unknown_settings_are_refused() {
+    let err = TargetFile::load(Path::new("/nonexistent/target.toml")).expect_err("no file");
+    assert_eq!(err.setting, "--target");
+    assert!(toml::from_str::<TargetFile>("base_ur = \"x\"").is_err());
+}
+
+#[test]
+fn debug_output_hides_keys_cards_and_codes() {
+    let target = file(COMPLETE).resolve().expect("complete");
+    let shown = format!("{target:?}");
+    let cvvs = target.cards().map(|(_, card)| card.cvv.expose().to_owned());
+    for secret in target
+        .secrets()
+        .into_iter()
+        .chain(target.card_numbers())
+        .chain(cvvs)
+    {
+        assert!(!shown.contains(&secret), "{secret} in {shown}");
+    }
+}

@@ -1,0 +1,311 @@
+//! The issuer drivers against issuer pages as real services build them: the
+//! reference implementation in each of its issuer page styles, explicit
+//! steps for pages no heuristic reads, a browser that is missing, evidence
+//! in the report, and a run interrupted while the browser is open.
+
+mod support;
+
+use std::{
+    io::{BufRead, BufReader},
+    process::{Command, Stdio},
+};
+
+use payconf_reference::{IssuerPage, ReferenceConfig, RunningServer};
+use support::{
+    runner::{
+        BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, payconf_run_async, payconf_run_with,
+    },
+    twin::{Defect, TwinService},
+};
+
+/// A target file for a reference implementation at `server`, for `driver`,
+/// with `acs` lines in place of the issuer fields.
+fn reference_target(server: &RunningServer, driver: &str, acs: &str) -> String {
+    support::reference_target_file(
+        &server.base_url,
+        "",
+        &format!("driver = \"{driver}\"\n{acs}"),
+    )
+}
+
+const OTP_FIELD: &str = r#"fields = { otp = "123456" }"#;
+
+async fn run_reference(style: IssuerPage, driver: &str, acs: &str, tags: &str) -> RunOutput {
+    let _browser = if driver == "browser" {
+        Some(BROWSER_RUNS.acquire().await.expect("open semaphore"))
+    } else {
+        None
+    };
+    let config = ReferenceConfig {
+        issuer_page: style,
+        ..ReferenceConfig::default()
+    };
+    let server = RunningServer::start(config).await.expect("server");
+    let target = TempFile::new("target.toml", &reference_target(&server, driver, acs));
+    payconf_run_async(vec![
+        "--target".into(),
+        target.0.display().to_string(),
+        "--tags".into(),
+        tags.into(),
+    ])
+    .await
+}
+
+fn issuer_scenarios(profile: &str) -> std::collections::BTreeSet<String> {
+    payconf::features::Features::embedded()
+        .expect("features parse")
+        .scenarios()
+        .into_iter()
+        .filter(|s| s.tags.iter().any(|t| t == "issuer") && s.tags.iter().any(|t| t == profile))
+        .map(|s| s.location())
+        .collect()
+}
+
+fn assert_all_passed(output: &RunOutput, what: &str) {
+    assert_eq!(
+        output.code,
+        Some(0),
+        "{what}:\n{}\n{}",
+        output.stdout,
+        output.stderr
+    );
+    assert!(
+        output.failed().is_empty() && output.errors().is_empty(),
+        "{what}:\n{}",
+        output.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_form_driver_gets_through_the_plain_framed_and_two_step_reference_pages() {
+    for style in [IssuerPage::Form, IssuerPage::Framed, IssuerPage::TwoStep] {
+        let output = run_reference(style, "form", OTP_FIELD, "@core or @reference").await;
+        assert_all_passed(&output, style.name());
+        assert!(
+            issuer_scenarios("reference")
+                .iter()
+                .chain(&issuer_scenarios("core"))
+                .all(|s| output.passed().contains(s)),
+            "{}: every issuer scenario ran and passed:\n{}",
+            style.name(),
+            output.stdout
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browser_driver_gets_through_every_reference_page_style() {
+    if !browser_or_skip("the_browser_driver_gets_through_every_reference_page_style") {
+        return;
+    }
+    for style in IssuerPage::ALL {
+        let output = run_reference(style, "browser", OTP_FIELD, "@issuer").await;
+        assert_all_passed(&output, style.name());
+        let all: std::collections::BTreeSet<String> = issuer_scenarios("core")
+            .union(&issuer_scenarios("reference"))
+            .cloned()
+            .collect();
+        assert_eq!(output.passed(), all, "{}:\n{}", style.name(), output.stdout);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scripted_reference_page_is_an_error_for_the_form_driver_and_the_run_exits_2() {
+    let output = run_reference(IssuerPage::Scripted, "form", OTP_FIELD, "@issuer").await;
+    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
+    let all: std::collections::BTreeSet<String> = issuer_scenarios("core")
+        .union(&issuer_scenarios("reference"))
+        .cloned()
+        .collect();
+    assert_eq!(output.errors(), all, "{}", output.stdout);
+    assert!(output.failed().is_empty(), "{}", output.stdout);
+    assert!(
+        output.stdout.contains("runs scripts and has no form"),
+        "{}",
+        output.stdout
+    );
+}
+
+/// Fields named so that no heuristic finds them: only the steps say where
+/// the code goes and which button confirms.
+const CODE_FIELD: &str = r#"fields = { code = "123456" }"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explicit_steps_take_the_form_driver_where_its_heuristics_cannot() {
+    let unguided = run_reference(IssuerPage::Form, "form", CODE_FIELD, "@core and @issuer").await;
+    assert_eq!(unguided.code, Some(2), "{}", unguided.stdout);
+    assert!(
+        unguided.stdout.contains("fields acs.fields names (code)"),
+        "{}",
+        unguided.stdout
+    );
+
+    let steps = format!(
+        "{CODE_FIELD}\n[[acs.steps]]\npage = \"*/acs/authenticate*\"\ntype = \"#otp\"\nfield = \"code\"\n\
+         [[acs.steps]]\nclick = \"#authenticate button\"\n"
+    );
+    let guided = run_reference(IssuerPage::Form, "form", &steps, "@core and @issuer").await;
+    assert_all_passed(&guided, "form driver with steps");
+    assert_eq!(guided.passed(), issuer_scenarios("core"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explicit_steps_drive_a_scripted_page_in_the_browser() {
+    if !browser_or_skip("explicit_steps_drive_a_scripted_page_in_the_browser") {
+        return;
+    }
+    let steps = format!(
+        "{CODE_FIELD}\n[[acs.steps]]\nwait = \"#challenge input[name=otp]\"\n\
+         [[acs.steps]]\ntype = \"#challenge input[name=otp]\"\nfield = \"code\"\n\
+         [[acs.steps]]\nclick = \"#challenge button:last-of-type\"\n"
+    );
+    let output = run_reference(IssuerPage::Scripted, "browser", &steps, "@core and @issuer").await;
+    assert_all_passed(&output, "browser driver with steps");
+    assert_eq!(output.passed(), issuer_scenarios("core"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_step_that_matches_nothing_is_an_error_that_names_the_step() {
+    let steps = format!(
+        "{OTP_FIELD}\n[[acs.steps]]\ntype = \"#one-time-password\"\nfield = \"otp\"\n\
+         [[acs.steps]]\nclick = \"#authenticate button\"\n"
+    );
+    let output = run_reference(IssuerPage::Form, "form", &steps, "@core and @issuer").await;
+    assert_eq!(output.code, Some(2), "{}", output.stdout);
+    assert!(
+        output
+            .stdout
+            .contains("the step \"type acs.fields.otp into #one-time-password\" cannot run"),
+        "{}",
+        output.stdout
+    );
+}
+
+#[test]
+fn a_missing_browser_stops_the_run_before_any_scenario_naming_what_to_install() {
+    let output = payconf_run_with(
+        &["--acs-driver", "browser"],
+        &[("PAYCONF_CHROMEDRIVER", "/nonexistent/chromedriver")],
+    );
+    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
+    assert!(
+        output
+            .stderr
+            .contains("apt-get install chromium chromium-driver"),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        output.stderr.contains("PAYCONF_CHROMEDRIVER"),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        output.passed().is_empty() && output.failed().is_empty(),
+        "no scenario ran:\n{}",
+        output.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_browser_scenario_leaves_the_pages_and_a_screenshot_in_the_report() {
+    if !browser_or_skip("a_failed_browser_scenario_leaves_the_pages_and_a_screenshot_in_the_report")
+    {
+        return;
+    }
+    let _browser = BROWSER_RUNS.acquire().await.expect("open semaphore");
+    let twin = TwinService::start(Some(Defect::ScriptedIssuerLandsOnFailure)).await;
+    let target = TempFile::new("target.toml", &twin.target_toml_for("browser"));
+    let report = TempFile::new("report.html", "");
+    let output = payconf_run_async(vec![
+        "--target".into(),
+        target.0.display().to_string(),
+        "--html".into(),
+        report.0.display().to_string(),
+    ])
+    .await;
+    assert_eq!(output.code, Some(1), "{}\n{}", output.stdout, output.stderr);
+    let html = std::fs::read_to_string(&report.0).expect("the report");
+    let page = scraper::Html::parse_document(&html);
+    let select = |css: &str| scraper::Selector::parse(css).expect("a selector");
+    let pages: Vec<String> = page
+        .select(&select("ol.pages li"))
+        .map(|li| li.text().collect())
+        .collect();
+    assert!(
+        pages.first().is_some_and(|p| p.contains("/acs/begin")),
+        "the pages start at the issuer address: {pages:?}"
+    );
+    assert!(
+        pages.last().is_some_and(|p| p.contains("/sorry")),
+        "the buyer's landing is the last page: {pages:?}"
+    );
+    let screenshot = page
+        .select(&select("img.screenshot"))
+        .next()
+        .and_then(|img| img.value().attr("src"))
+        .expect("a screenshot in the report");
+    let png = screenshot
+        .strip_prefix("data:image/png;base64,")
+        .map(|data| {
+            use base64::Engine as _;
+            base64::engine::general_purpose::STANDARD.decode(data)
+        })
+        .expect("a PNG data address")
+        .expect("valid base64");
+    assert!(png.starts_with(b"\x89PNG"), "a PNG image");
+}
+
+#[test]
+fn an_interrupted_run_closes_the_browser_and_exits_2() {
+    if !browser_or_skip("an_interrupted_run_closes_the_browser_and_exits_2") {
+        return;
+    }
+    let scratch = std::env::temp_dir().join(format!("payconf-interrupt-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).expect("a scratch folder");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_payconf"))
+        .args(["run", "--acs-driver", "browser", "--tags", "@issuer"])
+        .env("TMPDIR", &scratch)
+        .env_remove("PAYCONF_ACS_DRIVER")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("payconf starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let started = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .any(|line| line.starts_with("browser: Chromium"));
+    assert!(started, "the browser started");
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let output = child.wait_with_output().expect("payconf ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("interrupted by SIGTERM"), "{stderr}");
+    let profiles: Vec<_> = std::fs::read_dir(&scratch)
+        .expect("the scratch folder")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("payconf-chromium-"))
+        .collect();
+    assert!(profiles.is_empty(), "profiles left behind: {profiles:?}");
+    let scratch_text = scratch.display().to_string();
+    let survivors: Vec<String> = std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(Result::ok)
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(&scratch_text))
+        .collect();
+    assert!(
+        survivors.is_empty(),
+        "browser processes left: {survivors:?}"
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+}

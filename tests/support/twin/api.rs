@@ -1,0 +1,249 @@
+//! The twin's API on the service's origin: create and submit, with the
+//! twin's own choices where the contract is silent, and the defect and
+//! variation switches that change them.
+
+use std::sync::atomic::Ordering;
+
+use serde_json::{Value, json};
+use wiremock::{Request, ResponseTemplate};
+
+use super::{
+    API_KEY, Defect, FRICTIONLESS_CARD, Payment, SHOP, Session, THREE_DS_CARD, Twin, Variation,
+    scheme_relative,
+};
+
+impl Twin {
+    pub(super) fn create(&self, request: &Request) -> ResponseTemplate {
+        let credentials = request
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok());
+        match credentials {
+            None if !self.has(Defect::AuthorizationNotRequired) => {
+                return self.refusal("AUTH_REQUIRED", "Authorization header required");
+            }
+            Some(value)
+                if !self.has(Defect::AnyApiKeyAccepted)
+                    && value.split_once(' ').is_none_or(|(scheme, key)| {
+                        !scheme.eq_ignore_ascii_case("apikey") || key != API_KEY
+                    }) =>
+            {
+                return self.refusal("AUTH_INVALID", "API key not recognised");
+            }
+            _ => {}
+        }
+        let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
+            return self.refusal("BAD_JSON", "request body is not JSON");
+        };
+        if body["shopLogin"] != SHOP {
+            return self.refusal("SHOP_UNKNOWN", "unknown shop");
+        }
+        for field in ["amount", "currency", "shopTransactionID"] {
+            if !body[field].is_string() {
+                return self.refusal("FIELD_MISSING", &format!("{field} is required"));
+            }
+        }
+
+        let number = if self.has(Defect::PaymentIdRepeated) {
+            4_210_000_000_000
+        } else {
+            4_210_000_000_000 + self.state.next_id.fetch_add(1, Ordering::Relaxed)
+        };
+        let id = if self.has(Defect::PaymentIdNotDigits) {
+            format!("PAY-{number}")
+        } else {
+            number.to_string()
+        };
+        let token = if self.has(Defect::PaymentTokenNotUuid) {
+            format!("tok_{}", uuid::Uuid::new_v4().simple())
+        } else {
+            uuid::Uuid::new_v4().to_string()
+        };
+        self.state.payments.lock().expect("lock").insert(
+            token.clone(),
+            Payment {
+                id: id.clone(),
+                submitted: false,
+            },
+        );
+
+        let mut payload = json!({
+            "paymentToken": token,
+            "paymentID": if self.has(Defect::PaymentIdAsNumber) { json!(number) } else { json!(id) },
+            "userRedirect": {"href": null},
+            "createdAt": "2026-11-22T10:00:00Z",
+            "expiresInSeconds": 1800,
+            "links": {"status": Self::at(&self.service, &format!("/payments/{id}"))},
+        });
+        if self.has(Defect::CreateRedirectNotNull) {
+            payload["userRedirect"]["href"] = json!(Self::at(&self.service, "/pay"));
+        }
+        if self.has(Defect::CreateRedirectMissing) {
+            payload
+                .as_object_mut()
+                .expect("an object")
+                .remove("userRedirect");
+        }
+        let description = if self.has(Defect::CreateDescriptionEmpty) {
+            ""
+        } else {
+            "Request processed successfully"
+        };
+        self.processed(description, payload)
+    }
+
+    /// Whether a request carries `Authorization: apikey <the merchant's key>`.
+    fn has_api_key(request: &Request) -> bool {
+        request
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|value| value.split_once(' '))
+            .is_some_and(|(scheme, key)| scheme.eq_ignore_ascii_case("apikey") && key == API_KEY)
+    }
+
+    pub(super) fn submit(&self, request: &Request) -> ResponseTemplate {
+        if self.variation == Some(Variation::ApiKeyRequiredOnSubmit) && !Self::has_api_key(request)
+        {
+            return self.refusal("AUTH_REQUIRED", "Authorization header required");
+        }
+        let token = request
+            .headers
+            .get("paymenttoken")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned();
+        let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
+            return self.refusal("BAD_JSON", "request body is not JSON");
+        };
+        let payment = {
+            let mut payments = self.state.payments.lock().expect("lock");
+            match payments.get_mut(&token) {
+                Some(payment) if payment.submitted => {
+                    return self.refusal("ALREADY_SUBMITTED", "payment already submitted");
+                }
+                Some(payment) => {
+                    payment.submitted = true;
+                    payment.clone()
+                }
+                None if self.has(Defect::UnknownTokenPaid) => Payment {
+                    id: "4219999999999".to_owned(),
+                    submitted: true,
+                },
+                None => return self.refusal("TOKEN_UNKNOWN", "no payment for this token"),
+            }
+        };
+        if body["shopLogin"] != SHOP {
+            return self.refusal("SHOP_MISMATCH", "shop does not own this payment");
+        }
+        let email = body
+            .pointer("/buyer/email")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let reserved = [".example", ".test", ".invalid", ".localhost"]
+            .iter()
+            .any(|tld| email.ends_with(tld));
+        if self.variation == Some(Variation::RefusesReservedDomains) && reserved {
+            return self.refusal("EMAIL_DOMAIN", "buyer.email must be a deliverable address");
+        }
+        let number = body
+            .pointer("/paymentTypeDetails/creditcard/number")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let masked = if number.len() >= 10 {
+            format!("{}******{}", &number[..6], &number[number.len() - 4..])
+        } else {
+            String::new()
+        };
+        let payment_id = if self.has(Defect::SubmitAnswersAnotherPaymentId) {
+            "4218888888888".to_owned()
+        } else {
+            payment.id.clone()
+        };
+        let mut payload = json!({
+            "transactionType": if self.has(Defect::TransactionTypeWrongCase) { "Submit" } else { "submit" },
+            "paymentID": payment_id,
+            "bankTransactionID": format!("BT{}", payment.id),
+            "maskedPAN": masked,
+            "authorizationCode": null,
+        });
+        match number {
+            FRICTIONLESS_CARD => {
+                let thanks = format!("/thank-you?order={}", payment.id);
+                payload["transactionResult"] =
+                    json!(if self.has(Defect::TransactionResultLowerCase) {
+                        "ok"
+                    } else {
+                        "OK"
+                    });
+                payload["authorizationCode"] = json!("A7B9Q2");
+                if self.has(Defect::PaidSubmitAsksFor8006) {
+                    payload["transactionErrorCode"] = json!("8006");
+                    payload["transactionErrorDescription"] = json!("Authentication required");
+                }
+                payload["userRedirect"] = json!({"href": if self.has(Defect::SuccessRedirectRelative) {
+                    scheme_relative(&Self::at(&self.shop, &thanks))
+                } else if self.has(Defect::SuccessRedirectElsewhere) {
+                    Self::at(&self.shop, &format!("/order-status?order={}", payment.id))
+                } else {
+                    Self::at(&self.shop, &thanks)
+                }});
+            }
+            THREE_DS_CARD => {
+                let session = uuid::Uuid::new_v4().simple().to_string();
+                self.state.sessions.lock().expect("lock").insert(
+                    session.clone(),
+                    Session {
+                        payment_id: payment.id.clone(),
+                        cookie: None,
+                        authenticated: None,
+                    },
+                );
+                let begin = format!("/acs/begin?txn={session}");
+                let href = match (&self.resetting, self.defect) {
+                    (Some(resetting), _) => Self::at(resetting, &begin),
+                    (None, Some(Defect::IssuerAddressIsSuccessPage)) => {
+                        Self::at(&self.shop, &format!("/thank-you?order={}", payment.id))
+                    }
+                    (None, Some(Defect::IssuerAddressRelative)) => {
+                        scheme_relative(&Self::at(&self.issuer, &begin))
+                    }
+                    _ => Self::at(&self.issuer, &begin),
+                };
+                payload["transactionResult"] = json!("");
+                payload["transactionErrorCode"] = if self.has(Defect::EnrolledCard8006AsNumber) {
+                    json!(8006)
+                } else {
+                    json!("8006")
+                };
+                payload["transactionErrorDescription"] =
+                    json!(if self.has(Defect::EnrolledCardDescriptionEmpty) {
+                        ""
+                    } else {
+                        "Cardholder authentication required by the issuer"
+                    });
+                if self.has(Defect::EnrolledCardWithout8006) {
+                    payload
+                        .as_object_mut()
+                        .expect("an object")
+                        .remove("transactionErrorCode");
+                }
+                payload["userRedirect"] = json!({ "href": href });
+            }
+            _ => {
+                payload["transactionResult"] = json!("KO");
+                payload["transactionErrorCode"] = json!("D05");
+                payload["transactionErrorDescription"] = json!("Do not honour");
+                payload["userRedirect"] =
+                    json!({"href": Self::at(&self.shop, &format!("/sorry?order={}", payment.id))});
+            }
+        }
+        if self.has(Defect::TransactionTypeMissing) {
+            payload
+                .as_object_mut()
+                .expect("an object")
+                .remove("transactionType");
+        }
+        self.processed("Request processed successfully", payload)
+    }
+}

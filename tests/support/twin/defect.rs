@@ -1,0 +1,111 @@
+//! The defect catalogue (`spec/defects.yaml`) as switches on the twin: each
+//! variant breaks exactly one core requirement.
+
+/// One entry of the defect catalogue, `spec/defects.yaml`, by the same name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Defect {
+    RefusalWithoutEnvelope,
+    RefusalCodeAsNumber,
+    RefusalPayloadAsString,
+    RefusalAsHtml,
+    RefusalLabelledTextPlain,
+    RefusalHangs,
+    RefusalFloods,
+    CreateDescriptionEmpty,
+    PaymentTokenNotUuid,
+    PaymentIdAsNumber,
+    PaymentIdNotDigits,
+    CreateRedirectNotNull,
+    CreateRedirectMissing,
+    PaymentIdRepeated,
+    AuthorizationNotRequired,
+    AnyApiKeyAccepted,
+    UnknownTokenPaid,
+    TransactionTypeWrongCase,
+    TransactionTypeMissing,
+    TransactionResultLowerCase,
+    SubmitAnswersAnotherPaymentId,
+    SuccessRedirectRelative,
+    SuccessRedirectElsewhere,
+    EnrolledCardWithout8006,
+    EnrolledCard8006AsNumber,
+    EnrolledCardDescriptionEmpty,
+    IssuerAddressRelative,
+    IssuerLandsElsewhere,
+    IssuerRedirectsForever,
+    IssuerResetsConnection,
+    ScriptedIssuerLandsOnFailure,
+    ScriptedIssuerRedirectsForever,
+    PaidSubmitAsksFor8006,
+    IssuerAddressIsSuccessPage,
+}
+
+impl Defect {
+    /// Every defect the twin can be switched to.
+    pub const ALL: [Self; 34] = [
+        Self::RefusalWithoutEnvelope,
+        Self::RefusalCodeAsNumber,
+        Self::RefusalPayloadAsString,
+        Self::RefusalAsHtml,
+        Self::RefusalLabelledTextPlain,
+        Self::RefusalHangs,
+        Self::RefusalFloods,
+        Self::CreateDescriptionEmpty,
+        Self::PaymentTokenNotUuid,
+        Self::PaymentIdAsNumber,
+        Self::PaymentIdNotDigits,
+        Self::CreateRedirectNotNull,
+        Self::CreateRedirectMissing,
+        Self::PaymentIdRepeated,
+        Self::AuthorizationNotRequired,
+        Self::AnyApiKeyAccepted,
+        Self::UnknownTokenPaid,
+        Self::TransactionTypeWrongCase,
+        Self::TransactionTypeMissing,
+        Self::TransactionResultLowerCase,
+        Self::SubmitAnswersAnotherPaymentId,
+        Self::SuccessRedirectRelative,
+        Self::SuccessRedirectElsewhere,
+        Self::EnrolledCardWithout8006,
+        Self::EnrolledCard8006AsNumber,
+        Self::EnrolledCardDescriptionEmpty,
+        Self::IssuerAddressRelative,
+        Self::IssuerLandsElsewhere,
+        Self::IssuerRedirectsForever,
+        Self::IssuerResetsConnection,
+        Self::ScriptedIssuerLandsOnFailure,
+        Self::ScriptedIssuerRedirectsForever,
+        Self::PaidSubmitAsksFor8006,
+        Self::IssuerAddressIsSuccessPage,
+    ];
+
+    /// Its id in the catalogue: the variant's name in kebab case.
+    pub fn id(self) -> String {
+        let name = format!("{self:?}");
+        let mut id = String::new();
+        for (i, c) in name.char_indices() {
+            let after_letter = name[..i].chars().last().is_some_and(char::is_alphabetic);
+            if i > 0 && (c.is_ascii_uppercase() || (c.is_ascii_digit() && after_letter)) {
+                id.push('-');
+            }
+            id.push(c.to_ascii_lowercase());
+        }
+        id
+    }
+
+    /// The issuer page the twin shows with this defect: the scripted
+    /// defects live on a scripted page; the others on the plain one.
+    pub fn issuer_style(self) -> super::IssuerStyle {
+        match self {
+            Self::ScriptedIssuerLandsOnFailure | Self::ScriptedIssuerRedirectsForever => {
+                super::IssuerStyle::Scripted
+            }
+            _ => super::IssuerStyle::Form,
+        }
+    }
+
+    /// The defect with this catalogue id.
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|d| d.id() == id)
+    }
+}

@@ -1,0 +1,289 @@
+//! The twin's issuer, on its own origin: a session cookie at the issuer
+//! address, then a challenge page in one of the shapes real issuers build
+//! ([`IssuerStyle`]), then a chain back to the shop: a form of hidden fields
+//! that a script posts back to the service (3-D Secure's `PaRes`/`MD`), a
+//! 303 and a 302 (or, on the scripted page, a script redirect).
+
+use wiremock::{Request, ResponseTemplate};
+
+use super::{Defect, Session, Twin, cookie, form_fields, page, query, redirect};
+
+/// How the twin's issuer builds its challenge page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IssuerStyle {
+    /// One form of other field names (`passcode`, a channel select, a
+    /// checkbox, a named button) and a second form that cancels.
+    Form,
+    /// No form in the HTML: a script builds one a moment after load, Cancel
+    /// first; the way back to the shop ends with a script redirect.
+    Scripted,
+    /// The service shows the issuer's challenge in an iframe from the
+    /// issuer's origin; the challenge posts to the top-level page.
+    Framed,
+    /// A channel choice first, then one form whose first button cancels.
+    TwoStep,
+    /// The plain challenge, but the way back to the shop ends with a
+    /// script redirect.
+    ScriptReturn,
+}
+
+impl IssuerStyle {
+    /// Every style, the plain one first.
+    pub const ALL: [Self; 5] = [
+        Self::Form,
+        Self::Scripted,
+        Self::Framed,
+        Self::TwoStep,
+        Self::ScriptReturn,
+    ];
+}
+
+/// The challenge form's fields that say which payment it is.
+fn hidden(session: &str) -> String {
+    format!(
+        r#"<input type="hidden" name="txn" value="{session}">
+  <input type="hidden" name="nonce" value="n-{session}">"#
+    )
+}
+
+impl Twin {
+    /// The issuer address: a session cookie, then a redirect to the
+    /// challenge (on the service's own page, for the framed style).
+    pub(super) fn issuer_begin(&self, request: &Request) -> ResponseTemplate {
+        let session = query(request, "txn").unwrap_or_default();
+        let mut sessions = self.state.sessions.lock().expect("lock");
+        let Some(entry) = sessions.get_mut(&session) else {
+            return page("Unknown transaction", "<p>This transaction is unknown.</p>");
+        };
+        let value = uuid::Uuid::new_v4().simple().to_string();
+        entry.cookie = Some(value.clone());
+        let next = if self.style == IssuerStyle::Framed {
+            Self::at(&self.service, &format!("/3ds/frame?txn={session}"))
+        } else {
+            format!("/acs/challenge/{session}")
+        };
+        redirect(302, &next).insert_header(
+            "Set-Cookie",
+            format!("acs_sid={value}; Path=/acs; HttpOnly; SameSite=Lax"),
+        )
+    }
+
+    pub(super) fn session_of(&self, request: &Request, session: &str) -> Option<Session> {
+        let sessions = self.state.sessions.lock().expect("lock");
+        let entry = sessions.get(session)?;
+        (entry.cookie.is_some() && entry.cookie == cookie(request, "acs_sid"))
+            .then(|| entry.clone())
+    }
+
+    /// The service's page that shows the issuer's challenge in a frame.
+    pub(super) fn frame_host(&self, request: &Request) -> ResponseTemplate {
+        let session = query(request, "txn").unwrap_or_default();
+        let challenge = Self::at(&self.issuer, &format!("/acs/challenge/{session}"));
+        page(
+            "Twin checkout: verify your card",
+            &format!(
+                r#"<h1>Verify your card</h1><p>Your bank's page:</p>
+<iframe src="{challenge}" title="Twin Bank" width="480" height="360"></iframe>"#
+            ),
+        )
+    }
+
+    pub(super) fn challenge_page(&self, request: &Request, session: &str) -> ResponseTemplate {
+        if self.session_of(request, session).is_none() {
+            return page("Session expired", "<p>Your session has expired.</p>");
+        }
+        let hidden = hidden(session);
+        match self.style {
+            IssuerStyle::Form | IssuerStyle::ScriptReturn => page(
+                "Twin Bank SecureCode",
+                &format!(
+                    r#"<h1>Confirm your purchase</h1>
+<form id="challenge" method="POST" action="{session}/confirm">
+  {hidden}
+  <label>Send the code by <select name="channel"><option value="sms" selected>SMS</option><option value="app">App</option></select></label>
+  <label>Passcode <input type="password" name="passcode" autocomplete="one-time-code"></label>
+  <label><input type="checkbox" name="trust_device" value="1"> Trust this device</label>
+  <button type="submit" name="decision" value="approve">Confirm</button>
+</form>
+<form method="POST" action="{session}/abort">
+  <input type="hidden" name="txn" value="{session}">
+  <button type="submit">Cancel payment</button>
+</form>"#
+                ),
+            ),
+            IssuerStyle::Framed => page(
+                "Twin Bank SecureCode",
+                &format!(
+                    r#"<form id="challenge" method="POST" action="/acs/challenge/{session}/confirm" target="_top">
+  {hidden}
+  <label>Passcode <input type="password" name="passcode"></label>
+  <button type="submit" name="decision" value="approve">Verify</button>
+  <button type="submit" name="decision" value="abort">Cancel</button>
+</form>"#
+                ),
+            ),
+            IssuerStyle::TwoStep => match query(request, "via").as_deref() {
+                Some("sms" | "email") => page(
+                    "Twin Bank SecureCode",
+                    &format!(
+                        r#"<h1>Enter the code we sent you</h1>
+<form method="POST" action="{session}/confirm">
+  {hidden}
+  <label>Passcode <input type="text" name="passcode" inputmode="numeric"></label>
+  <button type="submit" name="decision" value="abort">Cancel</button>
+  <button type="submit" name="decision" value="approve">Submit code</button>
+</form>"#
+                    ),
+                ),
+                _ => page(
+                    "Twin Bank SecureCode",
+                    &format!(
+                        r#"<h1>How should we send your code?</h1>
+<form method="GET" action="{session}">
+  <label><input type="radio" name="via" value="sms" checked> SMS</label>
+  <label><input type="radio" name="via" value="email"> E-mail</label>
+  <input type="submit" value="Next">
+</form>"#
+                    ),
+                ),
+            },
+            IssuerStyle::Scripted => {
+                // The lands-on-failure defect's script sends a cancel for Confirm.
+                let confirm = if self.has(Defect::ScriptedIssuerLandsOnFailure) {
+                    "abort"
+                } else {
+                    "approve"
+                };
+                page(
+                    "Twin Bank SecureCode",
+                    &format!(
+                        r#"<h1>Confirm your purchase</h1><div id="app">Loading…</div>
+<script>
+window.addEventListener('load', function () {{
+  setTimeout(function () {{
+    var app = document.getElementById('app');
+    app.innerHTML = '<p><label>Passcode <input type="password" name="passcode"></label></p>'
+      + '<p><button type="button" id="no">Cancel</button> <button type="button" id="yes">Confirm</button></p>';
+    function send(decision) {{
+      var form = document.createElement('form');
+      form.method = 'POST';
+      form.action = '{session}/confirm';
+      var fields = {{ txn: '{session}', nonce: 'n-{session}', decision: decision,
+                      passcode: app.querySelector('[name=passcode]').value }};
+      Object.keys(fields).forEach(function (name) {{
+        var input = document.createElement('input');
+        input.type = 'hidden'; input.name = name; input.value = fields[name];
+        form.appendChild(input);
+      }});
+      document.body.appendChild(form);
+      form.submit();
+    }}
+    document.getElementById('no').onclick = function () {{ send('abort'); }};
+    document.getElementById('yes').onclick = function () {{ send('{confirm}'); }};
+  }}, 120);
+}});
+</script>"#
+                    ),
+                )
+            }
+        }
+    }
+
+    /// The page a script posts back to the service at once: 3-D Secure's result.
+    fn relay_to_service(&self, session: &str, authenticated: bool) -> ResponseTemplate {
+        let action = Self::at(&self.service, "/3ds/return");
+        let result = if authenticated { "Y" } else { "N" };
+        page(
+            "Returning to the shop",
+            &format!(
+                r#"<script>window.onload = function () {{ document.forms[0].submit(); }};</script>
+<form method="post" action="{action}">
+  <input type="hidden" name="PaRes" value="{result}-{session}">
+  <input type="hidden" name="MD" value="{session}">
+  <noscript><button type="submit">Continue</button></noscript>
+</form>"#
+            ),
+        )
+    }
+
+    pub(super) fn confirm(&self, request: &Request, session: &str) -> ResponseTemplate {
+        if self.session_of(request, session).is_none() {
+            return page("Session expired", "<p>Your session has expired.</p>");
+        }
+        let form = form_fields(request);
+        let authenticated = form.get("txn").map(String::as_str) == Some(session)
+            && form.get("decision").map(String::as_str) == Some("approve")
+            && form.get("passcode").map(String::as_str) == Some(super::PASSCODE);
+        if self.has(Defect::IssuerRedirectsForever) {
+            return redirect(302, &format!("/acs/challenge/{session}/wait?n=1"));
+        }
+        self.relay_to_service(session, authenticated)
+    }
+
+    pub(super) fn wait(&self, request: &Request, session: &str) -> ResponseTemplate {
+        let n: u64 = query(request, "n")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        redirect(302, &format!("/acs/challenge/{session}/wait?n={}", n + 1))
+    }
+
+    pub(super) fn abort(&self, request: &Request, session: &str) -> ResponseTemplate {
+        if self.session_of(request, session).is_none() {
+            return page("Session expired", "<p>Your session has expired.</p>");
+        }
+        self.relay_to_service(session, false)
+    }
+
+    /// The service receives the issuer's result and sends the buyer on.
+    pub(super) fn three_ds_return(&self, request: &Request) -> ResponseTemplate {
+        let form = form_fields(request);
+        let session = form.get("MD").cloned().unwrap_or_default();
+        let authenticated = form
+            .get("PaRes")
+            .is_some_and(|r| r == &format!("Y-{session}"));
+        let mut sessions = self.state.sessions.lock().expect("lock");
+        let Some(entry) = sessions.get_mut(&session) else {
+            return page("Unknown transaction", "<p>This transaction is unknown.</p>");
+        };
+        entry.authenticated = Some(authenticated);
+        redirect(303, &format!("/checkout/complete?txn={session}"))
+    }
+
+    /// The end of the way back: a redirect to the shop (a script redirect,
+    /// on the scripted style).
+    pub(super) fn complete(&self, request: &Request) -> ResponseTemplate {
+        let session = query(request, "txn").unwrap_or_default();
+        let sessions = self.state.sessions.lock().expect("lock");
+        let Some(entry) = sessions.get(&session) else {
+            return page("Unknown transaction", "<p>This transaction is unknown.</p>");
+        };
+        let order = &entry.payment_id;
+        let landing = match entry.authenticated {
+            _ if self.has(Defect::IssuerLandsElsewhere) => format!("/order-status?order={order}"),
+            Some(true) => format!("/thank-you?order={order}"),
+            _ => format!("/sorry?order={order}"),
+        };
+        let landing = Self::at(&self.shop, &landing);
+        if !matches!(
+            self.style,
+            IssuerStyle::Scripted | IssuerStyle::ScriptReturn
+        ) {
+            return redirect(302, &landing);
+        }
+        let next = if self.has(Defect::ScriptedIssuerRedirectsForever) {
+            let n: u64 = query(request, "n")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            format!("/checkout/complete?txn={session}&n={}", n + 1)
+        } else {
+            landing
+        };
+        page(
+            "Payment complete",
+            &format!(
+                r#"<p>Taking you back to the shop…</p>
+<script>setTimeout(function () {{ location.replace({next:?}); }}, 30);</script>"#
+            ),
+        )
+    }
+}

@@ -1,0 +1,401 @@
+//! The conformant twin: a second implementation of the contract, on
+//! wiremock, that makes its own choices everywhere the contract is silent,
+//! and the defect catalogue (`spec/defects.yaml`) as switches on it.
+//!
+//! Where the reference implementation answers refusals with 4xx statuses and
+//! the real service's codes, the twin answers every refusal with HTTP 200
+//! and codes of its own (`AUTH_REQUIRED`, …); it labels its JSON
+//! `text/json; charset=utf-8`, adds fields to every payload and a
+//! `requestId` to the envelope, numbers payments with 13 digits, takes its
+//! own test cards, and sends the buyer to a shop on another origin. Its
+//! issuer lives on a third origin, with a session cookie, a page of other
+//! field names (`passcode`, a channel select, a checkbox, a named button),
+//! and a chain back to the shop: a redirect to the challenge, a form of
+//! hidden fields that a script posts back to the service (3-D Secure's
+//! `PaRes`/`MD`), a 303 and a 302.
+//!
+//! Its issuer page comes in the shapes real issuers build ([`IssuerStyle`]:
+//! plain, scripted, framed, two-step with Cancel first), each a conforming
+//! variation: the contract says nothing about the page.
+//!
+//! A [`Defect`] breaks exactly one core requirement; the twin with none
+//! passes every `@core` scenario, in every style, with the right driver.
+
+mod api;
+mod defect;
+mod issuer;
+
+pub use defect::Defect;
+pub use issuer::IssuerStyle;
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, atomic::AtomicU64},
+    time::Duration,
+};
+
+use serde_json::{Value, json};
+use tokio::{io::AsyncReadExt, net::TcpListener};
+use url::Url;
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate, matchers::any};
+
+pub const API_KEY: &str = "twin-merchant-key-7f3a";
+pub const SHOP: &str = "TWIN_STORE";
+pub const FRICTIONLESS_CARD: &str = "4111111111111111";
+pub const THREE_DS_CARD: &str = "5555555555554444";
+pub const PASSCODE: &str = "424242";
+
+const JSON: &str = "text/json; charset=utf-8";
+const HTML: &str = "text/html; charset=utf-8";
+
+/// A conforming variation of the twin: a choice the contract leaves open,
+/// made the way some real servers make it. Each stands for a reading of the
+/// contract the suite takes; the twin with any of them passes every `@core`
+/// scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variation {
+    /// Refusals answer `"payload": null`: the contract says nothing of the
+    /// payload of a refusal, and null is how most serialisers write "none".
+    NullPayloadOnRefusals,
+    /// Submit needs the merchant's API key as well as the payment token:
+    /// whether it does, the contract does not say.
+    ApiKeyRequiredOnSubmit,
+    /// Submit refuses buyers' e-mail addresses in the reserved example
+    /// domains (`.example`, `.test`, `.invalid`, `.localhost`); its target
+    /// file names another address.
+    RefusesReservedDomains,
+}
+
+impl Variation {
+    /// Every variation.
+    pub const ALL: [Self; 3] = [
+        Self::NullPayloadOnRefusals,
+        Self::ApiKeyRequiredOnSubmit,
+        Self::RefusesReservedDomains,
+    ];
+}
+
+/// A payment the twin holds.
+#[derive(Clone)]
+struct Payment {
+    /// The `paymentID` as create answered it, as text.
+    id: String,
+    /// Whether submit was called with its token.
+    submitted: bool,
+}
+
+/// The twin's state, shared by its three origins.
+#[derive(Default)]
+struct State {
+    /// Payments by token.
+    payments: Mutex<HashMap<String, Payment>>,
+    /// Issuer sessions: session id to (payment id, cookie value, authenticated).
+    sessions: Mutex<HashMap<String, Session>>,
+    /// Next payment number.
+    next_id: AtomicU64,
+}
+
+#[derive(Clone)]
+struct Session {
+    payment_id: String,
+    cookie: Option<String>,
+    authenticated: Option<bool>,
+}
+
+/// The twin's behaviour, with the addresses of its three origins.
+struct Twin {
+    defect: Option<Defect>,
+    /// How the issuer page is built.
+    style: IssuerStyle,
+    /// A conforming variation, if one is switched on.
+    variation: Option<Variation>,
+    /// The API and the 3-D Secure return.
+    service: Url,
+    /// The issuer's authentication pages.
+    issuer: Url,
+    /// The merchant's shop: success, failure and order-status pages.
+    shop: Url,
+    /// Where the reset-connection defect points the buyer.
+    resetting: Option<Url>,
+    state: State,
+}
+
+fn answer(status: u16, media_type: &str, body: impl Into<Vec<u8>>) -> ResponseTemplate {
+    ResponseTemplate::new(status).set_body_raw(body.into(), media_type)
+}
+
+fn redirect(status: u16, location: &str) -> ResponseTemplate {
+    ResponseTemplate::new(status).insert_header("Location", location)
+}
+
+fn page(title: &str, body: &str) -> ResponseTemplate {
+    answer(
+        200,
+        HTML,
+        format!(
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title></head><body>{body}</body></html>"
+        ),
+    )
+}
+
+/// `http://host/path` as `//host/path`: relative to the scheme of the page it is on.
+fn scheme_relative(address: &str) -> String {
+    address
+        .strip_prefix("http:")
+        .expect("the twin's addresses are http")
+        .to_owned()
+}
+
+fn form_fields(request: &Request) -> HashMap<String, String> {
+    url::form_urlencoded::parse(&request.body)
+        .into_owned()
+        .collect()
+}
+
+fn query(request: &Request, name: &str) -> Option<String> {
+    request
+        .url
+        .query_pairs()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
+}
+
+fn cookie(request: &Request, name: &str) -> Option<String> {
+    let header = request.headers.get("cookie")?.to_str().ok()?;
+    header.split(';').find_map(|pair| {
+        let (k, v) = pair.trim().split_once('=')?;
+        (k == name).then(|| v.to_owned())
+    })
+}
+
+impl Twin {
+    fn has(&self, defect: Defect) -> bool {
+        self.defect == Some(defect)
+    }
+
+    fn at(base: &Url, path: &str) -> String {
+        base.join(path).expect("a path joins a base").to_string()
+    }
+
+    fn processed(&self, description: &str, payload: Value) -> ResponseTemplate {
+        let body = json!({
+            "requestId": uuid::Uuid::new_v4().to_string(),
+            "error": {"code": "0", "description": description, "traceId": "t-0"},
+            "payload": payload,
+        });
+        answer(200, JSON, body.to_string())
+    }
+
+    /// A refusal: HTTP 200, a code of the twin's own, an empty payload.
+    fn refusal(&self, code: &str, description: &str) -> ResponseTemplate {
+        let envelope = |code: Value, payload: Value| {
+            json!({"requestId": uuid::Uuid::new_v4().to_string(),
+                   "error": {"code": code, "description": description}, "payload": payload})
+            .to_string()
+        };
+        match self.defect {
+            Some(Defect::RefusalWithoutEnvelope) => {
+                answer(200, JSON, json!({"message": description}).to_string())
+            }
+            Some(Defect::RefusalCodeAsNumber) => answer(200, JSON, envelope(json!(401), json!({}))),
+            Some(Defect::RefusalPayloadAsString) => {
+                answer(200, JSON, envelope(json!(code), json!("none")))
+            }
+            Some(Defect::RefusalAsHtml) => page("Error", &format!("<h1>{description}</h1>")),
+            Some(Defect::RefusalLabelledTextPlain) => {
+                answer(200, "text/plain", envelope(json!(code), json!({})))
+            }
+            Some(Defect::RefusalHangs) => answer(200, JSON, envelope(json!(code), json!({})))
+                .set_delay(Duration::from_secs(60)),
+            Some(Defect::RefusalFloods) => {
+                let mut body = format!("{{\"error\":{{\"code\":\"{code}\",\"description\":\"");
+                body.push_str(&"x".repeat(8 << 20));
+                answer(200, JSON, body)
+            }
+            _ if self.variation == Some(Variation::NullPayloadOnRefusals) => {
+                answer(200, JSON, envelope(json!(code), Value::Null))
+            }
+            _ => answer(200, JSON, envelope(json!(code), json!({}))),
+        }
+    }
+
+    fn respond(&self, origin: Origin, request: &Request) -> ResponseTemplate {
+        let method = request.method.as_str();
+        let path = request.url.path();
+        let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        let issuer_page = |twin: &Self| match (method, segments.as_slice()) {
+            ("GET", ["acs", "begin"]) => Some(twin.issuer_begin(request)),
+            ("GET", ["acs", "challenge", session]) => Some(twin.challenge_page(request, session)),
+            ("POST", ["acs", "challenge", session, "confirm"]) => {
+                Some(twin.confirm(request, session))
+            }
+            ("GET", ["acs", "challenge", session, "wait"]) => Some(twin.wait(request, session)),
+            ("POST", ["acs", "challenge", session, "abort"]) => Some(twin.abort(request, session)),
+            _ => None,
+        };
+        let found = match origin {
+            Origin::Service => match (method, path) {
+                ("POST", "/api/v1/payment/create/" | "/api/v1/payment/create") => {
+                    Some(self.create(request))
+                }
+                ("POST", "/api/v1/payment/submit/" | "/api/v1/payment/submit") => {
+                    Some(self.submit(request))
+                }
+                ("POST", "/3ds/return") => Some(self.three_ds_return(request)),
+                ("GET", "/3ds/frame") => Some(self.frame_host(request)),
+                ("GET", "/checkout/complete") => Some(self.complete(request)),
+                _ => None,
+            },
+            Origin::Issuer => issuer_page(self),
+            Origin::Shop => match path {
+                "/thank-you" => Some(page("Thank you", "<h1>Thank you for your order</h1>")),
+                "/sorry" => Some(page("Payment failed", "<h1>Your payment failed</h1>")),
+                "/order-status" => Some(page("Order status", "<h1>Order pending</h1>")),
+                _ => None,
+            },
+        };
+        found.unwrap_or_else(|| self.refusal("NOT_FOUND", "no such resource"))
+    }
+}
+
+/// Which of the twin's origins a request reached.
+#[derive(Clone, Copy)]
+enum Origin {
+    Service,
+    Issuer,
+    Shop,
+}
+
+struct Route(Arc<Twin>, Origin);
+
+impl Respond for Route {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        self.0.respond(self.1, request)
+    }
+}
+
+/// A listener that resets every connection once the request has arrived.
+async fn resetting_listener() -> Url {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("an address");
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let mut buffer = [0_u8; 1024];
+            let _ = stream.read(&mut buffer).await;
+            let _ = stream.set_zero_linger();
+            drop(stream);
+        }
+    });
+    Url::parse(&format!("http://{address}/")).expect("an address")
+}
+
+/// The twin on three loopback origins.
+pub struct TwinService {
+    pub service: MockServer,
+    pub issuer: MockServer,
+    pub shop: MockServer,
+    variation: Option<Variation>,
+}
+
+impl TwinService {
+    /// The twin, conformant (`None`) or with one defect, its issuer page in
+    /// the style the defect lives in.
+    pub async fn start(defect: Option<Defect>) -> Self {
+        let style = defect.map_or(IssuerStyle::Form, Defect::issuer_style);
+        Self::start_styled(defect, style).await
+    }
+
+    /// The conformant twin with one of its variations switched on.
+    pub async fn start_varied(variation: Variation) -> Self {
+        Self::start_with(None, IssuerStyle::Form, Some(variation)).await
+    }
+
+    /// The twin with its issuer page in a given style.
+    pub async fn start_styled(defect: Option<Defect>, style: IssuerStyle) -> Self {
+        Self::start_with(defect, style, None).await
+    }
+
+    async fn start_with(
+        defect: Option<Defect>,
+        style: IssuerStyle,
+        variation: Option<Variation>,
+    ) -> Self {
+        let (service, issuer, shop) = tokio::join!(
+            MockServer::start(),
+            MockServer::start(),
+            MockServer::start()
+        );
+        let base = |server: &MockServer| Url::parse(&server.uri()).expect("a server address");
+        let resetting = if defect == Some(Defect::IssuerResetsConnection) {
+            Some(resetting_listener().await)
+        } else {
+            None
+        };
+        let twin = Arc::new(Twin {
+            defect,
+            style,
+            variation,
+            service: base(&service),
+            issuer: base(&issuer),
+            shop: base(&shop),
+            resetting,
+            state: State::default(),
+        });
+        for (server, origin) in [
+            (&service, Origin::Service),
+            (&issuer, Origin::Issuer),
+            (&shop, Origin::Shop),
+        ] {
+            Mock::given(any())
+                .respond_with(Route(Arc::clone(&twin), origin))
+                .mount(server)
+                .await;
+        }
+        Self {
+            service,
+            issuer,
+            shop,
+            variation,
+        }
+    }
+
+    /// A target file describing the twin, for the form driver.
+    pub fn target_toml(&self) -> String {
+        self.target_toml_for("form")
+    }
+
+    /// A target file describing the twin, for an issuer driver.
+    pub fn target_toml_for(&self, driver: &str) -> String {
+        let base = self.service.uri();
+        let shop = self.shop.uri();
+        // The buyer the reserved-domain variation takes.
+        let buyer = if self.variation == Some(Variation::RefusesReservedDomains) {
+            "buyer_email = \"buyer@mail.twin-store.com\"\n"
+        } else {
+            ""
+        };
+        format!(
+            r#"base_url = "{base}"
+api_key = "{API_KEY}"
+shop_login = "{SHOP}"
+currency = "USD"
+amount = "42.00"
+{buyer}success_url = "{shop}/thank-you"
+failure_url = "{shop}/sorry"
+[cards.frictionless]
+number = "{FRICTIONLESS_CARD}"
+exp_month = "03"
+exp_year = "31"
+cvv = "737"
+[cards.three_ds]
+number = "{THREE_DS_CARD}"
+exp_month = "03"
+exp_year = "31"
+cvv = "737"
+[acs]
+driver = "{driver}"
+fields = {{ passcode = "{PASSCODE}" }}
+"#
+        )
+    }
+}
