@@ -14,12 +14,12 @@ Feature: Submit a payment
     And the transaction result is "OK"
     And no issuer authentication is asked for
     And the payment ID is the one create returned
-    And the redirect address is an absolute http(s) address
+    And the redirect address is an absolute or scheme-relative http(s) address
 
-  @core @req:SUBMIT-05 @success-page
+  @core @req:SUBMIT-05 @success-page @result-page
   Scenario: The buyer is sent to the success page of the back-office
     When the buyer pays with the card not enrolled in 3-D Secure
-    Then the redirect address is the merchant's success page
+    Then the buyer sent to the redirect address lands on the merchant's success page
 
   @reference @req:REF-ENV-01
   Scenario: A paid submit answers HTTP 200

@@ -16,7 +16,7 @@ Feature: 3-D Secure issuer authentication
     And the transaction error code is "8006"
     And the transaction error description is not empty
     And the payment ID is the one create returned
-    And the redirect address is an absolute http(s) address
+    And the redirect address is an absolute or scheme-relative http(s) address
     And the redirect address is not the merchant's success page
 
   @core @req:TDS-04 @issuer

@@ -156,7 +156,7 @@ impl PaymentWorld {
     /// Sets the profile and requirements from the scenario's tags, and
     /// waits for the browser when the scenario will need it.
     pub async fn configure(&mut self, tags: &[String]) {
-        if tags.iter().any(|t| t == crate::run::ISSUER_TAG) {
+        if crate::run::drives_buyer(tags) {
             if let Some(browser) = &self.ctx.browser {
                 self.browser_reservation = Some(browser.reserve().await);
             }

@@ -103,6 +103,37 @@ async fn the_conformant_twin_passes_every_core_scenario_in_each_of_its_variation
     }
 }
 
+/// The browser follows the buyer in each variation as the form driver does:
+/// to the service's own result page and on, and through scheme-relative
+/// addresses.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_browser_driver_passes_the_twin_in_each_of_its_variations() {
+    if !browser_or_skip("the_browser_driver_passes_the_twin_in_each_of_its_variations") {
+        return;
+    }
+    let mut runs = JoinSet::new();
+    for variation in Variation::ALL {
+        runs.spawn(async move {
+            let _permit = BROWSER_RUNS.acquire().await.expect("open semaphore");
+            let twin = TwinService::start_varied(variation).await;
+            let target = TempFile::new("twin-target.toml", &twin.target_toml_for("browser"));
+            let output =
+                payconf_run_async(vec!["--target".to_owned(), target.0.display().to_string()])
+                    .await;
+            (variation, output)
+        });
+    }
+    while let Some(result) = runs.join_next().await {
+        let (variation, output) = result.expect("a run finishes");
+        assert!(
+            output.stdout.contains("browser: Chromium"),
+            "{variation:?}: the browser drove the buyer:\n{}",
+            output.stdout
+        );
+        assert_passes_everything(&output);
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_form_driver_passes_the_twin_whose_issuer_page_is_framed_or_two_step() {
     for style in [IssuerStyle::Framed, IssuerStyle::TwoStep] {

@@ -59,10 +59,11 @@ pub async fn authenticate(
     // Steps describe the way to authenticate; cancelling is found on the page.
     let mut steps: VecDeque<&IssuerStep> = match choice {
         Choice::Authenticate => steps.iter().collect(),
-        Choice::Cancel => VecDeque::new(),
+        Choice::Cancel | Choice::Follow => VecDeque::new(),
     };
     let mut request = RecordedRequest::new(Method::GET, issuer);
-    let mut answered = false;
+    // A buyer who only follows has nothing to answer.
+    let mut answered = choice == Choice::Follow;
     let mut walks = 0;
     loop {
         let (page, body) = match journey.follow(world, request).await? {
@@ -172,6 +173,7 @@ fn no_form(
 ) -> Failure {
     let wanted = match choice {
         Choice::Cancel => "a control that cancels".to_owned(),
+        Choice::Follow => "a way on".to_owned(),
         Choice::Authenticate => {
             let names: Vec<&str> = values.keys().map(String::as_str).collect();
             format!(

@@ -59,6 +59,7 @@ pub fn read_form(
         None => Err(match choice {
             Choice::Authenticate => "an HTML page with a form holding the configured fields",
             Choice::Cancel => "a form that cancels (a control saying cancel)",
+            Choice::Follow => "nothing: a buyer who only follows answers no form",
         }
         .to_owned()),
     }
@@ -85,6 +86,7 @@ fn answer_form(
                 .iter()
                 .any(|c| label_cancels(&control_label(*c)))
         }),
+        Choice::Follow => None,
     }?;
     Some(submitter(form, choice).and_then(|control| fill_form(form, page, control, values)))
 }

@@ -31,6 +31,7 @@ use std::collections::BTreeMap;
 
 use url::Url;
 
+use navigation::merchant_pages;
 pub use navigation::same_page;
 
 use crate::{
@@ -45,6 +46,10 @@ pub enum Choice {
     Authenticate,
     /// Clicks the control that cancels.
     Cancel,
+    /// Answers nothing: follows where the pages send the buyer (redirects,
+    /// relay pages, script navigations) to the page where they stop. How a
+    /// buyer goes from a service's own result page to the merchant's.
+    Follow,
 }
 
 /// What a journey leaves for the report.
@@ -65,32 +70,61 @@ pub async fn authenticate(
     choice: Choice,
     values: &BTreeMap<String, String>,
 ) -> Result<Url, Failure> {
-    let acs = &world.target().acs;
-    let steps = acs.steps.clone();
-    match acs.driver {
-        AcsDriver::Form => {
-            let result = form::authenticate(world, issuer, choice, values, &steps).await;
-            let pages = match &result {
-                Ok((_, visited)) => visited.pages.clone(),
-                Err(_) => Vec::new(),
-            };
-            world.issuer_evidence = Some(IssuerEvidence {
-                driver: "form",
-                pages: pages.iter().map(|p| world.ctx.redactor.text(p)).collect(),
-                screenshot: None,
-            });
-            result.map(|(landing, _)| landing)
-        }
-        AcsDriver::Browser => {
-            let Some(chromium) = world.ctx.browser.clone() else {
-                return Err(Failure::harness(
-                    "the browser driver was chosen but no browser was started",
-                ));
-            };
-            browser::authenticate(world, &chromium, issuer, choice, values, &steps).await
-        }
+    match world.target().acs.driver {
         AcsDriver::None => Err(Failure::plain(
             "an issuer-authentication driver (acs.driver is none)",
         )),
+        driver => drive(world, driver, issuer, choice, values).await,
     }
+}
+
+/// Sends the buyer to an address the service gave and follows where its
+/// pages send them, answering nothing, to the page where they stop. A
+/// merchant's page ends the way at once, unfetched. The browser follows when
+/// the browser driver is chosen; otherwise the form driver, which needs no
+/// configuration for this.
+pub async fn follow(world: &mut PaymentWorld, address: Url) -> Result<Url, Failure> {
+    if merchant_pages(world)
+        .iter()
+        .any(|page| same_page(page, &address))
+    {
+        return Ok(address);
+    }
+    let driver = match world.target().acs.driver {
+        AcsDriver::Browser if world.ctx.browser.is_some() => AcsDriver::Browser,
+        _ => AcsDriver::Form,
+    };
+    drive(world, driver, address, Choice::Follow, &BTreeMap::new()).await
+}
+
+async fn drive(
+    world: &mut PaymentWorld,
+    driver: AcsDriver,
+    start: Url,
+    choice: Choice,
+    values: &BTreeMap<String, String>,
+) -> Result<Url, Failure> {
+    let steps = match choice {
+        Choice::Authenticate => world.target().acs.steps.clone(),
+        Choice::Cancel | Choice::Follow => Vec::new(),
+    };
+    if driver == AcsDriver::Browser {
+        let Some(chromium) = world.ctx.browser.clone() else {
+            return Err(Failure::harness(
+                "the browser driver was chosen but no browser was started",
+            ));
+        };
+        return browser::authenticate(world, &chromium, start, choice, values, &steps).await;
+    }
+    let result = form::authenticate(world, start, choice, values, &steps).await;
+    let pages = match &result {
+        Ok((_, visited)) => visited.pages.clone(),
+        Err(_) => Vec::new(),
+    };
+    world.issuer_evidence = Some(IssuerEvidence {
+        driver: "form",
+        pages: pages.iter().map(|p| world.ctx.redactor.text(p)).collect(),
+        screenshot: None,
+    });
+    result.map(|(landing, _)| landing)
 }

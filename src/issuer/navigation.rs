@@ -56,7 +56,7 @@ pub fn too_many_pages(world: &PaymentWorld) -> Failure {
 /// The error of a form driver that met a page only a browser can use.
 pub fn needs_browser(page: &Url, why: &str) -> Failure {
     Failure::harness(format!(
-        "payconf could not get the buyer through the issuer page at {page}: {why}. \
+        "payconf could not get the buyer through the page at {page}: {why}. \
          The form driver runs no script; set acs.driver = \"browser\" in the target \
          file (or --acs-driver browser) to drive the page in headless Chromium, or \
          describe the page with [[acs.steps]]"

@@ -4,7 +4,7 @@ use std::{sync::Arc, time::Duration};
 
 use cucumber::{gherkin::tagexpr::TagOperation, tag::Ext as _};
 
-use super::{ISSUER_TAG, NotRun, Suite};
+use super::{NotRun, Suite, drives_buyer};
 use crate::{
     exchange::Limits,
     issuer::chromium::{self, Chromium},
@@ -12,7 +12,8 @@ use crate::{
 };
 
 /// Starts the browser of the browser driver, once for the run, when a
-/// selected scenario goes through the issuer page with it.
+/// selected scenario drives the buyer with it (through the issuer page, or
+/// to the page a redirect address leads to).
 pub(super) async fn start_browser(
     suite: &Suite,
     target: &TargetConfig,
@@ -24,7 +25,7 @@ pub(super) async fn start_browser(
             .features
             .scenarios()
             .iter()
-            .any(|s| tags.eval(s.tags.iter()) && s.tags.iter().any(|t| t == ISSUER_TAG));
+            .any(|s| tags.eval(s.tags.iter()) && drives_buyer(&s.tags));
     if !needed {
         return Ok(None);
     }

@@ -251,6 +251,17 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
 /// The tag of scenarios that go through the issuer's page.
 pub const ISSUER_TAG: &str = "issuer";
 
+/// The tag of scenarios where the buyer follows the service's redirect
+/// address to the page they land on (which may be a page of the service's
+/// own that passes them on).
+pub const RESULT_PAGE_TAG: &str = "result-page";
+
+/// Whether a scenario with these tags may drive the buyer's browser.
+pub fn drives_buyer<T: AsRef<str>>(tags: &[T]) -> bool {
+    tags.iter()
+        .any(|t| matches!(t.as_ref(), ISSUER_TAG | RESULT_PAGE_TAG))
+}
+
 /// The tag of scenarios that send no card data, the only ones run against production.
 pub const PRODUCTION_SAFE: &str = "production-safe";
 

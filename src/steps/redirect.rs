@@ -14,17 +14,29 @@ use crate::{
     world::{Failure, PaymentWorld},
 };
 
-/// The answer's `userRedirect.href` as an absolute http(s) address.
+/// The answer's `userRedirect.href` as an address the merchant can send the
+/// buyer to: absolute http(s), or scheme-relative (`//host/path`), which
+/// the buyer's browser resolves with the scheme of the page it is on (here
+/// the scheme of the service's own address). A path without a host is no
+/// such address: the merchant's server is on another host than the service.
 fn redirect_address(world: &PaymentWorld) -> Result<Url, Failure> {
     let answer = world.answer()?;
     let href = answer.at("/payload/userRedirect/href");
-    let absolute = href
+    let requested = &world.exchanges[answer.exchange].request.url;
+    let address = href
         .and_then(Value::as_str)
-        .and_then(|h| Url::parse(h).ok())
+        .map(str::trim)
+        .and_then(|h| match Url::parse(h) {
+            Ok(url) => Some(url),
+            Err(url::ParseError::RelativeUrlWithoutBase) if h.starts_with("//") => {
+                requested.join(h).ok()
+            }
+            Err(_) => None,
+        })
         .filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host());
-    absolute.ok_or_else(|| {
+    address.ok_or_else(|| {
         world.failure(
-            "payload.userRedirect.href, an absolute http(s) address",
+            "payload.userRedirect.href, an absolute or scheme-relative http(s) address",
             &shown(href),
         )
     })
@@ -42,7 +54,7 @@ fn redirect_is_null(world: &mut PaymentWorld) -> Result<(), Failure> {
     }
 }
 
-#[then("the redirect address is an absolute http(s) address")]
+#[then("the redirect address is an absolute or scheme-relative http(s) address")]
 fn redirect_is_absolute(world: &mut PaymentWorld) -> Result<(), Failure> {
     redirect_address(world).map(drop)
 }
@@ -60,27 +72,32 @@ fn resolved_redirect(world: &PaymentWorld) -> Result<Url, Failure> {
         .ok_or_else(|| world.failure("payload.userRedirect.href, an address", &shown(href)))
 }
 
-fn redirect_is_page(world: &PaymentWorld, page: Option<&Url>, which: &str) -> Result<(), Failure> {
-    let page =
-        page.ok_or_else(|| Failure::plain(&format!("the target to name its {which}_url")))?;
+#[then("the redirect address is the merchant's failure page")]
+fn redirect_is_failure_page(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let page = world
+        .target()
+        .failure_url
+        .as_ref()
+        .ok_or_else(|| Failure::plain("the target to name its failure_url"))?;
     let href = resolved_redirect(world)?;
     if !same_page(&href, page) {
         return Err(world.failure(
-            &format!("the merchant's {which} page, {page}"),
+            &format!("the merchant's failure page, {page}"),
             href.as_str(),
         ));
     }
     Ok(())
 }
 
-#[then("the redirect address is the merchant's success page")]
-fn redirect_is_success_page(world: &mut PaymentWorld) -> Result<(), Failure> {
-    redirect_is_page(world, world.target().success_url.as_ref(), "success")
-}
-
-#[then("the redirect address is the merchant's failure page")]
-fn redirect_is_failure_page(world: &mut PaymentWorld) -> Result<(), Failure> {
-    redirect_is_page(world, world.target().failure_url.as_ref(), "failure")
+/// Where the buyer sent to the redirect address lands: the address itself
+/// when it is one of the merchant's pages, or else wherever the service's
+/// pages there (a result page of its own, say) send the buyer on.
+#[then("the buyer sent to the redirect address lands on the merchant's success page")]
+async fn sent_buyer_lands_on_success_page(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let address = resolved_redirect(world)?;
+    let result = issuer::follow(world, address).await;
+    world.landing = Some(world.judged(result)?);
+    lands_on_success_page(world)
 }
 
 /// The issuer-authentication address is not the merchant's success page:

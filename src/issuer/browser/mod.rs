@@ -191,9 +191,10 @@ impl BrowserJourney<'_> {
         let mut state = Progress {
             steps: match choice {
                 Choice::Authenticate => steps.iter().collect(),
-                Choice::Cancel => VecDeque::new(),
+                Choice::Cancel | Choice::Follow => VecDeque::new(),
             },
-            answered: false,
+            // A buyer who only follows has nothing to answer.
+            answered: choice == Choice::Follow,
             actions: 1,
             walks: 0,
             url: issuer,

@@ -9,7 +9,7 @@ use wiremock::{Request, ResponseTemplate};
 
 use super::{
     API_KEY, Defect, FRICTIONLESS_CARD, Payment, SHOP, Session, THREE_DS_CARD, Twin, Variation,
-    scheme_relative,
+    page, query, scheme_relative,
 };
 
 impl Twin {
@@ -181,12 +181,16 @@ impl Twin {
                     payload["transactionErrorCode"] = json!("8006");
                     payload["transactionErrorDescription"] = json!("Authentication required");
                 }
+                let result = format!("/result?order={}", payment.id);
                 payload["userRedirect"] = json!({"href": if self.has(Defect::SuccessRedirectRelative) {
-                    scheme_relative(&Self::at(&self.shop, &thanks))
+                    // A path: the merchant's redirect would resolve it on the merchant's host.
+                    result
                 } else if self.has(Defect::SuccessRedirectElsewhere) {
                     Self::at(&self.shop, &format!("/order-status?order={}", payment.id))
+                } else if self.variation == Some(Variation::OwnResultPage) {
+                    Self::at(&self.service, &result)
                 } else {
-                    Self::at(&self.shop, &thanks)
+                    self.address(&self.shop, &thanks)
                 }});
             }
             THREE_DS_CARD => {
@@ -205,10 +209,9 @@ impl Twin {
                     (None, Some(Defect::IssuerAddressIsSuccessPage)) => {
                         Self::at(&self.shop, &format!("/thank-you?order={}", payment.id))
                     }
-                    (None, Some(Defect::IssuerAddressRelative)) => {
-                        scheme_relative(&Self::at(&self.issuer, &begin))
-                    }
-                    _ => Self::at(&self.issuer, &begin),
+                    // A path: the merchant's redirect would resolve it on the merchant's host.
+                    (None, Some(Defect::IssuerAddressRelative)) => begin,
+                    _ => self.address(&self.issuer, &begin),
                 };
                 payload["transactionResult"] = json!("");
                 payload["transactionErrorCode"] = if self.has(Defect::EnrolledCard8006AsNumber) {
@@ -245,5 +248,31 @@ impl Twin {
                 .remove("transactionType");
         }
         self.processed("Request processed successfully", payload)
+    }
+
+    /// An address the API answers: absolute, or scheme-relative in the
+    /// variation that writes them so.
+    fn address(&self, base: &url::Url, path: &str) -> String {
+        let address = Self::at(base, path);
+        if self.variation == Some(Variation::SchemeRelativeRedirects) {
+            scheme_relative(&address)
+        } else {
+            address
+        }
+    }
+
+    /// The service's own result page: it tells the buyer the payment went
+    /// through and passes them on to the shop's success page.
+    pub(super) fn result_page(&self, request: &Request) -> ResponseTemplate {
+        let order = query(request, "order").unwrap_or_default();
+        let thanks = Self::at(&self.shop, &format!("/thank-you?order={order}"));
+        page(
+            "Payment accepted",
+            &format!(
+                "<meta http-equiv=\"refresh\" content=\"0; url={thanks}\">\
+                 <p>Payment accepted. Taking you back to the shop\u{2026}</p>\
+                 <p><a href=\"{thanks}\">Back to the shop</a></p>"
+            ),
+        )
     }
 }

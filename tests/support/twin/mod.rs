@@ -64,14 +64,24 @@ pub enum Variation {
     /// domains (`.example`, `.test`, `.invalid`, `.localhost`); its target
     /// file names another address.
     RefusesReservedDomains,
+    /// A paid submit sends the buyer to a result page of the service's own,
+    /// which passes them on to the shop's success page: the contract says
+    /// the address comes from the back-office configuration, not that it is
+    /// that page.
+    OwnResultPage,
+    /// Redirect addresses are scheme-relative (`//host/path`): the buyer's
+    /// browser completes them with the scheme of the page it is on.
+    SchemeRelativeRedirects,
 }
 
 impl Variation {
     /// Every variation.
-    pub const ALL: [Self; 3] = [
+    pub const ALL: [Self; 5] = [
         Self::NullPayloadOnRefusals,
         Self::ApiKeyRequiredOnSubmit,
         Self::RefusesReservedDomains,
+        Self::OwnResultPage,
+        Self::SchemeRelativeRedirects,
     ];
 }
 
@@ -244,7 +254,10 @@ impl Twin {
                 ("POST", "/3ds/return") => Some(self.three_ds_return(request)),
                 ("GET", "/3ds/frame") => Some(self.frame_host(request)),
                 ("GET", "/checkout/complete") => Some(self.complete(request)),
-                _ => None,
+                ("GET", "/result") => Some(self.result_page(request)),
+                // The issuer's pages answer here too, for an issuer address
+                // written as a path on the service's host.
+                _ => issuer_page(self),
             },
             Origin::Issuer => issuer_page(self),
             Origin::Shop => match path {
