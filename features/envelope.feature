@@ -24,6 +24,40 @@ Feature: The envelope and refused requests
     Then the answer is JSON
     And the answer carries the envelope
 
+  @core @req:ENV-03 @req:ENV-04 @production-safe
+  Scenario: A body that is not JSON is answered with the envelope and not processed
+    When the merchant sends this body to create:
+      """
+      shopLogin=DEMO_SHOP&amount=10.00
+      """
+    Then the answer is JSON
+    And the answer carries the envelope
+    And the request is not correctly processed
+
+  @core @req:ENV-03 @production-safe
+  Scenario: A JSON body labelled text/plain is answered with the envelope
+    When the merchant creates a payment sent as "text/plain"
+    Then the answer is JSON
+    And the answer carries the envelope
+
+  @core @req:ENV-03 @production-safe
+  Scenario: A create missing a field is answered with the envelope
+    When the merchant creates a payment without amount
+    Then the answer is JSON
+    And the answer carries the envelope
+
+  @core @req:ENV-03 @production-safe
+  Scenario: A GET to an API path is answered with the envelope
+    When the merchant sends a GET request to "/api/v1/payment/create/"
+    Then the answer is JSON
+    And the answer carries the envelope
+
+  @core @req:ENV-03 @production-safe
+  Scenario: A POST to an unknown path under /api/v1/ is answered with the envelope
+    When the merchant sends a POST request to "/api/v1/payconf/no-such-operation/"
+    Then the answer is JSON
+    And the answer carries the envelope
+
   @reference @req:REF-REQ-01 @req:REF-ENV-01 @production-safe
   Scenario Outline: A body that is not a JSON object is refused
     When the merchant sends this body to create:

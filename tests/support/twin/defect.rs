@@ -38,11 +38,14 @@ pub enum Defect {
     ScriptedIssuerRedirectsForever,
     PaidSubmitAsksFor8006,
     IssuerAddressIsSuccessPage,
+    UnusableRequestAsHtml,
+    UnusableRequestEmpty,
+    NonJsonBodyProcessed,
 }
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 34] = [
+    pub const ALL: [Self; 37] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -77,6 +80,9 @@ impl Defect {
         Self::ScriptedIssuerRedirectsForever,
         Self::PaidSubmitAsksFor8006,
         Self::IssuerAddressIsSuccessPage,
+        Self::UnusableRequestAsHtml,
+        Self::UnusableRequestEmpty,
+        Self::NonJsonBodyProcessed,
     ];
 
     /// Its id in the catalogue: the variant's name in kebab case.
@@ -102,6 +108,16 @@ impl Defect {
             }
             _ => super::IssuerStyle::Form,
         }
+    }
+
+    /// Whether the twin has a web framework in front of it that refuses, with
+    /// its own error pages, what it cannot use: a body not labelled JSON
+    /// among them.
+    pub fn framework_refuses(self) -> bool {
+        matches!(
+            self,
+            Self::UnusableRequestAsHtml | Self::UnusableRequestEmpty
+        )
     }
 
     /// The defect with this catalogue id.

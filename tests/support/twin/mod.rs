@@ -196,7 +196,21 @@ impl Twin {
         answer(200, JSON, body.to_string())
     }
 
-    /// A refusal: HTTP 200, a code of the twin's own, an empty payload.
+    /// A refusal as the twin writes it: HTTP 200, a code of its own, an
+    /// empty payload (null in the variation that writes it so).
+    fn envelope(&self, code: &str, description: &str) -> ResponseTemplate {
+        let payload = if self.variation == Some(Variation::NullPayloadOnRefusals) {
+            Value::Null
+        } else {
+            json!({})
+        };
+        let body = json!({"requestId": uuid::Uuid::new_v4().to_string(),
+                          "error": {"code": code, "description": description}, "payload": payload});
+        answer(200, JSON, body.to_string())
+    }
+
+    /// A refusal of a payment operation the service's own code decides
+    /// (authentication, an unknown token, a shop mismatch).
     fn refusal(&self, code: &str, description: &str) -> ResponseTemplate {
         let envelope = |code: Value, payload: Value| {
             json!({"requestId": uuid::Uuid::new_v4().to_string(),
@@ -222,10 +236,24 @@ impl Twin {
                 body.push_str(&"x".repeat(8 << 20));
                 answer(200, JSON, body)
             }
-            _ if self.variation == Some(Variation::NullPayloadOnRefusals) => {
-                answer(200, JSON, envelope(json!(code), Value::Null))
+            _ => self.envelope(code, description),
+        }
+    }
+
+    /// The answer to a request the service cannot use (a body that is not
+    /// JSON, a field missing, no such operation): where many servers let
+    /// their web framework answer with its own error page.
+    fn unusable(&self, status: u16, code: &str, description: &str) -> ResponseTemplate {
+        match self.defect {
+            Some(Defect::UnusableRequestAsHtml) => {
+                let body = format!(
+                    "<!DOCTYPE html><html><head><title>{status} Error</title></head>\
+                     <body><h1>{status}</h1><p>{description}</p></body></html>"
+                );
+                answer(status, HTML, body)
             }
-            _ => answer(200, JSON, envelope(json!(code), json!({}))),
+            Some(Defect::UnusableRequestEmpty) => ResponseTemplate::new(status),
+            _ => self.envelope(code, description),
         }
     }
 
@@ -267,7 +295,7 @@ impl Twin {
                 _ => None,
             },
         };
-        found.unwrap_or_else(|| self.refusal("NOT_FOUND", "no such resource"))
+        found.unwrap_or_else(|| self.unusable(404, "NOT_FOUND", "no such resource"))
     }
 }
 
