@@ -18,16 +18,16 @@ Feature: Authentication
     And no payment token is issued
 
   @core @req:AUTH-03 @req:ENV-01 @req:ENV-02
-  Scenario: A submit with a token create never returned executes no payment
+  Scenario: Only the payment token create returned executes the payment
+    Given a payment created by the merchant
     When the buyer pays with the card not enrolled in 3-D Secure under an unknown payment token
     Then the answer carries the envelope
     And no payment is executed
-
-  @core @req:AUTH-03 @req:ENV-01 @req:ENV-02
-  Scenario: A submit without a payment token executes no payment
     When the buyer pays with the card not enrolled in 3-D Secure without a payment token
     Then the answer carries the envelope
     And no payment is executed
+    When the buyer pays with the card not enrolled in 3-D Secure
+    Then the payment is executed
 
   @reference @req:REF-AUTH-01 @req:REF-ENV-01 @production-safe
   Scenario: A create without the Authorization header is refused with 1171

@@ -46,7 +46,10 @@ fn submit_body(world: &PaymentWorld, card: &TestCard) -> Value {
 enum TokenChoice {
     /// The latest payment's.
     Created,
-    /// A UUID no create returned.
+    /// A UUID no create returned: the latest payment's token with its last
+    /// group made anew when there is one, so that a service that matches
+    /// tokens loosely (by a prefix, or the payment they name) is caught; or
+    /// else a fresh one.
     Unknown,
     /// This exact value.
     Given(String),
@@ -57,7 +60,7 @@ enum TokenChoice {
 async fn submit(world: &mut PaymentWorld, token: TokenChoice, body: Value) -> Result<(), Failure> {
     let token = match token {
         TokenChoice::Created => Some(world.payment()?.token.clone()),
-        TokenChoice::Unknown => Some(uuid::Uuid::new_v4().hyphenated().to_string()),
+        TokenChoice::Unknown => Some(unknown_token(world)),
         TokenChoice::Given(value) => Some(value),
         TokenChoice::Nothing => None,
     };
@@ -79,6 +82,25 @@ async fn submit(world: &mut PaymentWorld, token: TokenChoice, body: Value) -> Re
     world.submitted_token.clone_from(&token);
     world.last_submit_body = Some(body);
     world.receive("submitPayment", request).await.map(drop)
+}
+
+/// A token no create returned, as [`TokenChoice::Unknown`] says.
+fn unknown_token(world: &PaymentWorld) -> String {
+    let fresh = uuid::Uuid::new_v4().hyphenated().to_string();
+    let Some(created) = world.payments.last().map(|p| p.token.as_str()) else {
+        return fresh;
+    };
+    match (uuid::Uuid::try_parse(created), created.rsplit_once('-')) {
+        (Ok(_), Some((head, last))) => {
+            let tail = &fresh[fresh.len() - last.len()..];
+            if tail.eq_ignore_ascii_case(last) {
+                fresh
+            } else {
+                format!("{head}-{tail}")
+            }
+        }
+        _ => fresh,
+    }
 }
 
 async fn pay_with_changes(

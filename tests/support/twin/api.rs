@@ -144,6 +144,17 @@ impl Twin {
                     id: "4219999999999".to_owned(),
                     submitted: true,
                 },
+                None if self.has(Defect::WrongTokenLocksPayment) => {
+                    // The first four groups name the payment; a wrong last
+                    // group locks it against guessing, for good.
+                    let named = token.get(..24).unwrap_or("-");
+                    if let Some((_, payment)) =
+                        payments.iter_mut().find(|(t, _)| t.starts_with(named))
+                    {
+                        payment.submitted = true;
+                    }
+                    return self.refusal("TOKEN_UNKNOWN", "no payment for this token");
+                }
                 None => return self.refusal("TOKEN_UNKNOWN", "no payment for this token"),
             }
         };

@@ -41,11 +41,12 @@ pub enum Defect {
     UnusableRequestAsHtml,
     UnusableRequestEmpty,
     NonJsonBodyProcessed,
+    WrongTokenLocksPayment,
 }
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 37] = [
+    pub const ALL: [Self; 38] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -83,6 +84,7 @@ impl Defect {
         Self::UnusableRequestAsHtml,
         Self::UnusableRequestEmpty,
         Self::NonJsonBodyProcessed,
+        Self::WrongTokenLocksPayment,
     ];
 
     /// Its id in the catalogue: the variant's name in kebab case.
