@@ -12,6 +12,7 @@
 //! work from `file://`. The Markdown is checked in under `docs/reference/`.
 
 pub mod behaviour;
+pub mod fields;
 pub mod flow;
 pub mod model;
 

@@ -3,24 +3,9 @@
 //! followed, so the pages show the shapes, not the spec's plumbing.
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-/// One row of a field table.
-#[derive(Clone, Debug, Serialize)]
-pub struct FieldRow {
-    /// Dotted name: `payload.userRedirect.href`, `items[]`.
-    pub name: String,
-    /// JSON type, with `nullable` when it may be null.
-    pub kind: String,
-    /// `format`, `pattern`, bounds and allowed values, as text.
-    pub format: String,
-    /// Whether the field must be present.
-    pub required: bool,
-    /// `core` (the contract states it) or `reference`.
-    pub conformance: String,
-    /// Its description.
-    pub description: String,
-}
+pub use super::fields::{FieldRow, fields};
 
 /// An example of a request or response.
 #[derive(Clone, Debug, Serialize)]
@@ -125,7 +110,7 @@ pub struct ServerDoc {
     pub description: String,
 }
 
-fn text(value: Option<&Value>) -> String {
+pub(super) fn text(value: Option<&Value>) -> String {
     value
         .and_then(Value::as_str)
         .unwrap_or("")
@@ -133,7 +118,7 @@ fn text(value: Option<&Value>) -> String {
         .to_owned()
 }
 
-fn conformance(value: &Value) -> String {
+pub(super) fn conformance(value: &Value) -> String {
     text(value.get("x-conformance"))
 }
 
@@ -153,146 +138,6 @@ pub fn resolve<'a>(document: &'a Value, value: &'a Value) -> &'a Value {
         }
     }
     current
-}
-
-/// The fields of a schema, depth first, with dotted names.
-pub fn fields(document: &Value, schema: &Value) -> Vec<FieldRow> {
-    let mut rows = Vec::new();
-    collect_fields(document, schema, "", "", &mut rows);
-    rows
-}
-
-/// A schema with its `allOf` parts merged: properties, required names.
-fn merged(document: &Value, schema: &Value) -> (Map<String, Value>, Vec<String>) {
-    let schema = resolve(document, schema);
-    let mut properties = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    let mut required: Vec<String> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
-    for part in schema
-        .get("allOf")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let (more, also) = merged(document, part);
-        for (name, property) in more {
-            properties.entry(name).or_insert(property);
-        }
-        required.extend(also);
-    }
-    (properties, required)
-}
-
-fn describe_format(schema: &Value) -> String {
-    let mut parts = Vec::new();
-    if let Some(format) = schema.get("format").and_then(Value::as_str) {
-        parts.push(format.to_owned());
-    }
-    if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
-        parts.push(format!("pattern `{pattern}`"));
-    }
-    for (key, word) in [
-        ("minLength", "min length"),
-        ("maxLength", "max length"),
-        ("minimum", "min"),
-        ("maximum", "max"),
-        ("maxProperties", "max properties"),
-    ] {
-        if let Some(bound) = schema.get(key) {
-            parts.push(format!("{word} {bound}"));
-        }
-    }
-    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-        let shown: Vec<String> = values.iter().map(Value::to_string).collect();
-        parts.push(format!("one of {}", shown.join(", ")));
-    }
-    parts.join("; ")
-}
-
-fn collect_fields(
-    document: &Value,
-    schema: &Value,
-    prefix: &str,
-    inherited: &str,
-    rows: &mut Vec<FieldRow>,
-) {
-    let (properties, required) = merged(document, schema);
-    let own = conformance(resolve(document, schema));
-    let inherited = if own.is_empty() {
-        inherited
-    } else {
-        own.as_str()
-    };
-    for (name, property) in properties {
-        let resolved = resolve(document, &property);
-        let (merged_properties, _) = merged(document, &property);
-        let kind = resolved
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or(if merged_properties.is_empty() {
-                "any"
-            } else {
-                "object"
-            })
-            .to_owned();
-        let nullable = resolved.get("nullable").and_then(Value::as_bool) == Some(true);
-        let mut description = text(property.get("description"));
-        if description.is_empty() {
-            description = text(resolved.get("description"));
-        }
-        let mut row_conformance = conformance(&property);
-        if row_conformance.is_empty() {
-            row_conformance = conformance(resolved);
-        }
-        if row_conformance.is_empty() {
-            row_conformance = inherited.to_owned();
-        }
-        let full = format!("{prefix}{name}");
-        rows.push(FieldRow {
-            name: full.clone(),
-            kind: if nullable {
-                format!("{kind}, nullable")
-            } else {
-                kind.clone()
-            },
-            format: describe_format(resolved),
-            required: required.contains(&name),
-            conformance: row_conformance.clone(),
-            description: description.split_whitespace().collect::<Vec<_>>().join(" "),
-        });
-        if !merged_properties.is_empty() {
-            collect_fields(
-                document,
-                &property,
-                &format!("{full}."),
-                &row_conformance,
-                rows,
-            );
-        }
-        if kind == "array" {
-            if let Some(items) = resolved.get("items") {
-                collect_fields(
-                    document,
-                    items,
-                    &format!("{full}[]."),
-                    &row_conformance,
-                    rows,
-                );
-            }
-        }
-    }
 }
 
 fn examples(document: &Value, media: &Value, media_type: &str) -> Vec<ExampleDoc> {
