@@ -21,6 +21,7 @@ use crate::{
     exchange::ExchangeRecord,
     features::file_name,
     issuer::IssuerEvidence,
+    requirements::Requirements,
     waivers::{Decision, Waiver, Waivers, format_date},
     world::PaymentWorld,
 };
@@ -65,6 +66,8 @@ pub struct StepResult {
     pub duration: Duration,
     /// Why it failed.
     pub message: Option<String>,
+    /// The requirements of its scenario it checks (`steps` of the catalogue).
+    pub requirements: Vec<String>,
 }
 
 /// How a scenario ended.
@@ -162,6 +165,10 @@ pub struct ScenarioResult {
     pub exchanges: Vec<ExchangeRecord>,
     /// What the issuer driver saw, when the scenario went through the issuer page.
     pub issuer: Option<IssuerEvidence>,
+    /// The requirements at fault, when it failed, was waived or erred: those
+    /// a spec violation blamed, or else those the failing step names, or
+    /// else every requirement it checks.
+    pub blamed: Vec<String>,
     /// How long it took.
     pub duration: Duration,
 }
@@ -175,6 +182,25 @@ impl ScenarioResult {
     /// The requirement ids it checks.
     pub fn requirements(&self) -> impl Iterator<Item = &str> {
         crate::features::requirement_ids(&self.tags)
+    }
+
+    /// How one requirement it checks fared in it: the scenario's outcome for
+    /// the requirements at fault; for the others of a scenario that did not
+    /// pass, `passed` when a step that names the requirement passed, or else
+    /// `not-reached` (its steps came after the failure).
+    pub fn verdict_for(&self, requirement: &str) -> &'static str {
+        match self.outcome {
+            Outcome::Passed | Outcome::Skipped(_) => self.outcome.name(),
+            _ if self.blamed.iter().any(|id| id == requirement) => self.outcome.name(),
+            _ if self.steps.iter().any(|step| {
+                step.status == StepStatus::Passed
+                    && step.requirements.iter().any(|id| id == requirement)
+            }) =>
+            {
+                "passed"
+            }
+            _ => "not-reached",
+        }
     }
 }
 
@@ -246,6 +272,8 @@ pub struct ConsoleWriter {
     running: Vec<((String, usize), Running)>,
     /// Waivers that turn failures into waived ones.
     waivers: Waivers,
+    /// The catalogue, for the requirements each step names.
+    requirements: Requirements,
     /// On a terminal: the number of scenarios selected, for the progress line.
     progress: Option<usize>,
     /// Whether a progress line is on screen, to be erased before the next line.
@@ -264,6 +292,8 @@ struct Pending {
     observations: Vec<String>,
     /// The requirements the failing spec check blamed, if it was one.
     blamed: Vec<String>,
+    /// The requirements the failing step names.
+    named: Vec<String>,
 }
 
 impl Pending {
@@ -273,6 +303,7 @@ impl Pending {
             outcome: Outcome::Passed,
             observations: Vec::new(),
             blamed: Vec::new(),
+            named: Vec::new(),
         }
     }
 }
@@ -299,10 +330,17 @@ impl ConsoleWriter {
             pending: Vec::new(),
             running: Vec::new(),
             waivers: Waivers::none(),
+            requirements: Requirements::none(),
             progress: None,
             progress_shown: false,
             now: SystemTime::now(),
         }
+    }
+
+    /// Attributes steps to the requirements of this catalogue.
+    pub fn with_requirements(mut self, requirements: Requirements) -> Self {
+        self.requirements = requirements;
+        self
     }
 
     /// Judges failures with these waivers.
@@ -317,20 +355,29 @@ impl ConsoleWriter {
         self
     }
 
-    /// A failure, as the waivers see it: it is attributed to the
-    /// requirements the spec check blamed, or else to every requirement the
-    /// scenario checks.
-    fn judged(&self, outcome: Outcome, tags: &[String], blamed: &[String]) -> Outcome {
+    /// The requirements at fault for a scenario's failure: those the spec
+    /// check blamed, or else those the failing step names, or else every
+    /// requirement the scenario checks.
+    fn at_fault(tags: &[String], blamed: &[String], named: &[String]) -> Vec<String> {
+        let checked: Vec<&str> = crate::features::requirement_ids(tags).collect();
+        let within =
+            |ids: &[String]| !ids.is_empty() && ids.iter().all(|id| checked.contains(&id.as_str()));
+        if within(blamed) {
+            blamed.to_vec()
+        } else if within(named) {
+            named.to_vec()
+        } else {
+            checked.into_iter().map(str::to_owned).collect()
+        }
+    }
+
+    /// A failure, as the waivers see it: waived when every requirement at
+    /// fault is.
+    fn judged(&self, outcome: Outcome, blamed: &[String]) -> Outcome {
         let Outcome::Failed { step, message } = outcome else {
             return outcome;
         };
-        let checked: Vec<&str> = crate::features::requirement_ids(tags).collect();
-        let blamed: Vec<&str> =
-            if !blamed.is_empty() && blamed.iter().all(|id| checked.contains(&id.as_str())) {
-                blamed.iter().map(String::as_str).collect()
-            } else {
-                checked
-            };
+        let blamed: Vec<&str> = blamed.iter().map(String::as_str).collect();
         match self.waivers.decide(blamed) {
             Decision::Waived(waivers) => Outcome::Waived {
                 step,
@@ -398,6 +445,8 @@ impl ConsoleWriter {
         let key = (file_name(feature), scenario.position.line);
         if let Scenario::Started = event {
             let now = self.now;
+            let tags = crate::features::effective_tags(feature, rule, scenario);
+            let checked: Vec<&str> = crate::features::requirement_ids(&tags).collect();
             let background = feature
                 .background
                 .iter()
@@ -412,6 +461,9 @@ impl ConsoleWriter {
                     status: StepStatus::Skipped,
                     duration: Duration::ZERO,
                     message: None,
+                    requirements: self
+                        .requirements
+                        .named_by(&step.value, checked.iter().copied()),
                 })
                 .collect();
             self.running.retain(|(k, _)| *k != key);
@@ -443,6 +495,7 @@ impl ConsoleWriter {
                 }
                 Step::Failed(_, _, world, error) => {
                     self.report().steps.failed += 1;
+                    let named = self.step_requirements(&key, step.position.line);
                     let message = step_error_message(&error);
                     let slot = self.slot(&key);
                     if slot.outcome == Outcome::Passed {
@@ -453,6 +506,7 @@ impl ConsoleWriter {
                             None => Outcome::Failed { step, message },
                         };
                         slot.blamed = world.as_ref().map(|w| w.blamed.clone()).unwrap_or_default();
+                        slot.named = named;
                     }
                     slot.observations = world
                         .as_ref()
@@ -475,6 +529,7 @@ impl ConsoleWriter {
                     outcome,
                     mut observations,
                     blamed,
+                    named,
                     ..
                 } = match self.pending.iter().position(|p| p.key == key) {
                     Some(i) => self.pending.remove(i),
@@ -503,7 +558,11 @@ impl ConsoleWriter {
                     None => (Vec::new(), Duration::ZERO),
                 };
                 let tags = crate::features::effective_tags(feature, rule, scenario);
-                let outcome = self.judged(outcome, &tags, &blamed);
+                let blamed = match outcome {
+                    Outcome::Passed | Outcome::Skipped(_) => Vec::new(),
+                    _ => Self::at_fault(&tags, &blamed, &named),
+                };
+                let outcome = self.judged(outcome, &blamed);
                 let result = ScenarioResult {
                     file: key.0,
                     line: key.1,
@@ -515,6 +574,7 @@ impl ConsoleWriter {
                     steps,
                     exchanges,
                     issuer,
+                    blamed,
                     duration,
                 };
                 self.print_result(&result);
@@ -523,6 +583,16 @@ impl ConsoleWriter {
             }
             _ => {}
         }
+    }
+
+    /// The requirements the step at this line of a scenario under way names.
+    fn step_requirements(&self, key: &(String, usize), line: usize) -> Vec<String> {
+        self.running
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, running)| running.steps.iter().find(|s| s.line == line))
+            .map(|step| step.requirements.clone())
+            .unwrap_or_default()
     }
 
     fn track_step(
@@ -598,10 +668,8 @@ impl ConsoleWriter {
                 for line in message.lines() {
                     self.print(&format!("        {line}"));
                 }
-                let requirements: Vec<&str> =
-                    crate::features::requirement_ids(&result.tags).collect();
-                if !requirements.is_empty() {
-                    self.print(&format!("        checks: {}", requirements.join(", ")));
+                if !result.blamed.is_empty() {
+                    self.print(&format!("        at fault: {}", result.blamed.join(", ")));
                 }
             }
         }

@@ -38,6 +38,42 @@ pub struct Requirement {
     /// Parts of answers it governs, without what lies below them.
     #[serde(default)]
     pub exact_fields: Vec<String>,
+    /// The steps that check it, as written after the keyword; `*` stands for
+    /// any text (`the transaction type is *`). In a scenario that checks it,
+    /// such a step names it: the step's failure is its failure, and the
+    /// step's pass is evidence for it.
+    #[serde(default)]
+    pub steps: Vec<String>,
+}
+
+impl Requirement {
+    /// Whether one of its step patterns matches this step's text.
+    pub fn checked_by(&self, step: &str) -> bool {
+        self.steps
+            .iter()
+            .any(|pattern| wildcard_match(pattern, step))
+    }
+}
+
+/// Whether a step's text matches a step pattern, in which `*` stands for
+/// any text.
+pub fn wildcard_match(pattern: &str, text: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 #[derive(Deserialize)]
@@ -124,6 +160,11 @@ impl Requirements {
         })
     }
 
+    /// A catalogue of no requirements.
+    pub fn none() -> Self {
+        Self { list: Vec::new() }
+    }
+
     /// Every requirement, in catalogue order.
     pub fn all(&self) -> &[Requirement] {
         &self.list
@@ -132,6 +173,21 @@ impl Requirements {
     /// The requirement with this id.
     pub fn get(&self, id: &str) -> Option<&Requirement> {
         self.list.iter().find(|r| r.id == id)
+    }
+
+    /// The requirements among `checked` (a scenario's) that this step's text
+    /// names; none for a step that checks nothing of its own (a `Given`, a
+    /// `When`), or that no pattern covers.
+    pub fn named_by<'a>(
+        &self,
+        step: &str,
+        checked: impl IntoIterator<Item = &'a str>,
+    ) -> Vec<String> {
+        checked
+            .into_iter()
+            .filter(|id| self.get(id).is_some_and(|r| r.checked_by(step)))
+            .map(str::to_owned)
+            .collect()
     }
 
     /// The requirements that govern the value at `pointer` of an answer to
@@ -165,6 +221,22 @@ fn is_within(pointer: &str, parent: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_step_pattern_matches_with_wildcards_and_only_whole_texts() {
+        assert!(wildcard_match(
+            "the transaction type is *",
+            "the transaction type is \"submit\""
+        ));
+        assert!(wildcard_match("the answer is JSON", "the answer is JSON"));
+        assert!(!wildcard_match(
+            "the answer is JSON",
+            "the answer is JSON or not"
+        ));
+        assert!(wildcard_match("the * is * here", "the code is 0 here"));
+        assert!(!wildcard_match("the * is * here", "the code is 0 there"));
+        assert!(!wildcard_match("a*a", "a"));
+    }
     use super::*;
 
     #[test]

@@ -218,7 +218,15 @@ impl PaymentWorld {
         } else {
             request.header("Accept", "application/json")
         };
-        let index = self.exchange(request).await?;
+        let index = match self.exchange(request).await {
+            Ok(index) => index,
+            Err(failure) => {
+                // An API answer that never comes whole (a hang, a flood, a
+                // reset) is no JSON answer.
+                self.blamed = vec!["ENV-02".to_owned()];
+                return Err(failure);
+            }
+        };
         let response = self.exchanges[index]
             .response
             .as_ref()

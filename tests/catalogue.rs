@@ -184,3 +184,63 @@ fn production_safe_scenarios_send_no_card_data() {
         }
     }
 }
+
+/// Every check (`Then`, and the `And`/`But` after it) of a core scenario
+/// names one of the scenario's requirements through the catalogue's
+/// `steps`, so that a failure is put on the requirement at fault and not on
+/// all of them; and every step pattern of a requirement is used.
+#[test]
+fn every_check_of_a_core_scenario_names_one_of_its_requirements() {
+    let requirements = requirements();
+    let mut unnamed = Vec::new();
+    let mut used = BTreeSet::new();
+    for feature in features().features() {
+        for scenario in &feature.scenarios {
+            let tags: Vec<String> = feature.tags.iter().chain(&scenario.tags).cloned().collect();
+            if !tags.iter().any(|t| t == "core") {
+                continue;
+            }
+            let checked: Vec<&str> = payconf::features::requirement_ids(&tags).collect();
+            let mut checking = false;
+            for step in &scenario.steps {
+                match step.keyword.trim() {
+                    "Then" => checking = true,
+                    "Given" | "When" => checking = false,
+                    _ => {}
+                }
+                let named = requirements.named_by(&step.value, checked.iter().copied());
+                for id in &named {
+                    let requirement = requirements.get(id).expect("a known requirement");
+                    for pattern in &requirement.steps {
+                        if payconf::requirements::wildcard_match(pattern, &step.value) {
+                            used.insert((id.clone(), pattern.clone()));
+                        }
+                    }
+                }
+                if checking && named.is_empty() {
+                    unnamed.push(format!(
+                        "{}: {}: {}",
+                        feature.name, scenario.name, step.value
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        unnamed.is_empty(),
+        "checks that name none of their scenario's requirements (add the step to a \
+         requirement's `steps` in spec/requirements.yaml):\n{}",
+        unnamed.join("\n")
+    );
+    let unused: Vec<String> = requirements
+        .all()
+        .iter()
+        .flat_map(|r| r.steps.iter().map(move |p| (r.id.clone(), p.clone())))
+        .filter(|entry| !used.contains(entry))
+        .map(|(id, pattern)| format!("{id}: {pattern}"))
+        .collect();
+    assert!(
+        unused.is_empty(),
+        "step patterns no core scenario uses: {unused:?}"
+    );
+}

@@ -199,13 +199,21 @@ fn judge(entry: &CatalogueEntry, output: &RunOutput) -> Option<String> {
     let expected = core_scenarios_checking(&entry.requirement);
     let failed = output.failed();
     let verdict = output.stdout.contains("result: FAILED, the target failed");
-    if output.code == Some(1) && failed == expected && verdict {
+    // Step by step, the requirement at fault is the defect's, and no other.
+    let misattributed: Vec<&str> = output
+        .stdout
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("at fault: "))
+        .filter(|ids| *ids != entry.requirement)
+        .collect();
+    if output.code == Some(1) && failed == expected && verdict && misattributed.is_empty() {
         return None;
     }
     let missed: Vec<_> = expected.difference(&failed).collect();
     let collateral: Vec<_> = failed.difference(&expected).collect();
     Some(format!(
-        "{} ({}): exit code {:?}; not failed: {missed:?}; failed without checking {}: {collateral:?}\n{}{}",
+        "{} ({}): exit code {:?}; not failed: {missed:?}; failed without checking {}: {collateral:?}; \
+         at fault instead: {misattributed:?}\n{}{}",
         entry.id, entry.requirement, output.code, entry.requirement, output.stdout, output.stderr
     ))
 }

@@ -353,21 +353,87 @@ async fn an_expired_waiver_fails_the_run_saying_so() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_waiver_of_one_requirement_does_not_hide_another() {
-    // The relative redirect fails SUBMIT-04's step check, which is the
-    // scenario's as a whole: a waiver of SUBMIT-04 alone does not cover
-    // SUBMIT-01..03, which the same scenario checks.
-    let waivers = TempFile::new(
+fn waiver_of(requirement: &str) -> TempFile {
+    TempFile::new(
         "waivers.toml",
-        "[[waivers]]\nrequirement = \"SUBMIT-04\"\nreason = \"r\"\nexpires = \"2999-01-01\"\n",
-    );
+        &format!(
+            "[[waivers]]\nrequirement = \"{requirement}\"\nreason = \"r\"\nexpires = \"2999-01-01\"\n"
+        ),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiver_of_the_requirement_at_fault_clears_the_run_and_one_of_another_does_not() {
+    // The relative redirect fails the step that names SUBMIT-04, in a
+    // scenario that also checks SUBMIT-01..03: SUBMIT-04 alone is at fault.
+    let waived = waiver_of("SUBMIT-04");
     let output = run_twin(
         Some(Defect::SuccessRedirectRelative),
-        vec!["--waivers".to_owned(), waivers.0.display().to_string()],
+        vec!["--waivers".to_owned(), waived.0.display().to_string()],
+    )
+    .await;
+    assert_eq!(output.code, Some(0), "{}", output.stdout);
+    assert!(output.stdout.contains("WAIVE"), "{}", output.stdout);
+
+    let other = waiver_of("SUBMIT-01");
+    let output = run_twin(
+        Some(Defect::SuccessRedirectRelative),
+        vec!["--waivers".to_owned(), other.0.display().to_string()],
     )
     .await;
     assert_eq!(output.code, Some(1), "{}", output.stdout);
+    assert!(
+        output.stdout.contains("at fault: SUBMIT-04"),
+        "{}",
+        output.stdout
+    );
+}
+
+/// An enrolled card answered without "8006": the step that names TDS-01
+/// fails; SUBMIT-01's step passed before it; TDS-02's and TDS-03's came
+/// after it. Every report says so, requirement by requirement.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requirement_verdicts_follow_the_steps_that_name_them() {
+    let dir = ReportDir::new();
+    let output = run_twin(Some(Defect::EnrolledCardWithout8006), dir.args()).await;
+    assert_eq!(output.code, Some(1), "{}", output.stdout);
+    assert!(
+        output.stdout.contains("at fault: TDS-01"),
+        "{}",
+        output.stdout
+    );
+
+    let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results JSON");
+    let outcome = |id: &str| {
+        results["requirements"]
+            .as_array()
+            .expect("requirements")
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("{id} in the results"))["outcome"]
+            .as_str()
+            .expect("an outcome")
+            .to_owned()
+    };
+    assert_eq!(outcome("TDS-01"), "failed");
+    assert_eq!(outcome("TDS-02"), "not-reached");
+    assert_eq!(outcome("TDS-03"), "not-reached");
+    assert_eq!(outcome("SUBMIT-01"), "passed");
+    let failed: Vec<&Value> = results["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter(|s| s["outcome"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["at_fault"], serde_json::json!(["TDS-01"]));
+
+    let junit = dir.read("junit.xml");
+    assert!(junit.contains("TDS-01 (failed)"), "{junit}");
+    assert!(junit.contains("SUBMIT-01 (passed)"), "{junit}");
+    assert!(junit.contains("TDS-02 (not reached)"), "{junit}");
+    let html = dir.read("report.html");
+    assert!(html.contains("not-reached"), "the matrix shows it");
 }
 
 #[test]

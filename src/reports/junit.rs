@@ -179,10 +179,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
                     .write_event(Event::Start(BytesStart::new("system-out")))
                     .map_err(xml)?;
                 writer
-                    .write_event(Event::Text(BytesText::new(&format!(
-                        "checks: {}",
-                        requirements.join(", ")
-                    ))))
+                    .write_event(Event::Text(BytesText::new(&checks_line(result))))
                     .map_err(xml)?;
                 writer
                     .write_event(Event::End(BytesEnd::new("system-out")))
@@ -200,4 +197,17 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
         .write_event(Event::End(BytesEnd::new("testsuites")))
         .map_err(xml)?;
     String::from_utf8(writer.into_inner()).map_err(|e| e.to_string())
+}
+
+/// The requirements a testcase checks; for one that did not pass, each with
+/// how it went: `checks: TDS-01 (failed), SUBMIT-01 (passed), TDS-02 (not reached)`.
+fn checks_line(result: &crate::console::ScenarioResult) -> String {
+    let shown: Vec<String> = result
+        .requirements()
+        .map(|id| match result.outcome {
+            Outcome::Passed | Outcome::Skipped(_) => id.to_owned(),
+            _ => format!("{id} ({})", result.verdict_for(id).replace('-', " ")),
+        })
+        .collect();
+    format!("checks: {}", shown.join(", "))
 }

@@ -19,7 +19,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::{
-    console::{Outcome, RunReport, ScenarioResult},
+    console::{RunReport, ScenarioResult},
     contract::Contract,
     features::Features,
     requirements::{RequirementProfile, Requirements},
@@ -125,9 +125,12 @@ pub struct RequirementOutcome {
     /// Its statement.
     pub summary: String,
     /// `passed`, `failed`, `error` (payconf could not judge it), `waived`,
-    /// `skipped`, or `not-run` when no selected scenario checks it.
+    /// `not-reached` (its scenarios failed on other requirements before
+    /// reaching its steps), `skipped`, or `not-run` when no selected
+    /// scenario checks it.
     pub outcome: &'static str,
-    /// The scenarios that checked it.
+    /// The scenarios that checked it, each with its verdict for this
+    /// requirement.
     pub scenarios: Vec<ScenarioRef>,
     /// Its waivers, described.
     pub waivers: Vec<String>,
@@ -140,16 +143,16 @@ pub struct ScenarioRef {
     pub location: String,
     /// Its name.
     pub name: String,
-    /// How it ended.
+    /// How it went for the requirement named with it.
     pub outcome: &'static str,
 }
 
 impl ScenarioRef {
-    fn of(result: &ScenarioResult) -> Self {
+    fn of(result: &ScenarioResult, verdict: &'static str) -> Self {
         Self {
             location: result.location(),
             name: result.name.clone(),
-            outcome: result.outcome.name(),
+            outcome: verdict,
         }
     }
 }
@@ -167,19 +170,19 @@ pub fn requirement_outcomes(inputs: &ReportInputs<'_>) -> Vec<RequirementOutcome
                 .copied()
                 .filter(|r| r.requirements().any(|id| id == requirement.id))
                 .collect();
-            let any = |f: fn(&Outcome) -> bool| results.iter().any(|r| f(&r.outcome));
+            // Judged step by step: a scenario that failed on another
+            // requirement's step counts for this one as its steps went.
+            let verdicts: Vec<&'static str> = results
+                .iter()
+                .map(|r| r.verdict_for(&requirement.id))
+                .collect();
             let outcome = if results.is_empty() {
                 "not-run"
-            } else if any(|o| matches!(o, Outcome::Failed { .. })) {
-                "failed"
-            } else if any(|o| matches!(o, Outcome::Error { .. })) {
-                "error"
-            } else if any(|o| matches!(o, Outcome::Waived { .. })) {
-                "waived"
-            } else if any(|o| matches!(o, Outcome::Passed)) {
-                "passed"
             } else {
-                "skipped"
+                ["failed", "error", "waived", "passed", "not-reached"]
+                    .into_iter()
+                    .find(|v| verdicts.contains(v))
+                    .unwrap_or("skipped")
             };
             RequirementOutcome {
                 id: requirement.id.clone(),
@@ -189,7 +192,11 @@ pub fn requirement_outcomes(inputs: &ReportInputs<'_>) -> Vec<RequirementOutcome
                 },
                 summary: requirement.summary.clone(),
                 outcome,
-                scenarios: results.iter().map(|r| ScenarioRef::of(r)).collect(),
+                scenarios: results
+                    .iter()
+                    .zip(&verdicts)
+                    .map(|(r, verdict)| ScenarioRef::of(r, verdict))
+                    .collect(),
                 waivers: inputs
                     .waivers
                     .of(&requirement.id)

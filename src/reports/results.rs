@@ -29,6 +29,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
             if let Some((step, message)) = r.outcome.failure() {
                 entry["step"] = json!(step);
                 entry["message"] = json!(message);
+                entry["at_fault"] = json!(r.blamed);
             }
             if !r.outcome.waivers().is_empty() {
                 entry["waivers"] = json!(r.outcome.waivers());

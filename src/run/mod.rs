@@ -374,8 +374,9 @@ async fn execute(
     browser: Option<Arc<Chromium>>,
 ) -> Result<RunReport, NotRun> {
     let report = Arc::new(Mutex::new(RunReport::default()));
-    let mut console =
-        ConsoleWriter::new(Arc::clone(&report), Box::new(std::io::stdout())).with_waivers(waivers);
+    let mut console = ConsoleWriter::new(Arc::clone(&report), Box::new(std::io::stdout()))
+        .with_waivers(waivers)
+        .with_requirements(suite.requirements.clone());
 
     let mut selected: HashSet<(String, usize)> = HashSet::new();
     let mut set_aside: Vec<ScenarioResult> = Vec::new();
@@ -486,6 +487,7 @@ fn skipped(scenario: ScenarioEntry, reason: String) -> ScenarioResult {
         steps: Vec::new(),
         exchanges: Vec::new(),
         issuer: None,
+        blamed: Vec::new(),
         duration: std::time::Duration::ZERO,
     }
 }
