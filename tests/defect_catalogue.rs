@@ -45,12 +45,26 @@ async fn run_twin(defect: Option<Defect>) -> RunOutput {
 }
 
 async fn run_styled(defect: Option<Defect>, style: IssuerStyle, driver: &str) -> RunOutput {
-    let _browser = if driver == "browser" {
+    let _browser = browser_permit(driver).await;
+    run_against(TwinService::start_styled(defect, style).await, driver).await
+}
+
+/// The conformant twin with a variation, under a driver.
+async fn run_varied(variation: Variation, driver: &str) -> RunOutput {
+    let _browser = browser_permit(driver).await;
+    run_against(TwinService::start_varied(variation).await, driver).await
+}
+
+/// One of the few browser runs at a time, for the browser driver.
+async fn browser_permit(driver: &str) -> Option<tokio::sync::SemaphorePermit<'static>> {
+    if driver == "browser" {
         Some(BROWSER_RUNS.acquire().await.expect("open semaphore"))
     } else {
         None
-    };
-    let twin = TwinService::start_styled(defect, style).await;
+    }
+}
+
+async fn run_against(twin: TwinService, driver: &str) -> RunOutput {
     let target = TempFile::new("twin-target.toml", &twin.target_toml_for(driver));
     // Short, so the hanging defect costs two seconds a scenario.
     payconf_run_async(vec![
@@ -60,6 +74,16 @@ async fn run_styled(defect: Option<Defect>, style: IssuerStyle, driver: &str) ->
         "2".to_owned(),
     ])
     .await
+}
+
+/// A browser run that drove the buyer and passed every core scenario.
+fn assert_browser_passes_everything(what: impl std::fmt::Debug, output: &RunOutput) {
+    assert!(
+        output.stdout.contains("browser: Chromium"),
+        "{what:?}: the browser drove the buyer:\n{}",
+        output.stdout
+    );
+    assert_passes_everything(output);
 }
 
 fn core_scenarios() -> BTreeSet<String> {
@@ -95,11 +119,7 @@ async fn the_conformant_twin_passes_every_core_scenario() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_conformant_twin_passes_every_core_scenario_in_each_of_its_variations() {
     for variation in Variation::ALL {
-        let twin = TwinService::start_varied(variation).await;
-        let target = TempFile::new("twin-target.toml", &twin.target_toml());
-        let output =
-            payconf_run_async(vec!["--target".to_owned(), target.0.display().to_string()]).await;
-        assert_passes_everything(&output);
+        assert_passes_everything(&run_varied(variation, "form").await);
     }
 }
 
@@ -113,24 +133,11 @@ async fn the_browser_driver_passes_the_twin_in_each_of_its_variations() {
     }
     let mut runs = JoinSet::new();
     for variation in Variation::ALL {
-        runs.spawn(async move {
-            let _permit = BROWSER_RUNS.acquire().await.expect("open semaphore");
-            let twin = TwinService::start_varied(variation).await;
-            let target = TempFile::new("twin-target.toml", &twin.target_toml_for("browser"));
-            let output =
-                payconf_run_async(vec!["--target".to_owned(), target.0.display().to_string()])
-                    .await;
-            (variation, output)
-        });
+        runs.spawn(async move { (variation, run_varied(variation, "browser").await) });
     }
     while let Some(result) = runs.join_next().await {
         let (variation, output) = result.expect("a run finishes");
-        assert!(
-            output.stdout.contains("browser: Chromium"),
-            "{variation:?}: the browser drove the buyer:\n{}",
-            output.stdout
-        );
-        assert_passes_everything(&output);
+        assert_browser_passes_everything(variation, &output);
     }
 }
 
@@ -153,12 +160,7 @@ async fn the_browser_driver_passes_the_twin_in_every_issuer_style() {
     }
     while let Some(result) = runs.join_next().await {
         let (style, output) = result.expect("a run finishes");
-        assert!(
-            output.stdout.contains("browser: Chromium"),
-            "{style:?}: the browser drove the issuer page:\n{}",
-            output.stdout
-        );
-        assert_passes_everything(&output);
+        assert_browser_passes_everything(style, &output);
     }
 }
 

@@ -231,17 +231,9 @@ async fn a_failure_reaches_every_report_with_expected_and_actual() {
 
     let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results");
     assert_eq!(results["outcome"], "failed");
-    let outcome = |id: &str| {
-        results["requirements"]
-            .as_array()
-            .expect("requirements")
-            .iter()
-            .find(|r| r["id"] == id)
-            .map(|r| r["outcome"].clone())
-    };
-    assert_eq!(outcome("CREATE-03"), Some("failed".into()));
-    assert_eq!(outcome("TDS-04"), Some("passed".into()));
-    assert_eq!(outcome("REF-AUTH-01"), Some("not-run".into()));
+    assert_eq!(requirement_outcome(&results, "CREATE-03"), "failed");
+    assert_eq!(requirement_outcome(&results, "TDS-04"), "passed");
+    assert_eq!(requirement_outcome(&results, "REF-AUTH-01"), "not-run");
     assert_self_contained(&dir.read("report.html"));
 }
 
@@ -292,18 +284,40 @@ async fn a_scenario_payconf_cannot_judge_is_an_error_in_every_report_not_a_failu
     assert!(html.contains("1 not judged (error of the harness)"));
 }
 
-fn waivers_file(expires: &str) -> TempFile {
+/// A waivers file with one waiver.
+fn waiver(requirement: &str, expires: &str) -> TempFile {
     TempFile::new(
         "waivers.toml",
         &format!(
-            "[[waivers]]\nrequirement = \"CREATE-03\"\nreason = \"IDs become strings in 4.2\"\nexpires = \"{expires}\"\n"
+            "[[waivers]]\nrequirement = \"{requirement}\"\nreason = \"IDs become strings in 4.2\"\nexpires = \"{expires}\"\n"
         ),
     )
 }
 
+/// A requirement's outcome in the results report.
+fn requirement_outcome<'a>(results: &'a Value, id: &str) -> &'a str {
+    results["requirements"]
+        .as_array()
+        .expect("requirements")
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("{id} in the results"))["outcome"]
+        .as_str()
+        .expect("an outcome")
+}
+
+/// The twin with a defect, judged with these waivers.
+async fn run_twin_waived(defect: Defect, waivers: &TempFile) -> RunOutput {
+    run_twin(
+        Some(defect),
+        vec!["--waivers".to_owned(), waivers.0.display().to_string()],
+    )
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_waived_failure_is_reported_as_waived_and_passes_the_run() {
-    let waivers = waivers_file("2999-12-31");
+    let waivers = waiver("CREATE-03", "2999-12-31");
     let dir = ReportDir::new();
     let mut extra = vec!["--waivers".to_owned(), waivers.0.display().to_string()];
     extra.extend(dir.args());
@@ -331,12 +345,8 @@ async fn a_waived_failure_is_reported_as_waived_and_passes_the_run() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_waiver_fails_the_run_saying_so() {
-    let waivers = waivers_file("2020-01-31");
-    let output = run_twin(
-        Some(Defect::PaymentIdAsNumber),
-        vec!["--waivers".to_owned(), waivers.0.display().to_string()],
-    )
-    .await;
+    let waivers = waiver("CREATE-03", "2020-01-31");
+    let output = run_twin_waived(Defect::PaymentIdAsNumber, &waivers).await;
 
     assert_eq!(output.code, Some(1), "{}", output.stdout);
     assert!(
@@ -353,32 +363,21 @@ async fn an_expired_waiver_fails_the_run_saying_so() {
     );
 }
 
-fn waiver_of(requirement: &str) -> TempFile {
-    TempFile::new(
-        "waivers.toml",
-        &format!(
-            "[[waivers]]\nrequirement = \"{requirement}\"\nreason = \"r\"\nexpires = \"2999-01-01\"\n"
-        ),
-    )
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_waiver_of_the_requirement_at_fault_clears_the_run_and_one_of_another_does_not() {
     // The relative redirect fails the step that names SUBMIT-04, in a
     // scenario that also checks SUBMIT-01..03: SUBMIT-04 alone is at fault.
-    let waived = waiver_of("SUBMIT-04");
-    let output = run_twin(
-        Some(Defect::SuccessRedirectRelative),
-        vec!["--waivers".to_owned(), waived.0.display().to_string()],
+    let output = run_twin_waived(
+        Defect::SuccessRedirectRelative,
+        &waiver("SUBMIT-04", "2999-01-01"),
     )
     .await;
     assert_eq!(output.code, Some(0), "{}", output.stdout);
     assert!(output.stdout.contains("WAIVE"), "{}", output.stdout);
 
-    let other = waiver_of("SUBMIT-01");
-    let output = run_twin(
-        Some(Defect::SuccessRedirectRelative),
-        vec!["--waivers".to_owned(), other.0.display().to_string()],
+    let output = run_twin_waived(
+        Defect::SuccessRedirectRelative,
+        &waiver("SUBMIT-01", "2999-01-01"),
     )
     .await;
     assert_eq!(output.code, Some(1), "{}", output.stdout);
@@ -404,21 +403,10 @@ async fn requirement_verdicts_follow_the_steps_that_name_them() {
     );
 
     let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results JSON");
-    let outcome = |id: &str| {
-        results["requirements"]
-            .as_array()
-            .expect("requirements")
-            .iter()
-            .find(|r| r["id"] == id)
-            .unwrap_or_else(|| panic!("{id} in the results"))["outcome"]
-            .as_str()
-            .expect("an outcome")
-            .to_owned()
-    };
-    assert_eq!(outcome("TDS-01"), "failed");
-    assert_eq!(outcome("TDS-02"), "not-reached");
-    assert_eq!(outcome("TDS-03"), "not-reached");
-    assert_eq!(outcome("SUBMIT-01"), "passed");
+    assert_eq!(requirement_outcome(&results, "TDS-01"), "failed");
+    assert_eq!(requirement_outcome(&results, "TDS-02"), "not-reached");
+    assert_eq!(requirement_outcome(&results, "TDS-03"), "not-reached");
+    assert_eq!(requirement_outcome(&results, "SUBMIT-01"), "passed");
     let failed: Vec<&Value> = results["scenarios"]
         .as_array()
         .expect("scenarios")
