@@ -15,7 +15,7 @@ use support::{
     runner::{
         BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, payconf_run_async, payconf_run_with,
     },
-    twin::{Defect, TwinService},
+    twin::{Defect, IssuerStyle, TwinService},
 };
 
 /// A target file for a reference implementation at `server`, for `driver`,
@@ -308,4 +308,72 @@ fn an_interrupted_run_closes_the_browser_and_exits_2() {
         "browser processes left: {survivors:?}"
     );
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// A page whose script never yields freezes the browser's page: payconf
+/// ends each such journey as its own error within its bounds, and the run
+/// finishes, exit code 2, instead of waiting for the browser for ever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_freezes_the_browser_is_an_error_in_bounded_time_not_a_hang() {
+    if !browser_or_skip("a_page_that_freezes_the_browser_is_an_error_in_bounded_time_not_a_hang") {
+        return;
+    }
+    let _browser = BROWSER_RUNS.acquire().await.expect("open semaphore");
+    let twin = TwinService::start_styled(None, IssuerStyle::Frozen).await;
+    let target = TempFile::new("twin-target.toml", &twin.target_toml_for("browser"));
+    let started = std::time::Instant::now();
+    let output = payconf_run_async(vec![
+        "--target".into(),
+        target.0.display().to_string(),
+        "--tags".into(),
+        "@issuer and @core".into(),
+        "--timeout".into(),
+        "2".into(),
+    ])
+    .await;
+    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
+    assert!(output.failed().is_empty(), "{}", output.stdout);
+    assert_eq!(output.errors().len(), 1, "{}", output.stdout);
+    assert!(
+        output.stdout.contains("the browser stopped answering"),
+        "{}",
+        output.stdout
+    );
+    // The journey is bounded: 10 s at least, and 10 s more for commands.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "took {:?}:\n{}",
+        started.elapsed(),
+        output.stdout
+    );
+}
+
+/// Once the browser has stopped answering, no later journey waits on it: the
+/// next turn is refused at once, saying why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_that_stopped_answering_is_not_used_again() {
+    use payconf::issuer::chromium::{BrowserSettings, Chromium, locate};
+    if !browser_or_skip("a_browser_that_stopped_answering_is_not_used_again") {
+        return;
+    }
+    let _browser = BROWSER_RUNS.acquire().await.expect("open semaphore");
+    let settings = BrowserSettings::default();
+    let programs = locate(&settings, |name| std::env::var(name).ok()).expect("a browser");
+    let chromium = Chromium::start(&programs, &settings, std::time::Duration::from_secs(10))
+        .await
+        .expect("the browser starts");
+    let first = chromium.turn(chromium.reserve().await).await;
+    assert!(first.is_ok(), "a fresh browser takes a turn");
+    drop(first);
+    chromium.stall("no answer within 20 s");
+    let started = std::time::Instant::now();
+    let refused = chromium
+        .turn(chromium.reserve().await)
+        .await
+        .map(drop)
+        .expect_err("no turn once stalled");
+    assert!(refused.contains("stopped answering earlier"), "{refused}");
+    assert!(refused.contains("no answer within 20 s"), "{refused}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    chromium.close().await;
 }

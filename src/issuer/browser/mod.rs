@@ -31,7 +31,7 @@ use url::Url;
 
 use super::{
     Choice, IssuerEvidence,
-    chromium::{Chromium, Turn},
+    chromium::{COMMAND_BOUND, Chromium, Turn},
     navigation::{MAX_PAGES, MAX_WALKS, Visited, merchant_pages, same_page, too_many_pages},
     steps::{IssuerStep, StepAction},
 };
@@ -81,8 +81,30 @@ pub async fn authenticate(
         issuer: issuer.clone(),
         started: false,
     };
-    let result = journey.run(world, issuer, choice, values, steps).await;
-    let screenshot = journey.screenshot(world).await;
+    // Every command is bounded together: a browser that stops answering
+    // (a machine short of CPU, a renderer that hangs) ends the journey as
+    // an error of the harness, and is used no more in this run.
+    let bound = world.ctx.limits.timeout.max(MIN_JOURNEY) + COMMAND_BOUND;
+    let result = tokio::time::timeout(bound, journey.run(world, issuer, choice, values, steps))
+        .await
+        .unwrap_or_else(|_| {
+            let why = format!("no answer within {} s", bound.as_secs());
+            chromium.stall(&why);
+            Err(Failure::harness(format!(
+                "the browser stopped answering: {why}; payconf judges nothing more with it \
+                 in this run"
+            )))
+        });
+    let screenshot = if chromium.stalled().is_some() {
+        None
+    } else {
+        tokio::time::timeout(COMMAND_BOUND, journey.screenshot(world))
+            .await
+            .unwrap_or_else(|_| {
+                chromium.stall("no screenshot within its bound");
+                None
+            })
+    };
     world.issuer_evidence = Some(IssuerEvidence {
         driver: "browser",
         pages: journey

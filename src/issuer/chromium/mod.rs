@@ -49,6 +49,8 @@ pub struct Chromium {
     /// One scenario at a time: a WebDriver session has one current page.
     turn: std::sync::Arc<Mutex<()>>,
     closed: AtomicBool,
+    /// Why the browser is no longer used, once it stopped answering.
+    stalled: std::sync::Mutex<Option<String>>,
     /// The browser's version, as it reports it.
     pub version: String,
 }
@@ -167,8 +169,25 @@ impl Chromium {
             profile,
             turn: std::sync::Arc::new(Mutex::new(())),
             closed: AtomicBool::new(false),
+            stalled: std::sync::Mutex::new(None),
             version,
         })
+    }
+
+    /// Records that the browser stopped answering: a WebDriver command left
+    /// unanswered holds up every command after it, so no later journey is
+    /// tried with it.
+    pub fn stall(&self, what: &str) {
+        let mut stalled = self.stalled.lock().unwrap_or_else(|e| e.into_inner());
+        stalled.get_or_insert_with(|| what.to_owned());
+    }
+
+    /// Why the browser is no longer used, if it stalled.
+    pub fn stalled(&self) -> Option<String> {
+        self.stalled
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Waits until the browser is free and holds it for one scenario.
@@ -181,6 +200,11 @@ impl Chromium {
     /// Uses the browser under a reservation, reset: a blank page, no
     /// cookies, an empty performance log.
     pub async fn turn(&self, reservation: Reservation) -> Result<Turn<'_>, String> {
+        if let Some(why) = self.stalled() {
+            return Err(format!(
+                "it stopped answering earlier in this run ({why}), so payconf uses it no more"
+            ));
+        }
         let turn = Turn {
             client: &self.client,
             reservation,
@@ -188,7 +212,16 @@ impl Chromium {
         // A browser short of CPU answers late now and then: tried again.
         let mut attempt = 1;
         loop {
-            match turn.reset().await {
+            let reset = tokio::time::timeout(COMMAND_BOUND, turn.reset()).await;
+            let Ok(reset) = reset else {
+                let why = format!(
+                    "no answer to resetting the page within {} s",
+                    COMMAND_BOUND.as_secs()
+                );
+                self.stall(&why);
+                return Err(why);
+            };
+            match reset {
                 Ok(()) => return Ok(turn),
                 Err(_) if attempt < RESET_ATTEMPTS => {
                     attempt += 1;
@@ -255,6 +288,10 @@ pub struct Turn<'a> {
     pub client: &'a Client,
     reservation: Reservation,
 }
+
+/// The longest the browser may take to answer a command that loads
+/// nothing (a reset, a screenshot), however busy the machine.
+pub const COMMAND_BOUND: Duration = Duration::from_secs(10);
 
 /// How often a journey tries to reset the browser before it gives up.
 const RESET_ATTEMPTS: u32 = 3;

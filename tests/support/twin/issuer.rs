@@ -25,6 +25,11 @@ pub enum IssuerStyle {
     /// The plain challenge, but the way back to the shop ends with a
     /// script redirect.
     ScriptReturn,
+    /// Not a way real issuers build pages, and not in [`Self::ALL`]: the
+    /// plain challenge with a script that never yields, which freezes the
+    /// browser's page. For the harness's own tests: payconf must end such
+    /// a journey as its own error, in bounded time.
+    Frozen,
 }
 
 impl IssuerStyle {
@@ -94,10 +99,10 @@ impl Twin {
         }
         let hidden = hidden(session);
         match self.style {
-            IssuerStyle::Form | IssuerStyle::ScriptReturn => page(
+            IssuerStyle::Form | IssuerStyle::ScriptReturn | IssuerStyle::Frozen => page(
                 "Twin Bank SecureCode",
                 &format!(
-                    r#"<h1>Confirm your purchase</h1>
+                    r#"{freeze}<h1>Confirm your purchase</h1>
 <form id="challenge" method="POST" action="{session}/confirm">
   {hidden}
   <label>Send the code by <select name="channel"><option value="sms" selected>SMS</option><option value="app">App</option></select></label>
@@ -108,7 +113,12 @@ impl Twin {
 <form method="POST" action="{session}/abort">
   <input type="hidden" name="txn" value="{session}">
   <button type="submit">Cancel payment</button>
-</form>"#
+</form>"#,
+                    freeze = if self.style == IssuerStyle::Frozen {
+                        "<script>for (;;) {}</script>"
+                    } else {
+                        ""
+                    }
                 ),
             ),
             IssuerStyle::Framed => page(
