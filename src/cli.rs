@@ -54,6 +54,11 @@ pub struct BenchArgs {
     /// scenario against every issuer page style of the reference implementation.
     #[arg(long)]
     pub issuer_pages: bool,
+    /// Measure the generated-input check of @robustness instead: this many
+    /// generated bodies for create and as many for submit, against an
+    /// in-process reference implementation.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub hostile: Option<u64>,
 }
 
 /// Flags of `payconf docs`.
@@ -108,6 +113,11 @@ pub struct RunArgs {
     /// Scenarios run at the same time.
     #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub concurrency: u64,
+    /// Seed of the hostile inputs the @robustness scenarios generate. Every
+    /// run that generates them prints its seed; give it here to replay a
+    /// finding exactly.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
     /// Print every requirement with the scenarios that check it, and run nothing.
     #[arg(long)]
     pub list: bool,
@@ -166,6 +176,12 @@ pub fn main(cli: Cli) -> ExitCode {
             .map_err(anyhow::Error::from),
         Command::Serve(args) => runtime.block_on(crate::serve::serve(args)),
         Command::Docs(args) => docs(&args),
+        Command::Bench(args) if args.hostile.is_some() => runtime
+            .block_on(crate::bench::hostile(
+                usize::try_from(args.hostile.unwrap_or(1)).unwrap_or(1),
+            ))
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(anyhow::Error::msg),
         Command::Bench(args) if args.issuer_pages => runtime
             .block_on(crate::bench::issuer_pages())
             .map(|()| ExitCode::SUCCESS)
@@ -231,6 +247,7 @@ fn run_options(args: Box<RunArgs>) -> crate::run::RunOptions {
         spec: args.spec,
         timeout: std::time::Duration::from_secs(args.timeout),
         concurrency: usize::try_from(args.concurrency).unwrap_or(16),
+        seed: args.seed,
         list: args.list,
         reports: crate::reports::ReportFiles {
             junit: args.junit,

@@ -94,7 +94,7 @@ impl Defects {
                 )));
             }
             match requirements.get(&defect.requirement) {
-                Some(r) if r.profile == RequirementProfile::Core => {}
+                Some(r) if r.profile != RequirementProfile::Reference => {}
                 Some(_) => {
                     return Err(DefectsError::Invalid(format!(
                         "{}: {} is a reference requirement; defects prove core ones",

@@ -18,6 +18,10 @@ pub const EMBEDDED_FEATURES: &[(&str, &str)] = &[
         "envelope.feature",
         include_str!("../features/envelope.feature"),
     ),
+    (
+        "robustness.feature",
+        include_str!("../features/robustness.feature"),
+    ),
     ("submit.feature", include_str!("../features/submit.feature")),
     (
         "three_d_secure.feature",

@@ -23,6 +23,7 @@ pub mod defects;
 pub mod docs;
 pub mod exchange;
 pub mod features;
+pub mod hostile;
 pub mod interruption;
 pub mod issuer;
 pub mod list;

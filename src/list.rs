@@ -11,10 +11,7 @@ pub fn listing(suite: &Suite) -> String {
     let scenarios = suite.features.scenarios();
     let mut out = String::new();
     for requirement in suite.requirements.all() {
-        let profile = match requirement.profile {
-            RequirementProfile::Core => "core",
-            RequirementProfile::Reference => "reference",
-        };
+        let profile = requirement.profile.name();
         let _ = writeln!(
             out,
             "{} ({profile}) {}",
@@ -31,7 +28,7 @@ pub fn listing(suite: &Suite) -> String {
             let _ = writeln!(out, "    {}  {}", scenario.location(), scenario.name);
         }
         let mut defects = suite.defects.breaking(&requirement.id).peekable();
-        if requirement.profile == RequirementProfile::Core && defects.peek().is_none() {
+        if requirement.profile != RequirementProfile::Reference && defects.peek().is_none() {
             let _ = writeln!(out, "    (no defect proves these scenarios can fail)");
         }
         for defect in defects {

@@ -17,6 +17,42 @@ pub enum RequirementProfile {
     Core,
     /// Chosen by the reference profile.
     Reference,
+    /// What a payment service must survive (retries arriving together,
+    /// hostile input), each resting on a stated reading of the contract;
+    /// opt-in.
+    Robustness,
+}
+
+impl RequirementProfile {
+    /// Every profile, in the order they are shown.
+    pub const ALL: [Self; 3] = [Self::Core, Self::Reference, Self::Robustness];
+
+    /// Its name, as tags, reports and the catalogue write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Core => "core",
+            Self::Reference => "reference",
+            Self::Robustness => "robustness",
+        }
+    }
+
+    /// The prefix of its requirements' ids (none for core).
+    pub fn id_prefix(self) -> &'static str {
+        match self {
+            Self::Core => "",
+            Self::Reference => "REF-",
+            Self::Robustness => "ROB-",
+        }
+    }
+
+    /// The profile of a scenario, from its tags: exactly one profile tag.
+    pub fn of_tags<T: AsRef<str>>(tags: &[T]) -> Option<Self> {
+        let mut found = Self::ALL
+            .into_iter()
+            .filter(|p| tags.iter().any(|t| t.as_ref() == p.name()));
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
+    }
 }
 
 /// One numbered requirement.
@@ -136,10 +172,19 @@ impl Requirements {
                     requirement.id
                 )));
             }
-            let is_reference_id = requirement.id.starts_with("REF-");
-            if is_reference_id != (requirement.profile == RequirementProfile::Reference) {
+            let prefixed = |profile: RequirementProfile| {
+                !profile.id_prefix().is_empty() && requirement.id.starts_with(profile.id_prefix())
+            };
+            let wrong = [
+                RequirementProfile::Reference,
+                RequirementProfile::Robustness,
+            ]
+            .into_iter()
+            .any(|p| prefixed(p) != (p == requirement.profile));
+            if wrong {
                 return Err(RequirementsError::Invalid(format!(
-                    "{}: reference requirements, and only they, are numbered REF-",
+                    "{}: reference requirements, and only they, are numbered REF-; \
+                     robustness ones, and only they, ROB-",
                     requirement.id
                 )));
             }

@@ -44,6 +44,8 @@ pub struct RunContext {
     pub redactor: Redactor,
     /// The headless browser of the browser driver, started once for the run.
     pub browser: Option<Arc<Chromium>>,
+    /// The seed of the hostile inputs `@robustness` generates.
+    pub seed: u64,
 }
 
 tokio::task_local! {
@@ -113,6 +115,12 @@ pub struct PaymentWorld {
     pub last_submit_body: Option<Value>,
     /// The last API answer.
     pub answer: Option<Answer>,
+    /// The answers to a burst of requests sent at once (`@robustness`).
+    pub volley: Vec<crate::exchange::Exchange>,
+    /// Whole payments run in parallel: (token, create's ID, submit's ID).
+    pub flows: Vec<(String, String, String)>,
+    /// Generated hostile bodies sent, and their findings.
+    pub hostile: Option<crate::steps::robustness::HostileRun>,
     /// Where the buyer's browser ended up after the issuer page.
     pub landing: Option<Url>,
     /// Every exchange of the scenario, in order.
@@ -142,6 +150,9 @@ impl PaymentWorld {
             payments: Vec::new(),
             submitted_token: None,
             last_submit_body: None,
+            volley: Vec::new(),
+            flows: Vec::new(),
+            hostile: None,
             answer: None,
             landing: None,
             exchanges: Vec::new(),

@@ -43,24 +43,18 @@ fn every_requirement_is_checked_by_a_scenario() {
 fn every_scenario_names_known_requirements_of_its_own_profile() {
     let requirements = requirements();
     for scenario in features().scenarios() {
-        let core = scenario.tags.iter().any(|t| t == "core");
-        let reference = scenario.tags.iter().any(|t| t == "reference");
-        assert!(
-            core != reference,
-            "{}: exactly one of @core, @reference",
-            scenario.location()
-        );
+        let expected = RequirementProfile::of_tags(&scenario.tags).unwrap_or_else(|| {
+            panic!(
+                "{}: exactly one of @core, @reference, @robustness",
+                scenario.location()
+            )
+        });
         let ids: Vec<&str> = scenario.requirements().collect();
         assert!(!ids.is_empty(), "{}: no @req: tag", scenario.location());
         for id in ids {
             let requirement = requirements
                 .get(id)
                 .unwrap_or_else(|| panic!("{}: unknown requirement {id}", scenario.location()));
-            let expected = if core {
-                RequirementProfile::Core
-            } else {
-                RequirementProfile::Reference
-            };
             assert_eq!(
                 requirement.profile,
                 expected,
@@ -79,6 +73,7 @@ fn every_scenario_carries_its_features_area_tag() {
         "three-d-secure",
         "authentication",
         "envelope",
+        "resilience",
     ];
     for feature in features().features() {
         let area: Vec<&String> = feature
@@ -185,7 +180,7 @@ fn production_safe_scenarios_send_no_card_data() {
     }
 }
 
-/// Every check (`Then`, and the `And`/`But` after it) of a core scenario
+/// Every check (`Then`, and the `And`/`But` after it) of a core or robustness scenario
 /// names one of the scenario's requirements through the catalogue's
 /// `steps`, so that a failure is put on the requirement at fault and not on
 /// all of them; and every step pattern of a requirement is used.
@@ -197,7 +192,8 @@ fn every_check_of_a_core_scenario_names_one_of_its_requirements() {
     for feature in features().features() {
         for scenario in &feature.scenarios {
             let tags: Vec<String> = feature.tags.iter().chain(&scenario.tags).cloned().collect();
-            if !tags.iter().any(|t| t == "core") {
+            // Core and robustness checks are named; reference ones may be.
+            if !tags.iter().any(|t| t == "core" || t == "robustness") {
                 continue;
             }
             let checked: Vec<&str> = payconf::features::requirement_ids(&tags).collect();
@@ -241,6 +237,6 @@ fn every_check_of_a_core_scenario_names_one_of_its_requirements() {
         .collect();
     assert!(
         unused.is_empty(),
-        "step patterns no core scenario uses: {unused:?}"
+        "step patterns no core or robustness scenario uses: {unused:?}"
     );
 }

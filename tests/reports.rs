@@ -185,9 +185,18 @@ fn one_run_writes_all_four_reports_and_each_parses() {
     assert_eq!(results["payconf"]["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(results["target"]["configuration"]["api_key"], "***");
     let requirements = results["requirements"].as_array().expect("requirements");
+    // The robustness profile is opt-in: not selected, not run.
+    let (robustness, others): (Vec<&Value>, Vec<&Value>) = requirements
+        .iter()
+        .partition(|r| r["profile"] == "robustness");
+    assert!(!robustness.is_empty());
     assert!(
-        requirements.iter().all(|r| r["outcome"] == "passed"),
-        "{requirements:?}"
+        robustness.iter().all(|r| r["outcome"] == "not-run"),
+        "{robustness:?}"
+    );
+    assert!(
+        others.iter().all(|r| r["outcome"] == "passed"),
+        "{others:?}"
     );
 
     let html = dir.read("report.html");

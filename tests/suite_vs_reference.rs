@@ -119,3 +119,21 @@ async fn scenarios_the_target_cannot_support_are_skipped_with_the_reason() {
     );
     assert!(output.stdout.contains("1 skipped)"), "{}", output.stdout);
 }
+
+/// The reference implementation survives the opt-in robustness profile: one
+/// execution per token under concurrent and repeated submits, isolation of
+/// parallel payments, and the envelope on every generated hostile body; the
+/// run prints the seed its bodies follow from.
+#[test]
+fn the_reference_implementation_passes_the_robustness_profile() {
+    let output = payconf_run(&["--tags", "@robustness", "--seed", "7"]);
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    assert!(output.stdout.contains("seed: 7 "), "{}", output.stdout);
+    let robustness = Features::embedded()
+        .expect("features parse")
+        .scenarios()
+        .into_iter()
+        .filter(|s| s.tags.iter().any(|t| t == "robustness"))
+        .count();
+    assert_eq!(output.passed().len(), robustness, "{}", output.stdout);
+}

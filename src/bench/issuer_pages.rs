@@ -111,8 +111,9 @@ async fn measure(
     Ok((durations, wall))
 }
 
-/// A target file for the reference implementation's defaults at `base`.
-fn target_file(base: &str) -> String {
+/// A target file for the reference implementation's defaults at `base`,
+/// for the browser driver.
+pub(super) fn target_file(base: &str) -> String {
     use payconf_reference as reference;
     let base = base.trim_end_matches('/');
     let shop = reference::DEFAULT_SHOP_LOGIN;

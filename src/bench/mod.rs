@@ -12,8 +12,10 @@
 //! ([`issuer_pages`]): how long Chromium takes to start, and each issuer
 //! scenario against every issuer page style of the reference implementation.
 
+mod hostile;
 mod issuer_pages;
 
+pub use hostile::hostile;
 pub use issuer_pages::issuer_pages;
 
 use std::{

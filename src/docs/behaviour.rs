@@ -3,7 +3,10 @@
 
 use serde::Serialize;
 
-use crate::features::{Features, file_name};
+use crate::{
+    features::{Features, file_name},
+    requirements::RequirementProfile,
+};
 
 /// One step, as written.
 #[derive(Clone, Debug, Serialize)]
@@ -107,12 +110,9 @@ pub fn scenarios(features: &Features) -> Vec<ScenarioDoc> {
                 line: scenario.position.line,
                 feature: feature.name.clone(),
                 name: scenario.name.clone(),
-                profile: if tags.iter().any(|t| t == "core") {
-                    "core"
-                } else {
-                    "reference"
-                }
-                .to_owned(),
+                profile: RequirementProfile::of_tags(&tags)
+                    .map_or("core", RequirementProfile::name)
+                    .to_owned(),
                 requirements: tags
                     .iter()
                     .filter_map(|t| t.strip_prefix("req:"))
@@ -120,7 +120,12 @@ pub fn scenarios(features: &Features) -> Vec<ScenarioDoc> {
                     .collect(),
                 tags: tags
                     .iter()
-                    .filter(|t| !t.starts_with("req:") && *t != "core" && *t != "reference")
+                    .filter(|t| {
+                        !t.starts_with("req:")
+                            && !RequirementProfile::ALL
+                                .iter()
+                                .any(|p| p.name() == t.as_str())
+                    })
                     .cloned()
                     .collect(),
                 background: background.clone(),

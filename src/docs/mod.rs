@@ -26,11 +26,7 @@ use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, html};
 use serde::Serialize;
 
 use self::{behaviour::ScenarioDoc, model::OperationDoc};
-use crate::{
-    contract::Contract,
-    features::Features,
-    requirements::{RequirementProfile, Requirements},
-};
+use crate::{contract::Contract, features::Features, requirements::Requirements};
 
 /// The command that regenerates the checked-in Markdown.
 pub const REGENERATE: &str = "cargo run -- docs --out docs/reference --format markdown";
@@ -284,10 +280,7 @@ impl Site {
             .iter()
             .map(|r| RequirementView {
                 id: r.id.clone(),
-                profile: match r.profile {
-                    RequirementProfile::Core => "core",
-                    RequirementProfile::Reference => "reference",
-                },
+                profile: r.profile.name(),
                 summary: r.summary.clone(),
                 section: r.section.clone(),
                 scenarios: scenarios

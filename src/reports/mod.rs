@@ -22,7 +22,7 @@ use crate::{
     console::{RunReport, ScenarioResult},
     contract::Contract,
     features::Features,
-    requirements::{RequirementProfile, Requirements},
+    requirements::Requirements,
     target::TargetConfig,
     waivers::Waivers,
 };
@@ -186,10 +186,7 @@ pub fn requirement_outcomes(inputs: &ReportInputs<'_>) -> Vec<RequirementOutcome
             };
             RequirementOutcome {
                 id: requirement.id.clone(),
-                profile: match requirement.profile {
-                    RequirementProfile::Core => "core",
-                    RequirementProfile::Reference => "reference",
-                },
+                profile: requirement.profile.name(),
                 summary: requirement.summary.clone(),
                 outcome,
                 scenarios: results

@@ -67,6 +67,8 @@ pub struct RunOptions {
     pub timeout: Duration,
     /// `--concurrency N`.
     pub concurrency: usize,
+    /// `--seed N`: the seed of generated hostile inputs; random when absent.
+    pub seed: Option<u64>,
     /// `--list`.
     pub list: bool,
     /// `--junit`, `--cucumber-json`, `--html`, `--results`.
@@ -75,6 +77,15 @@ pub struct RunOptions {
     pub waivers: Option<PathBuf>,
     /// `--allow-production`.
     pub allow_production: bool,
+}
+
+/// How a run goes about its scenarios.
+#[derive(Clone, Copy, Debug)]
+struct Knobs {
+    /// Scenarios at the same time.
+    concurrency: usize,
+    /// The seed of generated hostile inputs.
+    seed: u64,
 }
 
 /// A run that could not be carried out, with the cause.
@@ -192,6 +203,17 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             return Err(error);
         }
     };
+    let seed = options
+        .seed
+        .unwrap_or_else(|| uuid::Uuid::new_v4().as_u64_pair().0);
+    let generates = suite
+        .features
+        .scenarios()
+        .iter()
+        .any(|s| tags.eval(s.tags.iter()) && s.tags.iter().any(|t| t == "robustness"));
+    if generates {
+        println!("seed: {seed} (generated inputs; --seed {seed} replays them)");
+    }
     let started = time::OffsetDateTime::now_utc();
     let clock = std::time::Instant::now();
     let features = suite.features.clone();
@@ -203,7 +225,10 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             target.clone(),
             &tags,
             limits,
-            options.concurrency.max(1),
+            Knobs {
+                concurrency: options.concurrency.max(1),
+                seed,
+            },
             waivers.clone(),
             browser.clone(),
         ) => outcome,
@@ -369,10 +394,11 @@ async fn execute(
     target: TargetConfig,
     tags: &TagOperation,
     limits: Limits,
-    concurrency: usize,
+    knobs: Knobs,
     waivers: Waivers,
     browser: Option<Arc<Chromium>>,
 ) -> Result<RunReport, NotRun> {
+    let Knobs { concurrency, seed } = knobs;
     let report = Arc::new(Mutex::new(RunReport::default()));
     let mut console = ConsoleWriter::new(Arc::clone(&report), Box::new(std::io::stdout()))
         .with_waivers(waivers)
@@ -424,6 +450,7 @@ async fn execute(
         contract: suite.contract,
         requirements: suite.requirements,
         browser,
+        seed,
     });
 
     let cucumber = PaymentWorld::cucumber::<PathBuf>()

@@ -4,7 +4,12 @@
 use std::sync::Arc;
 
 use super::{NotRun, RunOptions};
-use crate::{contract::Contract, defects::Defects, features::Features, requirements::Requirements};
+use crate::{
+    contract::Contract,
+    defects::Defects,
+    features::Features,
+    requirements::{RequirementProfile, Requirements},
+};
 
 /// The suite's inputs, loaded and checked against each other.
 #[derive(Debug)]
@@ -56,11 +61,9 @@ impl Suite {
                     )));
                 }
             }
-            let core = scenario.tags.iter().any(|t| t == "core");
-            let reference = scenario.tags.iter().any(|t| t == "reference");
-            if core == reference {
+            if RequirementProfile::of_tags(&scenario.tags).is_none() {
                 return Err(NotRun(format!(
-                    "{}: a scenario is tagged either @core or @reference",
+                    "{}: a scenario is tagged with exactly one of @core, @reference, @robustness",
                     scenario.location()
                 )));
             }

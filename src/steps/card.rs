@@ -12,7 +12,7 @@ use crate::{
     world::{Failure, PaymentWorld},
 };
 
-fn card<'a>(world: &'a PaymentWorld, name: &str) -> Result<&'a TestCard, Failure> {
+pub(super) fn card<'a>(world: &'a PaymentWorld, name: &str) -> Result<&'a TestCard, Failure> {
     let cards = &world.target().cards;
     let (card, setting) = match name {
         "the card not enrolled in 3-D Secure" => (&cards.frictionless, "cards.frictionless"),
@@ -24,7 +24,7 @@ fn card<'a>(world: &'a PaymentWorld, name: &str) -> Result<&'a TestCard, Failure
 }
 
 /// The submit body for a card.
-fn submit_body(world: &PaymentWorld, card: &TestCard) -> Value {
+pub(super) fn submit_body(world: &PaymentWorld, card: &TestCard) -> Value {
     world.ctx.redactor.add_card_number(card.number.expose());
     let target = world.target();
     json!({
@@ -64,21 +64,7 @@ async fn submit(world: &mut PaymentWorld, token: TokenChoice, body: Value) -> Re
         TokenChoice::Given(value) => Some(value),
         TokenChoice::Nothing => None,
     };
-    let target = world.target();
-    let mut request = RecordedRequest::new(Method::POST, target.api_url(SUBMIT_PATH))
-        .header("Content-Type", "application/json")
-        .body(body.to_string());
-    // Whether submit also needs the key the contract does not say; the
-    // merchant's server that calls it holds the key, so it sends it.
-    if target.submit_authorization {
-        request = request.header(
-            "Authorization",
-            format!("apikey {}", target.api_key.expose()),
-        );
-    }
-    if let Some(token) = &token {
-        request = request.header("paymentToken", token.clone());
-    }
+    let request = submit_request(world, token.as_deref(), body.to_string().into_bytes());
     world.submitted_token.clone_from(&token);
     world.last_submit_body = Some(body);
     world.receive("submitPayment", request).await.map(drop)
@@ -101,6 +87,30 @@ fn unknown_token(world: &PaymentWorld) -> String {
         }
         _ => fresh,
     }
+}
+
+/// A submit request carrying this body, under this token.
+pub(super) fn submit_request(
+    world: &PaymentWorld,
+    token: Option<&str>,
+    body: Vec<u8>,
+) -> RecordedRequest {
+    let target = world.target();
+    let mut request = RecordedRequest::new(Method::POST, target.api_url(SUBMIT_PATH))
+        .header("Content-Type", "application/json")
+        .body(body);
+    // Whether submit also needs the key the contract does not say; the
+    // merchant's server that calls it holds the key, so it sends it.
+    if target.submit_authorization {
+        request = request.header(
+            "Authorization",
+            format!("apikey {}", target.api_key.expose()),
+        );
+    }
+    if let Some(token) = token {
+        request = request.header("paymentToken", token);
+    }
+    request
 }
 
 async fn pay_with_changes(

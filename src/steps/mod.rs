@@ -8,6 +8,7 @@ mod answer;
 mod card;
 mod payment;
 mod redirect;
+pub mod robustness;
 
 /// Path of the create call, under the target's base address.
 pub const CREATE_PATH: &str = "/api/v1/payment/create/";

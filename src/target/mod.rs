@@ -20,6 +20,7 @@ use crate::{
 
 mod acs;
 mod cards;
+mod robustness;
 mod secret;
 #[cfg(test)]
 mod tests;
@@ -27,6 +28,7 @@ mod tests;
 pub use acs::{AcsConfig, AcsDriver, driver_override};
 use cards::check_card;
 pub use cards::{TestCard, TestCards};
+pub use robustness::RobustnessSettings;
 pub use secret::Secret;
 
 /// Which environment of the service a target is.
@@ -71,6 +73,8 @@ pub struct TargetFile {
     cards: TestCards,
     #[serde(default)]
     acs: AcsConfig,
+    #[serde(default)]
+    robustness: RobustnessSettings,
 }
 
 /// Settings given on the command line, which win over everything else.
@@ -128,6 +132,8 @@ pub struct TargetConfig {
     pub cards: TestCards,
     /// Issuer-authentication settings.
     pub acs: AcsConfig,
+    /// How hard the `@robustness` scenarios press.
+    pub robustness: RobustnessSettings,
 }
 
 /// A setting that is missing or invalid.
@@ -271,6 +277,7 @@ impl TargetFile {
                 ));
             }
         }
+        self.robustness.check()?;
         for (i, step) in self.acs.steps.iter().enumerate() {
             if let Some(field) = step.field() {
                 if !self.acs.fields.contains_key(field) {
@@ -303,6 +310,7 @@ impl TargetFile {
                 .unwrap_or_else(|| DEFAULT_TRANSACTION_PREFIX.to_owned()),
             cards: self.cards,
             acs: self.acs,
+            robustness: self.robustness,
         })
     }
 }
@@ -365,6 +373,7 @@ impl TargetConfig {
                 steps: Vec::new(),
                 browser: BrowserSettings::default(),
             },
+            robustness: RobustnessSettings::default(),
         }
     }
 
@@ -458,6 +467,11 @@ impl TargetConfig {
                 "driver": self.acs.driver.name(),
                 "fields": fields,
                 "steps": self.acs.steps.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            },
+            "robustness": {
+                "concurrent_submits": self.robustness.concurrent_submits,
+                "parallel_flows": self.robustness.parallel_flows,
+                "hostile_requests": self.robustness.hostile_requests,
             },
         })
     }

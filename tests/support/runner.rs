@@ -106,7 +106,8 @@ pub fn core_scenarios_checking(requirement: &str) -> BTreeSet<String> {
         .expect("features parse")
         .scenarios()
         .into_iter()
-        .filter(|s| s.tags.iter().any(|t| t == "core"))
+        // Robustness scenarios check only robustness requirements.
+        .filter(|s| s.tags.iter().any(|t| t == "core" || t == "robustness"))
         .filter(|s| s.requirements().any(|id| id == requirement))
         .map(|s| s.location())
         .collect()

@@ -2,7 +2,7 @@
 //! twin's own choices where the contract is silent, and the defect and
 //! variation switches that change them.
 
-use std::sync::atomic::Ordering;
+use std::{sync::atomic::Ordering, time::Duration};
 
 use serde_json::{Value, json};
 use wiremock::{Request, ResponseTemplate};
@@ -78,8 +78,10 @@ impl Twin {
             Payment {
                 id: id.clone(),
                 submitted: false,
+                answered_at: None,
             },
         );
+        self.state.latest_id.lock().expect("lock").clone_from(&id);
 
         let mut payload = json!({
             "paymentToken": token,
@@ -130,19 +132,42 @@ impl Twin {
         let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
             return self.unusable(400, "BAD_JSON", "request body is not JSON");
         };
+        let now = std::time::Instant::now();
+        // The defects that claim a token in two steps answer late, so that
+        // submits at once and a submit again tell apart.
+        let late =
+            self.has(Defect::ConcurrentSubmitsPayTwice) || self.has(Defect::PaidTokenPaidAgain);
         let payment = {
             let mut payments = self.state.payments.lock().expect("lock");
             match payments.get_mut(&token) {
+                // Checked, but claimed only once its answer went out.
+                Some(payment)
+                    if payment.submitted
+                        && self.has(Defect::ConcurrentSubmitsPayTwice)
+                        && payment.answered_at.is_some_and(|at| at > now) =>
+                {
+                    payment.clone()
+                }
+                // Free again once its answer went out.
+                Some(payment)
+                    if payment.submitted
+                        && self.has(Defect::PaidTokenPaidAgain)
+                        && payment.answered_at.is_some_and(|at| at <= now) =>
+                {
+                    payment.clone()
+                }
                 Some(payment) if payment.submitted => {
                     return self.refusal("ALREADY_SUBMITTED", "payment already submitted");
                 }
                 Some(payment) => {
                     payment.submitted = true;
+                    payment.answered_at = Some(now + LATE);
                     payment.clone()
                 }
                 None if self.has(Defect::UnknownTokenPaid) => Payment {
                     id: "4219999999999".to_owned(),
                     submitted: true,
+                    answered_at: None,
                 },
                 None if self.has(Defect::WrongTokenLocksPayment) => {
                     // The first four groups name the payment; a wrong last
@@ -182,6 +207,8 @@ impl Twin {
         };
         let payment_id = if self.has(Defect::SubmitAnswersAnotherPaymentId) {
             "4218888888888".to_owned()
+        } else if number == FRICTIONLESS_CARD && self.mixed_up_under_load(now) {
+            self.state.latest_id.lock().expect("lock").clone()
         } else {
             payment.id.clone()
         };
@@ -272,7 +299,25 @@ impl Twin {
                 .expect("an object")
                 .remove("transactionType");
         }
-        self.processed("Request processed successfully", payload)
+        let answer = self.processed("Request processed successfully", payload);
+        if late { answer.set_delay(LATE) } else { answer }
+    }
+
+    /// With the defect, whether this pay comes among many at once (12 in
+    /// half a second): then the twin answers the latest payment's ID.
+    fn mixed_up_under_load(&self, now: std::time::Instant) -> bool {
+        if !self.has(Defect::PaymentsMixedUnderLoad) {
+            return false;
+        }
+        let mut recent = self.state.recent_pays.lock().expect("lock");
+        recent.push_back(now);
+        while recent
+            .front()
+            .is_some_and(|at| now.duration_since(*at) > Duration::from_millis(500))
+        {
+            recent.pop_front();
+        }
+        recent.len() >= 12
     }
 
     /// An address the API answers: absolute, or scheme-relative in the
@@ -301,3 +346,6 @@ impl Twin {
         )
     }
 }
+
+/// How late the two-step-claim defects answer a submit.
+const LATE: Duration = Duration::from_secs(1);

@@ -42,11 +42,16 @@ pub enum Defect {
     UnusableRequestEmpty,
     NonJsonBodyProcessed,
     WrongTokenLocksPayment,
+    ConcurrentSubmitsPayTwice,
+    PaidTokenPaidAgain,
+    PaymentsMixedUnderLoad,
+    DeepNestingCrashes,
+    NonAsciiCrashes,
 }
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 38] = [
+    pub const ALL: [Self; 43] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -85,6 +90,11 @@ impl Defect {
         Self::UnusableRequestEmpty,
         Self::NonJsonBodyProcessed,
         Self::WrongTokenLocksPayment,
+        Self::ConcurrentSubmitsPayTwice,
+        Self::PaidTokenPaidAgain,
+        Self::PaymentsMixedUnderLoad,
+        Self::DeepNestingCrashes,
+        Self::NonAsciiCrashes,
     ];
 
     /// Its id in the catalogue: the variant's name in kebab case.
@@ -119,6 +129,19 @@ impl Defect {
         matches!(
             self,
             Self::UnusableRequestAsHtml | Self::UnusableRequestEmpty
+        )
+    }
+
+    /// Whether the defect breaks a requirement of the opt-in robustness
+    /// profile: its runs select `@robustness` too.
+    pub fn robustness(self) -> bool {
+        matches!(
+            self,
+            Self::ConcurrentSubmitsPayTwice
+                | Self::PaidTokenPaidAgain
+                | Self::PaymentsMixedUnderLoad
+                | Self::DeepNestingCrashes
+                | Self::NonAsciiCrashes
         )
     }
 

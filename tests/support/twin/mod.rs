@@ -92,6 +92,9 @@ struct Payment {
     id: String,
     /// Whether submit was called with its token.
     submitted: bool,
+    /// When its first submit's answer has gone out (the defects that
+    /// claim a token in two steps tell "at once" from "again" by it).
+    answered_at: Option<std::time::Instant>,
 }
 
 /// The twin's state, shared by its three origins.
@@ -103,6 +106,11 @@ struct State {
     sessions: Mutex<HashMap<String, Session>>,
     /// Next payment number.
     next_id: AtomicU64,
+    /// The last payment created, by ID.
+    latest_id: Mutex<String>,
+    /// When recent payments were paid, for the defect that mixes them up
+    /// under load.
+    recent_pays: Mutex<std::collections::VecDeque<std::time::Instant>>,
 }
 
 #[derive(Clone)]
@@ -181,6 +189,29 @@ fn cookie(request: &Request, name: &str) -> Option<String> {
 impl Twin {
     fn has(&self, defect: Defect) -> bool {
         self.defect == Some(defect)
+    }
+
+    /// Whether a request body crashes the twin's parser: nesting deeper
+    /// than 64, or any byte that is not ASCII, with the defects that do so.
+    fn crashes_on(&self, request: &Request) -> bool {
+        let body = &request.body;
+        if self.has(Defect::NonAsciiCrashes) {
+            return body.iter().any(|b| !b.is_ascii());
+        }
+        if self.has(Defect::DeepNestingCrashes) {
+            let mut depth = 0_usize;
+            for byte in body {
+                match byte {
+                    b'[' | b'{' => depth += 1,
+                    b']' | b'}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                if depth > 64 {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     fn at(base: &Url, path: &str) -> String {
@@ -272,6 +303,9 @@ impl Twin {
             _ => None,
         };
         let found = match origin {
+            Origin::Service if self.crashes_on(request) => {
+                return ResponseTemplate::new(500).set_body_raw("Internal Server Error", HTML);
+            }
             Origin::Service => match (method, path) {
                 ("POST", "/api/v1/payment/create/" | "/api/v1/payment/create") => {
                     Some(self.create(request))
