@@ -330,3 +330,57 @@ fn the_readme_shows_the_catalogue_as_it_is() {
          spec/defects.yaml and features/; replace it with:\n\n{table}"
     );
 }
+
+/// A finding of the generated-input check names its seed, is shrunk, says
+/// what kind of body it is, and comes with a `curl` that replays it; the same
+/// seed finds it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_body_finding_is_shrunk_and_replays_from_its_seed() {
+    let run = || async {
+        let twin = TwinService::start(Some(Defect::DeepNestingCrashes)).await;
+        let target = TempFile::new("twin-target.toml", &twin.target_toml());
+        payconf_run_async(vec![
+            "--target".to_owned(),
+            target.0.display().to_string(),
+            "--tags".to_owned(),
+            "@req:ROB-04".to_owned(),
+            "--seed".to_owned(),
+            "42".to_owned(),
+        ])
+        .await
+    };
+    let output = run().await;
+    assert_eq!(output.code, Some(1), "{}", output.stdout);
+    let stdout = &output.stdout;
+    for expected in [
+        "seed: 42 ",
+        "replays with --seed 42",
+        "shrunk with",
+        "nested",
+        "deep in",
+        "replay:   curl -i -X POST",
+        "at fault: ROB-04",
+    ] {
+        assert!(stdout.contains(expected), "{expected:?} in:\n{stdout}");
+    }
+    // Shrunk: inside the body's own object, 64 levels are the fewest that
+    // take it past the 64 the defect survives.
+    let depth: usize = stdout
+        .split(" nested ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("a depth in the finding");
+    assert!((64..=200).contains(&depth), "{depth}:\n{stdout}");
+    let again = run().await;
+    let finding = |out: &str| {
+        out.lines()
+            .find(|l| l.contains("generated bodies failed"))
+            .map(str::to_owned)
+    };
+    assert_eq!(
+        finding(&again.stdout),
+        finding(stdout),
+        "the same seed, the same finding"
+    );
+}

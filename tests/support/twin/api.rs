@@ -300,7 +300,12 @@ impl Twin {
                 .remove("transactionType");
         }
         let answer = self.processed("Request processed successfully", payload);
-        if late { answer.set_delay(LATE) } else { answer }
+        // Only payments the twin executes answer late.
+        if late && matches!(number, FRICTIONLESS_CARD | THREE_DS_CARD) {
+            answer.set_delay(LATE)
+        } else {
+            answer
+        }
     }
 
     /// With the defect, whether this pay comes among many at once (12 in
