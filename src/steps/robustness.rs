@@ -175,16 +175,21 @@ fn answer_executes_nothing(world: &mut PaymentWorld) -> Result<(), Failure> {
     Ok(())
 }
 
-/// One buyer's whole payment: (token, create's ID, submit's ID).
-async fn one_flow(world: &PaymentWorld, body: Vec<u8>) -> Result<(String, String, String), String> {
+/// A create request of the merchant's, carrying this body.
+fn create_request(world: &PaymentWorld, body: Vec<u8>) -> RecordedRequest {
     let target = world.target();
-    let create = RecordedRequest::new(Method::POST, target.api_url(CREATE_PATH))
+    RecordedRequest::new(Method::POST, target.api_url(CREATE_PATH))
         .header(
             "Authorization",
             format!("apikey {}", target.api_key.expose()),
         )
         .header("Content-Type", "application/json")
-        .body(create_body(world).to_string());
+        .body(body)
+}
+
+/// One buyer's whole payment: (token, create's ID, submit's ID).
+async fn one_flow(world: &PaymentWorld, body: Vec<u8>) -> Result<(String, String, String), String> {
+    let create = create_request(world, create_body(world).to_string().into_bytes());
     let created = create.send(&world.ctx.client, world.ctx.limits).await;
     let json = json_of(&created).ok_or("create gave no JSON answer")?;
     let text = |json: &Value, pointer: &str| {
@@ -291,16 +296,7 @@ fn hostile_request(
     body: Vec<u8>,
 ) -> RecordedRequest {
     match operation {
-        Operation::Create => {
-            let target = world.target();
-            RecordedRequest::new(Method::POST, target.api_url(CREATE_PATH))
-                .header(
-                    "Authorization",
-                    format!("apikey {}", target.api_key.expose()),
-                )
-                .header("Content-Type", "application/json")
-                .body(body)
-        }
+        Operation::Create => create_request(world, body),
         Operation::Submit => submit_request(world, token, body),
     }
 }
@@ -362,14 +358,7 @@ async fn hostile_submits(world: &mut PaymentWorld) -> Result<(), Failure> {
 /// A fresh payment's token, so that a shrunk submit is not refused only
 /// because an earlier one used the token up.
 async fn fresh_token(world: &PaymentWorld) -> Option<String> {
-    let target = world.target();
-    let create = RecordedRequest::new(Method::POST, target.api_url(CREATE_PATH))
-        .header(
-            "Authorization",
-            format!("apikey {}", target.api_key.expose()),
-        )
-        .header("Content-Type", "application/json")
-        .body(create_body(world).to_string());
+    let create = create_request(world, create_body(world).to_string().into_bytes());
     let answer = create.send(&world.ctx.client, world.ctx.limits).await;
     json_of(&answer)?
         .pointer("/payload/paymentToken")
