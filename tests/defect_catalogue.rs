@@ -70,6 +70,14 @@ async fn browser_permit(driver: &str) -> Option<tokio::sync::SemaphorePermit<'st
 }
 
 async fn run_against(twin: TwinService, driver: &str, tags: Option<&str>) -> RunOutput {
+    // A robustness run sends hundreds of requests at once and keeps both
+    // cores busy for a moment: no browser run shares the machine with it,
+    // so that neither's timing decides the other's verdict.
+    let _alone = if tags.is_some_and(|t| t.contains("robustness")) {
+        Some(BROWSER_RUNS.acquire_many(2).await.expect("open semaphore"))
+    } else {
+        None
+    };
     let target = TempFile::new("twin-target.toml", &twin.target_toml_for(driver));
     // Short, so the hanging defect costs two seconds a scenario.
     let mut args = vec![
@@ -336,6 +344,8 @@ fn the_readme_shows_the_catalogue_as_it_is() {
 /// seed finds it again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hostile_body_finding_is_shrunk_and_replays_from_its_seed() {
+    // Alone on the machine, as every robustness run here (see run_against).
+    let _alone = BROWSER_RUNS.acquire_many(2).await.expect("open semaphore");
     let run = || async {
         let twin = TwinService::start(Some(Defect::DeepNestingCrashes)).await;
         let target = TempFile::new("twin-target.toml", &twin.target_toml());
