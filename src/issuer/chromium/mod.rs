@@ -209,25 +209,29 @@ impl Chromium {
             client: &self.client,
             reservation,
         };
-        // A browser short of CPU answers late now and then: tried again.
+        // A browser short of CPU answers late now and then: tried again,
+        // each try bounded; only a browser that never answers is given up.
         let mut attempt = 1;
         loop {
-            let reset = tokio::time::timeout(COMMAND_BOUND, turn.reset()).await;
-            let Ok(reset) = reset else {
-                let why = format!(
-                    "no answer to resetting the page within {} s",
-                    COMMAND_BOUND.as_secs()
-                );
-                self.stall(&why);
-                return Err(why);
-            };
+            let reset = tokio::time::timeout(COMMAND_BOUND, turn.reset())
+                .await
+                .map_err(|_| None)
+                .and_then(|reset| reset.map_err(Some));
             match reset {
                 Ok(()) => return Ok(turn),
                 Err(_) if attempt < RESET_ATTEMPTS => {
                     attempt += 1;
                     tokio::time::sleep(Duration::from_millis(300)).await;
                 }
-                Err(e) => return Err(e),
+                Err(Some(e)) => return Err(e),
+                Err(None) => {
+                    let why = format!(
+                        "no answer to resetting the page, {RESET_ATTEMPTS} times {} s",
+                        COMMAND_BOUND.as_secs()
+                    );
+                    self.stall(&why);
+                    return Err(why);
+                }
             }
         }
     }
