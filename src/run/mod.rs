@@ -21,10 +21,12 @@ use cucumber::{World as _, gherkin::tagexpr::TagOperation, tag::Ext as _};
 use payconf_reference::{ReferenceConfig, RunningServer};
 
 mod browser;
+mod needs;
 mod suite;
 
 use crate::interruption::Interruption;
 use browser::start_browser;
+pub use needs::{ISSUER_TAG, RESULT_PAGE_TAG, drives_buyer, unmet_need};
 pub use suite::Suite;
 
 use crate::{
@@ -34,7 +36,7 @@ use crate::{
     features::{Preparsed, ScenarioEntry, effective_tags, file_name},
     issuer::chromium::Chromium,
     reports::{ReportFiles, ReportInputs, write_reports},
-    target::{AcsDriver, Environment, TargetConfig, TargetFile, TargetOverrides},
+    target::{Environment, TargetConfig, TargetFile, TargetOverrides},
     waivers::Waivers,
     world::{PaymentWorld, RunContext, with_context},
 };
@@ -273,20 +275,6 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     Ok(ExitCode::from(code))
 }
 
-/// The tag of scenarios that go through the issuer's page.
-pub const ISSUER_TAG: &str = "issuer";
-
-/// The tag of scenarios where the buyer follows the service's redirect
-/// address to the page they land on (which may be a page of the service's
-/// own that passes them on).
-pub const RESULT_PAGE_TAG: &str = "result-page";
-
-/// Whether a scenario with these tags may drive the buyer's browser.
-pub fn drives_buyer<T: AsRef<str>>(tags: &[T]) -> bool {
-    tags.iter()
-        .any(|t| matches!(t.as_ref(), ISSUER_TAG | RESULT_PAGE_TAG))
-}
-
 /// The tag of scenarios that send no card data, the only ones run against production.
 pub const PRODUCTION_SAFE: &str = "production-safe";
 
@@ -366,27 +354,6 @@ async fn reachable(target: &TargetConfig, timeout: Duration) -> Result<(), NotRu
             timeout.as_secs()
         ))),
     }
-}
-
-/// Why the target cannot run a scenario, from the tags naming what it needs.
-pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
-    let needs = |tag: &str| tags.iter().any(|t| t == tag);
-    if needs(ISSUER_TAG) && target.acs.driver == AcsDriver::None {
-        return Some("acs.driver is none: the issuer page cannot be driven".to_owned());
-    }
-    if needs("success-page") && target.success_url.is_none() {
-        return Some("the target names no success_url".to_owned());
-    }
-    if needs("failure-page") && target.failure_url.is_none() {
-        return Some("the target names no failure_url".to_owned());
-    }
-    if needs("declined-card") && target.cards.declined.is_none() {
-        return Some("the target names no cards.declined".to_owned());
-    }
-    if needs("token-lifetime") && target.token_lifetime.is_none() {
-        return Some("the target names no token_lifetime_secs".to_owned());
-    }
-    None
 }
 
 async fn execute(
