@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use payconf::contract::{Conformance, Profile, compile_schema};
 use payconf_reference::{ApiError, code, transaction_code};
 use serde_json::{Value, json};
-use support::contract;
+use support::{contract, find_operation, resolve};
 
 fn document() -> &'static Value {
     contract().document()
@@ -158,26 +158,6 @@ fn the_contracts_own_operations_and_success_answers_are_core() {
                 "{operation} {status}"
             );
         }
-    }
-}
-
-fn find_operation(operation_id: &str) -> (String, &'static Value) {
-    for (path, item) in document()["paths"].as_object().expect("paths") {
-        for operation in item.as_object().expect("item").values() {
-            if operation["operationId"] == operation_id {
-                return (path.clone(), operation);
-            }
-        }
-    }
-    panic!("no operation {operation_id}");
-}
-
-fn resolve(value: &Value) -> &Value {
-    match value.get("$ref").and_then(Value::as_str) {
-        Some(r) => document()
-            .pointer(r.trim_start_matches('#'))
-            .expect("ref resolves"),
-        None => value,
     }
 }
 
@@ -461,111 +441,5 @@ fn violations_never_echo_the_offending_value() {
     assert!(
         !violations.to_string().contains("4775718800002026"),
         "{violations}"
-    );
-}
-
-/// The rules of the request schemas the contract itself states, each with
-/// its sentence. Every other rule of a core request schema is the reference
-/// profile's and must be listed in the schema's `x-reference`.
-const STATED_RULES: [(&str, &str, &str); 4] = [
-    (
-        "amount",
-        "pattern",
-        "Decimal amount written with a dot as separator and two decimals",
-    ),
-    ("expMonth", "pattern", "Two-digit expiry month"),
-    ("expYear", "pattern", "Two-digit expiry year"),
-    ("email", "format", "Buyer e-mail address"),
-];
-
-/// The rule keywords a schema can carry.
-const RULES: [&str; 9] = [
-    "required",
-    "pattern",
-    "format",
-    "minLength",
-    "maxLength",
-    "minimum",
-    "maximum",
-    "enum",
-    "minItems",
-];
-
-/// Walks a request schema: (property name, schema) for it and every
-/// schema below it.
-fn request_schemas<'a>(name: &str, schema: &'a Value, out: &mut Vec<(String, &'a Value)>) {
-    let schema = resolve(schema);
-    out.push((name.to_owned(), schema));
-    for (child, property) in schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        request_schemas(child, property, out);
-    }
-}
-
-#[test]
-fn request_rules_the_contract_leaves_open_are_marked_reference() {
-    let mut unmarked = Vec::new();
-    let mut stale = Vec::new();
-    for operation_id in ["createPayment", "submitPayment"] {
-        let (_, operation) = find_operation(operation_id);
-        let body = &operation["requestBody"]["content"]["application/json"]["schema"];
-        let mut schemas = Vec::new();
-        request_schemas(operation_id, body, &mut schemas);
-        for (name, schema) in schemas {
-            let marked: Vec<&str> = schema
-                .get("x-reference")
-                .and_then(Value::as_array)
-                .map(|rules| rules.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            for rule in &marked {
-                if schema.get(*rule).is_none() {
-                    stale.push(format!("{name}: x-reference names {rule}, which it lacks"));
-                }
-            }
-            if conformance_of(schema) != Some("core") {
-                continue;
-            }
-            for rule in RULES.iter().filter(|rule| schema.get(**rule).is_some()) {
-                let stated = STATED_RULES
-                    .iter()
-                    .any(|(field, stated, _)| *field == name && stated == rule);
-                if !stated && !marked.contains(rule) {
-                    unmarked.push(format!("{name}.{rule}"));
-                }
-            }
-        }
-    }
-    assert!(
-        unmarked.is_empty(),
-        "rules the contract does not state, not in x-reference: {unmarked:?}"
-    );
-    assert!(stale.is_empty(), "{stale:?}");
-}
-
-#[test]
-fn the_docs_show_reference_rules_as_such() {
-    let rows = payconf::docs::fields::fields(
-        document(),
-        &json!({"$ref": "#/components/schemas/SubmitPaymentRequest"}),
-    );
-    let row = |name: &str| {
-        rows.iter()
-            .find(|r| r.name == name)
-            .unwrap_or_else(|| panic!("a row for {name}"))
-    };
-    assert!(row("shopLogin").required && row("shopLogin").required_by_reference);
-    assert!(
-        row("paymentTypeDetails.creditcard.CVV")
-            .format
-            .contains("(reference)")
-    );
-    let month = &row("paymentTypeDetails.creditcard.expMonth").format;
-    assert!(
-        month.contains("pattern") && !month.contains("(reference)"),
-        "{month}"
     );
 }

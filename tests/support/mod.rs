@@ -23,6 +23,29 @@ pub fn contract() -> &'static Contract {
     })
 }
 
+/// The operation with this `operationId` in the spec, and its path.
+pub fn find_operation(operation_id: &str) -> (String, &'static Value) {
+    for (path, item) in contract().document()["paths"].as_object().expect("paths") {
+        for operation in item.as_object().expect("item").values() {
+            if operation["operationId"] == operation_id {
+                return (path.clone(), operation);
+            }
+        }
+    }
+    panic!("no operation {operation_id}");
+}
+
+/// A `$ref` within the spec, followed once.
+pub fn resolve(value: &Value) -> &Value {
+    match value.get("$ref").and_then(Value::as_str) {
+        Some(r) => contract()
+            .document()
+            .pointer(r.trim_start_matches('#'))
+            .expect("ref resolves"),
+        None => value,
+    }
+}
+
 /// A JSON answer.
 #[derive(Debug)]
 pub struct Answer {
