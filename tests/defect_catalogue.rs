@@ -96,8 +96,9 @@ async fn run_against(twin: TwinService, driver: &str, tags: Option<&str>) -> Run
 fn assert_browser_passes_everything(what: impl std::fmt::Debug, output: &RunOutput) {
     assert!(
         output.stdout.contains("browser: Chromium"),
-        "{what:?}: the browser drove the buyer:\n{}",
-        output.stdout
+        "{what:?}: the browser drove the buyer:\n{}\n{}",
+        output.stdout,
+        output.stderr
     );
     assert_passes_everything(output);
 }

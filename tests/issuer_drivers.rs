@@ -379,3 +379,45 @@ async fn a_browser_that_stopped_answering_is_not_used_again() {
     assert!(started.elapsed() < std::time::Duration::from_secs(1));
     chromium.close().await;
 }
+
+/// A Chromium that fails its first start (as Chromium now and then does on
+/// a cold or busy machine) is started again, and the run goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_that_fails_its_first_start_is_started_again() {
+    use payconf::issuer::chromium::{BrowserSettings, Chromium, locate};
+    if !browser_or_skip("a_browser_that_fails_its_first_start_is_started_again") {
+        return;
+    }
+    let _browser = BROWSER_RUNS.acquire().await.expect("open semaphore");
+    let real =
+        locate(&BrowserSettings::default(), |name| std::env::var(name).ok()).expect("a browser");
+    let folder = std::env::temp_dir().join(format!("payconf-flaky-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).expect("a folder");
+    let started_once = folder.join("started-once");
+    let wrapper = TempFile::new(
+        "flaky-chromium.sh",
+        &format!(
+            "#!/bin/sh\nif [ ! -e '{marker}' ]; then touch '{marker}'; exit 1; fi\nexec '{real}' \"$@\"\n",
+            marker = started_once.display(),
+            real = real.chromium.display()
+        ),
+    );
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper.0, std::fs::Permissions::from_mode(0o755))
+            .expect("an executable wrapper");
+    }
+    let settings = BrowserSettings {
+        chromium: Some(wrapper.0.display().to_string()),
+        chromedriver: Some(real.chromedriver.display().to_string()),
+        ..BrowserSettings::default()
+    };
+    let programs = locate(&settings, |_| None).expect("the wrapper is found");
+    let chromium = Chromium::start(&programs, &settings, std::time::Duration::from_secs(10)).await;
+    let started_twice = started_once.exists();
+    let _ = std::fs::remove_dir_all(&folder);
+    let chromium = chromium.expect("the second start succeeds");
+    assert!(started_twice, "the first start failed as arranged");
+    assert!(chromium.turn(chromium.reserve().await).await.is_ok());
+    chromium.close().await;
+}

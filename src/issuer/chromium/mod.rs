@@ -37,8 +37,11 @@ mod programs;
 
 pub use programs::{BrowserError, BrowserPrograms, BrowserSettings, INSTALL_HINT, locate};
 
-/// How long ChromeDriver and the browser have to start.
+/// How long ChromeDriver and the browser have to start, each try.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How often payconf tries to start the browser before it gives up.
+const START_ATTEMPTS: usize = 3;
 
 /// A running headless Chromium and the ChromeDriver that drives it.
 #[derive(Debug)]
@@ -57,12 +60,33 @@ pub struct Chromium {
 
 impl Chromium {
     /// Starts ChromeDriver on a free loopback port and a browser session.
+    ///
+    /// Chromium now and then fails its first start on a busy or cold
+    /// machine ("session not created"): a start that got as far as
+    /// ChromeDriver is tried again from scratch, up to [`START_ATTEMPTS`]
+    /// times, and the error names every try's reason.
     pub async fn start(
         programs: &BrowserPrograms,
         settings: &BrowserSettings,
         page_load: Duration,
     ) -> Result<Self, BrowserError> {
-        let start = |e: &dyn std::fmt::Display| BrowserError::Start(e.to_string());
+        let mut reasons = Vec::new();
+        for _ in 0..START_ATTEMPTS {
+            match Self::start_once(programs, settings, page_load).await {
+                Ok(browser) => return Ok(browser),
+                Err(Attempt::Final(error)) => return Err(error),
+                Err(Attempt::Again(reason)) => reasons.push(reason),
+            }
+        }
+        Err(BrowserError::Start(tries_said(&reasons)))
+    }
+
+    async fn start_once(
+        programs: &BrowserPrograms,
+        settings: &BrowserSettings,
+        page_load: Duration,
+    ) -> Result<Self, Attempt> {
+        let start = |e: &dyn std::fmt::Display| Attempt::Again(e.to_string());
         let mut driver = Command::new(&programs.chromedriver)
             .arg("--port=0")
             .stdin(Stdio::null())
@@ -71,10 +95,10 @@ impl Chromium {
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| {
-                start(&format!(
+                Attempt::Final(BrowserError::Start(format!(
                     "cannot run {}: {e}",
                     programs.chromedriver.display()
-                ))
+                )))
             })?;
         let stdout = driver.stdout.take().expect("stdout was piped");
         let port = tokio::time::timeout(START_TIMEOUT, driver_port(stdout))
@@ -250,6 +274,25 @@ impl Chromium {
         }
         let _ = std::fs::remove_dir_all(&self.profile);
     }
+}
+
+/// How one try at starting the browser failed.
+enum Attempt {
+    /// Worth another try, for this reason.
+    Again(String),
+    /// Not worth another: the programs cannot run at all.
+    Final(BrowserError),
+}
+
+/// Every try's reason, once each, in the order they came.
+fn tries_said(reasons: &[String]) -> String {
+    let mut said: Vec<&str> = Vec::new();
+    for reason in reasons {
+        if !said.contains(&reason.as_str()) {
+            said.push(reason);
+        }
+    }
+    format!("{} tries, {}", reasons.len(), said.join("; then "))
 }
 
 /// Reads ChromeDriver's first lines until it names its port, then keeps
