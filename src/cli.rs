@@ -1,9 +1,11 @@
 //! The command line: flags are documented where they are defined, and
 //! `main` turns every outcome into an exit code.
 
-use std::{io::IsTerminal, net::SocketAddr, path::PathBuf, process::ExitCode};
+use std::{net::SocketAddr, path::PathBuf, process::ExitCode};
 
 use clap::{Parser, Subcommand};
+
+use crate::logging::LogStyle;
 
 /// Exit code of a run that could not be carried out: usage, configuration,
 /// an unreachable target, or a harness error.
@@ -30,8 +32,33 @@ pub enum Command {
     /// features: an HTML site entered at OUT/index.html, and the same as Markdown.
     Docs(DocsArgs),
     /// Measure the reference implementation under load: create and
-    /// create+submit throughput and latency, memory per live payment.
+    /// create+submit throughput and latency, memory per live payment, and
+    /// the runner's time and memory.
     Bench(BenchArgs),
+    /// The processes `payconf bench` starts; not for users.
+    #[command(hide = true)]
+    BenchHelper {
+        /// Which.
+        #[command(subcommand)]
+        helper: BenchHelper,
+    },
+}
+
+/// The processes `payconf bench` starts.
+#[derive(Debug, Subcommand)]
+pub enum BenchHelper {
+    /// The bare hyper server of `--baseline`, answering BODY to every request.
+    Baseline {
+        /// The answer's body.
+        #[arg(long)]
+        body: String,
+    },
+    /// Runs `payconf ARGS` and prints its wall time and peak resident memory.
+    Measure {
+        /// The measured command's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 /// Flags of `payconf bench`.
@@ -46,10 +73,15 @@ pub struct BenchArgs {
     /// Live payments to create for the memory measurement (0: skip it).
     #[arg(long, default_value_t = 1_000_000)]
     pub live_payments: usize,
-    /// Measure a running `payconf serve` at this address instead of an
-    /// in-process reference implementation.
+    /// Measure a running service at this address instead of a `payconf
+    /// serve` the benchmark starts.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<url::Url>,
+    /// Measure a bare hyper server answering a create answer's bytes first,
+    /// in the same run with the same load client, and give every throughput
+    /// as a ratio to it.
+    #[arg(long)]
+    pub baseline: bool,
     /// Measure the browser driver instead: Chromium's start, and each issuer
     /// scenario against every issuer page style of the reference implementation.
     #[arg(long)]
@@ -158,7 +190,11 @@ pub struct ServeArgs {
 
 /// Runs a parsed command line and returns the process's exit code.
 pub fn main(cli: Cli) -> ExitCode {
-    init_logging();
+    // Held to the end: dropping it writes the lines still queued.
+    let _logging = crate::logging::init(match cli.command {
+        Command::Serve(_) => LogStyle::Service,
+        _ => LogStyle::Command,
+    });
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -192,7 +228,18 @@ pub fn main(cli: Cli) -> ExitCode {
                 duration: std::time::Duration::from_secs(args.duration),
                 live_payments: args.live_payments,
                 base_url: args.base_url,
+                baseline: args.baseline,
             }))
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(anyhow::Error::msg),
+        Command::BenchHelper {
+            helper: BenchHelper::Baseline { body },
+        } => runtime
+            .block_on(crate::bench::serve_baseline(body))
+            .map(|()| ExitCode::SUCCESS),
+        Command::BenchHelper {
+            helper: BenchHelper::Measure { args },
+        } => crate::bench::measure_child(&args)
             .map(|()| ExitCode::SUCCESS)
             .map_err(anyhow::Error::msg),
     };
@@ -257,28 +304,5 @@ fn run_options(args: Box<RunArgs>) -> crate::run::RunOptions {
         },
         waivers: args.waivers,
         allow_production: args.allow_production,
-    }
-}
-
-/// Logs go to stderr, filtered by `PAYCONF_LOG` (default `info`), so stdout
-/// stays for what scripts read.
-fn init_logging() {
-    // `payconf run` keeps stderr for its own messages: the embedded
-    // reference implementation logs only warnings there.
-    let filter = tracing_subscriber::EnvFilter::try_from_env("PAYCONF_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_log_filter()));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .try_init();
-}
-
-fn default_log_filter() -> &'static str {
-    // `run`, `bench` and `docs` keep stderr for their own messages; a log
-    // line per payment would also be what `bench` measures.
-    match std::env::args().nth(1).as_deref() {
-        Some("run" | "bench" | "docs") => "warn",
-        _ => "info",
     }
 }

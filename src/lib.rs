@@ -27,6 +27,7 @@ pub mod hostile;
 pub mod interruption;
 pub mod issuer;
 pub mod list;
+pub mod logging;
 pub mod redact;
 pub mod reports;
 pub mod requirements;

@@ -158,3 +158,74 @@ fn serve_on_a_busy_port_exits_2_naming_the_address() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains(&addr));
 }
+
+/// The default log (a line a payment, written off the request path) loses
+/// nothing when the service is stopped: every payment answered before
+/// SIGTERM has its line, written out before the process exits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_logs_every_payment_by_default_and_loses_no_line_on_sigterm() {
+    const PAYMENTS: usize = 3000;
+    const CONNECTIONS: usize = 16;
+    let log = std::env::temp_dir().join(format!("payconf-serve-log-{}.txt", std::process::id()));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_payconf"))
+        .env_remove("PAYCONF_LOG")
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).expect("a log file"))
+        .spawn()
+        .expect("payconf starts");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("first line");
+    let base = first
+        .trim_end()
+        .strip_prefix("listening on ")
+        .expect("an address")
+        .to_owned();
+
+    let client = reqwest::Client::new();
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..CONNECTIONS {
+        let client = client.clone();
+        let url = format!("{base}/api/v1/payment/create/");
+        tasks.spawn(async move {
+            let mut answered = 0;
+            for i in 0..PAYMENTS / CONNECTIONS {
+                let response = client
+                    .post(&url)
+                    .header("authorization", "apikey demo-api-key")
+                    .header("content-type", "application/json")
+                    .body(format!(
+                        r#"{{"shopLogin":"DEMO_SHOP","amount":"1.00","currency":"EUR","shopTransactionID":"log-{i}"}}"#
+                    ))
+                    .send()
+                    .await
+                    .expect("an answer");
+                assert_eq!(response.status(), 200);
+                answered += 1;
+            }
+            answered
+        });
+    }
+    let mut answered = 0;
+    while let Some(count) = tasks.join_next().await {
+        answered += count.expect("a task ends");
+    }
+    assert_stops_gracefully_on_sigterm(&mut child);
+
+    let text = std::fs::read_to_string(&log).expect("the log");
+    let _ = std::fs::remove_file(&log);
+    let lines = text
+        .lines()
+        .filter(|l| l.contains(" INFO ") && l.contains("payment created"))
+        .count();
+    assert_eq!(lines, answered, "a line for every payment answered");
+    assert_eq!(answered, PAYMENTS / CONNECTIONS * CONNECTIONS);
+    assert!(
+        text.lines()
+            .last()
+            .is_some_and(|l| l.contains("all connections closed")),
+        "the shutdown's own lines come last:\n{}",
+        text.lines().last().unwrap_or_default()
+    );
+}

@@ -80,6 +80,10 @@ pub struct NewPayment {
     pub shop_transaction_id: Box<str>,
 }
 
+/// How long a submitted payment stays, at least: see
+/// [`PaymentStore::keep_submitted`].
+pub const SUBMITTED_RETENTION: Duration = Duration::from_secs(15 * 60);
+
 /// A payment's token could not be used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NoSuchPayment;
@@ -137,6 +141,17 @@ impl PaymentStore {
                 return (token, id);
             }
         }
+    }
+
+    /// Keeps a payment that has just left `Created` for at least
+    /// [`SUBMITTED_RETENTION`] (or its token's lifetime, if longer) from
+    /// now: the token's lifetime bounds the wait for submit, not the buyer's
+    /// time at the issuer nor the answers to later submits of the token.
+    pub fn keep_submitted(&self, payment: &mut Payment) {
+        let until = self
+            .now_ms()
+            .saturating_add(duration_ms(SUBMITTED_RETENTION.max(self.lifetime)));
+        payment.expires_at_ms = payment.expires_at_ms.max(until);
     }
 
     /// Runs `f` on the live payment a token names, under its shard's lock.
@@ -259,5 +274,19 @@ mod tests {
         let (token, id) = store.create(new_payment());
         assert_eq!(store.sweep(), 0);
         assert_eq!(store.with_payment(&token, |p| p.id), Ok(id));
+    }
+
+    #[test]
+    fn a_submitted_payment_outlives_its_token_lifetime() {
+        let store = PaymentStore::new(Duration::from_millis(30));
+        let (submitted, id) = store.create(new_payment());
+        let (waiting, _) = store.create(new_payment());
+        store
+            .with_payment(&submitted, |p| store.keep_submitted(p))
+            .expect("live when submitted");
+        std::thread::sleep(Duration::from_millis(60));
+        assert_eq!(store.with_payment(&waiting, |p| p.id), Err(NoSuchPayment));
+        assert_eq!(store.with_payment(&submitted, |p| p.id), Ok(id));
+        assert_eq!(store.sweep(), 1, "only the unsubmitted payment is swept");
     }
 }

@@ -120,6 +120,7 @@ pub(crate) async fn submit(
                 return Err(ApiError::AlreadyProcessed);
             }
             p.state = new_state;
+            service.store.keep_submitted(p);
             p.masked_pan = Some(masked_pan.as_str().into());
             if redirects != BuyerRedirects::default() {
                 p.buyer_redirects = Some(Box::new(redirects.clone()));

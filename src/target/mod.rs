@@ -457,7 +457,7 @@ impl TargetConfig {
             "amount": self.amount,
             "success_url": self.success_url.as_ref().map(Url::as_str),
             "failure_url": self.failure_url.as_ref().map(Url::as_str),
-            "token_lifetime_secs": self.token_lifetime.map(|d| d.as_secs()),
+            "token_lifetime_secs": self.token_lifetime.map(|d| d.as_secs_f64()),
             "submit_authorization": self.submit_authorization,
             "buyer_name": self.buyer_name,
             "buyer_email": self.buyer_email,

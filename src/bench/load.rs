@@ -1,0 +1,211 @@
+//! The load client: hyper's HTTP/1.1 connections, one task per connection,
+//! each sending its next request as soon as the last is answered, for a
+//! fixed time; every request's latency is kept.
+
+use std::{
+    net::SocketAddr,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::{Request, client::conn::http1};
+use hyper_util::rt::TokioIo;
+use tokio::{net::TcpStream, task::JoinSet};
+
+/// Latencies of one scenario and how many it completed.
+#[derive(Debug, Default)]
+struct Samples {
+    /// Microseconds, one per request.
+    latencies: Vec<u32>,
+    /// Completed units (requests or flows).
+    units: u64,
+    /// Creates answered with a payment token.
+    created: u64,
+    /// Answers that were not what the scenario expects.
+    errors: u64,
+}
+
+const CREATE_PATH: &str = "/api/v1/payment/create/";
+const SUBMIT_PATH: &str = "/api/v1/payment/submit/";
+const CREATE_BODY: &str =
+    r#"{"shopLogin":"DEMO_SHOP","amount":"10.00","currency":"EUR","shopTransactionID":"bench-1"}"#;
+const SUBMIT_BODY: &str = r#"{"shopLogin":"DEMO_SHOP","buyer":{"name":"Jane Doe","email":"jane@mail.example"},"paymentTypeDetails":{"creditcard":{"number":"4775718800002026","expMonth":"12","expYear":"99","CVV":"123","DCC":null}}}"#;
+
+/// One connection's sender.
+pub(super) type Sender = http1::SendRequest<Full<Bytes>>;
+
+pub(super) async fn connect(address: SocketAddr) -> Result<Sender, String> {
+    let stream = TcpStream::connect(address)
+        .await
+        .map_err(|e| format!("cannot connect to {address}: {e}"))?;
+    let _ = stream.set_nodelay(true);
+    let (sender, connection) = http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| format!("HTTP handshake with {address}: {e}"))?;
+    tokio::spawn(connection);
+    Ok(sender)
+}
+
+/// Sends one request; returns the answer's body, or `None` on a transport error.
+pub(super) async fn send(
+    sender: &mut Sender,
+    request: Request<Full<Bytes>>,
+) -> Option<(u16, Bytes)> {
+    sender.ready().await.ok()?;
+    let response = sender.send_request(request).await.ok()?;
+    let status = response.status().as_u16();
+    let body = response.into_body().collect().await.ok()?.to_bytes();
+    Some((status, body))
+}
+
+pub(super) fn create_request(host: &str) -> Request<Full<Bytes>> {
+    Request::post(CREATE_PATH)
+        .header("host", host)
+        .header("content-type", "application/json")
+        .header("authorization", "apikey demo-api-key")
+        .body(Full::new(Bytes::from_static(CREATE_BODY.as_bytes())))
+        .expect("a valid request")
+}
+
+fn submit_request(host: &str, token: &str) -> Request<Full<Bytes>> {
+    Request::post(SUBMIT_PATH)
+        .header("host", host)
+        .header("content-type", "application/json")
+        .header("paymenttoken", token)
+        .body(Full::new(Bytes::from_static(SUBMIT_BODY.as_bytes())))
+        .expect("a valid request")
+}
+
+/// The token of a create answer, found without parsing the whole body.
+fn token_of(body: &[u8]) -> Option<&str> {
+    const KEY: &[u8] = br#""paymentToken":""#;
+    let at = body.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
+    std::str::from_utf8(body.get(at..at + 36)?).ok()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Scenario {
+    /// Creates only: a request a unit.
+    Create,
+    /// A create, then a submit with its token: two requests a unit.
+    Flow,
+}
+
+async fn connection_loop(
+    address: SocketAddr,
+    host: Arc<str>,
+    scenario: Scenario,
+    until: Instant,
+) -> Result<Samples, String> {
+    let mut sender = connect(address).await?;
+    let mut samples = Samples::default();
+    while Instant::now() < until {
+        let started = Instant::now();
+        let Some((status, body)) = send(&mut sender, create_request(&host)).await else {
+            samples.errors += 1;
+            sender = connect(address).await?;
+            continue;
+        };
+        samples.latencies.push(micros(started.elapsed()));
+        let token = token_of(&body).filter(|_| status == 200);
+        let Some(token) = token else {
+            samples.errors += 1;
+            continue;
+        };
+        samples.created += 1;
+        if scenario == Scenario::Flow {
+            let started = Instant::now();
+            let answer = send(&mut sender, submit_request(&host, token)).await;
+            samples.latencies.push(micros(started.elapsed()));
+            match answer {
+                Some((200, body)) if body.windows(4).any(|w| w == br#""OK""#) => {}
+                Some(_) => {
+                    samples.errors += 1;
+                    continue;
+                }
+                None => {
+                    samples.errors += 1;
+                    sender = connect(address).await?;
+                    continue;
+                }
+            }
+        }
+        samples.units += 1;
+    }
+    Ok(samples)
+}
+
+fn micros(d: Duration) -> u32 {
+    u32::try_from(d.as_micros()).unwrap_or(u32::MAX)
+}
+
+/// What one scenario measured.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Figures {
+    /// Units (requests or flows) a second.
+    pub rate: f64,
+    /// Requests sent.
+    pub requests: usize,
+    /// Creates answered with a payment token.
+    pub created: u64,
+    /// Answers that were not what the scenario expects.
+    pub errors: u64,
+    /// Latency percentiles in milliseconds: p50, p90, p99, p99.9, max.
+    pub latency: [f64; 5],
+}
+
+impl Figures {
+    /// The figures as a line: rate, requests, latency, errors.
+    pub fn line(&self, name: &str, unit: &str, ratio: Option<f64>) -> String {
+        let [p50, p90, p99, p999, max] = self.latency;
+        let ratio = ratio.map_or_else(|| " ".repeat(16), |r| format!("{r:>5.2}x baseline "));
+        format!(
+            "{name:<16} {:>8.0} {unit}/s {ratio}  requests {:>9}   latency ms: p50 {p50:.3}  p90 {p90:.3}  p99 {p99:.3}  p99.9 {p999:.3}  max {max:.3}   errors {}",
+            self.rate, self.requests, self.errors,
+        )
+    }
+}
+
+/// Runs a scenario on `connections` connections for `duration`.
+pub(super) async fn run_scenario(
+    address: SocketAddr,
+    host: &Arc<str>,
+    scenario: Scenario,
+    connections: usize,
+    duration: Duration,
+) -> Result<Figures, String> {
+    let started = Instant::now();
+    let until = started + duration;
+    let mut tasks = JoinSet::new();
+    for _ in 0..connections {
+        tasks.spawn(connection_loop(address, Arc::clone(host), scenario, until));
+    }
+    let mut all = Samples::default();
+    while let Some(result) = tasks.join_next().await {
+        let samples = result.map_err(|e| format!("a load task failed: {e}"))??;
+        all.latencies.extend(samples.latencies);
+        all.units += samples.units;
+        all.created += samples.created;
+        all.errors += samples.errors;
+    }
+    let took = started.elapsed();
+    all.latencies.sort_unstable();
+    let l = &all.latencies;
+    Ok(Figures {
+        rate: all.units as f64 / took.as_secs_f64(),
+        requests: l.len(),
+        created: all.created,
+        errors: all.errors,
+        latency: [50.0, 90.0, 99.0, 99.9, 100.0].map(|p| percentile(l, p)),
+    })
+}
+
+fn percentile(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
+    f64::from(sorted[rank.min(sorted.len() - 1)]) / 1000.0
+}
