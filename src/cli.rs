@@ -82,6 +82,10 @@ pub struct BenchArgs {
     /// as a ratio to it.
     #[arg(long)]
     pub baseline: bool,
+    /// Rounds the scenarios take turns in (baseline, create, create+submit,
+    /// then again), each a share of `--duration`.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=100))]
+    pub rounds: u64,
     /// Measure the browser driver instead: Chromium's start, and each issuer
     /// scenario against every issuer page style of the reference implementation.
     #[arg(long)]
@@ -229,6 +233,7 @@ pub fn main(cli: Cli) -> ExitCode {
                 live_payments: args.live_payments,
                 base_url: args.base_url,
                 baseline: args.baseline,
+                rounds: usize::try_from(args.rounds).unwrap_or(5),
             }))
             .map(|()| ExitCode::SUCCESS)
             .map_err(anyhow::Error::msg),

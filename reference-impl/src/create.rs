@@ -80,9 +80,7 @@ pub(crate) struct CreateRequest<'a> {
 
 impl<'a> CreateRequest<'a> {
     /// Validates every field of a create body, each refusal naming its field.
-    pub(crate) fn read(
-        object: &'a serde_json::Map<String, serde_json::Value>,
-    ) -> Result<Self, ApiError> {
+    pub(crate) fn read(object: &'a crate::json::Object) -> Result<Self, ApiError> {
         let fields = Fields::root(object);
         let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
         let amount = Amount::parse(fields.required_str("amount", code::AMOUNT_NOT_NUMERIC)?)

@@ -65,9 +65,13 @@ pub fn refusal(error: &ApiError) -> Response<Full<Bytes>> {
 fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response<Full<Bytes>> {
     // Serializing these plain structs cannot fail; if it ever did, the caller
     // still gets a well-formed technical-error envelope rather than a panic.
-    let bytes = serde_json::to_vec(body).unwrap_or_else(|_| {
-        br#"{"error":{"code":"9999","description":"technical error"},"payload":{}}"#.to_vec()
-    });
+    // Sized for the answers the service gives, so it is written without growing.
+    let mut bytes = Vec::with_capacity(512);
+    let bytes = serde_json::to_writer(&mut bytes, body)
+        .map(|()| bytes)
+        .unwrap_or_else(|_| {
+            br#"{"error":{"code":"9999","description":"technical error"},"payload":{}}"#.to_vec()
+        });
     let mut response = Response::new(Full::new(Bytes::from(bytes)));
     *response.status_mut() = status;
     response.headers_mut().insert(

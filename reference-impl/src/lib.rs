@@ -33,6 +33,7 @@ mod create;
 mod envelope;
 mod error;
 mod issuer;
+mod json;
 mod money;
 mod pages;
 mod request_body;

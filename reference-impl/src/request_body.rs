@@ -6,10 +6,12 @@ use std::time::Duration;
 use http::{HeaderMap, header};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
+use serde::de::DeserializeSeed;
 
-use crate::error::{ApiError, code};
+use crate::{
+    error::{ApiError, code},
+    json::{Json, Object, Strict},
+};
 
 /// The largest request body the service reads.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -19,7 +21,7 @@ pub async fn read_json_object(
     headers: &HeaderMap,
     body: Incoming,
     timeout: Duration,
-) -> Result<Map<String, Value>, ApiError> {
+) -> Result<Object, ApiError> {
     if !is_json_media_type(headers) {
         return Err(ApiError::UnsupportedMediaType);
     }
@@ -56,99 +58,19 @@ pub async fn read_json_object(
 /// which of the two a reader takes differs between parsers, so a request
 /// that could mean two payments means none. Nesting deeper than serde_json's
 /// limit (128) is refused too.
-pub fn parse_json_object(bytes: &[u8]) -> Result<Map<String, Value>, ApiError> {
+pub fn parse_json_object(bytes: &[u8]) -> Result<Object, ApiError> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let parsed = StrictValue
+    let parsed = Strict
         .deserialize(&mut deserializer)
         .and_then(|value| deserializer.end().map(|()| value));
     match parsed {
-        Ok(Value::Object(map)) => Ok(map),
+        Ok(Json::Object(object)) => Ok(object),
         Ok(_) => Err(ApiError::MalformedJson("expected a JSON object".into())),
         Err(e) => Err(ApiError::MalformedJson(e.to_string())),
     }
 }
 
-/// A JSON value, built as serde_json builds one, but refusing duplicate keys.
-#[derive(Clone, Copy)]
-struct StrictValue;
-
-impl<'de> DeserializeSeed<'de> for StrictValue {
-    type Value = Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for StrictValue {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(StrictValue)? {
-            items.push(item);
-        }
-        Ok(Value::Array(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut object = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if object.contains_key(&key) {
-                // Named only when it reads as a field name: a key can hold
-                // anything the client sent, a card number among them.
-                let field_name =
-                    key.len() <= 64 && key.chars().all(|c| c.is_ascii_alphabetic() || c == '_');
-                return Err(if field_name {
-                    serde::de::Error::custom(format_args!("the key {key:?} is given twice"))
-                } else {
-                    serde::de::Error::custom("a key is given twice")
-                });
-            }
-            let value = map.next_value_seed(StrictValue)?;
-            object.insert(key, value);
-        }
-        Ok(Value::Object(object))
-    }
-}
-
-/// `application/json`, with or without parameters, in any letter case.
+/// Whether the body is labelled JSON (`application/json`, any parameters).
 fn is_json_media_type(headers: &HeaderMap) -> bool {
     headers
         .get(header::CONTENT_TYPE)
@@ -160,13 +82,13 @@ fn is_json_media_type(headers: &HeaderMap) -> bool {
 /// A JSON object and the dotted path it sits at, for messages.
 #[derive(Clone, Copy, Debug)]
 pub struct Fields<'a> {
-    object: &'a Map<String, Value>,
+    object: &'a Object,
     path: &'a str,
 }
 
 impl<'a> Fields<'a> {
     /// The top-level object of a request body.
-    pub fn root(object: &'a Map<String, Value>) -> Self {
+    pub fn root(object: &'a Object) -> Self {
         Self { object, path: "" }
     }
 
@@ -187,8 +109,8 @@ impl<'a> Fields<'a> {
         missing_code: &'static str,
     ) -> Result<&'a str, ApiError> {
         match self.object.get(name) {
-            Some(Value::String(s)) => Ok(s),
-            None | Some(Value::Null) => Err(ApiError::field(
+            Some(Json::String(s)) => Ok(s),
+            None | Some(Json::Null) => Err(ApiError::field(
                 missing_code,
                 self.path_of(name),
                 "is required",
@@ -204,8 +126,8 @@ impl<'a> Fields<'a> {
     /// A string field that may be absent or null.
     pub fn optional_str(&self, name: &str) -> Result<Option<&'a str>, ApiError> {
         match self.object.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
+            None | Some(Json::Null) => Ok(None),
+            Some(Json::String(s)) => Ok(Some(s)),
             Some(_) => Err(ApiError::field(
                 code::INVALID_PARAMETER,
                 self.path_of(name),
@@ -228,8 +150,8 @@ impl<'a> Fields<'a> {
         path: &'a str,
     ) -> Result<Option<Fields<'a>>, ApiError> {
         match self.object.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Object(object)) => Ok(Some(Fields { object, path })),
+            None | Some(Json::Null) => Ok(None),
+            Some(Json::Object(object)) => Ok(Some(Fields { object, path })),
             Some(_) => Err(ApiError::field(
                 code::INVALID_PARAMETER,
                 path,

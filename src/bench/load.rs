@@ -14,17 +14,47 @@ use hyper::{Request, client::conn::http1};
 use hyper_util::rt::TokioIo;
 use tokio::{net::TcpStream, task::JoinSet};
 
-/// Latencies of one scenario and how many it completed.
+/// Latencies of a scenario's runs and how many they completed.
 #[derive(Debug, Default)]
-struct Samples {
+pub(super) struct Samples {
     /// Microseconds, one per request.
     latencies: Vec<u32>,
     /// Completed units (requests or flows).
     units: u64,
     /// Creates answered with a payment token.
-    created: u64,
+    pub created: u64,
     /// Answers that were not what the scenario expects.
     errors: u64,
+    /// How long the runs took, together.
+    took: Duration,
+}
+
+impl Samples {
+    /// Units a second.
+    pub fn rate(&self) -> f64 {
+        self.units as f64 / self.took.as_secs_f64().max(f64::EPSILON)
+    }
+
+    /// Adds another run's samples to these.
+    pub fn absorb(&mut self, other: Self) {
+        self.latencies.extend(other.latencies);
+        self.units += other.units;
+        self.created += other.created;
+        self.errors += other.errors;
+        self.took += other.took;
+    }
+
+    /// The rate, the count and the latency percentiles of every run.
+    pub fn figures(mut self) -> Figures {
+        self.latencies.sort_unstable();
+        let l = &self.latencies;
+        Figures {
+            rate: self.rate(),
+            requests: l.len(),
+            errors: self.errors,
+            latency: [50.0, 90.0, 99.0, 99.9, 100.0].map(|p| percentile(l, p)),
+        }
+    }
 }
 
 const CREATE_PATH: &str = "/api/v1/payment/create/";
@@ -141,15 +171,13 @@ fn micros(d: Duration) -> u32 {
     u32::try_from(d.as_micros()).unwrap_or(u32::MAX)
 }
 
-/// What one scenario measured.
+/// What a scenario measured.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Figures {
     /// Units (requests or flows) a second.
     pub rate: f64,
     /// Requests sent.
     pub requests: usize,
-    /// Creates answered with a payment token.
-    pub created: u64,
     /// Answers that were not what the scenario expects.
     pub errors: u64,
     /// Latency percentiles in milliseconds: p50, p90, p99, p99.9, max.
@@ -157,12 +185,11 @@ pub(super) struct Figures {
 }
 
 impl Figures {
-    /// The figures as a line: rate, requests, latency, errors.
-    pub fn line(&self, name: &str, unit: &str, ratio: Option<f64>) -> String {
+    /// The figures as a line: rate, ratio, requests, latency, errors.
+    pub fn line(&self, name: &str, unit: &str, ratio: &str) -> String {
         let [p50, p90, p99, p999, max] = self.latency;
-        let ratio = ratio.map_or_else(|| " ".repeat(16), |r| format!("{r:>5.2}x baseline "));
         format!(
-            "{name:<16} {:>8.0} {unit}/s {ratio}  requests {:>9}   latency ms: p50 {p50:.3}  p90 {p90:.3}  p99 {p99:.3}  p99.9 {p999:.3}  max {max:.3}   errors {}",
+            "{name:<16} {:>8.0} {unit}/s {ratio:<28} requests {:>9}   latency ms: p50 {p50:.3}  p90 {p90:.3}  p99 {p99:.3}  p99.9 {p999:.3}  max {max:.3}   errors {}",
             self.rate, self.requests, self.errors,
         )
     }
@@ -175,7 +202,7 @@ pub(super) async fn run_scenario(
     scenario: Scenario,
     connections: usize,
     duration: Duration,
-) -> Result<Figures, String> {
+) -> Result<Samples, String> {
     let started = Instant::now();
     let until = started + duration;
     let mut tasks = JoinSet::new();
@@ -184,22 +211,10 @@ pub(super) async fn run_scenario(
     }
     let mut all = Samples::default();
     while let Some(result) = tasks.join_next().await {
-        let samples = result.map_err(|e| format!("a load task failed: {e}"))??;
-        all.latencies.extend(samples.latencies);
-        all.units += samples.units;
-        all.created += samples.created;
-        all.errors += samples.errors;
+        all.absorb(result.map_err(|e| format!("a load task failed: {e}"))??);
     }
-    let took = started.elapsed();
-    all.latencies.sort_unstable();
-    let l = &all.latencies;
-    Ok(Figures {
-        rate: all.units as f64 / took.as_secs_f64(),
-        requests: l.len(),
-        created: all.created,
-        errors: all.errors,
-        latency: [50.0, 90.0, 99.0, 99.9, 100.0].map(|p| percentile(l, p)),
-    })
+    all.took = started.elapsed();
+    Ok(all)
 }
 
 fn percentile(sorted: &[u32], p: f64) -> f64 {

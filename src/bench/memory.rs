@@ -44,9 +44,9 @@ pub(super) async fn sweeping(count: usize, connections: usize) -> Result<(), Str
     let (server, address, host) = start_reference(lifetime).await?;
     let made = fill(address, &host, count.min(400_000), connections).await?;
     let window = lifetime + Duration::from_secs(6);
-    let figures = run_scenario(address, &host, Scenario::Create, connections, window).await?;
+    let samples = run_scenario(address, &host, Scenario::Create, connections, window).await?;
     println!("while sweeping {made} expired payments:");
-    println!("{}", figures.line("create", "req", None));
+    println!("{}", samples.figures().line("create", "req", ""));
     let _ = server.shutdown().await;
     Ok(())
 }

@@ -39,7 +39,7 @@ use std::{
     time::Duration,
 };
 
-use load::{Figures, Scenario, run_scenario};
+use load::{Scenario, run_scenario};
 use processes::ServerProcess;
 use url::Url;
 
@@ -54,8 +54,10 @@ pub struct BenchOptions {
     pub live_payments: usize,
     /// A running service to measure; `None` starts `payconf serve`.
     pub base_url: Option<Url>,
-    /// Measure the bare hyper baseline first and give ratios to it.
+    /// Measure the bare hyper baseline too and give ratios to it.
     pub baseline: bool,
+    /// Turns each scenario's time is split into.
+    pub rounds: usize,
 }
 
 /// The socket address of a base URL, and the `Host` header for it.
@@ -68,25 +70,56 @@ fn target_of(url: &Url) -> Result<(SocketAddr, Arc<str>), String> {
     Ok((address, Arc::from(address.to_string().as_str())))
 }
 
-/// A second of creates, to open the connections and warm the allocator.
-async fn warm_up(address: SocketAddr, host: &Arc<str>, connections: usize) -> Result<u64, String> {
-    let figures = run_scenario(
-        address,
-        host,
+/// A second of creates, to open the connections and warm the allocator;
+/// returns the payments created.
+async fn warm_up(target: &Target, connections: usize) -> Result<u64, String> {
+    let samples = run_scenario(
+        target.address,
+        &target.host,
         Scenario::Create,
         connections,
         Duration::from_secs(1),
     )
     .await?;
-    Ok(figures.created)
+    Ok(samples.created)
+}
+
+/// Where the load goes.
+struct Target {
+    address: SocketAddr,
+    host: Arc<str>,
+}
+
+impl Target {
+    fn of(url: &Url) -> Result<Self, String> {
+        let (address, host) = target_of(url)?;
+        Ok(Self { address, host })
+    }
+
+    async fn run(
+        &self,
+        scenario: Scenario,
+        options: &BenchOptions,
+    ) -> Result<load::Samples, String> {
+        let round = options.duration / u32::try_from(options.rounds).unwrap_or(1).max(1);
+        run_scenario(
+            self.address,
+            &self.host,
+            scenario,
+            options.connections,
+            round,
+        )
+        .await
+    }
 }
 
 /// Runs the benchmark and prints its figures.
 pub async fn bench(options: BenchOptions) -> Result<(), String> {
     println!(
-        "payconf bench: {} connections, {} s a scenario; {} CPUs",
+        "payconf bench: {} connections, {} s a scenario in {} rounds; {} CPUs",
         options.connections,
         options.duration.as_secs(),
+        options.rounds,
         std::thread::available_parallelism().map_or(1, usize::from),
     );
     if options.live_payments > 0 && options.base_url.is_none() {
@@ -103,6 +136,11 @@ pub async fn bench(options: BenchOptions) -> Result<(), String> {
 }
 
 /// The service under load, beside the baseline when asked for.
+///
+/// The scenarios take turns in rounds (baseline, create, create+submit,
+/// then again), so that a machine whose speed drifts, as a shared virtual
+/// machine's does, slows all of them alike; each ratio is the median of
+/// its rounds' ratios.
 async fn throughput(options: &BenchOptions) -> Result<(), String> {
     let scratch = Scratch::new()?;
     let log = scratch.0.join("serve.log");
@@ -113,12 +151,8 @@ async fn throughput(options: &BenchOptions) -> Result<(), String> {
         }
         None => {
             // The defaults a user gets: no PAYCONF_LOG, so a line a payment.
-            let server = ServerProcess::start(
-                &["serve", "--addr", "127.0.0.1:0"],
-                &["PAYCONF_LOG"],
-                Some(&log),
-            )
-            .await?;
+            let args = ["serve", "--addr", "127.0.0.1:0"];
+            let server = ServerProcess::start(&args, &["PAYCONF_LOG"], Some(&log)).await?;
             println!(
                 "target: payconf serve at {}, default configuration (log level info, written to a file)",
                 server.url
@@ -127,34 +161,16 @@ async fn throughput(options: &BenchOptions) -> Result<(), String> {
             (Some(server), url)
         }
     };
-    let (address, host) = target_of(&url)?;
-    let limit = match options.baseline {
-        true => Some(baseline(address, &host, options).await?),
+    let target = Target::of(&url)?;
+    let baseline = match options.baseline {
+        true => Some(start_baseline(&target).await?),
         false => None,
     };
-    // Units a second over the baseline's requests a second: a flow, two
-    // requests, at 0.5x would answer its requests as fast as the baseline.
-    let ratio = |figures: &Figures| limit.map(|limit| figures.rate / limit);
-    let mut created = warm_up(address, &host, options.connections).await?;
-    let create = run_scenario(
-        address,
-        &host,
-        Scenario::Create,
-        options.connections,
-        options.duration,
-    )
-    .await?;
-    println!("{}", create.line("create", "req", ratio(&create)));
-    let flows = run_scenario(
-        address,
-        &host,
-        Scenario::Flow,
-        options.connections,
-        options.duration,
-    )
-    .await?;
-    println!("{}", flows.line("create+submit", "flows", ratio(&flows)));
-    created += create.created + flows.created;
+    let measured = rounds(&target, baseline.as_ref(), options).await;
+    if let Some((server, _)) = baseline {
+        server.stop().await?;
+    }
+    let created = measured?;
     if let Some(server) = served {
         server.stop().await?;
         println!("{}", log_count(&log, created)?);
@@ -162,39 +178,90 @@ async fn throughput(options: &BenchOptions) -> Result<(), String> {
     Ok(())
 }
 
-/// The bare hyper server's create-shaped throughput: its requests a second.
-async fn baseline(
-    address: SocketAddr,
-    host: &Arc<str>,
+/// Measures the rounds and prints the figures; returns the payments created.
+async fn rounds(
+    target: &Target,
+    baseline: Option<&(ServerProcess, Target)>,
     options: &BenchOptions,
-) -> Result<f64, String> {
-    let mut sender = load::connect(address).await?;
-    let (_, answer) = load::send(&mut sender, load::create_request(host))
+) -> Result<u64, String> {
+    let mut created = warm_up(target, options.connections).await?;
+    if let Some((_, limit)) = baseline {
+        warm_up(limit, options.connections).await?;
+    }
+    let mut limit = load::Samples::default();
+    let mut create = load::Samples::default();
+    let mut flows = load::Samples::default();
+    let mut ratios = (Vec::new(), Vec::new());
+    for _ in 0..options.rounds {
+        let limit_rate = match baseline {
+            Some((_, at)) => {
+                let round = at.run(Scenario::Create, options).await?;
+                let rate = round.rate();
+                limit.absorb(round);
+                Some(rate)
+            }
+            None => None,
+        };
+        let round_create = target.run(Scenario::Create, options).await?;
+        let round_flows = target.run(Scenario::Flow, options).await?;
+        if let Some(rate) = limit_rate {
+            ratios.0.push(round_create.rate() / rate);
+            ratios.1.push(round_flows.rate() / rate);
+        }
+        create.absorb(round_create);
+        flows.absorb(round_flows);
+    }
+    created += create.created + flows.created;
+    if baseline.is_some() {
+        println!("{}", limit.figures().line("baseline", "req", "   1.00x"));
+    }
+    println!(
+        "{}",
+        create
+            .figures()
+            .line("create", "req", &ratio_said(&mut ratios.0))
+    );
+    println!(
+        "{}",
+        flows
+            .figures()
+            .line("create+submit", "flows", &ratio_said(&mut ratios.1))
+    );
+    Ok(created)
+}
+
+/// `0.82x baseline (0.78–0.85)`: the median of the rounds' ratios and
+/// their range; nothing without a baseline.
+fn ratio_said(ratios: &mut [f64]) -> String {
+    if ratios.is_empty() {
+        return String::new();
+    }
+    ratios.sort_by(f64::total_cmp);
+    let median = ratios[ratios.len() / 2];
+    format!(
+        "{median:>7.2}x ({:.2}\u{2013}{:.2})",
+        ratios[0],
+        ratios[ratios.len() - 1]
+    )
+}
+
+/// Starts the bare hyper server, answering the target's own create answer.
+async fn start_baseline(target: &Target) -> Result<(ServerProcess, Target), String> {
+    let mut sender = load::connect(target.address).await?;
+    let (_, answer) = load::send(&mut sender, load::create_request(&target.host))
         .await
         .ok_or("the target did not answer a create")?;
     drop(sender);
     let body = String::from_utf8(answer.to_vec()).map_err(|_| "the create answer is not UTF-8")?;
-    let server =
-        ServerProcess::start(&["bench-helper", "baseline", "--body", &body], &[], None).await?;
+    let args = ["bench-helper", "baseline", "--body", &body];
+    let server = ServerProcess::start(&args, &[], None).await?;
     println!(
         "baseline: a bare hyper server at {} answering a create answer's {} bytes, in a process of its own",
         server.url,
         body.len()
     );
-    let (address, host) = target_of(&server.url)?;
-    warm_up(address, &host, options.connections).await?;
-    let figures = run_scenario(
-        address,
-        &host,
-        Scenario::Create,
-        options.connections,
-        options.duration,
-    )
-    .await;
-    server.stop().await?;
-    let figures = figures?;
-    println!("{}", figures.line("baseline", "req", Some(1.0)));
-    Ok(figures.rate)
+    let at = Target::of(&server.url)?;
+    Ok((server, at))
 }
 
 /// Counts the "payment created" lines `payconf serve` logged, against the

@@ -2,31 +2,27 @@
 //! scripts read.
 //!
 //! `payconf serve` logs a line a payment at its default level (`info`), and
-//! its log is off the request path: a request's line is formatted into a
-//! channel, and one writer thread writes whatever the channel holds in one
-//! go ([`tracing_appender::non_blocking`] over a buffered stderr). Nothing is
-//! dropped: a full channel makes the request wait rather than lose the line,
-//! and [`Logging`] flushes every line when it is dropped at the end of
+//! its log is off the request path: a request formats its line
+//! ([`LineFormat`]) and appends it to a buffer that a writer thread writes
+//! out every [`FLUSH_EVERY`] ([`batching`]). Nothing is dropped, and
+//! [`Logging`] writes every line left when it is dropped at the end of
 //! `main`, after the server's graceful shutdown. Every other command logs
 //! only warnings (they keep stderr for their own messages) and writes them
 //! as they come, so that they stay in order with those messages.
 
+mod batch;
 mod format;
 
-use std::io::{BufWriter, IsTerminal};
+use std::io::IsTerminal;
 
-use tracing_appender::non_blocking::{NonBlockingBuilder, WorkerGuard};
-
+pub use batch::{BatchGuard, BatchWriter, FLUSH_EVERY, batching};
 pub use format::LineFormat;
-
-/// How many bytes of log lines the writer thread gathers before it writes.
-const WRITE_BATCH: usize = 64 * 1024;
 
 /// Keeps the log writer running; every line is written when dropped.
 #[derive(Debug)]
 #[must_use = "lines still queued are lost if the writer is dropped early"]
 pub struct Logging {
-    _writer: Option<WorkerGuard>,
+    _writer: Option<BatchGuard<std::io::Stderr>>,
 }
 
 /// How a command logs.
@@ -52,16 +48,19 @@ pub fn init(style: LogStyle) -> Logging {
         .with_ansi(ansi)
         .event_format(LineFormat { ansi });
     match style {
-        LogStyle::Service => {
-            let (writer, guard) = NonBlockingBuilder::default()
-                .lossy(false)
-                .thread_name("payconf-log")
-                .finish(BufWriter::with_capacity(WRITE_BATCH, std::io::stderr()));
-            let _ = builder.with_writer(writer).try_init();
-            Logging {
-                _writer: Some(guard),
+        LogStyle::Service => match batching(std::io::stderr()) {
+            Ok((writer, guard)) => {
+                let _ = builder.with_writer(writer).try_init();
+                Logging {
+                    _writer: Some(guard),
+                }
             }
-        }
+            // No thread to spare: lines are written as they come.
+            Err(_) => {
+                let _ = builder.with_writer(std::io::stderr).try_init();
+                Logging { _writer: None }
+            }
+        },
         LogStyle::Command => {
             let _ = builder.with_writer(std::io::stderr).try_init();
             Logging { _writer: None }
