@@ -13,7 +13,8 @@
 //! [`issuer`]. The [`console`] prints and records each result, the
 //! [`reports`] and [`waivers`] read that record, and [`redact`] keeps secrets
 //! out of all of it. [`docs`] and [`bench`] are commands of their own;
-//! [`interruption`] is how `run` and `serve` hear Ctrl-C and SIGTERM.
+//! [`interruption`] is how `run` and `serve` hear Ctrl-C and SIGTERM, and
+//! [`logging`] how each command logs (`serve` off its request path).
 
 pub mod bench;
 pub mod cli;

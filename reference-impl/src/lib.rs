@@ -9,7 +9,8 @@
 //!
 //! How the parts fit: [`run`] accepts connections and hands each request to
 //! the service's router, which calls the create or submit handler, the issuer
-//! simulator, or the result pages. Handlers validate with the types of the
+//! simulator, or the result pages. Handlers read a body's JSON into the
+//! light objects of the json module, validate with the types of the
 //! card and money modules and refuse with an [`ApiError`], which knows its HTTP
 //! status and envelope code. Payments live in a sharded in-memory store that
 //! makes each state transition atomic and sweeps expired payments. Where the

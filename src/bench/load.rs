@@ -189,8 +189,11 @@ impl Figures {
     pub fn line(&self, name: &str, unit: &str, ratio: &str) -> String {
         let [p50, p90, p99, p999, max] = self.latency;
         format!(
-            "{name:<16} {:>8.0} {unit}/s {ratio:<28} requests {:>9}   latency ms: p50 {p50:.3}  p90 {p90:.3}  p99 {p99:.3}  p99.9 {p999:.3}  max {max:.3}   errors {}",
-            self.rate, self.requests, self.errors,
+            "{name:<16} {:>8.0} {:<7} {ratio:<22} requests {:>9}   latency ms: p50 {p50:.3}  p90 {p90:.3}  p99 {p99:.3}  p99.9 {p999:.3}  max {max:.3}   errors {}",
+            self.rate,
+            format!("{unit}/s"),
+            self.requests,
+            self.errors,
         )
     }
 }

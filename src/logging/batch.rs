@@ -36,8 +36,10 @@ struct Shared<W> {
     pending: Mutex<(Vec<u8>, bool)>,
     /// Wakes the writer thread when the guard is dropped.
     stop: Condvar,
-    /// Held while a buffer is written, so buffers leave in order.
-    output: Mutex<W>,
+    /// Held while a buffer is written, so buffers leave in order; with the
+    /// buffer last written, emptied, which becomes the next one to fill, so
+    /// that no buffer is grown from nothing again.
+    output: Mutex<(W, Vec<u8>)>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -48,13 +50,16 @@ impl<W: Write> Shared<W> {
     /// Takes the buffer under `pending` and writes it with `output` held,
     /// taken before `pending` is let go.
     fn write_out(&self, mut pending: MutexGuard<'_, (Vec<u8>, bool)>) {
-        let lines = std::mem::take(&mut pending.0);
-        let mut output = lock(&self.output);
-        drop(pending);
-        if !lines.is_empty() {
-            // Where stderr cannot be written, there is nobody to tell.
-            let _ = output.write_all(&lines).and_then(|()| output.flush());
+        if pending.0.is_empty() {
+            return;
         }
+        let mut output = lock(&self.output);
+        let (writer, spare) = &mut *output;
+        std::mem::swap(&mut pending.0, spare);
+        drop(pending);
+        // Where stderr cannot be written, there is nobody to tell.
+        let _ = writer.write_all(spare).and_then(|()| writer.flush());
+        spare.clear();
     }
 }
 
@@ -96,7 +101,7 @@ pub fn batching<W: Write + Send + 'static>(
     let shared = Arc::new(Shared {
         pending: Mutex::new((Vec::with_capacity(64 * 1024), false)),
         stop: Condvar::new(),
-        output: Mutex::new(output),
+        output: Mutex::new((output, Vec::with_capacity(64 * 1024))),
     });
     let writer = Arc::clone(&shared);
     let thread = std::thread::Builder::new()

@@ -1,0 +1,49 @@
+//! `payconf bench` as a user runs it, briefly: it starts `payconf serve` and
+//! the baseline in processes of their own, gives every throughput a ratio,
+//! counts the log after SIGTERM, and measures the runner. Nothing here is
+//! timed; the figures themselves are the benchmark's to report.
+
+use std::process::Command;
+
+#[test]
+fn bench_with_a_baseline_reports_ratios_the_log_and_the_runner() {
+    let output = Command::new(env!("CARGO_BIN_EXE_payconf"))
+        .args([
+            "bench",
+            "--baseline",
+            "--duration",
+            "1",
+            "--rounds",
+            "1",
+            "--connections",
+            "4",
+            "--live-payments",
+            "0",
+        ])
+        .env_remove("PAYCONF_LOG")
+        .output()
+        .expect("payconf bench runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let line = |start: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no line starting {start:?}:\n{stdout}"))
+    };
+    assert!(line("target: payconf serve at http://127.0.0.1:").contains("default configuration"));
+    assert!(line("baseline: a bare hyper server at http://127.0.0.1:").contains("bytes"));
+    assert!(line("baseline ").contains("1.00x"), "{stdout}");
+    for scenario in ["create ", "create+submit "] {
+        let figures = line(scenario);
+        assert!(figures.contains("x ("), "a ratio with its range: {figures}");
+        assert!(figures.contains("errors 0"), "{figures}");
+    }
+    assert!(line("log ").contains("none lost"), "{stdout}");
+    assert!(line("payconf run  ").contains("passed"), "{stdout}");
+    assert!(
+        line("payconf run --tags @robustness").contains("MiB peak resident"),
+        "{stdout}"
+    );
+}
