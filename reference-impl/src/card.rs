@@ -54,6 +54,18 @@ impl fmt::Display for CardNumber {
 /// Masks a primary account number: first six and last four digits kept.
 /// Shorter strings are masked whole, so nothing of them shows.
 pub fn mask_pan(pan: &str) -> String {
+    if pan.is_ascii() {
+        // Digits, as every card number the service accepts: byte by byte.
+        let n = pan.len();
+        if n < 12 {
+            return "*".repeat(n);
+        }
+        let mut masked = String::with_capacity(n);
+        masked.push_str(&pan[..6]);
+        masked.extend(std::iter::repeat_n('*', n - 10));
+        masked.push_str(&pan[n - 4..]);
+        return masked;
+    }
     let n = pan.chars().count();
     if n < 12 {
         return "*".repeat(n);
@@ -188,6 +200,14 @@ mod tests {
     #[test]
     fn short_strings_are_masked_whole() {
         assert_eq!(mask_pan("12345"), "*****");
+        assert_eq!(mask_pan("1234é"), "*****");
+    }
+
+    #[test]
+    fn digits_and_other_characters_keep_six_and_four() {
+        assert_eq!(mask_pan("123456789012"), "123456**9012");
+        assert_eq!(mask_pan("1234567890123456789"), "123456*********6789");
+        assert_eq!(mask_pan("ééé456789012éé"), "ééé456****12éé");
     }
 
     #[test]

@@ -54,6 +54,17 @@ enum Outcome {
     },
 }
 
+impl Outcome {
+    /// Its name, for the log.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Authorized => "Authorized",
+            Self::AuthenticationRequired => "AuthenticationRequired",
+            Self::Declined { .. } => "Declined",
+        }
+    }
+}
+
 /// The validated card data of a submit request.
 pub(crate) struct SubmittedCard {
     number: CardNumber,
@@ -135,7 +146,12 @@ pub(crate) async fn submit(
         Outcome::Declined { .. } => redirects.ko.unwrap_or_else(|| pages.failure.clone()),
         Outcome::AuthenticationRequired => issuer_address(service, shop_login, &token),
     };
-    tracing::info!(payment_id, card = %card.number, ?outcome, "payment submitted");
+    tracing::info!(
+        payment_id,
+        card = masked_pan.as_str(),
+        outcome = outcome.name(),
+        "payment submitted"
+    );
 
     let (result, error_code, error_description) = match outcome {
         Outcome::Authorized => ("OK", None, None),
