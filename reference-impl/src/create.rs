@@ -11,7 +11,7 @@ use crate::{
     envelope::{self, UserRedirect},
     error::{ApiError, code},
     money::{Amount, AmountError, Currency},
-    request_body::{Fields, read_json_object},
+    request_body::{Fields, parse_json_object, read_json_body},
     service::{Body, Service},
     store::NewPayment,
 };
@@ -34,12 +34,13 @@ pub(crate) async fn create(
 ) -> Result<Response<Body>, ApiError> {
     let (parts, body) = request.into_parts();
     let merchant = authenticate(service, &parts.headers)?;
-    let object = read_json_object(
+    let body = read_json_body(
         &parts.headers,
         body,
         service.config.limits.body_read_timeout,
     )
     .await?;
+    let object = parse_json_object(&body)?;
     let CreateRequest {
         shop_login,
         amount,
@@ -58,7 +59,7 @@ pub(crate) async fn create(
         currency,
         shop_transaction_id: shop_transaction_id.into(),
     });
-    tracing::info!(payment_id = id, shop = shop_login, %amount, %currency, "payment created");
+    tracing::info!(payment_id = id, shop = shop_login, %amount, currency = currency.code(), "payment created");
     Ok(envelope::ok(&CreatePayload {
         payment_token: token.hyphenated().to_string(),
         payment_id: id.to_string(),
@@ -80,7 +81,7 @@ pub(crate) struct CreateRequest<'a> {
 
 impl<'a> CreateRequest<'a> {
     /// Validates every field of a create body, each refusal naming its field.
-    pub(crate) fn read(object: &'a crate::json::Object) -> Result<Self, ApiError> {
+    pub(crate) fn read(object: &'a crate::json::Object<'a>) -> Result<Self, ApiError> {
         let fields = Fields::root(object);
         let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
         let amount = Amount::parse(fields.required_str("amount", code::AMOUNT_NOT_NUMERIC)?)

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use bytes::Bytes;
 use http::{HeaderMap, header};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
@@ -17,11 +18,11 @@ use crate::{
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// Checks the media type and reads the body, within `timeout`, as one JSON object.
-pub async fn read_json_object(
+pub async fn read_json_body(
     headers: &HeaderMap,
     body: Incoming,
     timeout: Duration,
-) -> Result<Object, ApiError> {
+) -> Result<Bytes, ApiError> {
     if !is_json_media_type(headers) {
         return Err(ApiError::UnsupportedMediaType);
     }
@@ -50,7 +51,7 @@ pub async fn read_json_object(
         // answer, but it is still a well-formed refusal.
         Err(_) => return Err(ApiError::MalformedJson("the body could not be read".into())),
     };
-    parse_json_object(&bytes)
+    Ok(bytes)
 }
 
 /// Parses bytes as one JSON object. Syntax errors say where, never what: the
@@ -58,7 +59,7 @@ pub async fn read_json_object(
 /// which of the two a reader takes differs between parsers, so a request
 /// that could mean two payments means none. Nesting deeper than serde_json's
 /// limit (128) is refused too.
-pub fn parse_json_object(bytes: &[u8]) -> Result<Object, ApiError> {
+pub fn parse_json_object(bytes: &[u8]) -> Result<Object<'_>, ApiError> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let parsed = Strict
         .deserialize(&mut deserializer)
@@ -82,13 +83,13 @@ fn is_json_media_type(headers: &HeaderMap) -> bool {
 /// A JSON object and the dotted path it sits at, for messages.
 #[derive(Clone, Copy, Debug)]
 pub struct Fields<'a> {
-    object: &'a Object,
+    object: &'a Object<'a>,
     path: &'a str,
 }
 
 impl<'a> Fields<'a> {
     /// The top-level object of a request body.
-    pub fn root(object: &'a Object) -> Self {
+    pub fn root(object: &'a Object<'a>) -> Self {
         Self { object, path: "" }
     }
 

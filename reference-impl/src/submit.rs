@@ -14,7 +14,7 @@ use crate::{
     config::CardBehaviour,
     envelope::{self, UserRedirect},
     error::{ApiError, code, transaction_code},
-    request_body::{Fields, read_json_object},
+    request_body::{Fields, parse_json_object, read_json_body},
     service::{Body, ISSUER_PATH, Service},
     store::{BuyerRedirects, PaymentState},
 };
@@ -81,12 +81,13 @@ pub(crate) async fn submit(
         .store
         .with_payment(&token, |p| p.merchant)
         .map_err(|_| ApiError::SessionExpired)?;
-    let object = read_json_object(
+    let body = read_json_body(
         &parts.headers,
         body,
         service.config.limits.body_read_timeout,
     )
     .await?;
+    let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
 
     let (merchant_profile, pages) = service.merchant(merchant);
