@@ -239,7 +239,7 @@ fn ratio_said(ratios: &mut [f64]) -> String {
     ratios.sort_by(f64::total_cmp);
     let median = ratios[ratios.len() / 2];
     format!(
-        "{median:>7.2}x ({:.2}\u{2013}{:.2})",
+        "{median:>7.3}x ({:.2}\u{2013}{:.2})",
         ratios[0],
         ratios[ratios.len() - 1]
     )
