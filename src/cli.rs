@@ -77,9 +77,9 @@ pub struct BenchArgs {
     /// serve` the benchmark starts.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<url::Url>,
-    /// Measure a bare hyper server answering a create answer's bytes first,
-    /// in the same run with the same load client, and give every throughput
-    /// as a ratio to it.
+    /// Also measure a bare hyper server answering a create answer's bytes,
+    /// taking turns with the service under the same load client, and give
+    /// every throughput as a ratio to it.
     #[arg(long)]
     pub baseline: bool,
     /// Rounds the scenarios take turns in (baseline, create, create+submit,
