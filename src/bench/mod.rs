@@ -4,10 +4,10 @@
 //! Throughput and latency: the load client ([`load`]) runs each scenario
 //! for a fixed time against `payconf serve` started with its defaults in a
 //! process of its own ([`processes`]), its log lines written to a file, or
-//! against a running service at `--base-url`. With `--baseline` it first
+//! against a running service at `--base-url`. With `--baseline` it also
 //! measures a bare hyper server answering a create answer's exact bytes
-//! ([`baseline`]), the machine's own limit, and reports every throughput
-//! as a ratio to it. After the load, the started `payconf serve` is stopped
+//! ([`baseline`]), the machine's own limit, taking turns with the service
+//! in rounds, and reports every throughput as a ratio to it. After the load, the started `payconf serve` is stopped
 //! with SIGTERM and its log is counted: a line for every payment created.
 //!
 //! Then memory ([`memory`]): the resident memory a live payment costs, and
