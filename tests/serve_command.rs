@@ -17,10 +17,17 @@ fn payconf() -> Command {
 /// Starts `payconf serve` on a free port and reads the port from its first
 /// line of stdout.
 fn serve_on_a_free_port() -> (Child, u16) {
-    let mut child = payconf()
+    let mut command = payconf();
+    command.stderr(Stdio::piped());
+    serve(command)
+}
+
+/// Starts `payconf serve` on a free port with this command's environment
+/// and stderr, and reads the port from its first line of stdout.
+fn serve(mut command: Command) -> (Child, u16) {
+    let mut child = command
         .args(["serve", "--addr", "127.0.0.1:0"])
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .expect("payconf starts");
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
@@ -167,21 +174,12 @@ async fn serve_logs_every_payment_by_default_and_loses_no_line_on_sigterm() {
     const PAYMENTS: usize = 3000;
     const CONNECTIONS: usize = 16;
     let log = std::env::temp_dir().join(format!("payconf-serve-log-{}.txt", std::process::id()));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_payconf"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_payconf"));
+    command
         .env_remove("PAYCONF_LOG")
-        .args(["serve", "--addr", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&log).expect("a log file"))
-        .spawn()
-        .expect("payconf starts");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut first = String::new();
-    stdout.read_line(&mut first).expect("first line");
-    let base = first
-        .trim_end()
-        .strip_prefix("listening on ")
-        .expect("an address")
-        .to_owned();
+        .stderr(std::fs::File::create(&log).expect("a log file"));
+    let (mut child, port) = serve(command);
+    let base = format!("http://127.0.0.1:{port}");
 
     let client = reqwest::Client::new();
     let mut tasks = tokio::task::JoinSet::new();

@@ -28,7 +28,7 @@ pub async fn hostile(requests: usize) -> Result<(), String> {
 
 /// (scenario name, milliseconds) of each ROB-04 scenario.
 async fn measure(server: &RunningServer, requests: usize) -> Result<Vec<(String, f64)>, String> {
-    let program = std::env::current_exe().map_err(|e| format!("cannot find payconf: {e}"))?;
+    let program = super::processes::payconf()?;
     let scratch =
         std::env::temp_dir().join(format!("payconf-bench-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;

@@ -35,7 +35,7 @@ pub async fn issuer_pages() -> Result<(), String> {
         "browser start    {:.2} s (ChromeDriver, Chromium, a fresh profile), once a run",
         start.as_secs_f64()
     );
-    let program = std::env::current_exe().map_err(|e| format!("cannot find payconf: {e}"))?;
+    let program = super::processes::payconf()?;
     for style in IssuerPage::ALL {
         let config = ReferenceConfig {
             issuer_page: style,

@@ -3,7 +3,6 @@
 //! service in-process, so that the resident memory read is its own.
 
 use std::{
-    net::SocketAddr,
     sync::Arc,
     time::{Duration, Instant},
 };
@@ -12,18 +11,18 @@ use payconf_reference::{ReferenceConfig, RunningServer};
 use tokio::task::JoinSet;
 
 use super::{
+    Target,
     load::{Scenario, connect, create_request, run_scenario, send},
-    target_of,
 };
 
 /// Fills a fresh service with `count` live payments and prints the
 /// resident memory they take. Run first, in a process that has served
 /// nothing yet, so the allocator's footprint from other runs does not count.
 pub(super) async fn live_payments(count: usize, connections: usize) -> Result<(), String> {
-    let (server, address, host) = start_reference(Duration::from_secs(3600)).await?;
+    let (server, target) = start_reference(Duration::from_secs(3600)).await?;
     let before = resident_bytes().unwrap_or(0);
     let started = Instant::now();
-    let made = fill(address, &host, count, connections).await?;
+    let made = fill(&target, count, connections).await?;
     let took = started.elapsed();
     let after = resident_bytes().unwrap_or(0);
     println!(
@@ -41,10 +40,17 @@ pub(super) async fn live_payments(count: usize, connections: usize) -> Result<()
 /// shard; their latency shows whether the service paused.
 pub(super) async fn sweeping(count: usize, connections: usize) -> Result<(), String> {
     let lifetime = Duration::from_secs(8);
-    let (server, address, host) = start_reference(lifetime).await?;
-    let made = fill(address, &host, count.min(400_000), connections).await?;
+    let (server, target) = start_reference(lifetime).await?;
+    let made = fill(&target, count.min(400_000), connections).await?;
     let window = lifetime + Duration::from_secs(6);
-    let samples = run_scenario(address, &host, Scenario::Create, connections, window).await?;
+    let samples = run_scenario(
+        target.address,
+        &target.host,
+        Scenario::Create,
+        connections,
+        window,
+    )
+    .await?;
     println!("while sweeping {made} expired payments:");
     println!("{}", samples.figures().line("create", "req", ""));
     let _ = server.shutdown().await;
@@ -59,16 +65,12 @@ fn resident_bytes() -> Option<u64> {
 }
 
 /// Creates `count` payments as fast as `connections` connections allow.
-async fn fill(
-    address: SocketAddr,
-    host: &Arc<str>,
-    count: usize,
-    connections: usize,
-) -> Result<u64, String> {
+async fn fill(target: &Target, count: usize, connections: usize) -> Result<u64, String> {
+    let address = target.address;
     let per = count.div_ceil(connections);
     let mut tasks = JoinSet::new();
     for i in 0..connections {
-        let host = Arc::clone(host);
+        let host = Arc::clone(&target.host);
         let n = per.min(count.saturating_sub(i * per));
         tasks.spawn(async move {
             let mut sender = connect(address).await?;
@@ -89,9 +91,7 @@ async fn fill(
 }
 
 /// Starts the reference implementation in-process with this token lifetime.
-async fn start_reference(
-    lifetime: Duration,
-) -> Result<(RunningServer, SocketAddr, Arc<str>), String> {
+async fn start_reference(lifetime: Duration) -> Result<(RunningServer, Target), String> {
     let config = ReferenceConfig {
         token_lifetime: lifetime,
         ..ReferenceConfig::default()
@@ -99,6 +99,6 @@ async fn start_reference(
     let server = RunningServer::start(config)
         .await
         .map_err(|e| format!("cannot start the reference implementation: {e}"))?;
-    let (address, host) = target_of(&server.base_url)?;
-    Ok((server, address, host))
+    let target = Target::of(&server.base_url)?;
+    Ok((server, target))
 }

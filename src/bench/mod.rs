@@ -60,16 +60,6 @@ pub struct BenchOptions {
     pub rounds: usize,
 }
 
-/// The socket address of a base URL, and the `Host` header for it.
-fn target_of(url: &Url) -> Result<(SocketAddr, Arc<str>), String> {
-    let address = *url
-        .socket_addrs(|| None)
-        .map_err(|e| format!("{url}: {e}"))?
-        .first()
-        .ok_or_else(|| format!("{url}: no address"))?;
-    Ok((address, Arc::from(address.to_string().as_str())))
-}
-
 /// A second of creates, to open the connections and warm the allocator;
 /// returns the payments created.
 async fn warm_up(target: &Target, connections: usize) -> Result<u64, String> {
@@ -84,7 +74,8 @@ async fn warm_up(target: &Target, connections: usize) -> Result<u64, String> {
     Ok(samples.created)
 }
 
-/// Where the load goes.
+/// Where the load goes: a server's socket address, and the `Host` header
+/// for it.
 struct Target {
     address: SocketAddr,
     host: Arc<str>,
@@ -92,7 +83,12 @@ struct Target {
 
 impl Target {
     fn of(url: &Url) -> Result<Self, String> {
-        let (address, host) = target_of(url)?;
+        let address = *url
+            .socket_addrs(|| None)
+            .map_err(|e| format!("{url}: {e}"))?
+            .first()
+            .ok_or_else(|| format!("{url}: no address"))?;
+        let host = Arc::from(address.to_string().as_str());
         Ok(Self { address, host })
     }
 

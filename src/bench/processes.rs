@@ -90,7 +90,7 @@ impl ServerProcess {
 }
 
 /// The `payconf` program this benchmark is.
-fn payconf() -> Result<PathBuf, String> {
+pub(super) fn payconf() -> Result<PathBuf, String> {
     std::env::current_exe().map_err(|e| format!("cannot find payconf: {e}"))
 }
 

@@ -130,12 +130,14 @@ impl Fields<'_, '_> {
 impl Visit for Fields<'_, '_> {
     fn record_str(&mut self, field: &Field, value: &str) {
         self.field(field, |w| {
-            let plain = value
-                .bytes()
-                .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\');
+            let plain = || {
+                value
+                    .bytes()
+                    .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
+            };
             if field.name() == "message" {
                 w.write_str(value)
-            } else if plain {
+            } else if plain() {
                 w.write_char('"')?;
                 w.write_str(value)?;
                 w.write_char('"')
