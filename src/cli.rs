@@ -112,6 +112,9 @@ pub struct DocsArgs {
     /// Read the spec from this file instead of the embedded one.
     #[arg(long, value_name = "FILE")]
     pub spec: Option<PathBuf>,
+    /// Read the Arazzo workflows from this file instead of the embedded ones.
+    #[arg(long, value_name = "FILE")]
+    pub workflows: Option<PathBuf>,
 }
 
 /// Flags of `payconf run`.
@@ -271,7 +274,12 @@ fn docs(args: &DocsArgs) -> anyhow::Result<ExitCode> {
         None => crate::features::Features::embedded()?,
     };
     let requirements = crate::requirements::Requirements::embedded()?;
-    let site = crate::docs::Site::build(&contract, &features, &requirements)?;
+    let workflows = match &args.workflows {
+        Some(path) => crate::docs::workflows::Workflows::load(path),
+        None => crate::docs::workflows::Workflows::embedded(),
+    }
+    .map_err(anyhow::Error::msg)?;
+    let site = crate::docs::Site::build(&contract, &features, &requirements, &workflows)?;
     let written = site.write(&args.out, args.format)?;
     let entry = args
         .out

@@ -10,7 +10,10 @@ use std::{
 
 use payconf::{
     contract::{Contract, EMBEDDED_SPEC},
-    docs::{REGENERATE, Site},
+    docs::{
+        REGENERATE, SPEC_FILE, Site,
+        workflows::{EMBEDDED_WORKFLOWS, WORKFLOWS_FILE, Workflows},
+    },
     features::Features,
     requirements::Requirements,
 };
@@ -21,7 +24,8 @@ fn site_from(spec: &str) -> Site {
     let contract = Contract::from_yaml(spec).expect("the spec loads");
     let features = Features::embedded().expect("features parse");
     let requirements = Requirements::embedded().expect("requirements load");
-    Site::build(&contract, &features, &requirements).expect("the site builds")
+    let workflows = Workflows::embedded().expect("workflows read");
+    Site::build(&contract, &features, &requirements, &workflows).expect("the site builds")
 }
 
 fn checked_in() -> PathBuf {
@@ -177,6 +181,8 @@ fn the_site_is_entered_at_index_html_and_every_page_is_valid_with_links_that_res
                 normalize(&path.parent().unwrap_or(Path::new("")).join(file))
             };
             match ids.get(&target) {
+                // A file the site publishes beside its pages (the spec, the workflows).
+                None if fragment.is_empty() && site.dir.join(&target).is_file() => {}
                 None => problems.push(format!("{}: {href} leads to no page", path.display())),
                 Some(found) if !fragment.is_empty() && !found.contains(fragment) => {
                     problems.push(format!("{}: {href} names no element", path.display()));
@@ -338,4 +344,54 @@ fn the_reference_implementations_defaults_are_documented() {
     }
     assert!(site.text_of("index.html").contains("The payment flow"));
     assert!(site.pages[Path::new("index.html")].contains("<svg"));
+}
+
+#[test]
+fn the_site_publishes_the_spec_and_the_workflows_whose_source_resolves_beside_it() {
+    let site = HtmlSite::generate();
+    let published = |name: &str| {
+        std::fs::read_to_string(site.dir.join(name))
+            .unwrap_or_else(|e| panic!("the site has no {name}: {e}"))
+    };
+    assert_eq!(published(SPEC_FILE), EMBEDDED_SPEC);
+    assert_eq!(published(WORKFLOWS_FILE), EMBEDDED_WORKFLOWS);
+    let workflows: Value =
+        serde_yaml_ng::from_str(EMBEDDED_WORKFLOWS).expect("the workflows are YAML");
+    let source = workflows
+        .pointer("/sourceDescriptions/0/url")
+        .and_then(Value::as_str)
+        .expect("a source description");
+    assert!(
+        site.dir.join(source).is_file(),
+        "{source} is not beside the published workflows"
+    );
+    let text = site.text_of("workflows.html");
+    for id in [
+        "frictionlessPayment",
+        "threeDSecurePayment",
+        "unknownTokenRefused",
+    ] {
+        assert!(text.contains(id), "workflows.html lacks {id}");
+    }
+    assert!(
+        site.text_of("operations/submitPayment.html")
+            .contains("submitUnknownToken"),
+        "submit's page shows the workflow steps that call it"
+    );
+}
+
+#[test]
+fn workflows_that_call_an_operation_the_spec_lacks_are_refused() {
+    let contract = Contract::embedded().expect("the spec loads");
+    let features = Features::embedded().expect("features parse");
+    let requirements = Requirements::embedded().expect("requirements load");
+    let workflows = Workflows::from_yaml(
+        &EMBEDDED_WORKFLOWS.replace("payments.submitPayment", "payments.refundPayment"),
+    )
+    .expect("workflows read");
+    let error = Site::build(&contract, &features, &requirements, &workflows).expect_err("refused");
+    assert!(
+        error.to_string().contains("step `submit`: `refundPayment`"),
+        "{error}"
+    );
 }

@@ -74,6 +74,8 @@ pub struct Contract {
     /// The envelope every answer carries, held to the contract's own shape.
     core_envelope: Validator,
     validators: HashMap<ResponseKey, Validator>,
+    /// The document's text, as read.
+    text: String,
     /// SHA-256 of the document's text, in hex.
     sha256: String,
 }
@@ -161,8 +163,14 @@ impl Contract {
             document,
             core_envelope,
             validators,
+            text: text.to_owned(),
             sha256,
         })
+    }
+
+    /// The spec's text, as read: what the documentation publishes.
+    pub fn text(&self) -> &str {
+        &self.text
     }
 
     /// SHA-256 of the spec's text, in hex: which spec a report was made with.

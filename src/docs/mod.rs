@@ -15,6 +15,7 @@ pub mod behaviour;
 pub mod fields;
 pub mod flow;
 pub mod model;
+pub mod workflows;
 
 use std::{
     collections::BTreeMap,
@@ -25,7 +26,11 @@ use minijinja::{Environment, context, value::Value as TemplateValue};
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, html};
 use serde::Serialize;
 
-use self::{behaviour::ScenarioDoc, model::OperationDoc};
+use self::{
+    behaviour::ScenarioDoc,
+    model::OperationDoc,
+    workflows::{WORKFLOWS_FILE, Workflows},
+};
 use crate::{contract::Contract, features::Features, requirements::Requirements};
 
 /// The command that regenerates the checked-in Markdown.
@@ -33,6 +38,9 @@ pub const REGENERATE: &str = "cargo run -- docs --out docs/reference --format ma
 
 /// The diagram's file name beside the Markdown pages.
 pub const FLOW_FILE: &str = "payment-flow.svg";
+
+/// The spec's file name in the site, beside the workflows that point at it.
+pub const SPEC_FILE: &str = "openapi.yaml";
 
 /// What `payconf docs` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -64,6 +72,8 @@ pub struct Site {
     /// The payment flow diagram, SVG.
     pub flow_svg: String,
     operations: Vec<OperationDoc>,
+    /// The spec and the workflows, published beside the pages.
+    sources: [(&'static str, String); 2],
 }
 
 /// Why the documentation could not be made or written.
@@ -72,6 +82,9 @@ pub enum DocsError {
     /// A template failed.
     #[error("docs template: {0:#}")]
     Template(#[from] minijinja::Error),
+    /// The workflows name an operation the spec does not declare.
+    #[error("the workflows call operations the spec does not declare: {}", .0.join("; "))]
+    Workflows(Vec<String>),
     /// A file could not be written.
     #[error("cannot write {path}: {source}")]
     Write {
@@ -139,6 +152,7 @@ fn environment() -> Result<Environment<'static>, minijinja::Error> {
             include_str!("templates/reference-implementation.md"),
         ),
         ("scenario.md", include_str!("templates/scenario.md")),
+        ("workflows.md", include_str!("templates/workflows.md")),
     ] {
         env.add_template(name, text)?;
     }
@@ -206,14 +220,21 @@ fn page_of(scenario: &ScenarioDoc) -> String {
 }
 
 impl Site {
-    /// Builds every page from the spec, the features and the requirements.
+    /// Builds every page from the spec, the features, the requirements and
+    /// the workflows.
     pub fn build(
         contract: &Contract,
         features: &Features,
         requirements: &Requirements,
+        workflows: &Workflows,
     ) -> Result<Self, DocsError> {
         let document = contract.document();
         let operations = model::operations(document);
+        let operation_ids: Vec<&str> = operations.iter().map(|op| op.id.as_str()).collect();
+        let unknown = workflows.unknown_operations(&operation_ids);
+        if !unknown.is_empty() {
+            return Err(DocsError::Workflows(unknown));
+        }
         let scenarios = behaviour::scenarios(features);
         let env = environment()?;
         let mut pages = Vec::new();
@@ -256,7 +277,8 @@ impl Site {
                 title => info("title"), description => info("description"),
                 version => info("version"), calls => calls, pages => browser_pages,
                 servers => model::servers(document), authentication => authentication,
-                envelope => envelope,
+                envelope => envelope, workflows => workflows.all(),
+                workflows_file => WORKFLOWS_FILE, spec_file => SPEC_FILE,
                 any_request => any_request, root => "",
             })?,
         });
@@ -269,11 +291,19 @@ impl Site {
             pages.push(Page {
                 path: format!("operations/{}", op.id),
                 title: op.summary.clone(),
-                markdown: env
-                    .get_template("operation.md")?
-                    .render(context! { op => op, scenarios => mine, root => "../" })?,
+                markdown: env.get_template("operation.md")?.render(context! {
+                    op => op, scenarios => mine, workflows => workflows.using(&op.id),
+                    root => "../",
+                })?,
             });
         }
+        pages.push(Page {
+            path: "workflows".to_owned(),
+            title: "Payment flows as Arazzo workflows".to_owned(),
+            markdown: env.get_template("workflows.md")?.render(context! {
+                workflows => workflows.all(), workflows_file => WORKFLOWS_FILE,
+            })?,
+        });
 
         let requirement_views: Vec<RequirementView> = requirements
             .all()
@@ -329,6 +359,10 @@ impl Site {
             pages,
             flow_svg: flow::payment_flow_svg(),
             operations,
+            sources: [
+                (SPEC_FILE, contract.text().to_owned()),
+                (WORKFLOWS_FILE, workflows.text().to_owned()),
+            ],
         })
     }
 
@@ -343,7 +377,16 @@ impl Site {
             PathBuf::from(FLOW_FILE),
             format!("{}\n", self.flow_svg.trim_end()),
         );
+        files.extend(self.source_files());
         files
+    }
+
+    /// The spec and the workflows, as read, so that the site's links to
+    /// them work and the workflows' source description resolves.
+    fn source_files(&self) -> impl Iterator<Item = (PathBuf, String)> + '_ {
+        self.sources
+            .iter()
+            .map(|(name, text)| (PathBuf::from(name), text.clone()))
     }
 
     /// Every file of the HTML form: relative path and contents.
@@ -362,6 +405,7 @@ impl Site {
             })?;
             files.insert(PathBuf::from(format!("{}.html", page.path)), text);
         }
+        files.extend(self.source_files());
         Ok(files)
     }
 

@@ -59,6 +59,43 @@ pub struct ResponseDoc {
     pub headers: Vec<(String, String)>,
     /// Its bodies, one per media type.
     pub bodies: Vec<BodyDoc>,
+    /// The operations its values lead to (OpenAPI links).
+    pub links: Vec<LinkDoc>,
+}
+
+/// An OpenAPI link: an operation a response's values lead to.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkDoc {
+    /// The operation: `submitPayment`.
+    pub operation: String,
+    /// Why.
+    pub description: String,
+    /// `core` or `reference`.
+    pub conformance: String,
+    /// What it fills in: (parameter, expression).
+    pub parameters: Vec<(String, String)>,
+}
+
+/// A response's links, in the spec's order.
+fn links(response: &Value) -> Vec<LinkDoc> {
+    response
+        .get("links")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(_, link)| LinkDoc {
+            operation: text(link.get("operationId")),
+            description: text(link.get("description")),
+            conformance: conformance(link),
+            parameters: link
+                .get("parameters")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .map(|(name, expression)| (name.clone(), text(Some(expression))))
+                .collect(),
+        })
+        .collect()
 }
 
 /// An error answer, from the examples of a refusal.
@@ -212,28 +249,37 @@ pub fn operations(document: &Value) -> Vec<OperationDoc> {
                 continue;
             };
             let mut parameters = Vec::new();
-            for requirement in operation
+            // Alternatives of security requirements: a scheme is required when
+            // every alternative names it, and shown once.
+            let alternatives: Vec<Vec<&String>> = operation
                 .get("security")
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
-            {
-                for name in requirement
-                    .as_object()
-                    .into_iter()
-                    .flatten()
-                    .map(|(n, _)| n)
-                {
-                    if let Some(scheme) = schemes.get(name) {
-                        parameters.push(ParameterDoc {
-                            name: text(scheme.get("name")),
-                            location: text(scheme.get("in")),
-                            required: true,
-                            conformance: conformance(scheme),
-                            description: text(scheme.get("description")),
-                        });
-                    }
+                .map(|requirement| {
+                    requirement
+                        .as_object()
+                        .into_iter()
+                        .flatten()
+                        .map(|(n, _)| n)
+                        .collect()
+                })
+                .collect();
+            for name in alternatives.iter().flatten() {
+                let Some(scheme) = schemes.get(name.as_str()) else {
+                    continue;
+                };
+                let header = text(scheme.get("name"));
+                if parameters.iter().any(|p: &ParameterDoc| p.name == header) {
+                    continue;
                 }
+                parameters.push(ParameterDoc {
+                    name: header,
+                    location: text(scheme.get("in")),
+                    required: alternatives.iter().all(|names| names.contains(name)),
+                    conformance: conformance(scheme),
+                    description: text(scheme.get("description")),
+                });
             }
             for parameter in item
                 .get("parameters")
@@ -249,9 +295,18 @@ pub fn operations(document: &Value) -> Vec<OperationDoc> {
                 )
             {
                 let parameter = resolve(document, parameter);
+                let (name, location) = (text(parameter.get("name")), text(parameter.get("in")));
+                // A credential also declared as a parameter (for generators and
+                // links) is shown once, as the credential.
+                if parameters
+                    .iter()
+                    .any(|p| p.name == name && p.location == location)
+                {
+                    continue;
+                }
                 parameters.push(ParameterDoc {
-                    name: text(parameter.get("name")),
-                    location: text(parameter.get("in")),
+                    name,
+                    location,
                     required: parameter.get("required").and_then(Value::as_bool) == Some(true),
                     conformance: conformance(parameter),
                     description: text(parameter.get("description")),
@@ -310,6 +365,7 @@ pub fn operations(document: &Value) -> Vec<OperationDoc> {
                         })
                         .collect(),
                     bodies: response_bodies,
+                    links: links(response),
                 });
             }
             found.push(OperationDoc {
