@@ -174,6 +174,11 @@ pub struct RunArgs {
     /// every requirement's outcome.
     #[arg(long, value_name = "FILE")]
     pub results: Option<PathBuf>,
+    /// Write every exchange of the run here as HAR 1.2 (API calls and issuer
+    /// pages, with timings, redacted), each entry tagged with its scenario:
+    /// opens in browsers' developer tools, proxies and API clients.
+    #[arg(long, value_name = "FILE")]
+    pub har: Option<PathBuf>,
     /// Waivers (TOML): requirement ids whose failures are accepted until a
     /// date, with the reason.
     #[arg(long, value_name = "FILE")]
@@ -314,6 +319,7 @@ fn run_options(args: Box<RunArgs>) -> crate::run::RunOptions {
             cucumber_json: args.cucumber_json,
             html: args.html,
             results: args.results,
+            har: args.har,
         },
         waivers: args.waivers,
         allow_production: args.allow_production,

@@ -2,7 +2,14 @@
 //! for the console and reports, and sent with the run's bounds: a time limit
 //! per request and a size limit on what is read.
 
-use std::{fmt, time::Duration};
+use std::{
+    fmt,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::{Duration, Instant, SystemTime},
+};
 
 use reqwest::{Client, Method};
 use url::Url;
@@ -45,6 +52,8 @@ pub struct RecordedRequest {
 pub struct RecordedResponse {
     /// HTTP status.
     pub status: u16,
+    /// The protocol: `HTTP/1.1`, `HTTP/2`.
+    pub version: &'static str,
     /// Headers, in order.
     pub headers: Vec<(String, String)>,
     /// Body, up to the size limit.
@@ -64,10 +73,38 @@ impl RecordedResponse {
 /// A request and its outcome.
 #[derive(Clone, Debug)]
 pub struct Exchange {
+    /// Unique in the run, so an exchange kept twice is reported once.
+    pub id: u64,
     /// What was sent.
     pub request: RecordedRequest,
     /// What came back, or why nothing usable did.
     pub response: Result<RecordedResponse, String>,
+    /// When it was sent, and how long each part took.
+    pub timing: Timing,
+}
+
+/// When an exchange was sent and how long its parts took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// When the request was sent.
+    pub started: SystemTime,
+    /// From sending to the answer's headers (connecting and sending included).
+    pub wait: Duration,
+    /// Reading the answer's body.
+    pub receive: Duration,
+}
+
+impl Timing {
+    /// The whole exchange.
+    pub fn total(&self) -> Duration {
+        self.wait + self.receive
+    }
+}
+
+/// The next exchange id.
+pub fn next_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 impl RecordedRequest {
@@ -95,21 +132,40 @@ impl RecordedRequest {
 
     /// Sends the request within `limits`; never follows a redirect.
     pub async fn send(self, client: &Client, limits: Limits) -> Exchange {
-        let response = tokio::time::timeout(limits.timeout, self.perform(client, limits.max_body))
-            .await
-            .unwrap_or_else(|_| {
-                Err(format!(
-                    "no complete answer within {} s (the request timed out)",
-                    limits.timeout.as_secs_f64()
-                ))
-            });
+        let started = SystemTime::now();
+        let clock = Instant::now();
+        let mut headers_at = None;
+        let response = tokio::time::timeout(
+            limits.timeout,
+            self.perform(client, limits.max_body, &mut headers_at),
+        )
+        .await
+        .unwrap_or_else(|_| {
+            Err(format!(
+                "no complete answer within {} s (the request timed out)",
+                limits.timeout.as_secs_f64()
+            ))
+        });
+        let end = clock.elapsed();
+        let wait = headers_at.map_or(end, |at: Instant| at.duration_since(clock));
         Exchange {
+            id: next_id(),
             request: self,
             response,
+            timing: Timing {
+                started,
+                wait,
+                receive: end.saturating_sub(wait),
+            },
         }
     }
 
-    async fn perform(&self, client: &Client, max_body: usize) -> Result<RecordedResponse, String> {
+    async fn perform(
+        &self,
+        client: &Client,
+        max_body: usize,
+        headers_at: &mut Option<Instant>,
+    ) -> Result<RecordedResponse, String> {
         let mut builder = client.request(self.method.clone(), self.url.clone());
         for (name, value) in &self.headers {
             builder = builder.header(name.as_str(), value.as_str());
@@ -118,7 +174,15 @@ impl RecordedRequest {
             builder = builder.body(body.clone());
         }
         let mut response = builder.send().await.map_err(|e| describe_error(&e))?;
+        *headers_at = Some(Instant::now());
         let status = response.status().as_u16();
+        let version = match response.version() {
+            reqwest::Version::HTTP_09 => "HTTP/0.9",
+            reqwest::Version::HTTP_10 => "HTTP/1.0",
+            reqwest::Version::HTTP_2 => "HTTP/2",
+            reqwest::Version::HTTP_3 => "HTTP/3",
+            _ => "HTTP/1.1",
+        };
         let headers = response
             .headers()
             .iter()
@@ -146,6 +210,7 @@ impl RecordedRequest {
         }
         Ok(RecordedResponse {
             status,
+            version,
             headers,
             body,
         })
@@ -262,6 +327,15 @@ pub struct ExchangeRecord {
     /// A `curl` command that sends the request again, with the API key and
     /// the payment token read from `$PAYCONF_API_KEY` and `$PAYMENT_TOKEN`.
     pub curl: String,
+    /// The exchange's id in the run.
+    #[serde(skip)]
+    pub id: u64,
+    /// The answer's protocol, when one came.
+    #[serde(skip)]
+    pub version: Option<&'static str>,
+    /// When it was sent, and how long its parts took.
+    #[serde(skip)]
+    pub timing: Option<Timing>,
 }
 
 fn clip(text: String) -> String {
@@ -325,6 +399,51 @@ impl Exchange {
             response_body,
             error,
             curl,
+            id: self.id,
+            version: self.response.as_ref().ok().map(|r| r.version),
+            timing: Some(self.timing),
         }
+    }
+}
+
+/// With `--har`, the exchanges a scenario sent or saw but does not keep in
+/// its report (volleys, generated bodies, pages the browser loaded),
+/// redacted; without, nothing is kept.
+#[derive(Clone, Debug, Default)]
+pub struct Unreported(Option<Arc<Mutex<Vec<ExchangeRecord>>>>);
+
+impl Unreported {
+    /// Keeps records when `keep`, else nothing.
+    pub fn new(keep: bool) -> Self {
+        Self(keep.then(Default::default))
+    }
+
+    /// Keeps exchanges sent, redacted.
+    pub fn sent<'a>(&self, redactor: &Redactor, exchanges: impl IntoIterator<Item = &'a Exchange>) {
+        if let Some(kept) = &self.0 {
+            let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+            kept.extend(exchanges.into_iter().map(|e| e.record(redactor)));
+        }
+    }
+
+    /// Keeps a record already redacted.
+    pub fn seen(&self, record: ExchangeRecord) {
+        if let Some(kept) = &self.0 {
+            kept.lock().unwrap_or_else(|e| e.into_inner()).push(record);
+        }
+    }
+
+    /// `reported`'s records and the kept ones, each once, in the order they
+    /// were sent; empty when nothing is kept.
+    pub fn all(&self, redactor: &Redactor, reported: &[Exchange]) -> Vec<ExchangeRecord> {
+        let Some(kept) = &self.0 else {
+            return Vec::new();
+        };
+        let mut records: Vec<ExchangeRecord> =
+            reported.iter().map(|e| e.record(redactor)).collect();
+        records.append(&mut kept.lock().unwrap_or_else(|e| e.into_inner()));
+        records.sort_by_key(|r| (r.timing.map(|t| t.started), r.id));
+        records.dedup_by_key(|r| r.id);
+        records
     }
 }

@@ -17,7 +17,7 @@ use url::Url;
 
 use crate::{
     contract::{Contract, Profile},
-    exchange::{Exchange, Limits, RecordedRequest},
+    exchange::{Exchange, Limits, RecordedRequest, Unreported},
     issuer::{
         IssuerEvidence,
         chromium::{Chromium, Reservation},
@@ -46,6 +46,9 @@ pub struct RunContext {
     pub browser: Option<Arc<Chromium>>,
     /// The seed of the hostile inputs `@robustness` generates.
     pub seed: u64,
+    /// Whether every exchange is kept for a HAR file (`--har`), those the
+    /// scenario's report leaves out included.
+    pub har: bool,
 }
 
 tokio::task_local! {
@@ -125,6 +128,8 @@ pub struct PaymentWorld {
     pub landing: Option<Url>,
     /// Every exchange of the scenario, in order.
     pub exchanges: Vec<Exchange>,
+    /// With `--har`: exchanges sent or seen outside [`Self::exchanges`].
+    pub unreported: Unreported,
     /// Violations of requirements this scenario does not check.
     pub observations: Vec<String>,
     /// The requirements a failed spec check blamed: what a waiver must cover.
@@ -144,6 +149,7 @@ impl PaymentWorld {
     fn new() -> Self {
         let ctx = CONTEXT.with(Arc::clone);
         Self {
+            unreported: Unreported::new(ctx.har),
             ctx,
             profile: Profile::Core,
             checks: Vec::new(),
@@ -199,6 +205,11 @@ impl PaymentWorld {
         self.payments
             .last()
             .ok_or_else(|| Failure::plain("a payment created earlier in the scenario"))
+    }
+
+    /// Keeps, for the HAR file, exchanges the scenario sent but does not keep.
+    pub fn also_sent<'a>(&self, exchanges: impl IntoIterator<Item = &'a Exchange>) {
+        self.unreported.sent(&self.ctx.redactor, exchanges);
     }
 
     /// Sends a request and records the exchange; fails when nothing usable came back.

@@ -88,8 +88,14 @@ async fn assert_no_leak(driver: &str) {
 
     let dir = std::env::temp_dir().join(format!("payconf-redaction-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).expect("folder");
-    let reports = ["junit.xml", "cucumber.json", "report.html", "results.json"];
-    let flags = ["--junit", "--cucumber-json", "--html", "--results"];
+    let reports = [
+        "junit.xml",
+        "cucumber.json",
+        "report.html",
+        "results.json",
+        "run.har",
+    ];
+    let flags = ["--junit", "--cucumber-json", "--html", "--results", "--har"];
     let mut args: Vec<String> = vec![
         "run".into(),
         "--target".into(),

@@ -223,6 +223,8 @@ pub struct RunReport {
     pub evidence: Vec<((String, usize), Vec<ExchangeRecord>)>,
     /// What the issuer driver saw in each scenario (file, line) that used it.
     pub issuer_evidence: Vec<((String, usize), IssuerEvidence)>,
+    /// With `--har`: every exchange of each scenario (file, line), in order.
+    pub har: Vec<((String, usize), Vec<ExchangeRecord>)>,
 }
 
 impl RunReport {

@@ -76,22 +76,23 @@ pub struct LinkDoc {
     pub parameters: Vec<(String, String)>,
 }
 
-/// A response's links, in the spec's order.
-fn links(response: &Value) -> Vec<LinkDoc> {
-    response
-        .get("links")
+/// The members of `value`'s object `key`, in the spec's order; none when absent.
+fn members<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = (&'a String, &'a Value)> {
+    value
+        .get(key)
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
+}
+
+/// A response's links, in the spec's order.
+fn links(response: &Value) -> Vec<LinkDoc> {
+    members(response, "links")
         .map(|(_, link)| LinkDoc {
             operation: text(link.get("operationId")),
             description: text(link.get("description")),
             conformance: conformance(link),
-            parameters: link
-                .get("parameters")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
+            parameters: members(link, "parameters")
                 .map(|(name, expression)| (name.clone(), text(Some(expression))))
                 .collect(),
         })
@@ -238,12 +239,7 @@ pub fn operations(document: &Value) -> Vec<OperationDoc> {
         .pointer("/components/securitySchemes")
         .cloned()
         .unwrap_or(Value::Null);
-    for (path, item) in document
-        .get("paths")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
+    for (path, item) in members(document, "paths") {
         for method in ["get", "put", "post", "delete", "patch"] {
             let Some(operation) = item.get(method) else {
                 continue;
@@ -325,12 +321,7 @@ pub fn operations(document: &Value) -> Vec<OperationDoc> {
             });
             let mut responses = Vec::new();
             let mut errors = Vec::new();
-            for (status, response) in operation
-                .get("responses")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-            {
+            for (status, response) in members(operation, "responses") {
                 let response = resolve(document, response);
                 let response_bodies = bodies(document, response.get("content"));
                 for body in &response_bodies {
@@ -352,11 +343,7 @@ pub fn operations(document: &Value) -> Vec<OperationDoc> {
                     status: status.clone(),
                     description: text(response.get("description")),
                     conformance: conformance(response),
-                    headers: response
-                        .get("headers")
-                        .and_then(Value::as_object)
-                        .into_iter()
-                        .flatten()
+                    headers: members(response, "headers")
                         .map(|(name, header)| {
                             (
                                 name.clone(),
@@ -395,12 +382,7 @@ pub fn servers(document: &Value) -> Vec<ServerDoc> {
         .map(|server| {
             let url = text(server.get("url"));
             let mut default = url.clone();
-            for (name, variable) in server
-                .get("variables")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-            {
+            for (name, variable) in members(server, "variables") {
                 default = default.replace(&format!("{{{name}}}"), &text(variable.get("default")));
             }
             ServerDoc {

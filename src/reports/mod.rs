@@ -6,9 +6,12 @@
 //! - [`html`]: one self-contained page with the requirement coverage matrix,
 //!   every scenario's steps and every exchange with a `curl` that replays it;
 //! - [`results`]: a JSON summary for machines: versions, the spec's SHA-256,
-//!   the effective target, counts and every requirement's outcome.
+//!   the effective target, counts and every requirement's outcome;
+//! - [`har`]: HAR 1.2, every exchange of the run with its timings, each
+//!   entry tagged with its scenario.
 
 pub mod cucumber_json;
+pub mod har;
 pub mod html;
 pub mod junit;
 pub mod results;
@@ -38,6 +41,8 @@ pub struct ReportFiles {
     pub html: Option<PathBuf>,
     /// `--results FILE`.
     pub results: Option<PathBuf>,
+    /// `--har FILE`.
+    pub har: Option<PathBuf>,
 }
 
 impl ReportFiles {
@@ -47,6 +52,39 @@ impl ReportFiles {
             || self.cucumber_json.is_some()
             || self.html.is_some()
             || self.results.is_some()
+            || self.har.is_some()
+    }
+
+    /// Every report's folder must exist, and its path not be a folder,
+    /// before a run that would end unable to write it.
+    pub fn check_paths(&self) -> Result<(), String> {
+        for (flag, path) in [
+            ("--junit", &self.junit),
+            ("--cucumber-json", &self.cucumber_json),
+            ("--html", &self.html),
+            ("--results", &self.results),
+            ("--har", &self.har),
+        ] {
+            let Some(path) = path else { continue };
+            let folder = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => std::path::Path::new("."),
+            };
+            if !folder.is_dir() {
+                return Err(format!(
+                    "{flag} {}: the folder {} does not exist",
+                    path.display(),
+                    folder.display()
+                ));
+            }
+            if path.is_dir() {
+                return Err(format!(
+                    "{flag} {}: is a folder, not a file",
+                    path.display()
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -96,11 +134,12 @@ type Render = fn(&ReportInputs<'_>) -> Result<String, String>;
 
 /// Writes every report asked for.
 pub fn write_reports(files: &ReportFiles, inputs: &ReportInputs<'_>) -> Result<(), ReportError> {
-    let outputs: [(&'static str, &Option<PathBuf>, Render); 4] = [
+    let outputs: [(&'static str, &Option<PathBuf>, Render); 5] = [
         ("JUnit", &files.junit, junit::render),
         ("Cucumber JSON", &files.cucumber_json, cucumber_json::render),
         ("HTML", &files.html, html::render),
         ("results", &files.results, results::render),
+        ("HAR", &files.har, har::render),
     ];
     for (what, path, render) in outputs {
         let Some(path) = path else { continue };

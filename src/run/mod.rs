@@ -91,6 +91,8 @@ struct Knobs {
     concurrency: usize,
     /// The seed of generated hostile inputs.
     seed: u64,
+    /// Whether every exchange is kept for `--har`.
+    har: bool,
 }
 
 /// A run that could not be carried out, with the cause.
@@ -115,7 +117,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         print!("{}", crate::list::listing(&suite));
         return Ok(ExitCode::SUCCESS);
     }
-    check_report_paths(&options.reports)?;
+    options.reports.check_paths().map_err(NotRun)?;
     let waivers = match &options.waivers {
         Some(path) => Waivers::load(path, &suite.requirements).map_err(NotRun::from)?,
         None => Waivers::none(),
@@ -233,6 +235,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             Knobs {
                 concurrency: options.concurrency.max(1),
                 seed,
+                har: options.reports.har.is_some(),
             },
             waivers.clone(),
             browser.clone(),
@@ -294,36 +297,6 @@ pub fn production_reason(target: &TargetConfig, contract: &Contract) -> Option<S
         .map(|address| format!("{address} is the spec's production server"))
 }
 
-/// Every report's folder must exist before a run that would end unable to write it.
-fn check_report_paths(files: &ReportFiles) -> Result<(), NotRun> {
-    for (flag, path) in [
-        ("--junit", &files.junit),
-        ("--cucumber-json", &files.cucumber_json),
-        ("--html", &files.html),
-        ("--results", &files.results),
-    ] {
-        let Some(path) = path else { continue };
-        let folder = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => std::path::Path::new("."),
-        };
-        if !folder.is_dir() {
-            return Err(NotRun(format!(
-                "{flag} {}: the folder {} does not exist",
-                path.display(),
-                folder.display()
-            )));
-        }
-        if path.is_dir() {
-            return Err(NotRun(format!(
-                "{flag} {}: is a folder, not a file",
-                path.display()
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// The exit code a finished run earns: a failure of the target outweighs a
 /// scenario payconf could not judge, which outweighs a pass.
 pub fn exit_code(report: &RunReport) -> u8 {
@@ -368,7 +341,7 @@ async fn execute(
     waivers: Waivers,
     browser: Option<Arc<Chromium>>,
 ) -> Result<RunReport, NotRun> {
-    let Knobs { concurrency, seed } = knobs;
+    let (concurrency, seed) = (knobs.concurrency, knobs.seed);
     let report = Arc::new(Mutex::new(RunReport::default()));
     let mut console = ConsoleWriter::new(Arc::clone(&report), Box::new(std::io::stdout()))
         .with_waivers(waivers)
@@ -421,6 +394,7 @@ async fn execute(
         requirements: suite.requirements,
         browser,
         seed,
+        har: knobs.har,
     });
 
     let cucumber = PaymentWorld::cucumber::<PathBuf>()
@@ -433,20 +407,25 @@ async fn execute(
             let report = Arc::clone(&report);
             move |feature, _, scenario, _, world| {
                 let key = (file_name(feature), scenario.position.line);
-                let (observations, exchanges, issuer) = world
+                let (observations, exchanges, issuer, har) = world
                     .map(|w| {
                         // The browser is free for the next scenario.
                         w.browser_reservation = None;
                         let redactor = &w.ctx.redactor;
                         let exchanges = w.exchanges.iter().map(|e| e.record(redactor)).collect();
+                        let har = w.ctx.har.then(|| w.unreported.all(redactor, &w.exchanges));
                         (
                             std::mem::take(&mut w.observations),
                             exchanges,
                             w.issuer_evidence.take(),
+                            har,
                         )
                     })
                     .unwrap_or_default();
                 let mut report = report.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(har) = har {
+                    report.har.push((key.clone(), har));
+                }
                 if !observations.is_empty() {
                     report.observations.push((key.clone(), observations));
                 }

@@ -113,18 +113,23 @@ fn envelope_problem(exchange: &Exchange) -> Option<String> {
 async fn send_all(world: &PaymentWorld, requests: Vec<RecordedRequest>) -> Vec<Exchange> {
     let client = world.ctx.client.clone();
     let limits = world.ctx.limits;
-    stream::iter(requests)
+    let exchanges: Vec<Exchange> = stream::iter(requests)
         .map(|request| request.send(&client, limits))
         .buffered(IN_FLIGHT)
         .collect()
-        .await
+        .await;
+    world.also_sent(&exchanges);
+    exchanges
 }
 
 /// Sends requests all at once, not bounded by [`IN_FLIGHT`].
 async fn send_at_once(world: &PaymentWorld, requests: Vec<RecordedRequest>) -> Vec<Exchange> {
     let client = world.ctx.client.clone();
     let limits = world.ctx.limits;
-    futures_util::future::join_all(requests.into_iter().map(|r| r.send(&client, limits))).await
+    let exchanges =
+        futures_util::future::join_all(requests.into_iter().map(|r| r.send(&client, limits))).await;
+    world.also_sent(&exchanges);
+    exchanges
 }
 
 #[when("the buyer's payment is submitted by many requests at once")]
@@ -191,6 +196,7 @@ fn create_request(world: &PaymentWorld, body: Vec<u8>) -> RecordedRequest {
 async fn one_flow(world: &PaymentWorld, body: Vec<u8>) -> Result<(String, String, String), String> {
     let create = create_request(world, create_body(world).to_string().into_bytes());
     let created = create.send(&world.ctx.client, world.ctx.limits).await;
+    world.also_sent([&created]);
     let json = json_of(&created).ok_or("create gave no JSON answer")?;
     let text = |json: &Value, pointer: &str| {
         json.pointer(pointer)
@@ -202,6 +208,7 @@ async fn one_flow(world: &PaymentWorld, body: Vec<u8>) -> Result<(String, String
     let paid = submit_request(world, Some(&token), body)
         .send(&world.ctx.client, world.ctx.limits)
         .await;
+    world.also_sent([&paid]);
     let json = json_of(&paid).ok_or("submit gave no JSON answer")?;
     let answered = text(&json, "/payload/paymentID").ok_or("submit gave no paymentID")?;
     Ok((token, id, answered))
@@ -360,6 +367,7 @@ async fn hostile_submits(world: &mut PaymentWorld) -> Result<(), Failure> {
 async fn fresh_token(world: &PaymentWorld) -> Option<String> {
     let create = create_request(world, create_body(world).to_string().into_bytes());
     let answer = create.send(&world.ctx.client, world.ctx.limits).await;
+    world.also_sent([&answer]);
     json_of(&answer)?
         .pointer("/payload/paymentToken")
         .and_then(Value::as_str)
@@ -392,6 +400,7 @@ async fn shrink(
             run.generator.render(&mutation),
         );
         let exchange = request.send(&world.ctx.client, world.ctx.limits).await;
+        world.also_sent([&exchange]);
         sent += 1;
         if let Some(why) = problem(run.operation, &exchange) {
             best = (mutation, Some((exchange, why)));

@@ -18,6 +18,7 @@
 //! blanked out, [`evidence`]) are kept for the report. What it does on a
 //! page is in [`page`].
 
+mod archive;
 mod evidence;
 mod page;
 
@@ -29,6 +30,7 @@ use std::{
 use serde_json::json;
 use url::Url;
 
+use self::archive::Archive;
 use super::{
     Choice, IssuerEvidence,
     chromium::{COMMAND_BOUND, Chromium, Turn},
@@ -80,6 +82,7 @@ pub async fn authenticate(
         failed_load: None,
         issuer: issuer.clone(),
         started: false,
+        archive: world.ctx.har.then(Archive::default),
     };
     // Every command is bounded together: a browser that stops answering
     // (a machine short of CPU, a renderer that hangs) ends the journey as
@@ -115,6 +118,11 @@ pub async fn authenticate(
             .collect(),
         screenshot,
     });
+    if let Some(archive) = journey.archive.take() {
+        for record in archive.finish(&world.ctx.redactor) {
+            world.unreported.seen(record);
+        }
+    }
     world.browser_reservation = Some(journey.turn.end());
     result
 }
@@ -139,6 +147,8 @@ struct BrowserJourney<'a> {
     issuer: Url,
     /// Whether the browser has asked for the issuer address yet.
     started: bool,
+    /// With `--har`: the journey's document requests, for the HAR file.
+    archive: Option<Archive>,
 }
 
 /// Where the journey stands, between looks at the page.
@@ -334,6 +344,9 @@ impl BrowserJourney<'_> {
     async fn observe(&mut self) -> Result<(), String> {
         for event in self.turn.performance_log().await? {
             let params = &event["params"];
+            if let (Some(archive), Some(method)) = (&mut self.archive, event["method"].as_str()) {
+                archive.event(method, params);
+            }
             match event["method"].as_str() {
                 Some("Network.requestWillBeSent") if params["type"] == "Document" => {
                     let Some(url) = params["request"]["url"]
@@ -355,6 +368,9 @@ impl BrowserJourney<'_> {
                             continue;
                         }
                         self.started = true;
+                    }
+                    if let Some(archive) = self.archive.as_mut().filter(|_| self.started) {
+                        archive.request(params);
                     }
                     if top {
                         self.documents += 1;
