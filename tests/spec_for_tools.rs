@@ -2,14 +2,19 @@
 //! name the spec as their source `payments`, call only its operations with
 //! headers those operations take, default every input to the sandbox's value
 //! and ask for no HTTP status (the contract states none); the spec's OpenAPI
-//! links lead to operations and parameters that exist. Redocly Respect runs
-//! the workflows against `payconf serve` in CI (`.ci/check-flows`).
+//! links lead to operations and parameters that exist; the answers written
+//! out for client generators hold exactly what the `allOf` over the envelope
+//! held. Redocly Respect runs the workflows against `payconf serve` in CI
+//! (`.ci/check-flows`), and `.ci/check-clients` generates the clients.
 
 mod support;
 
-use payconf::docs::workflows::EMBEDDED_WORKFLOWS;
+use payconf::{
+    contract::{Conformance, compile_schema},
+    docs::workflows::EMBEDDED_WORKFLOWS,
+};
 use payconf_reference as reference;
-use serde_json::Value;
+use serde_json::{Value, json};
 use support::{contract, find_operation, resolve};
 
 fn workflows() -> Value {
@@ -198,4 +203,86 @@ fn the_specs_links_lead_to_operations_and_parameters_that_exist() {
         links, 4,
         "create -> submit; submit -> the issuer, success and failure pages"
     );
+}
+
+/// Answers to judge: the spec's example of the operation's 200 and mutations
+/// of it that each rule of the envelope or the payload turns on.
+fn answers_around(example: &Value) -> Vec<Value> {
+    let mut answers = vec![example.clone(), json!(null), json!([]), json!({})];
+    let mut edit = |f: &dyn Fn(&mut Value)| {
+        let mut answer = example.clone();
+        f(&mut answer);
+        answers.push(answer);
+    };
+    edit(&|a| a["payload"] = json!(null));
+    edit(&|a| a["payload"] = json!({}));
+    edit(&|a| a["payload"] = json!([]));
+    edit(&|a| a["payload"]["extra"] = json!({"any": 1}));
+    edit(&|a| a["extra"] = json!(true));
+    edit(&|a| a["error"]["code"] = json!(0));
+    edit(&|a| a["error"] = json!(null));
+    edit(&|a| drop(a.as_object_mut().map(|o| o.remove("payload"))));
+    edit(&|a| drop(a.as_object_mut().map(|o| o.remove("error"))));
+    edit(&|a| a["payload"]["userRedirect"] = json!({}));
+    edit(&|a| a["payload"]["paymentID"] = json!(12));
+    for field in [
+        "paymentToken",
+        "paymentID",
+        "transactionType",
+        "transactionResult",
+        "userRedirect",
+    ] {
+        let field = field.to_owned();
+        edit(&move |a| drop(a["payload"].as_object_mut().map(|o| o.remove(&field))));
+    }
+    answers
+}
+
+#[test]
+fn the_answers_written_out_for_generators_hold_exactly_what_the_allof_held() {
+    let definitions = &contract().document()["components"]["schemas"];
+    for (operation, answer, payload) in [
+        (
+            "createPayment",
+            "CreatePaymentResponse",
+            "CreatePaymentPayload",
+        ),
+        (
+            "submitPayment",
+            "SubmitPaymentResponse",
+            "SubmitPaymentPayload",
+        ),
+    ] {
+        let written = json!({"$ref": format!("#/components/schemas/{answer}")});
+        let as_allof = json!({"allOf": [
+            {"$ref": "#/components/schemas/Envelope"},
+            {"type": "object", "properties": {"payload": {"$ref": format!("#/components/schemas/{payload}")}}},
+        ]});
+        let (_, spec_operation) = find_operation(operation);
+        let examples =
+            &spec_operation["responses"]["200"]["content"]["application/json"]["examples"];
+        let (_, example) = examples
+            .as_object()
+            .expect("examples")
+            .iter()
+            .next()
+            .expect("one");
+        let answers = answers_around(&example["value"]);
+        for conformance in [Conformance::Core, Conformance::Reference] {
+            let written = compile_schema(&written, definitions, conformance).expect("compiles");
+            let as_allof = compile_schema(&as_allof, definitions, conformance).expect("compiles");
+            let verdicts: Vec<bool> = answers.iter().map(|a| written.is_valid(a)).collect();
+            for (answer, verdict) in answers.iter().zip(&verdicts) {
+                assert_eq!(
+                    *verdict,
+                    as_allof.is_valid(answer),
+                    "{operation}: the two forms disagree on {answer}"
+                );
+            }
+            assert!(
+                verdicts.contains(&true) && verdicts.contains(&false),
+                "{operation}: {verdicts:?}"
+            );
+        }
+    }
 }
