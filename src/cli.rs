@@ -136,6 +136,25 @@ pub struct RunArgs {
     /// (also `PAYCONF_ACS_DRIVER`): `form`, `browser` (headless Chromium) or `none`.
     #[arg(long, value_name = "DRIVER")]
     pub acs_driver: Option<String>,
+    /// PEM bundle of CA certificates to trust besides the system's, for a
+    /// target whose certificate a private CA signed; overrides
+    /// PAYCONF_TLS_CA_FILE and the file's `tls.ca_file`.
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca_file: Option<PathBuf>,
+    /// Client certificate (PEM) for a target that asks for one (mutual
+    /// TLS); overrides PAYCONF_TLS_CLIENT_CERT and `tls.client_cert`.
+    #[arg(long, value_name = "FILE")]
+    pub tls_client_cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM); overrides
+    /// PAYCONF_TLS_CLIENT_KEY and `tls.client_key`.
+    #[arg(long, value_name = "FILE")]
+    pub tls_client_key: Option<PathBuf>,
+    /// The proxy to reach the target through (http:// or https://), over
+    /// PAYCONF_PROXY and the file's `proxy`; without one, HTTPS_PROXY,
+    /// HTTP_PROXY and NO_PROXY are read as curl reads them. Loopback
+    /// addresses are never proxied.
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
     /// Cucumber tag expression selecting scenarios. Default: `@core` against a
     /// target, `@core or @reference` against the embedded reference implementation.
     #[arg(long, value_name = "EXPR")]
@@ -187,6 +206,11 @@ pub struct RunArgs {
     /// `@production-safe` scenarios (no card data sent).
     #[arg(long)]
     pub allow_production: bool,
+    /// Serve the embedded reference implementation over HTTPS (HTTP/2 by
+    /// ALPN), with a certificate made for this run by a CA only this run
+    /// trusts; without a base URL only.
+    #[arg(long)]
+    pub embedded_tls: bool,
 }
 
 /// Flags of `payconf serve`.
@@ -198,6 +222,14 @@ pub struct ServeArgs {
     /// Back-office configuration (TOML); built-in defaults without it.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Serve HTTPS with this certificate (PEM, its chain after it): HTTP/2
+    /// and HTTP/1.1 by ALPN, and the pages' addresses `https://`. Needs
+    /// --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 }
 
 /// Runs a parsed command line and returns the process's exit code.
@@ -306,6 +338,12 @@ fn run_options(args: Box<RunArgs>) -> crate::run::RunOptions {
             api_key: args.api_key,
             shop_login: args.shop_login,
             acs_driver: args.acs_driver,
+            transport: crate::target::TransportOverrides {
+                ca_file: args.tls_ca_file,
+                client_cert: args.tls_client_cert,
+                client_key: args.tls_client_key,
+                proxy: args.proxy,
+            },
         },
         tags: args.tags,
         features_dir: args.features,
@@ -323,5 +361,6 @@ fn run_options(args: Box<RunArgs>) -> crate::run::RunOptions {
         },
         waivers: args.waivers,
         allow_production: args.allow_production,
+        embedded_tls: args.embedded_tls,
     }
 }

@@ -81,6 +81,10 @@ pub struct Exchange {
     pub response: Result<RecordedResponse, String>,
     /// When it was sent, and how long each part took.
     pub timing: Timing,
+    /// Whether no answer came for a reason of payconf's transport (a
+    /// certificate it does not trust, a refused client certificate, a name
+    /// that does not resolve): the harness's to fix, not the target's.
+    pub transport_fault: bool,
 }
 
 /// When an exchange was sent and how long its parts took.
@@ -135,9 +139,15 @@ impl RecordedRequest {
         let started = SystemTime::now();
         let clock = Instant::now();
         let mut headers_at = None;
+        let mut transport_fault = false;
         let response = tokio::time::timeout(
             limits.timeout,
-            self.perform(client, limits.max_body, &mut headers_at),
+            self.perform(
+                client,
+                limits.max_body,
+                &mut headers_at,
+                &mut transport_fault,
+            ),
         )
         .await
         .unwrap_or_else(|_| {
@@ -157,6 +167,7 @@ impl RecordedRequest {
                 wait,
                 receive: end.saturating_sub(wait),
             },
+            transport_fault,
         }
     }
 
@@ -165,6 +176,7 @@ impl RecordedRequest {
         client: &Client,
         max_body: usize,
         headers_at: &mut Option<Instant>,
+        transport_fault: &mut bool,
     ) -> Result<RecordedResponse, String> {
         let mut builder = client.request(self.method.clone(), self.url.clone());
         for (name, value) in &self.headers {
@@ -173,7 +185,10 @@ impl RecordedRequest {
         if let Some(body) = &self.body {
             builder = builder.body(body.clone());
         }
-        let mut response = builder.send().await.map_err(|e| describe_error(&e))?;
+        let mut response = builder.send().await.map_err(|e| {
+            *transport_fault = crate::transport::tls_or_dns_fault(&e).is_some();
+            describe_error(&e)
+        })?;
         *headers_at = Some(Instant::now());
         let status = response.status().as_u16();
         let version = match response.version() {

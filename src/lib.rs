@@ -36,5 +36,6 @@ pub mod run;
 pub mod serve;
 pub mod steps;
 pub mod target;
+pub mod transport;
 pub mod waivers;
 pub mod world;

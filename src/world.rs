@@ -217,8 +217,15 @@ impl PaymentWorld {
         let exchange = request.send(&self.ctx.client, self.ctx.limits).await;
         self.exchanges.push(exchange);
         let index = self.exchanges.len() - 1;
-        if let Err(reason) = &self.exchanges[index].response {
+        let exchange = &self.exchanges[index];
+        if let Err(reason) = &exchange.response {
             let reason = reason.clone();
+            if exchange.transport_fault {
+                return Err(Failure::harness(format!(
+                    "payconf could not reach {} for a reason of its own transport, not the                      target's: {reason}",
+                    self.ctx.redactor.text(exchange.request.url.as_str())
+                )));
+            }
             return Err(self.failure("an answer from the target", &reason));
         }
         Ok(index)

@@ -42,6 +42,7 @@ mod server;
 mod service;
 mod store;
 mod submit;
+mod tls;
 
 /// Entry points for the fuzz targets (`fuzz/`): the service's request
 /// parsing and validation, without a server. Not an API.
@@ -81,5 +82,6 @@ pub use config::{
 };
 pub use error::{ApiError, code, transaction_code};
 pub use request_body::MAX_BODY_BYTES;
-pub use server::{RunningServer, ServeError, run};
+pub use server::{RunningServer, ServeError, run, run_tls};
 pub use service::ISSUER_PATH;
+pub use tls::{TlsError, server_config};

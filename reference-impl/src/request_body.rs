@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::{HeaderMap, header};
-use http_body_util::{BodyExt, Limited};
+use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use serde::de::DeserializeSeed;
 
@@ -17,41 +17,84 @@ use crate::{
 /// The largest request body the service reads.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
+/// How much of a refused body is still read, and thrown away, before the
+/// refusal is sent: a client still writing its body when the server closes
+/// the connection gets a reset instead of the answer (over TLS above all),
+/// so a refusal is only readable once the body is in. Bodies declared larger
+/// are refused at once.
+const DRAIN_LIMIT: u64 = 1024 * 1024;
+
 /// Checks the media type and reads the body, within `timeout`, as one JSON object.
 pub async fn read_json_body(
     headers: &HeaderMap,
     body: Incoming,
     timeout: Duration,
 ) -> Result<Bytes, ApiError> {
-    if !is_json_media_type(headers) {
-        return Err(ApiError::UnsupportedMediaType);
-    }
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
-        return Err(ApiError::PayloadTooLarge {
-            limit: MAX_BODY_BYTES,
-        });
+    let too_large = ApiError::PayloadTooLarge {
+        limit: MAX_BODY_BYTES,
+    };
+    if !is_json_media_type(headers) {
+        drain(body, declared, timeout).await;
+        return Err(ApiError::UnsupportedMediaType);
     }
-    let collected = tokio::time::timeout(timeout, Limited::new(body, MAX_BODY_BYTES).collect())
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+        drain(body, declared, timeout).await;
+        return Err(too_large);
+    }
+    let mut body = body;
+    let read = async {
+        let mut bytes = Vec::new();
+        while let Some(frame) = body.frame().await {
+            // The client went away or broke the framing: nobody is left to
+            // read an answer, but it is still a well-formed refusal.
+            let frame =
+                frame.map_err(|_| ApiError::MalformedJson("the body could not be read".into()))?;
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            if bytes.len() + data.len() > MAX_BODY_BYTES {
+                return Ok(None);
+            }
+            bytes.extend_from_slice(&data);
+        }
+        Ok(Some(Bytes::from(bytes)))
+    };
+    let outcome = tokio::time::timeout(timeout, read)
         .await
         .map_err(|_| ApiError::BodyTimeout {
             seconds: timeout.as_secs(),
         })?;
-    let bytes = match collected {
-        Ok(collected) => collected.to_bytes(),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-            return Err(ApiError::PayloadTooLarge {
-                limit: MAX_BODY_BYTES,
-            });
+    match outcome? {
+        Some(bytes) => Ok(bytes),
+        None => {
+            drain(body, None, timeout).await;
+            Err(too_large)
         }
-        // The client went away or broke the framing: nobody is left to read an
-        // answer, but it is still a well-formed refusal.
-        Err(_) => return Err(ApiError::MalformedJson("the body could not be read".into())),
+    }
+}
+
+/// Reads what is left of a refused body, up to [`DRAIN_LIMIT`] and
+/// `timeout`, and throws it away.
+async fn drain(mut body: Incoming, declared: Option<u64>, timeout: Duration) {
+    if declared.is_some_and(|n| n > DRAIN_LIMIT) {
+        return;
+    }
+    let read = async {
+        let mut seen = 0u64;
+        while let Some(Ok(frame)) = body.frame().await {
+            if let Ok(data) = frame.into_data() {
+                seen += data.len() as u64;
+                if seen > DRAIN_LIMIT {
+                    break;
+                }
+            }
+        }
     };
-    Ok(bytes)
+    let _ = tokio::time::timeout(timeout, read).await;
 }
 
 /// Parses bytes as one JSON object. Syntax errors say where, never what: the

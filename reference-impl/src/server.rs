@@ -1,5 +1,6 @@
-//! The accept loop: serves HTTP/1.1 connections on a listener until the
-//! shutdown future completes, then lets requests in flight finish.
+//! The accept loop: serves HTTP/1.1 connections on a listener (or, with a
+//! TLS configuration, HTTPS with HTTP/2 or HTTP/1.1 as ALPN chooses) until
+//! the shutdown future completes, then lets requests in flight finish.
 
 use std::{
     convert::Infallible,
@@ -11,9 +12,12 @@ use std::{
 };
 
 use futures_util::FutureExt;
-use hyper::{server::conn::http1, service::service_fn};
+use hyper::{
+    server::conn::{http1, http2},
+    service::service_fn,
+};
 use hyper_util::{
-    rt::{TokioIo, TokioTimer},
+    rt::{TokioExecutor, TokioIo, TokioTimer},
     server::graceful::GracefulShutdown,
 };
 use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
@@ -50,11 +54,22 @@ pub async fn run(
     config: ReferenceConfig,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServeError> {
+    run_tls(listener, config, None, shutdown).await
+}
+
+/// [`run`], over TLS when `tls` is given: its pages' addresses are then
+/// `https://` ones too.
+pub async fn run_tls(
+    listener: TcpListener,
+    config: ReferenceConfig,
+    tls: Option<Arc<rustls::ServerConfig>>,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServeError> {
     let local = listener.local_addr()?;
     let public_url = config
         .public_url
         .clone()
-        .unwrap_or_else(|| default_public_url(local));
+        .unwrap_or_else(|| default_public_url(local, tls.is_some()));
     let service = Arc::new(Service::new(config, public_url.clone()).map_err(|source| {
         ServeError::MerchantPage {
             public_url: public_url.clone(),
@@ -70,7 +85,10 @@ pub async fn run(
         .header_read_timeout(limits.header_read_timeout)
         .max_buf_size(MAX_HEAD_BUFFER)
         .keep_alive(true);
+    let mut http2 = http2::Builder::new(TokioExecutor::new());
+    http2.timer(TokioTimer::new());
     let graceful = GracefulShutdown::new();
+    let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         tokio::select! {
@@ -79,16 +97,43 @@ pub async fn run(
                     // Small request-answer exchanges: send each answer at once.
                     let _ = stream.set_nodelay(true);
                     let service = Arc::clone(&service);
-                    let connection = http.serve_connection(
-                        TokioIo::new(stream),
-                        service_fn(move |request| {
-                            let service = Arc::clone(&service);
-                            async move { Ok::<_, Infallible>(answer(&service, request).await) }
-                        }),
-                    );
-                    let connection = graceful.watch(connection);
+                    let handler = service_fn(move |request| {
+                        let service = Arc::clone(&service);
+                        async move { Ok::<_, Infallible>(answer(&service, request).await) }
+                    });
+                    let Some(acceptor) = acceptor.clone() else {
+                        let connection =
+                            graceful.watch(http.serve_connection(TokioIo::new(stream), handler));
+                        tokio::spawn(async move {
+                            if let Err(error) = connection.await {
+                                tracing::debug!(%error, "connection ended with an error");
+                            }
+                        });
+                        continue;
+                    };
+                    // Watched from the start: a shutdown waits for the handshake too.
+                    let (http, http2, watcher) = (http.clone(), http2.clone(), graceful.watcher());
+                    let handshake_bound = limits.header_read_timeout;
                     tokio::spawn(async move {
-                        if let Err(error) = connection.await {
+                        let stream = match tokio::time::timeout(handshake_bound, acceptor.accept(stream)).await {
+                            Ok(Ok(stream)) => stream,
+                            Ok(Err(error)) => {
+                                tracing::debug!(%error, "TLS handshake failed");
+                                return;
+                            }
+                            Err(_) => {
+                                tracing::debug!("TLS handshake not completed in time");
+                                return;
+                            }
+                        };
+                        let h2 = stream.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
+                        let io = TokioIo::new(stream);
+                        let ended = if h2 {
+                            watcher.watch(http2.serve_connection(io, handler)).await
+                        } else {
+                            watcher.watch(http.serve_connection(io, handler)).await
+                        };
+                        if let Err(error) = ended {
                             tracing::debug!(%error, "connection ended with an error");
                         }
                     });
@@ -158,16 +203,20 @@ async fn sweep_expired(service: Arc<Service>) {
     }
 }
 
-/// `http://` and the listener's address; a wildcard address becomes loopback,
-/// which is where a browser on this machine reaches it.
-fn default_public_url(local: SocketAddr) -> Url {
+/// `http://` (or `https://`) and the listener's address; a wildcard address
+/// becomes loopback, which is where a browser on this machine reaches it.
+fn default_public_url(local: SocketAddr, tls: bool) -> Url {
     let ip = match local.ip() {
         IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
         IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
         ip => ip,
     };
-    Url::parse(&format!("http://{}/", SocketAddr::new(ip, local.port())))
-        .expect("an http URL of a socket address is valid")
+    let scheme = if tls { "https" } else { "http" };
+    Url::parse(&format!(
+        "{scheme}://{}/",
+        SocketAddr::new(ip, local.port())
+    ))
+    .expect("an http URL of a socket address is valid")
 }
 
 /// A reference service running on a task of the current runtime.
@@ -188,13 +237,31 @@ impl RunningServer {
 
     /// Serves `config` on a listener the caller bound.
     pub fn start_on(listener: TcpListener, config: ReferenceConfig) -> Result<Self, ServeError> {
+        Self::start_tls_on(listener, config, None)
+    }
+
+    /// Binds `127.0.0.1:0` and serves `config` there over TLS.
+    pub async fn start_tls(
+        config: ReferenceConfig,
+        tls: Arc<rustls::ServerConfig>,
+    ) -> Result<Self, ServeError> {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
+        Self::start_tls_on(listener, config, Some(tls))
+    }
+
+    /// Serves `config` on a listener the caller bound, over TLS when `tls` is given.
+    pub fn start_tls_on(
+        listener: TcpListener,
+        config: ReferenceConfig,
+        tls: Option<Arc<rustls::ServerConfig>>,
+    ) -> Result<Self, ServeError> {
         let local = listener.local_addr()?;
         let base_url = config
             .public_url
             .clone()
-            .unwrap_or_else(|| default_public_url(local));
+            .unwrap_or_else(|| default_public_url(local, tls.is_some()));
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(run(listener, config, async {
+        let task = tokio::spawn(run_tls(listener, config, tls, async {
             // A dropped sender also stops the server.
             let _ = stopped.await;
         }));

@@ -38,7 +38,10 @@ pub enum LogStyle {
 pub fn init(style: LogStyle) -> Logging {
     let default = match style {
         LogStyle::Service => "info",
-        LogStyle::Command => "warn",
+        // A certificate payconf cannot verify is said once, in words, by
+        // the run itself (crate::transport); the verifier's own log line
+        // would say it again as an error of its own.
+        LogStyle::Command => "warn,rustls_platform_verifier=off",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("PAYCONF_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));

@@ -18,9 +18,9 @@ use std::{
 };
 
 use cucumber::{World as _, gherkin::tagexpr::TagOperation, tag::Ext as _};
-use payconf_reference::{ReferenceConfig, RunningServer};
 
 mod browser;
+mod embedded;
 mod needs;
 mod suite;
 
@@ -82,6 +82,8 @@ pub struct RunOptions {
     pub waivers: Option<PathBuf>,
     /// `--allow-production`.
     pub allow_production: bool,
+    /// `--embedded-tls`: the embedded target over HTTPS.
+    pub embedded_tls: bool,
 }
 
 /// How a run goes about its scenarios.
@@ -129,18 +131,17 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     };
     let file = file.overridden(|name| std::env::var(name).ok(), &options.overrides);
     let mut embedded = None;
+    if options.embedded_tls && file.has_base_url() {
+        return Err(NotRun(
+            "--embedded-tls serves the embedded reference implementation over HTTPS; it does \
+             not go with a base URL (for your own HTTPS server, give its CA as tls.ca_file)"
+                .to_owned(),
+        ));
+    }
     let (target, default_tags) = if file.has_base_url() {
         (file.resolve().map_err(NotRun::from)?, "@core")
     } else {
-        let config = ReferenceConfig {
-            token_lifetime: EMBEDDED_TOKEN_LIFETIME,
-            ..ReferenceConfig::default()
-        };
-        let server = RunningServer::start(config)
-            .await
-            .map_err(|e| NotRun(format!("cannot start the reference implementation: {e}")))?;
-        let target =
-            TargetConfig::reference_defaults(server.base_url.clone(), EMBEDDED_TOKEN_LIFETIME);
+        let (server, target) = embedded::start(options.embedded_tls).await?;
         println!(
             "target: the reference implementation, in-process at {}",
             server.base_url
@@ -199,7 +200,13 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     };
     if embedded.is_none() {
         println!("target: {}", target.base_url);
-        reachable(&target, limits.timeout).await?;
+        if let Some(proxy) = crate::transport::rules(&target).describe(&target.base_url) {
+            println!("proxy: {proxy}");
+        }
+        let client = crate::transport::client(&target, limits).map_err(NotRun)?;
+        crate::transport::preflight(&client, &target, limits.timeout)
+            .await
+            .map_err(NotRun)?;
     }
     let browser = match start_browser(&suite, &target, &tags, limits).await {
         Ok(browser) => browser,
@@ -312,26 +319,6 @@ pub fn exit_code(report: &RunReport) -> u8 {
     }
 }
 
-/// Fails when nothing accepts a connection at the target's address.
-async fn reachable(target: &TargetConfig, timeout: Duration) -> Result<(), NotRun> {
-    let host = target.base_url.host_str().unwrap_or_default().to_owned();
-    let port = target.base_url.port_or_known_default().unwrap_or(443);
-    let connect =
-        tokio::net::TcpStream::connect((host.trim_start_matches('[').trim_end_matches(']'), port));
-    match tokio::time::timeout(timeout, connect).await {
-        Ok(Ok(_)) => Ok(()),
-        Ok(Err(e)) => Err(NotRun(format!(
-            "target unreachable: {}: {e}",
-            target.base_url
-        ))),
-        Err(_) => Err(NotRun(format!(
-            "target unreachable: {}: no connection within {} s",
-            target.base_url,
-            timeout.as_secs()
-        ))),
-    }
-}
-
 async fn execute(
     suite: Suite,
     target: TargetConfig,
@@ -375,16 +362,7 @@ async fn execute(
         .scenarios
         .extend(set_aside);
 
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(limits.timeout)
-        // Shorter than the keep-alive timeouts servers commonly use (5 s for
-        // Node.js and Apache): a request never goes out on an idle connection
-        // the server is closing at that moment, which would fail it for nothing.
-        .pool_idle_timeout(Duration::from_secs(2))
-        .user_agent(concat!("payconf/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| NotRun(format!("cannot build the HTTP client: {e}")))?;
+    let client = crate::transport::client(&target, limits).map_err(NotRun)?;
     let context = Arc::new(RunContext {
         redactor: target.redactor(),
         target,

@@ -9,27 +9,26 @@
 
 use std::{collections::BTreeMap, fmt, path::Path, time::Duration};
 
-use payconf_reference::mask_pan;
 use serde::Deserialize;
 use url::Url;
 
-use crate::{
-    issuer::chromium::BrowserSettings,
-    redact::{MASK, Redactor},
-};
+use crate::{issuer::chromium::BrowserSettings, redact::Redactor};
 
 mod acs;
 mod cards;
 mod robustness;
 mod secret;
+mod summary;
 #[cfg(test)]
 mod tests;
+mod tls;
 
 pub use acs::{AcsConfig, AcsDriver, driver_override};
 use cards::check_card;
 pub use cards::{TestCard, TestCards};
 pub use robustness::RobustnessSettings;
 pub use secret::Secret;
+pub use tls::{TlsFile, TlsSettings, TransportOverrides};
 
 /// Which environment of the service a target is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -75,6 +74,9 @@ pub struct TargetFile {
     acs: AcsConfig,
     #[serde(default)]
     robustness: RobustnessSettings,
+    #[serde(default)]
+    tls: TlsFile,
+    proxy: Option<String>,
 }
 
 /// Settings given on the command line, which win over everything else.
@@ -88,6 +90,8 @@ pub struct TargetOverrides {
     pub shop_login: Option<String>,
     /// `--acs-driver`.
     pub acs_driver: Option<String>,
+    /// `--tls-ca-file`, `--tls-client-cert`, `--tls-client-key`, `--proxy`.
+    pub transport: TransportOverrides,
 }
 
 /// The buyer's name submits carry, unless the target names another.
@@ -134,6 +138,11 @@ pub struct TargetConfig {
     pub acs: AcsConfig,
     /// How hard the `@robustness` scenarios press.
     pub robustness: RobustnessSettings,
+    /// CAs to trust and a client certificate, read from their files.
+    pub tls: TlsSettings,
+    /// The proxy every request to the target goes through (never for a
+    /// loopback address); `None`: the environment's, as curl reads it.
+    pub proxy: Option<Url>,
 }
 
 /// A setting that is missing or invalid.
@@ -159,7 +168,13 @@ impl TargetFile {
         let text = std::fs::read_to_string(path).map_err(|e| {
             target_error("--target", format!("cannot read {}: {e}", path.display()))
         })?;
-        toml::from_str(&text).map_err(|e| target_error(&format!("--target {}", path.display()), e))
+        let file: Self = toml::from_str(&text)
+            .map_err(|e| target_error(&format!("--target {}", path.display()), e))?;
+        let folder = path.parent().unwrap_or(Path::new("."));
+        Ok(Self {
+            tls: file.tls.clone().relative_to(folder),
+            ..file
+        })
     }
 
     /// Applies the environment, then the flags, over the file.
@@ -185,6 +200,8 @@ impl TargetFile {
             "PAYCONF_SHOP_LOGIN",
             self.shop_login.take(),
         );
+        self.tls = std::mem::take(&mut self.tls).overridden(&env, &flags.transport);
+        self.proxy = tls::proxy_override(self.proxy.take(), &env, &flags.transport.proxy);
         self
     }
 
@@ -288,7 +305,11 @@ impl TargetFile {
                 }
             }
         }
+        let tls = self.tls.check()?;
+        let proxy = tls::proxy_url(self.proxy)?;
         Ok(TargetConfig {
+            tls,
+            proxy,
             base_url,
             environment: self.environment,
             api_key,
@@ -374,6 +395,8 @@ impl TargetConfig {
                 browser: BrowserSettings::default(),
             },
             robustness: RobustnessSettings::default(),
+            tls: TlsSettings::default(),
+            proxy: None,
         }
     }
 
@@ -423,56 +446,5 @@ impl TargetConfig {
             redactor.add_card_number(&number);
         }
         redactor
-    }
-
-    /// The effective configuration as reports show it: keys, codes and CVVs
-    /// masked, card numbers as their first six and last four digits.
-    pub fn summary(&self) -> serde_json::Value {
-        let cards: serde_json::Map<String, serde_json::Value> = self
-            .cards()
-            .map(|(name, card)| {
-                (
-                    name.to_owned(),
-                    serde_json::json!({
-                        "number": mask_pan(card.number.expose()),
-                        "exp_month": card.exp_month,
-                        "exp_year": card.exp_year,
-                        "cvv": MASK,
-                    }),
-                )
-            })
-            .collect();
-        let fields: serde_json::Map<String, serde_json::Value> = self
-            .acs
-            .fields
-            .keys()
-            .map(|name| (name.clone(), serde_json::Value::String(MASK.to_owned())))
-            .collect();
-        serde_json::json!({
-            "base_url": self.base_url.as_str(),
-            "environment": self.environment.map(Environment::name),
-            "api_key": MASK,
-            "shop_login": self.shop_login,
-            "currency": self.currency,
-            "amount": self.amount,
-            "success_url": self.success_url.as_ref().map(Url::as_str),
-            "failure_url": self.failure_url.as_ref().map(Url::as_str),
-            "token_lifetime_secs": self.token_lifetime.map(|d| d.as_secs_f64()),
-            "submit_authorization": self.submit_authorization,
-            "buyer_name": self.buyer_name,
-            "buyer_email": self.buyer_email,
-            "transaction_prefix": self.transaction_prefix,
-            "cards": cards,
-            "acs": {
-                "driver": self.acs.driver.name(),
-                "fields": fields,
-                "steps": self.acs.steps.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            },
-            "robustness": {
-                "concurrent_submits": self.robustness.concurrent_submits,
-                "parallel_flows": self.robustness.parallel_flows,
-                "hostile_requests": self.robustness.hostile_requests,
-            },
-        })
     }
 }

@@ -1,0 +1,76 @@
+//! The embedded target: the reference implementation started in-process on
+//! a loopback port when no base URL is given, over plain HTTP or, with
+//! `--embedded-tls`, over HTTPS with a certificate made for this run by a
+//! CA of its own (rcgen), which only this run's client trusts. So the HTTPS
+//! path (rustls, HTTP/2 by ALPN, the trusted-CA setting) is checked on
+//! every commit without a certificate on disk.
+
+use payconf_reference::{ReferenceConfig, RunningServer};
+use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
+
+use super::{EMBEDDED_TOKEN_LIFETIME, NotRun};
+use crate::target::{TargetConfig, TlsSettings};
+
+/// Starts the embedded reference implementation; returns it and its target.
+pub async fn start(tls: bool) -> Result<(RunningServer, TargetConfig), NotRun> {
+    let config = ReferenceConfig {
+        token_lifetime: EMBEDDED_TOKEN_LIFETIME,
+        ..ReferenceConfig::default()
+    };
+    let cannot = |e: &dyn std::fmt::Display| {
+        NotRun(format!("cannot start the reference implementation: {e}"))
+    };
+    let (server, trusted) = if tls {
+        let material = certificates().map_err(|e| cannot(&e))?;
+        let server_config = payconf_reference::server_config(
+            material.cert_pem.as_bytes(),
+            material.key_pem.as_bytes(),
+        )
+        .map_err(|e| cannot(&e))?;
+        let server = RunningServer::start_tls(config, server_config)
+            .await
+            .map_err(|e| cannot(&e))?;
+        (server, Some(material.ca_pem))
+    } else {
+        let server = RunningServer::start(config).await.map_err(|e| cannot(&e))?;
+        (server, None)
+    };
+    let mut target =
+        TargetConfig::reference_defaults(server.base_url.clone(), EMBEDDED_TOKEN_LIFETIME);
+    if let Some(ca_pem) = trusted {
+        target.tls = TlsSettings {
+            ca_source: Some("the embedded sandbox's own CA, made for this run".to_owned()),
+            ca_pem: Some(ca_pem.into_bytes()),
+            ..TlsSettings::default()
+        };
+    }
+    Ok((server, target))
+}
+
+/// A run's CA and the sandbox's certificate it signs, PEM.
+struct Material {
+    ca_pem: String,
+    cert_pem: String,
+    key_pem: String,
+}
+
+fn certificates() -> Result<Material, rcgen::Error> {
+    let mut ca = CertificateParams::new(Vec::<String>::new())?;
+    ca.distinguished_name
+        .push(DnType::CommonName, "payconf embedded sandbox CA");
+    ca.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
+    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign];
+    let ca_key = KeyPair::generate()?;
+    let ca_pem = ca.self_signed(&ca_key)?.pem();
+    let issuer = Issuer::new(ca, ca_key);
+    let mut leaf = CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])?;
+    leaf.distinguished_name
+        .push(DnType::CommonName, "payconf embedded sandbox");
+    let key = KeyPair::generate()?;
+    let cert_pem = leaf.signed_by(&key, &issuer)?.pem();
+    Ok(Material {
+        ca_pem,
+        cert_pem,
+        key_pem: key.serialize_pem(),
+    })
+}

@@ -1,0 +1,163 @@
+//! What a server's certificate says, for a message when payconf could not
+//! trust it: who issued it, which names it is for, when it is valid. The
+//! certificate is fetched by a handshake of its own that trusts nothing and
+//! sends nothing after it: it only reads what the server presents, to
+//! describe it. No request of the run ever goes over such a connection.
+
+use std::{sync::Arc, time::Duration};
+
+use rustls::{
+    DigitallySignedStruct, SignatureScheme,
+    client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier},
+    pki_types::{CertificateDer, ServerName, UnixTime},
+};
+use tokio::net::TcpStream;
+use url::Url;
+use x509_parser::prelude::{FromDer, GeneralName, X509Certificate};
+
+/// What the certificate a server presents says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CertificateFacts {
+    /// Its subject, as a distinguished name.
+    pub subject: String,
+    /// Who signed it.
+    pub issuer: String,
+    /// The names it is valid for (subject alternative names).
+    pub names: Vec<String>,
+    /// Valid from, and until (RFC 2822-like dates).
+    pub valid: (String, String),
+    /// Whether it signed itself.
+    pub self_signed: bool,
+}
+
+impl CertificateFacts {
+    /// Several lines for people.
+    pub fn describe(&self) -> String {
+        let names = if self.names.is_empty() {
+            "none".to_owned()
+        } else {
+            self.names.join(", ")
+        };
+        format!(
+            "  subject: {}\n  issued by: {}{}\n  names: {names}\n  valid: {} to {}",
+            self.subject,
+            self.issuer,
+            if self.self_signed { " (itself)" } else { "" },
+            self.valid.0,
+            self.valid.1,
+        )
+    }
+}
+
+/// The certificate the server at `url` presents, read without trusting it.
+pub async fn fetch(url: &Url, timeout: Duration) -> Option<CertificateFacts> {
+    let host = url
+        .host_str()?
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
+    let port = url.port_or_known_default()?;
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .ok()?
+    .dangerous()
+    .with_custom_certificate_verifier(Arc::new(ReadOnly))
+    .with_no_client_auth();
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+    let name = ServerName::try_from(host.clone()).ok()?;
+    let handshake = async {
+        let tcp = TcpStream::connect((host.as_str(), port)).await.ok()?;
+        let tls = connector.connect(name, tcp).await.ok()?;
+        let (_, session) = tls.get_ref();
+        let leaf = session.peer_certificates()?.first()?.clone();
+        facts(&leaf)
+    };
+    tokio::time::timeout(timeout, handshake)
+        .await
+        .ok()
+        .flatten()
+}
+
+/// A certificate's facts, from its DER form.
+pub fn facts(der: &[u8]) -> Option<CertificateFacts> {
+    let (_, certificate) = X509Certificate::from_der(der).ok()?;
+    let names = certificate
+        .subject_alternative_name()
+        .ok()
+        .flatten()
+        .map(|extension| {
+            extension
+                .value
+                .general_names
+                .iter()
+                .filter_map(|name| match name {
+                    GeneralName::DNSName(dns) => Some((*dns).to_owned()),
+                    GeneralName::IPAddress(bytes) => ip_text(bytes),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let validity = certificate.validity();
+    Some(CertificateFacts {
+        subject: certificate.subject().to_string(),
+        issuer: certificate.issuer().to_string(),
+        names,
+        valid: (
+            validity.not_before.to_datetime().date().to_string(),
+            validity.not_after.to_datetime().date().to_string(),
+        ),
+        self_signed: certificate.subject() == certificate.issuer(),
+    })
+}
+
+fn ip_text(bytes: &[u8]) -> Option<String> {
+    match bytes.len() {
+        4 => Some(std::net::Ipv4Addr::from(<[u8; 4]>::try_from(bytes).ok()?).to_string()),
+        16 => Some(std::net::Ipv6Addr::from(<[u8; 16]>::try_from(bytes).ok()?).to_string()),
+        _ => None,
+    }
+}
+
+/// Accepts whatever the server presents: used only to read it.
+#[derive(Debug)]
+struct ReadOnly;
+
+impl ServerCertVerifier for ReadOnly {
+    fn verify_server_cert(
+        &self,
+        _: &CertificateDer<'_>,
+        _: &[CertificateDer<'_>],
+        _: &ServerName<'_>,
+        _: &[u8],
+        _: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        _: &[u8],
+        _: &CertificateDer<'_>,
+        _: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        Ok(HandshakeSignatureValid::assertion())
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        _: &[u8],
+        _: &CertificateDer<'_>,
+        _: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        Ok(HandshakeSignatureValid::assertion())
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        rustls::crypto::aws_lc_rs::default_provider()
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}

@@ -1,0 +1,504 @@
+//! Reaching targets over HTTPS as real ones are served, with a test CA made
+//! here (rcgen): the whole suite over TLS with `tls.ca_file`, and against a
+//! mutual-TLS server with a client certificate; every transport failure
+//! (a private CA not given, an expired certificate, a name mismatch, no
+//! client certificate, a refused one, a name that does not resolve, a proxy
+//! that cannot be reached) stops the run with exit code 2 and a message
+//! naming what fixes it; and proxies as chosen: a loopback target never
+//! through one, another through the `proxy` setting, as a proxy that records
+//! what it is asked shows.
+
+mod support;
+
+use std::{
+    net::SocketAddr,
+    sync::{Arc, Mutex},
+};
+
+use payconf_reference::{ReferenceConfig, RunningServer};
+use rcgen::{CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
+use rustls::{
+    RootCertStore,
+    pki_types::{CertificateDer, PrivateKeyDer, pem::PemObject},
+    server::WebPkiClientVerifier,
+};
+use support::runner::{RunOutput, TempFile, payconf_run_async, payconf_run_with};
+use time::{Duration, OffsetDateTime};
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::{TcpListener, TcpStream},
+};
+
+/// A certificate authority of the test's own.
+struct TestCa {
+    issuer: Issuer<'static, KeyPair>,
+    pem: String,
+}
+
+impl TestCa {
+    fn new(name: &str) -> Self {
+        let mut params = CertificateParams::new(Vec::<String>::new()).expect("params");
+        params.distinguished_name.push(DnType::CommonName, name);
+        params.is_ca = IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+        let key = KeyPair::generate().expect("key");
+        let pem = params.self_signed(&key).expect("CA").pem();
+        Self {
+            issuer: Issuer::new(params, key),
+            pem,
+        }
+    }
+
+    /// A certificate for `names`, valid over `days` around today: (cert PEM, key PEM).
+    fn certificate(&self, names: &[&str], days: (i64, i64)) -> (String, String) {
+        let mut params =
+            CertificateParams::new(names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>())
+                .expect("params");
+        params.distinguished_name.push(DnType::CommonName, names[0]);
+        let now = OffsetDateTime::now_utc();
+        params.not_before = now + Duration::days(days.0);
+        params.not_after = now + Duration::days(days.1);
+        let key = KeyPair::generate().expect("key");
+        let cert = params.signed_by(&key, &self.issuer).expect("signed");
+        (cert.pem(), key.serialize_pem())
+    }
+}
+
+/// Valid from yesterday for a month.
+const VALID: (i64, i64) = (-1, 30);
+
+fn server_tls(cert: &str, key: &str, clients: Option<&TestCa>) -> Arc<rustls::ServerConfig> {
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert.as_bytes())
+        .collect::<Result<_, _>>()
+        .expect("chain");
+    let key = PrivateKeyDer::from_pem_slice(key.as_bytes()).expect("key");
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let builder = rustls::ServerConfig::builder_with_provider(Arc::clone(&provider))
+        .with_safe_default_protocol_versions()
+        .expect("versions");
+    let builder = match clients {
+        Some(ca) => {
+            let mut roots = RootCertStore::empty();
+            for cert in CertificateDer::pem_slice_iter(ca.pem.as_bytes()) {
+                roots.add(cert.expect("CA")).expect("root");
+            }
+            let verifier = WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
+                .build()
+                .expect("verifier");
+            builder.with_client_cert_verifier(verifier)
+        }
+        None => builder.with_no_client_auth(),
+    };
+    let mut config = builder.with_single_cert(chain, key).expect("config");
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Arc::new(config)
+}
+
+/// The sandbox over TLS with this configuration.
+async fn tls_sandbox(tls: Arc<rustls::ServerConfig>) -> RunningServer {
+    RunningServer::start_tls(ReferenceConfig::default(), tls)
+        .await
+        .expect("sandbox starts")
+}
+
+/// A target file for the sandbox at `base`, with `extra` lines.
+fn target_file(base: &url::Url, extra: &str) -> TempFile {
+    TempFile::new(
+        "target.toml",
+        &support::reference_target_file(base, extra, "fields = { otp = \"123456\" }\n"),
+    )
+}
+
+async fn run(target: &TempFile, args: &[&str]) -> RunOutput {
+    let mut all = vec!["--target".to_owned(), target.0.display().to_string()];
+    all.extend(args.iter().map(|a| (*a).to_owned()));
+    payconf_run_async(all).await
+}
+
+fn assert_stopped(output: &RunOutput, says: &[&str]) {
+    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
+    for words in says {
+        assert!(
+            output.stderr.contains(words),
+            "{words:?} not in:\n{}",
+            output.stderr
+        );
+    }
+    assert!(
+        !output.stdout.contains("scenarios ("),
+        "no scenario ran:\n{}",
+        output.stdout
+    );
+    for debug in ["Some(", "Custom {", "kind:"] {
+        assert!(
+            !output.stderr.contains(debug),
+            "Debug text in:\n{}",
+            output.stderr
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_suite_passes_over_tls_with_the_private_ca_given_and_stops_without_it() {
+    let ca = TestCa::new("payconf test CA");
+    let (cert, key) = ca.certificate(&["127.0.0.1", "localhost"], VALID);
+    let sandbox = tls_sandbox(server_tls(&cert, &key, None)).await;
+    assert_eq!(sandbox.base_url.scheme(), "https");
+    let ca_file = TempFile::new("ca.pem", &ca.pem);
+    let name = ca_file
+        .0
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    // A relative path is taken from the target file's folder.
+    let trusted = target_file(&sandbox.base_url, &format!("[tls]\nca_file = \"{name}\"\n"));
+    let output = run(&trusted, &["--tags", "@core"]).await;
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+
+    let untrusted = target_file(&sandbox.base_url, "");
+    let output = run(&untrusted, &[]).await;
+    assert_stopped(
+        &output,
+        &[
+            "does not trust the certificate of 127.0.0.1",
+            "issued by: CN=payconf test CA",
+            "tls.ca_file",
+        ],
+    );
+    let _ = sandbox.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_expired_certificate_and_a_name_mismatch_stop_the_run_saying_so() {
+    let ca = TestCa::new("payconf test CA");
+    let ca_file = TempFile::new("ca.pem", &ca.pem);
+    let ca_line = format!("[tls]\nca_file = \"{}\"\n", ca_file.0.display());
+    for (names, days, says) in [
+        (
+            ["127.0.0.1", "localhost"],
+            (-60, -1),
+            "is not valid at this time",
+        ),
+        (
+            ["pay.example", "www.pay.example"],
+            VALID,
+            "is not for the name 127.0.0.1",
+        ),
+    ] {
+        let (cert, key) = ca.certificate(&names, days);
+        let sandbox = tls_sandbox(server_tls(&cert, &key, None)).await;
+        let output = run(&target_file(&sandbox.base_url, &ca_line), &[]).await;
+        assert_stopped(&output, &[says, &format!("names: {}", names.join(", "))]);
+        let _ = sandbox.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mutual_tls_passes_with_the_client_certificate_and_stops_without_one_or_with_a_stranger() {
+    let ca = TestCa::new("payconf test CA");
+    let clients = TestCa::new("merchant clients CA");
+    let (cert, key) = ca.certificate(&["127.0.0.1"], VALID);
+    let sandbox = tls_sandbox(server_tls(&cert, &key, Some(&clients))).await;
+    let ca_file = TempFile::new("ca.pem", &ca.pem);
+    let ca_line = format!("[tls]\nca_file = \"{}\"\n", ca_file.0.display());
+
+    let (client_cert, client_key) = clients.certificate(&["merchant.example"], VALID);
+    let client_cert = TempFile::new("client.pem", &client_cert);
+    let client_key = TempFile::new("client.key", &client_key);
+    let target = target_file(&sandbox.base_url, &ca_line);
+    let output = run(
+        &target,
+        &[
+            "--tags",
+            "@core",
+            "--tls-client-cert",
+            &client_cert.0.display().to_string(),
+            "--tls-client-key",
+            &client_key.0.display().to_string(),
+        ],
+    )
+    .await;
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+
+    let output = run(&target, &[]).await;
+    assert_stopped(
+        &output,
+        &[
+            "asks for a client certificate",
+            "tls.client_cert and tls.client_key",
+        ],
+    );
+
+    let stranger = TestCa::new("someone else");
+    let (cert, key) = stranger.certificate(&["merchant.example"], VALID);
+    let (cert, key) = (
+        TempFile::new("stranger.pem", &cert),
+        TempFile::new("stranger.key", &key),
+    );
+    let output = payconf_run_with(
+        &["--target", &target.0.display().to_string()],
+        &[
+            ("PAYCONF_TLS_CLIENT_CERT", &cert.0.display().to_string()),
+            ("PAYCONF_TLS_CLIENT_KEY", &key.0.display().to_string()),
+        ],
+    );
+    assert_stopped(&output, &["refused payconf's client certificate"]);
+    let _ = sandbox.shutdown().await;
+}
+
+#[test]
+fn a_name_that_does_not_resolve_stops_the_run() {
+    let base = url::Url::parse("https://payconf-no-such-host.invalid/").expect("url");
+    let target = target_file(&base, "");
+    let output = payconf_run_with(&["--target", &target.0.display().to_string()], &[]);
+    assert_stopped(
+        &output,
+        &["the name payconf-no-such-host.invalid does not resolve"],
+    );
+}
+
+/// A forward proxy that records the first request line of every connection
+/// and passes everything on to `upstream`, whatever host was asked for.
+async fn recording_proxy(upstream: SocketAddr) -> (SocketAddr, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let recorded = Arc::clone(&asked);
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            let recorded = Arc::clone(&recorded);
+            tokio::spawn(async move {
+                let mut head = vec![0; 8192];
+                let Ok(n) = client.read(&mut head).await else {
+                    return;
+                };
+                let text = String::from_utf8_lossy(&head[..n]).into_owned();
+                recorded
+                    .lock()
+                    .expect("lock")
+                    .push(text.lines().next().unwrap_or_default().to_owned());
+                let Ok(mut server) = TcpStream::connect(upstream).await else {
+                    return;
+                };
+                if server.write_all(&head[..n]).await.is_ok() {
+                    let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                }
+            });
+        }
+    });
+    (address, asked)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_loopback_target_is_never_proxied_and_another_goes_through_the_proxy_setting() {
+    let sandbox = RunningServer::start(ReferenceConfig::default())
+        .await
+        .expect("sandbox");
+    let upstream: SocketAddr = format!(
+        "{}:{}",
+        sandbox.base_url.host_str().expect("host"),
+        sandbox.base_url.port().expect("port")
+    )
+    .parse()
+    .expect("address");
+    let (proxy, asked) = recording_proxy(upstream).await;
+    let proxy_url = format!("http://{proxy}");
+
+    // Every proxy variable set: a run against 127.0.0.1 is unaffected.
+    let target = target_file(&sandbox.base_url, "");
+    let vars = [
+        "HTTP_PROXY",
+        "http_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+    ];
+    let env: Vec<(&str, &str)> = vars.iter().map(|v| (*v, proxy_url.as_str())).collect();
+    let output = payconf_run_with(
+        &[
+            "--target",
+            &target.0.display().to_string(),
+            "--tags",
+            "@core",
+        ],
+        &env,
+    );
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    assert!(
+        asked.lock().expect("lock").is_empty(),
+        "the proxy was asked: {:?}",
+        asked.lock()
+    );
+
+    // A target by a name that is not loopback goes through the proxy setting.
+    let named = url::Url::parse("http://payments.proxied.test/").expect("url");
+    let target = target_file(&named, &format!("proxy = \"{proxy_url}\"\n"));
+    let output = payconf_run_with(
+        &[
+            "--target",
+            &target.0.display().to_string(),
+            "--tags",
+            "@core and @production-safe",
+        ],
+        &[],
+    );
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    assert!(
+        output
+            .stdout
+            .contains(&format!("proxy: {proxy_url}/ (from the proxy setting)")),
+        "{}",
+        output.stdout
+    );
+    let asked = asked.lock().expect("lock").clone();
+    assert!(
+        asked.iter().any(
+            |line| line.starts_with("POST http://payments.proxied.test/api/v1/payment/create/")
+        ),
+        "{asked:?}"
+    );
+
+    // A proxy that cannot be reached stops the run.
+    let closed = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let gone = closed.local_addr().expect("address");
+    drop(closed);
+    let target = target_file(&named, &format!("proxy = \"http://{gone}\"\n"));
+    let output = payconf_run_with(&["--target", &target.0.display().to_string()], &[]);
+    assert_stopped(
+        &output,
+        &["the proxy payconf goes through to payments.proxied.test cannot be reached"],
+    );
+    let _ = sandbox.shutdown().await;
+}
+
+#[test]
+fn the_embedded_sandbox_over_tls_passes_the_whole_suite() {
+    let results = TempFile::new("results.json", "");
+    let output = payconf_run_with(
+        &[
+            "--embedded-tls",
+            "--results",
+            &results.0.display().to_string(),
+        ],
+        &[],
+    );
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    assert!(
+        output.stdout.contains("in-process at https://127.0.0.1:"),
+        "{}",
+        output.stdout
+    );
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results.0).expect("results")).expect("JSON");
+    let configuration = &results["target"]["configuration"];
+    assert!(
+        configuration["base_url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("https://"))
+    );
+    assert_eq!(
+        configuration["tls"]["ca_file"],
+        "the embedded sandbox's own CA, made for this run"
+    );
+    assert_eq!(results["counts"]["scenarios"]["failed"], 0);
+
+    let refused = payconf_run_with(
+        &["--embedded-tls", "--base-url", "https://pay.example/"],
+        &[],
+    );
+    assert_eq!(refused.code, Some(2));
+    assert!(
+        refused
+            .stderr
+            .contains("--embedded-tls serves the embedded"),
+        "{}",
+        refused.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_with_a_certificate_serves_https_with_http2_by_alpn_and_https_pages() {
+    use tokio::io::AsyncBufReadExt;
+    let ca = TestCa::new("payconf test CA");
+    let (cert, key) = ca.certificate(&["127.0.0.1"], VALID);
+    let (cert_file, key_file) = (
+        TempFile::new("serve.pem", &cert),
+        TempFile::new("serve.key", &key),
+    );
+    let mut serve = tokio::process::Command::new(env!("CARGO_BIN_EXE_payconf"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--tls-cert"])
+        .arg(&cert_file.0)
+        .arg("--tls-key")
+        .arg(&key_file.0)
+        .env("PAYCONF_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("serve starts");
+    let stdout = serve.stdout.take().expect("stdout");
+    let mut first = String::new();
+    tokio::io::BufReader::new(stdout)
+        .read_line(&mut first)
+        .await
+        .expect("a line");
+    let base = first
+        .trim()
+        .strip_prefix("listening on ")
+        .expect("the first line")
+        .to_owned();
+    assert!(base.starts_with("https://127.0.0.1:"), "{first}");
+
+    // ALPN: a client offering HTTP/2 gets it.
+    let mut roots = RootCertStore::empty();
+    roots
+        .add(CertificateDer::from_pem_slice(ca.pem.as_bytes()).expect("CA"))
+        .expect("root");
+    let mut client = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("versions")
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    client.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    let address = base.trim_start_matches("https://");
+    let tcp = TcpStream::connect(address).await.expect("connects");
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").expect("name");
+    let tls = tokio_rustls::TlsConnector::from(Arc::new(client))
+        .connect(name, tcp)
+        .await
+        .expect("handshake");
+    assert_eq!(tls.get_ref().1.alpn_protocol(), Some(b"h2".as_slice()));
+
+    // Its pages are addressed over https too: the issuer page the buyer goes to.
+    let ca_file = TempFile::new("ca.pem", &ca.pem);
+    let har = TempFile::new("run.har", "");
+    let base_url = url::Url::parse(&base).expect("url");
+    let target = target_file(
+        &base_url,
+        &format!("[tls]\nca_file = \"{}\"\n", ca_file.0.display()),
+    );
+    let har_path = har.0.display().to_string();
+    let output = run(
+        &target,
+        &["--tags", "@core and @issuer", "--har", &har_path],
+    )
+    .await;
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    let har: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&har.0).expect("HAR")).expect("JSON");
+    let issuer_pages: Vec<&str> = har["log"]["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter_map(|e| e["request"]["url"].as_str())
+        .filter(|u| u.contains("/acs/authenticate"))
+        .collect();
+    assert!(
+        !issuer_pages.is_empty() && issuer_pages.iter().all(|u| u.starts_with("https://")),
+        "{issuer_pages:?}"
+    );
+    let _ = serve.kill().await;
+}
