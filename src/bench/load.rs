@@ -66,16 +66,48 @@ const SUBMIT_BODY: &str = r#"{"shopLogin":"DEMO_SHOP","buyer":{"name":"Jane Doe"
 /// One connection's sender.
 pub(super) type Sender = http1::SendRequest<Full<Bytes>>;
 
-pub(super) async fn connect(address: SocketAddr) -> Result<Sender, String> {
+pub(super) async fn connect(address: SocketAddr, tls: Option<&Tls>) -> Result<Sender, String> {
     let stream = TcpStream::connect(address)
         .await
         .map_err(|e| format!("cannot connect to {address}: {e}"))?;
     let _ = stream.set_nodelay(true);
-    let (sender, connection) = http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| format!("HTTP handshake with {address}: {e}"))?;
-    tokio::spawn(connection);
+    let handshake = |e: hyper::Error| format!("HTTP handshake with {address}: {e}");
+    let sender = match tls {
+        None => {
+            let (sender, connection) = http1::handshake(TokioIo::new(stream))
+                .await
+                .map_err(handshake)?;
+            tokio::spawn(connection);
+            sender
+        }
+        Some(tls) => {
+            let stream = tls
+                .connector
+                .connect(tls.name.clone(), stream)
+                .await
+                .map_err(|e| format!("TLS handshake with {address}: {e}"))?;
+            let (sender, connection) = http1::handshake(TokioIo::new(stream))
+                .await
+                .map_err(handshake)?;
+            tokio::spawn(connection);
+            sender
+        }
+    };
     Ok(sender)
+}
+
+/// How a connection is made over TLS: the connector (trusting the sandbox's
+/// CA, offering HTTP/1.1) and the server's name.
+#[derive(Clone)]
+pub(super) struct Tls {
+    pub connector: tokio_rustls::TlsConnector,
+    pub name: rustls::pki_types::ServerName<'static>,
+}
+
+impl std::fmt::Debug for Tls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tls").field("name", &self.name).finish()
+    }
 }
 
 /// Sends one request; returns the answer's body, or `None` on a transport error.
@@ -126,16 +158,17 @@ pub(super) enum Scenario {
 async fn connection_loop(
     address: SocketAddr,
     host: Arc<str>,
+    tls: Option<Tls>,
     scenario: Scenario,
     until: Instant,
 ) -> Result<Samples, String> {
-    let mut sender = connect(address).await?;
+    let mut sender = connect(address, tls.as_ref()).await?;
     let mut samples = Samples::default();
     while Instant::now() < until {
         let started = Instant::now();
         let Some((status, body)) = send(&mut sender, create_request(&host)).await else {
             samples.errors += 1;
-            sender = connect(address).await?;
+            sender = connect(address, tls.as_ref()).await?;
             continue;
         };
         samples.latencies.push(micros(started.elapsed()));
@@ -157,7 +190,7 @@ async fn connection_loop(
                 }
                 None => {
                     samples.errors += 1;
-                    sender = connect(address).await?;
+                    sender = connect(address, tls.as_ref()).await?;
                     continue;
                 }
             }
@@ -202,6 +235,7 @@ impl Figures {
 pub(super) async fn run_scenario(
     address: SocketAddr,
     host: &Arc<str>,
+    tls: Option<&Tls>,
     scenario: Scenario,
     connections: usize,
     duration: Duration,
@@ -210,7 +244,13 @@ pub(super) async fn run_scenario(
     let until = started + duration;
     let mut tasks = JoinSet::new();
     for _ in 0..connections {
-        tasks.spawn(connection_loop(address, Arc::clone(host), scenario, until));
+        tasks.spawn(connection_loop(
+            address,
+            Arc::clone(host),
+            tls.cloned(),
+            scenario,
+            until,
+        ));
     }
     let mut all = Samples::default();
     while let Some(result) = tasks.join_next().await {

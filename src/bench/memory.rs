@@ -46,6 +46,7 @@ pub(super) async fn sweeping(count: usize, connections: usize) -> Result<(), Str
     let samples = run_scenario(
         target.address,
         &target.host,
+        None,
         Scenario::Create,
         connections,
         window,
@@ -73,7 +74,7 @@ async fn fill(target: &Target, count: usize, connections: usize) -> Result<u64, 
         let host = Arc::clone(&target.host);
         let n = per.min(count.saturating_sub(i * per));
         tasks.spawn(async move {
-            let mut sender = connect(address).await?;
+            let mut sender = connect(address, None).await?;
             let mut made = 0_u64;
             for _ in 0..n {
                 if let Some((200, _)) = send(&mut sender, create_request(&host)).await {

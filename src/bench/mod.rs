@@ -26,6 +26,7 @@ mod load;
 mod memory;
 mod processes;
 mod suite;
+mod tls;
 
 pub use baseline::serve_baseline;
 pub use hostile::hostile;
@@ -66,6 +67,7 @@ async fn warm_up(target: &Target, connections: usize) -> Result<u64, String> {
     let samples = run_scenario(
         target.address,
         &target.host,
+        target.tls.as_ref(),
         Scenario::Create,
         connections,
         Duration::from_secs(1),
@@ -79,6 +81,8 @@ async fn warm_up(target: &Target, connections: usize) -> Result<u64, String> {
 struct Target {
     address: SocketAddr,
     host: Arc<str>,
+    /// Over TLS, how.
+    tls: Option<load::Tls>,
 }
 
 impl Target {
@@ -89,7 +93,11 @@ impl Target {
             .first()
             .ok_or_else(|| format!("{url}: no address"))?;
         let host = Arc::from(address.to_string().as_str());
-        Ok(Self { address, host })
+        Ok(Self {
+            address,
+            host,
+            tls: None,
+        })
     }
 
     async fn run(
@@ -101,6 +109,7 @@ impl Target {
         run_scenario(
             self.address,
             &self.host,
+            self.tls.as_ref(),
             scenario,
             options.connections,
             round,
@@ -166,7 +175,10 @@ async fn throughput(options: &BenchOptions) -> Result<(), String> {
     if let Some((server, _)) = baseline {
         server.stop().await?;
     }
-    let created = measured?;
+    let mut created = measured?;
+    if served.is_some() {
+        created += tls::create_over_tls(&target, options, &scratch.0).await?;
+    }
     if let Some(server) = served {
         server.stop().await?;
         println!("{}", log_count(&log, created)?);
@@ -243,7 +255,7 @@ fn ratio_said(ratios: &mut [f64]) -> String {
 
 /// Starts the bare hyper server, answering the target's own create answer.
 async fn start_baseline(target: &Target) -> Result<(ServerProcess, Target), String> {
-    let mut sender = load::connect(target.address).await?;
+    let mut sender = load::connect(target.address, None).await?;
     let (_, answer) = load::send(&mut sender, load::create_request(&target.host))
         .await
         .ok_or("the target did not answer a create")?;

@@ -12,9 +12,20 @@ use super::{EMBEDDED_TOKEN_LIFETIME, NotRun};
 use crate::target::{TargetConfig, TlsSettings};
 
 /// Starts the embedded reference implementation; returns it and its target.
-pub async fn start(tls: bool) -> Result<(RunningServer, TargetConfig), NotRun> {
+/// Its tokens expire after [`EMBEDDED_TOKEN_LIFETIME`] when the expiry
+/// scenario is selected (`short_lifetime`), so that it waits briefly, and
+/// after the default otherwise.
+pub async fn start(
+    tls: bool,
+    short_lifetime: bool,
+) -> Result<(RunningServer, TargetConfig), NotRun> {
+    let lifetime = if short_lifetime {
+        EMBEDDED_TOKEN_LIFETIME
+    } else {
+        payconf_reference::DEFAULT_TOKEN_LIFETIME
+    };
     let config = ReferenceConfig {
-        token_lifetime: EMBEDDED_TOKEN_LIFETIME,
+        token_lifetime: lifetime,
         ..ReferenceConfig::default()
     };
     let cannot = |e: &dyn std::fmt::Display| {
@@ -35,8 +46,7 @@ pub async fn start(tls: bool) -> Result<(RunningServer, TargetConfig), NotRun> {
         let server = RunningServer::start(config).await.map_err(|e| cannot(&e))?;
         (server, None)
     };
-    let mut target =
-        TargetConfig::reference_defaults(server.base_url.clone(), EMBEDDED_TOKEN_LIFETIME);
+    let mut target = TargetConfig::reference_defaults(server.base_url.clone(), lifetime);
     if let Some(ca_pem) = trusted {
         target.tls = TlsSettings {
             ca_source: Some("the embedded sandbox's own CA, made for this run".to_owned()),
@@ -47,14 +57,18 @@ pub async fn start(tls: bool) -> Result<(RunningServer, TargetConfig), NotRun> {
     Ok((server, target))
 }
 
-/// A run's CA and the sandbox's certificate it signs, PEM.
-struct Material {
-    ca_pem: String,
-    cert_pem: String,
-    key_pem: String,
+/// A CA made for one run and the sandbox's certificate it signs, PEM.
+pub(crate) struct Material {
+    /// The CA's certificate: what a client trusts.
+    pub ca_pem: String,
+    /// The sandbox's certificate, for 127.0.0.1 and localhost.
+    pub cert_pem: String,
+    /// Its private key.
+    pub key_pem: String,
 }
 
-fn certificates() -> Result<Material, rcgen::Error> {
+/// Makes a CA and a certificate it signs for the sandbox on loopback.
+pub(crate) fn certificates() -> Result<Material, rcgen::Error> {
     let mut ca = CertificateParams::new(Vec::<String>::new())?;
     ca.distinguished_name
         .push(DnType::CommonName, "payconf embedded sandbox CA");

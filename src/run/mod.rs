@@ -20,7 +20,7 @@ use std::{
 use cucumber::{World as _, gherkin::tagexpr::TagOperation, tag::Ext as _};
 
 mod browser;
-mod embedded;
+pub(crate) mod embedded;
 mod needs;
 mod suite;
 
@@ -54,6 +54,9 @@ pub const EXIT_NOT_RUN: u8 = 2;
 /// once submitted stays for the buyer's time at the issuer whatever this
 /// lifetime (`SUBMITTED_RETENTION` in the reference implementation).
 pub const EMBEDDED_TOKEN_LIFETIME: Duration = Duration::from_millis(250);
+
+/// The tag of the scenario that waits for a token to expire.
+const TOKEN_LIFETIME_TAG: &str = "token-lifetime";
 
 /// Everything `payconf run` takes.
 #[derive(Clone, Debug, Default)]
@@ -141,7 +144,16 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     let (target, default_tags) = if file.has_base_url() {
         (file.resolve().map_err(NotRun::from)?, "@core")
     } else {
-        let (server, target) = embedded::start(options.embedded_tls).await?;
+        // Tokens that expire fast only when the expiry scenario runs: other
+        // runs (a robustness run's hundreds of requests) keep the default.
+        let expression = options.tags.as_deref().unwrap_or("@core or @reference");
+        let expiry_selected =
+            expression.parse::<TagOperation>().map_or(true, |tags| {
+                suite.features.scenarios().iter().any(|s| {
+                    tags.eval(s.tags.iter()) && s.tags.iter().any(|t| t == TOKEN_LIFETIME_TAG)
+                })
+            });
+        let (server, target) = embedded::start(options.embedded_tls, expiry_selected).await?;
         println!(
             "target: the reference implementation, in-process at {}",
             server.base_url

@@ -33,7 +33,7 @@ pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
     if needs("declined-card") && target.cards.declined.is_none() {
         return Some("the target names no cards.declined".to_owned());
     }
-    if needs("token-lifetime") && target.token_lifetime.is_none() {
+    if needs(super::TOKEN_LIFETIME_TAG) && target.token_lifetime.is_none() {
         return Some("the target names no token_lifetime_secs".to_owned());
     }
     None
