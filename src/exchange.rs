@@ -81,10 +81,10 @@ pub struct Exchange {
     pub response: Result<RecordedResponse, String>,
     /// When it was sent, and how long each part took.
     pub timing: Timing,
-    /// Whether no answer came for a reason of payconf's transport (a
-    /// certificate it does not trust, a refused client certificate, a name
-    /// that does not resolve): the harness's to fix, not the target's.
-    pub transport_fault: bool,
+    /// Why no answer came, when it is payconf's transport (a certificate it
+    /// does not trust, a refused client certificate, a name that does not
+    /// resolve): the harness's to fix, not the target's.
+    pub transport_fault: Option<crate::transport::Fault>,
 }
 
 /// When an exchange was sent and how long its parts took.
@@ -139,7 +139,7 @@ impl RecordedRequest {
         let started = SystemTime::now();
         let clock = Instant::now();
         let mut headers_at = None;
-        let mut transport_fault = false;
+        let mut transport_fault = None;
         let response = tokio::time::timeout(
             limits.timeout,
             self.perform(
@@ -176,7 +176,7 @@ impl RecordedRequest {
         client: &Client,
         max_body: usize,
         headers_at: &mut Option<Instant>,
-        transport_fault: &mut bool,
+        transport_fault: &mut Option<crate::transport::Fault>,
     ) -> Result<RecordedResponse, String> {
         let mut builder = client.request(self.method.clone(), self.url.clone());
         for (name, value) in &self.headers {
@@ -186,7 +186,7 @@ impl RecordedRequest {
             builder = builder.body(body.clone());
         }
         let mut response = builder.send().await.map_err(|e| {
-            *transport_fault = crate::transport::tls_or_dns_fault(&e).is_some();
+            *transport_fault = crate::transport::tls_or_dns_fault(&e);
             describe_error(&e)
         })?;
         *headers_at = Some(Instant::now());

@@ -220,10 +220,13 @@ impl PaymentWorld {
         let exchange = &self.exchanges[index];
         if let Err(reason) = &exchange.response {
             let reason = reason.clone();
-            if exchange.transport_fault {
+            if let Some(fault) = &exchange.transport_fault {
+                let host = exchange.request.url.host_str().unwrap_or_default();
                 return Err(Failure::harness(format!(
-                    "payconf could not reach {} for a reason of its own transport, not the                      target's: {reason}",
-                    self.ctx.redactor.text(exchange.request.url.as_str())
+                    "payconf could not reach {}: {}. This is payconf's transport to fix, not \
+                     the target's doing",
+                    self.ctx.redactor.text(exchange.request.url.as_str()),
+                    fault.words(host)
                 )));
             }
             return Err(self.failure("an answer from the target", &reason));

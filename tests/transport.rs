@@ -437,3 +437,57 @@ async fn serve_with_a_certificate_serves_https_with_http2_by_alpn_and_https_page
     );
     let _ = serve.kill().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_transport_failure_during_a_scenario_is_an_error_not_a_failure() {
+    // The API at 127.0.0.1 is trusted; the pages the service sends the buyer
+    // to are at `localhost`, a name its certificate does not hold.
+    let ca = TestCa::new("payconf test CA");
+    let (cert, key) = ca.certificate(&["127.0.0.1"], VALID);
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    let config = ReferenceConfig {
+        public_url: Some(url::Url::parse(&format!("https://localhost:{port}/")).expect("url")),
+        ..ReferenceConfig::default()
+    };
+    let sandbox =
+        RunningServer::start_tls_on(listener, config, Some(server_tls(&cert, &key, None)))
+            .expect("sandbox starts");
+    let api = url::Url::parse(&format!("https://127.0.0.1:{port}/")).expect("url");
+    let ca_file = TempFile::new("ca.pem", &ca.pem);
+    let results = TempFile::new("results.json", "");
+    let target = target_file(
+        &api,
+        &format!("[tls]\nca_file = \"{}\"\n", ca_file.0.display()),
+    );
+    let output = run(
+        &target,
+        &[
+            "--tags",
+            "@core and @issuer",
+            "--results",
+            &results.0.display().to_string(),
+        ],
+    )
+    .await;
+    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results.0).expect("results")).expect("JSON");
+    let counts = &results["counts"]["scenarios"];
+    assert_eq!(counts["failed"], 0, "{counts}");
+    assert!(counts["errors"].as_u64().is_some_and(|n| n > 0), "{counts}");
+    for scenario in results["scenarios"].as_array().expect("scenarios") {
+        if scenario["outcome"] == "error" {
+            let message = scenario["message"].as_str().expect("a message");
+            assert!(
+                message.contains("the certificate of localhost is not for the name localhost")
+                    && message.contains("payconf's transport to fix"),
+                "{message}"
+            );
+            for debug in ["IpAddress(", "Some(", "Custom {"] {
+                assert!(!message.contains(debug), "{message}");
+            }
+        }
+    }
+    let _ = sandbox.shutdown().await;
+}

@@ -221,6 +221,41 @@ pub async fn describe(fault: Fault, target: &TargetConfig, timeout: Duration) ->
     }
 }
 
+impl Fault {
+    /// What went wrong with `host`, in a sentence, for a scenario's ERROR.
+    pub fn words(&self, host: &str) -> String {
+        match self {
+            Fault::Certificate(CertificateError::UnknownIssuer) => format!(
+                "payconf does not trust the certificate of {host}: a CA it does not know \
+                 signed it (give the CA as tls.ca_file)"
+            ),
+            Fault::Certificate(
+                CertificateError::Expired
+                | CertificateError::ExpiredContext { .. }
+                | CertificateError::NotValidYet
+                | CertificateError::NotValidYetContext { .. },
+            ) => format!("the certificate of {host} is not valid at this time"),
+            Fault::Certificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+            ) => format!("the certificate of {host} is not for the name {host}"),
+            Fault::Certificate(other) => format!(
+                "payconf does not trust the certificate of {host}: {}",
+                certificate_words(other)
+            ),
+            Fault::ClientCertificate(alert) => format!(
+                "{host} refused the TLS handshake (\"{}\"): it wants a client certificate it \
+                 accepts (tls.client_cert and tls.client_key)",
+                alert_words(*alert)
+            ),
+            Fault::Tls(reason) => format!("the TLS handshake with {host} failed: {reason}"),
+            Fault::Proxy(_) => {
+                format!("the proxy payconf goes through to {host} cannot be reached")
+            }
+            Fault::Dns(_) => format!("the name {host} does not resolve"),
+        }
+    }
+}
+
 fn trusted_now(target: &TargetConfig) -> String {
     match &target.tls.ca_source {
         Some(source) => format!(" (now {source}, which did not sign it)"),
