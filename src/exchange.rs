@@ -235,20 +235,17 @@ impl RecordedRequest {
 /// reqwest's error with its causes, which say what really happened
 /// (connection refused, reset, malformed HTTP).
 fn describe_error(error: &reqwest::Error) -> String {
-    let mut text = if error.is_connect() {
-        "cannot connect".to_owned()
+    let what = if error.is_connect() {
+        "cannot connect"
     } else if error.is_body() || error.is_decode() {
-        "the answer's body broke off".to_owned()
+        "the answer's body broke off"
     } else {
-        "the exchange failed".to_owned()
+        "the exchange failed"
     };
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
+    match crate::transport::source_chain(error) {
+        causes if causes.is_empty() => what.to_owned(),
+        causes => format!("{what}: {causes}"),
     }
-    text
 }
 
 impl Exchange {

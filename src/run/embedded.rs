@@ -48,11 +48,9 @@ pub async fn start(
     };
     let mut target = TargetConfig::reference_defaults(server.base_url.clone(), lifetime);
     if let Some(ca_pem) = trusted {
-        target.tls = TlsSettings {
-            ca_source: Some("the embedded sandbox's own CA, made for this run".to_owned()),
-            ca_pem: Some(ca_pem.into_bytes()),
-            ..TlsSettings::default()
-        };
+        let source = "the embedded sandbox's own CA, made for this run";
+        target.tls = TlsSettings::trusting(source, ca_pem.as_bytes())
+            .ok_or_else(|| cannot(&"its CA's certificate did not read back"))?;
     }
     Ok((server, target))
 }

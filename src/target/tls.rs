@@ -39,17 +39,32 @@ pub struct TransportOverrides {
     pub proxy: Option<String>,
 }
 
-/// Checked TLS material, read from the files.
+/// Checked TLS material, read from the files and parsed once.
 #[derive(Clone, Debug, Default)]
 pub struct TlsSettings {
     /// Where the trusted CAs came from, for messages.
     pub ca_source: Option<String>,
-    /// The trusted CAs, PEM.
-    pub ca_pem: Option<Vec<u8>>,
+    /// The CAs trusted besides the system's roots.
+    pub roots: Vec<reqwest::Certificate>,
     /// Where the client certificate came from, for messages.
     pub client_source: Option<String>,
-    /// The client certificate and its key, PEM, one after the other.
-    pub identity_pem: Option<Vec<u8>>,
+    /// The client certificate with its key, for mutual TLS.
+    pub identity: Option<reqwest::Identity>,
+}
+
+impl TlsSettings {
+    /// Trusts the CAs of a PEM bundle, named `source` in messages; `None`
+    /// when it holds no certificate.
+    pub fn trusting(source: &str, pem: &[u8]) -> Option<Self> {
+        let roots = reqwest::Certificate::from_pem_bundle(pem)
+            .ok()
+            .filter(|roots| !roots.is_empty())?;
+        Some(Self {
+            ca_source: Some(source.to_owned()),
+            roots,
+            ..Self::default()
+        })
+    }
 }
 
 impl TlsFile {
@@ -87,22 +102,15 @@ impl TlsFile {
 
     /// Reads and parses the files.
     pub fn check(&self) -> Result<TlsSettings, TargetError> {
-        let mut settings = TlsSettings::default();
-        if let Some(path) = &self.ca_file {
-            let pem = read("tls.ca_file", path)?;
-            let certificates = reqwest::Certificate::from_pem_bundle(&pem)
-                .ok()
-                .filter(|c| !c.is_empty())
-                .ok_or_else(|| {
-                    target_error(
-                        "tls.ca_file",
-                        format!("{} holds no PEM certificate", path.display()),
-                    )
-                })?;
-            drop(certificates);
-            settings.ca_source = Some(path.display().to_string());
-            settings.ca_pem = Some(pem);
-        }
+        let mut settings = match &self.ca_file {
+            Some(path) => {
+                let source = path.display().to_string();
+                TlsSettings::trusting(&source, &read("tls.ca_file", path)?).ok_or_else(|| {
+                    target_error("tls.ca_file", format!("{source} holds no PEM certificate"))
+                })?
+            }
+            None => TlsSettings::default(),
+        };
         match (&self.client_cert, &self.client_key) {
             (None, None) => {}
             (Some(_), None) => {
@@ -121,7 +129,7 @@ impl TlsFile {
                 let mut pem = read("tls.client_cert", cert)?;
                 pem.push(b'\n');
                 pem.extend(read("tls.client_key", key)?);
-                reqwest::Identity::from_pem(&pem).map_err(|_| {
+                let identity = reqwest::Identity::from_pem(&pem).map_err(|_| {
                     target_error(
                         "tls.client_cert",
                         format!(
@@ -132,7 +140,7 @@ impl TlsFile {
                     )
                 })?;
                 settings.client_source = Some(cert.display().to_string());
-                settings.identity_pem = Some(pem);
+                settings.identity = Some(identity);
             }
         }
         Ok(settings)

@@ -33,19 +33,13 @@ pub fn client(target: &TargetConfig, limits: Limits) -> Result<Client, String> {
         .tls_backend_rustls()
         .no_proxy()
         .proxy(reqwest::Proxy::custom(move |url| rules.proxy_for(url)));
-    if let Some(pem) = &target.tls.ca_pem {
-        let roots = reqwest::Certificate::from_pem_bundle(pem)
-            .map_err(|e| format!("tls.ca_file: {}", first_cause(&e)))?;
-        builder = builder.tls_certs_merge(roots);
-    }
-    if let Some(pem) = &target.tls.identity_pem {
-        let identity = reqwest::Identity::from_pem(pem)
-            .map_err(|e| format!("tls.client_cert: {}", first_cause(&e)))?;
-        builder = builder.identity(identity);
+    builder = builder.tls_certs_merge(target.tls.roots.iter().cloned());
+    if let Some(identity) = &target.tls.identity {
+        builder = builder.identity(identity.clone());
     }
     builder
         .build()
-        .map_err(|e| format!("cannot build the HTTP client: {}", first_cause(&e)))
+        .map_err(|e| format!("cannot build the HTTP client: {}", causes(&e)))
 }
 
 /// The proxy rules of a run against `target`.
@@ -290,21 +284,59 @@ fn alert_words(alert: AlertDescription) -> &'static str {
 
 /// An error with its causes, one after the other.
 pub fn causes(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
+    let text = error.to_string();
+    match source_chain(error) {
+        chain if chain.is_empty() || text.contains(&chain) => text,
+        chain => format!("{text}: {chain}"),
+    }
+}
+
+/// The causes of an error (not the error itself), joined by `: `; a cause
+/// whose words the one before it already holds is not said again.
+pub fn source_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut said: Vec<String> = Vec::new();
     let mut source = error.source();
     while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
+        let text = cause.to_string();
+        if !said.last().is_some_and(|last| last.contains(&text)) {
+            said.push(text);
         }
         source = cause.source();
     }
-    text
+    said.join(": ")
 }
 
-fn first_cause(error: &reqwest::Error) -> String {
-    error
-        .source()
-        .map_or_else(|| error.to_string(), ToString::to_string)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Wrapped(&'static str, Option<std::io::Error>);
+
+    impl std::fmt::Display for Wrapped {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Wrapped {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_ref().map(|e| e as _)
+        }
+    }
+
+    #[test]
+    fn causes_are_said_once_each_after_the_error() {
+        let refused =
+            std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
+        let error = Wrapped("client error (Connect)", Some(refused));
+        assert_eq!(source_chain(&error), "connection refused");
+        assert_eq!(causes(&error), "client error (Connect): connection refused");
+        let repeated = Wrapped(
+            "tcp connect error: connection refused",
+            Some(std::io::Error::other("connection refused")),
+        );
+        assert_eq!(causes(&repeated), "tcp connect error: connection refused");
+        assert_eq!(causes(&Wrapped("alone", None)), "alone");
+    }
 }
