@@ -5,11 +5,7 @@ use std::{net::SocketAddr, path::PathBuf, process::ExitCode};
 
 use clap::{Parser, Subcommand};
 
-use crate::logging::LogStyle;
-
-/// Exit code of a run that could not be carried out: usage, configuration,
-/// an unreachable target, or a harness error.
-pub const EXIT_USAGE: u8 = 2;
+use crate::{logging::LogStyle, runner::result::Verdict};
 
 /// Conformance harness for the hosted payment service contract.
 #[derive(Debug, Parser)]
@@ -246,13 +242,13 @@ pub fn main(cli: Cli) -> ExitCode {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("payconf: cannot start the async runtime: {error}");
-            return ExitCode::from(EXIT_USAGE);
+            return Verdict::NotRun.into();
         }
     };
     let is_run = matches!(cli.command, Command::Run(_));
     let result = match cli.command {
         Command::Run(args) => runtime
-            .block_on(crate::run::run(run_options(args)))
+            .block_on(crate::runner::run(run_options(args)))
             .map_err(anyhow::Error::from),
         Command::Serve(args) => runtime.block_on(crate::serve::serve(args)),
         Command::Docs(args) => docs(&args),
@@ -293,9 +289,14 @@ pub fn main(cli: Cli) -> ExitCode {
         Err(error) => {
             eprintln!("payconf: {error:#}");
             if is_run {
-                eprintln!("result: NOT RUN, nothing was checked (exit code {EXIT_USAGE})");
+                eprintln!(
+                    "result: NOT RUN, nothing was checked (exit code {})",
+                    Verdict::NotRun.exit_code()
+                );
             }
-            ExitCode::from(EXIT_USAGE)
+            // Usage, configuration, an unreachable target: nothing was
+            // judged, so no command's failure is the target's.
+            Verdict::NotRun.into()
         }
     }
 }
@@ -303,14 +304,14 @@ pub fn main(cli: Cli) -> ExitCode {
 /// `payconf docs`: builds the site and says where it went.
 fn docs(args: &DocsArgs) -> anyhow::Result<ExitCode> {
     let contract = match &args.spec {
-        Some(path) => crate::contract::Contract::load(path)?,
-        None => crate::contract::Contract::embedded()?,
+        Some(path) => payconf_spec::contract::Contract::load(path)?,
+        None => payconf_spec::contract::Contract::embedded()?,
     };
     let features = match &args.features {
-        Some(dir) => crate::features::Features::load_dir(dir)?,
-        None => crate::features::Features::embedded()?,
+        Some(dir) => payconf_spec::features::Features::load_dir(dir)?,
+        None => payconf_spec::features::Features::embedded()?,
     };
-    let requirements = crate::requirements::Requirements::embedded()?;
+    let requirements = payconf_spec::requirements::Requirements::embedded()?;
     let workflows = match &args.workflows {
         Some(path) => crate::docs::workflows::Workflows::load(path),
         None => crate::docs::workflows::Workflows::embedded(),
@@ -329,16 +330,16 @@ fn docs(args: &DocsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_options(args: Box<RunArgs>) -> crate::run::RunOptions {
+fn run_options(args: Box<RunArgs>) -> crate::runner::RunOptions {
     let args = *args;
-    crate::run::RunOptions {
+    crate::runner::RunOptions {
         target_file: args.target,
-        overrides: crate::target::TargetOverrides {
+        overrides: crate::runner::target::TargetOverrides {
             base_url: args.base_url,
             api_key: args.api_key,
             shop_login: args.shop_login,
             acs_driver: args.acs_driver,
-            transport: crate::target::TransportOverrides {
+            transport: crate::runner::target::TransportOverrides {
                 ca_file: args.tls_ca_file,
                 client_cert: args.tls_client_cert,
                 client_key: args.tls_client_key,
@@ -352,7 +353,7 @@ fn run_options(args: Box<RunArgs>) -> crate::run::RunOptions {
         concurrency: usize::try_from(args.concurrency).unwrap_or(16),
         seed: args.seed,
         list: args.list,
-        reports: crate::reports::ReportFiles {
+        reports: crate::runner::reports::ReportFiles {
             junit: args.junit,
             cucumber_json: args.cucumber_json,
             html: args.html,

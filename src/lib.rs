@@ -1,41 +1,45 @@
 //! payconf: a conformance harness for the hosted payment service contract.
 //!
-//! The contract lives as data in `spec/openapi.yaml`; the reference
-//! implementation (crate `payconf-reference`) serves it. This crate is the
-//! `payconf` command: [`cli`] parses the command line and dispatches to the
-//! subcommands, [`serve`] runs the reference implementation as a sandbox.
+//! The workspace has three crates, and inside this one the dependencies
+//! point one way:
 //!
-//! `payconf run` ([`run`]) loads the suite ([`contract`], [`features`],
-//! [`requirements`], [`defects`]), resolves the [`target`], and runs the
-//! scenarios with cucumber: the [`steps`] act on a [`world`] that sends every
-//! request as an [`exchange`] and judges every answer against the contract;
-//! the buyer goes through the issuer's page with one of the drivers of
-//! [`issuer`]. The [`console`] prints and records each result, the
-//! [`reports`] and [`waivers`] read that record, and [`redact`] keeps secrets
-//! out of all of it. [`docs`] and [`bench`] are commands of their own;
-//! [`interruption`] is how `run` and `serve` hear Ctrl-C and SIGTERM, and
-//! [`logging`] how each command logs (`serve` off its request path).
+//! ```text
+//! payconf-spec (spec-model/)        the contract as data: validators, features,
+//!      ^                            requirements, defects, Profile, card masking
+//!      |
+//! runner  (src/runner/)             `payconf run`: target, transport, world, steps,
+//!      ^                            issuer drivers, exchange, result model,
+//!      |                            console, reports, waivers, redaction, --list
+//!      |
+//! docs (src/docs/), serve, bench,   commands that use the spec (and, for bench,
+//! cli, main                         the runner's pieces); main only parses flags
+//!
+//! payconf-reference (reference-impl/)  the reference implementation, which the
+//!                                   runner embeds and `serve` runs
+//! ```
+//!
+//! - [`runner`]: `payconf run`. It loads the suite from `payconf_spec`,
+//!   resolves the [`runner::target`], and runs the scenarios with cucumber:
+//!   the [`runner::steps`] act on a [`runner::world`] that sends every request
+//!   as an [`runner::exchange`] and judges every answer against the contract;
+//!   the buyer goes through the issuer's page with one of the drivers of
+//!   [`runner::issuer`]. Each scenario's outcome lands in the result model,
+//!   [`runner::result`], whose [`runner::result::Verdict`] is the run's exit
+//!   code; the [`runner::console`], the [`runner::reports`] and the
+//!   [`runner::waivers`] read it, and [`runner::redact`] keeps secrets out of
+//!   all of it.
+//! - [`docs`]: `payconf docs`, the documentation generated from the spec, the
+//!   features and the Arazzo workflows.
+//! - [`serve`] and [`bench`]: the reference implementation as a sandbox, and
+//!   measured under load.
+//! - [`cli`] parses the command line and dispatches; [`interruption`] is how
+//!   `run` and `serve` hear Ctrl-C and SIGTERM; [`logging`] how each command
+//!   logs (`serve` off its request path).
 
 pub mod bench;
 pub mod cli;
-pub mod console;
-pub mod contract;
-pub mod defects;
 pub mod docs;
-pub mod exchange;
-pub mod features;
-pub mod hostile;
 pub mod interruption;
-pub mod issuer;
-pub mod list;
 pub mod logging;
-pub mod redact;
-pub mod reports;
-pub mod requirements;
-pub mod run;
+pub mod runner;
 pub mod serve;
-pub mod steps;
-pub mod target;
-pub mod transport;
-pub mod waivers;
-pub mod world;

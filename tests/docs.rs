@@ -8,12 +8,12 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use payconf::{
+use payconf::docs::{
+    REGENERATE, SPEC_FILE, Site,
+    workflows::{EMBEDDED_WORKFLOWS, WORKFLOWS_FILE, Workflows},
+};
+use payconf_spec::{
     contract::{Contract, EMBEDDED_SPEC},
-    docs::{
-        REGENERATE, SPEC_FILE, Site,
-        workflows::{EMBEDDED_WORKFLOWS, WORKFLOWS_FILE, Workflows},
-    },
     features::Features,
     requirements::Requirements,
 };

@@ -5,6 +5,7 @@
 
 mod support;
 
+use payconf_spec::Profile;
 use std::{
     io::{BufRead, BufReader},
     process::{Command, Stdio},
@@ -51,12 +52,12 @@ async fn run_reference(style: IssuerPage, driver: &str, acs: &str, tags: &str) -
     .await
 }
 
-fn issuer_scenarios(profile: &str) -> std::collections::BTreeSet<String> {
-    payconf::features::Features::embedded()
+fn issuer_scenarios(profile: Profile) -> std::collections::BTreeSet<String> {
+    payconf_spec::features::Features::embedded()
         .expect("features parse")
         .scenarios()
         .into_iter()
-        .filter(|s| s.tags.iter().any(|t| t == "issuer") && s.tags.iter().any(|t| t == profile))
+        .filter(|s| s.has_tag("issuer") && s.profile == Some(profile))
         .map(|s| s.location())
         .collect()
 }
@@ -82,9 +83,9 @@ async fn the_form_driver_gets_through_the_plain_framed_and_two_step_reference_pa
         let output = run_reference(style, "form", OTP_FIELD, "@core or @reference").await;
         assert_all_passed(&output, style.name());
         assert!(
-            issuer_scenarios("reference")
+            issuer_scenarios(Profile::Reference)
                 .iter()
-                .chain(&issuer_scenarios("core"))
+                .chain(&issuer_scenarios(Profile::Core))
                 .all(|s| output.passed().contains(s)),
             "{}: every issuer scenario ran and passed:\n{}",
             style.name(),
@@ -101,8 +102,8 @@ async fn the_browser_driver_gets_through_every_reference_page_style() {
     for style in IssuerPage::ALL {
         let output = run_reference(style, "browser", OTP_FIELD, "@issuer").await;
         assert_all_passed(&output, style.name());
-        let all: std::collections::BTreeSet<String> = issuer_scenarios("core")
-            .union(&issuer_scenarios("reference"))
+        let all: std::collections::BTreeSet<String> = issuer_scenarios(Profile::Core)
+            .union(&issuer_scenarios(Profile::Reference))
             .cloned()
             .collect();
         assert_eq!(output.passed(), all, "{}:\n{}", style.name(), output.stdout);
@@ -113,8 +114,8 @@ async fn the_browser_driver_gets_through_every_reference_page_style() {
 async fn a_scripted_reference_page_is_an_error_for_the_form_driver_and_the_run_exits_2() {
     let output = run_reference(IssuerPage::Scripted, "form", OTP_FIELD, "@issuer").await;
     assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
-    let all: std::collections::BTreeSet<String> = issuer_scenarios("core")
-        .union(&issuer_scenarios("reference"))
+    let all: std::collections::BTreeSet<String> = issuer_scenarios(Profile::Core)
+        .union(&issuer_scenarios(Profile::Reference))
         .cloned()
         .collect();
     assert_eq!(output.errors(), all, "{}", output.stdout);
@@ -146,7 +147,7 @@ async fn explicit_steps_take_the_form_driver_where_its_heuristics_cannot() {
     );
     let guided = run_reference(IssuerPage::Form, "form", &steps, "@core and @issuer").await;
     assert_all_passed(&guided, "form driver with steps");
-    assert_eq!(guided.passed(), issuer_scenarios("core"));
+    assert_eq!(guided.passed(), issuer_scenarios(Profile::Core));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -161,7 +162,7 @@ async fn explicit_steps_drive_a_scripted_page_in_the_browser() {
     );
     let output = run_reference(IssuerPage::Scripted, "browser", &steps, "@core and @issuer").await;
     assert_all_passed(&output, "browser driver with steps");
-    assert_eq!(output.passed(), issuer_scenarios("core"));
+    assert_eq!(output.passed(), issuer_scenarios(Profile::Core));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -354,7 +355,7 @@ async fn a_page_that_freezes_the_browser_is_an_error_in_bounded_time_not_a_hang(
 /// next turn is refused at once, saying why.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_browser_that_stopped_answering_is_not_used_again() {
-    use payconf::issuer::chromium::{BrowserSettings, Chromium, locate};
+    use payconf::runner::issuer::chromium::{BrowserSettings, Chromium, locate};
     if !browser_or_skip("a_browser_that_stopped_answering_is_not_used_again") {
         return;
     }
@@ -384,7 +385,7 @@ async fn a_browser_that_stopped_answering_is_not_used_again() {
 /// a cold or busy machine) is started again, and the run goes on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_browser_that_fails_its_first_start_is_started_again() {
-    use payconf::issuer::chromium::{BrowserSettings, Chromium, locate};
+    use payconf::runner::issuer::chromium::{BrowserSettings, Chromium, locate};
     if !browser_or_skip("a_browser_that_fails_its_first_start_is_started_again") {
         return;
     }

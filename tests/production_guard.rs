@@ -5,9 +5,10 @@
 
 mod support;
 
+use payconf_spec::Profile;
 use std::collections::BTreeSet;
 
-use payconf::features::Features;
+use payconf_spec::features::Features;
 use support::{
     runner::{TempFile, payconf_run_async},
     twin::TwinService,
@@ -79,8 +80,8 @@ async fn allowed_production_runs_only_scenarios_that_send_no_card_data() {
         .expect("features")
         .scenarios()
         .into_iter()
-        .filter(|s| s.tags.iter().any(|t| t == "core"))
-        .filter(|s| s.tags.iter().any(|t| t == "production-safe"))
+        .filter(|s| s.profile == Some(Profile::Core))
+        .filter(|s| s.has_tag("production-safe"))
         .map(|s| s.location())
         .collect();
     assert!(!safe_core.is_empty());

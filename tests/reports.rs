@@ -333,19 +333,24 @@ async fn a_waived_failure_is_reported_as_waived_and_passes_the_run() {
     let output = run_twin(Some(Defect::PaymentIdAsNumber), extra).await;
 
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
-    assert!(
-        output.stdout.contains("  WAIVE create.feature:8"),
-        "{}",
-        output.stdout
+    let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results");
+    assert_eq!(results["counts"]["scenarios"]["waived"], 1);
+    assert_eq!(requirement_outcome(&results, "CREATE-03"), "waived");
+    let waived = scenarios_with_outcome(&results, "waived");
+    assert_eq!(waived.len(), 1, "{results:#}");
+    assert_eq!(strings(&waived[0]["at_fault"]), ["CREATE-03"]);
+    assert_eq!(
+        strings(&waived[0]["waivers"]),
+        ["CREATE-03 until 2999-12-31: IDs become strings in 4.2"]
     );
+    // The console says the same, in words.
     assert!(
         output
             .stdout
-            .contains("waived: CREATE-03 until 2999-12-31: IDs become strings in 4.2")
+            .contains("waived: CREATE-03 until 2999-12-31: IDs become strings in 4.2"),
+        "{}",
+        output.stdout
     );
-    assert!(output.stdout.contains("1 waived"), "{}", output.stdout);
-    let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results");
-    assert_eq!(results["counts"]["scenarios"]["waived"], 1);
     assert!(
         dir.read("junit.xml")
             .contains("<skipped message=\"waived: CREATE-03")
@@ -372,29 +377,83 @@ async fn an_expired_waiver_fails_the_run_saying_so() {
     );
 }
 
+/// The scenarios of a results report with this outcome, by location, and
+/// what each says: its requirements, the ones at fault, its waivers.
+fn scenarios_with_outcome<'a>(results: &'a Value, outcome: &str) -> Vec<&'a Value> {
+    results["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter(|s| s["outcome"] == outcome)
+        .collect()
+}
+
+fn strings(value: &Value) -> Vec<&str> {
+    value
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_waiver_of_the_requirement_at_fault_clears_the_run_and_one_of_another_does_not() {
     // The relative redirect fails the step that names SUBMIT-04, in a
     // scenario that also checks SUBMIT-01..03: SUBMIT-04 alone is at fault.
-    let output = run_twin_waived(
-        Defect::SuccessRedirectRelative,
-        &waiver("SUBMIT-04", "2999-01-01"),
-    )
-    .await;
-    assert_eq!(output.code, Some(0), "{}", output.stdout);
-    assert!(output.stdout.contains("WAIVE"), "{}", output.stdout);
+    let at_fault = "SUBMIT-04";
+    let other = "SUBMIT-01";
+    let run = |waived: &'static str| async move {
+        let waivers = waiver(waived, "2999-01-01");
+        let dir = ReportDir::new();
+        let mut extra = vec!["--waivers".to_owned(), waivers.0.display().to_string()];
+        extra.extend(dir.args());
+        let output = run_twin(Some(Defect::SuccessRedirectRelative), extra).await;
+        let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results");
+        (output, results)
+    };
 
-    let output = run_twin_waived(
-        Defect::SuccessRedirectRelative,
-        &waiver("SUBMIT-01", "2999-01-01"),
-    )
-    .await;
+    // Waived where the fault is: the run passes, the failing scenarios are
+    // waived under that waiver, and nothing failed.
+    let (output, results) = run(at_fault).await;
+    assert_eq!(output.code, Some(0), "{}", output.stdout);
+    assert_eq!(results["outcome"], "passed");
+    assert_eq!(requirement_outcome(&results, at_fault), "waived");
+    let waived = scenarios_with_outcome(&results, "waived");
+    assert!(!waived.is_empty(), "no scenario waived: {results:#}");
+    assert!(scenarios_with_outcome(&results, "failed").is_empty());
+    for scenario in &waived {
+        assert_eq!(strings(&scenario["at_fault"]), [at_fault], "{scenario:#}");
+        let waivers = strings(&scenario["waivers"]);
+        assert!(
+            waivers.len() == 1 && waivers[0].contains(at_fault),
+            "{scenario:#}"
+        );
+    }
+    let waived_locations: BTreeSet<&str> = waived
+        .iter()
+        .filter_map(|s| s["location"].as_str())
+        .collect();
+
+    // Waived elsewhere: the same scenarios fail, on the requirement at
+    // fault, and the waived requirement is not shown as waived.
+    let (output, results) = run(other).await;
     assert_eq!(output.code, Some(1), "{}", output.stdout);
-    assert!(
-        output.stdout.contains("at fault: SUBMIT-04"),
-        "{}",
-        output.stdout
-    );
+    assert_eq!(results["outcome"], "failed");
+    assert_eq!(requirement_outcome(&results, at_fault), "failed");
+    assert_ne!(requirement_outcome(&results, other), "waived");
+    assert!(scenarios_with_outcome(&results, "waived").is_empty());
+    let failed = scenarios_with_outcome(&results, "failed");
+    let failed_locations: BTreeSet<&str> = failed
+        .iter()
+        .filter_map(|s| s["location"].as_str())
+        .collect();
+    assert_eq!(failed_locations, waived_locations);
+    for scenario in &failed {
+        assert_eq!(strings(&scenario["at_fault"]), [at_fault], "{scenario:#}");
+        assert!(
+            strings(&scenario["requirements"]).contains(&other),
+            "{scenario:#}"
+        );
+    }
 }
 
 /// An enrolled card answered without "8006": the step that names TDS-01

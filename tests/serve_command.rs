@@ -2,6 +2,7 @@
 //! a request over loopback, graceful stop on SIGTERM, and clear refusals of
 //! bad configuration.
 
+use payconf_reference::{DEFAULT_API_KEY, DEFAULT_SHOP_LOGIN};
 use std::{
     io::{BufRead, BufReader, Write},
     process::{Child, Command, ExitStatus, Stdio},
@@ -75,10 +76,10 @@ fn serve_prints_its_address_first_answers_and_stops_on_sigterm() {
     // A request over the socket, written by hand: no client library involved.
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects");
     let body =
-        r#"{"shopLogin":"DEMO_SHOP","amount":"1.00","currency":"EUR","shopTransactionID":"t"}"#;
+        &serde_json::json!({"shopLogin": DEFAULT_SHOP_LOGIN, "amount": "1.00", "currency": "EUR", "shopTransactionID": "t"}).to_string();
     write!(
         stream,
-        "POST /api/v1/payment/create/ HTTP/1.1\r\nHost: x\r\nAuthorization: apikey demo-api-key\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "POST /api/v1/payment/create/ HTTP/1.1\r\nHost: x\r\nAuthorization: apikey {DEFAULT_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
     .expect("request sent");
@@ -191,11 +192,11 @@ async fn serve_logs_every_payment_by_default_and_loses_no_line_on_sigterm() {
             for i in 0..PAYMENTS / CONNECTIONS {
                 let response = client
                     .post(&url)
-                    .header("authorization", "apikey demo-api-key")
+                    .header("authorization", format!("apikey {DEFAULT_API_KEY}"))
                     .header("content-type", "application/json")
-                    .body(format!(
-                        r#"{{"shopLogin":"DEMO_SHOP","amount":"1.00","currency":"EUR","shopTransactionID":"log-{i}"}}"#
-                    ))
+                    .body(
+                        serde_json::json!({"shopLogin": DEFAULT_SHOP_LOGIN, "amount": "1.00", "currency": "EUR", "shopTransactionID": format!("log-{i}")}).to_string()
+                    )
                     .send()
                     .await
                     .expect("an answer");

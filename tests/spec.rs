@@ -5,10 +5,11 @@
 
 mod support;
 
+use payconf_reference::DEFAULT_FRICTIONLESS_CARD;
 use std::collections::BTreeSet;
 
-use payconf::contract::{Conformance, Profile, compile_schema};
 use payconf_reference::{ApiError, code, transaction_code};
+use payconf_spec::{Profile, contract::compile_schema};
 use serde_json::{Value, json};
 use support::{contract, find_operation, resolve};
 
@@ -229,7 +230,7 @@ fn every_request_example_validates_against_its_schema() {
     for operation_id in ["createPayment", "submitPayment"] {
         let (_, operation) = find_operation(operation_id);
         let content = &operation["requestBody"]["content"]["application/json"];
-        let validator = compile_schema(&content["schema"], definitions, Conformance::Reference)
+        let validator = compile_schema(&content["schema"], definitions, Profile::Reference)
             .expect("request schema compiles");
         for (name, example) in content["examples"].as_object().expect("examples") {
             let errors: Vec<String> = validator
@@ -433,13 +434,13 @@ fn reference_rejects_a_status_the_spec_does_not_declare() {
 #[test]
 fn violations_never_echo_the_offending_value() {
     let body = created(
-        json!({"paymentToken": "4775718800002026", "paymentID": "x", "userRedirect": {"href": null}}),
+        json!({"paymentToken": DEFAULT_FRICTIONLESS_CARD, "paymentID": "x", "userRedirect": {"href": null}}),
     );
     let violations = contract()
         .check_response("createPayment", 200, &body, Profile::Core)
         .expect_err("breaks the contract");
     assert!(
-        !violations.to_string().contains("4775718800002026"),
+        !violations.to_string().contains(DEFAULT_FRICTIONLESS_CARD),
         "{violations}"
     );
 }

@@ -9,11 +9,9 @@
 
 mod support;
 
-use payconf::{
-    contract::{Conformance, compile_schema},
-    docs::workflows::EMBEDDED_WORKFLOWS,
-};
+use payconf::docs::workflows::EMBEDDED_WORKFLOWS;
 use payconf_reference as reference;
+use payconf_spec::{Profile, contract::compile_schema};
 use serde_json::{Value, json};
 use support::{contract, find_operation, resolve};
 
@@ -268,9 +266,9 @@ fn the_answers_written_out_for_generators_hold_exactly_what_the_allof_held() {
             .next()
             .expect("one");
         let answers = answers_around(&example["value"]);
-        for conformance in [Conformance::Core, Conformance::Reference] {
-            let written = compile_schema(&written, definitions, conformance).expect("compiles");
-            let as_allof = compile_schema(&as_allof, definitions, conformance).expect("compiles");
+        for profile in [Profile::Core, Profile::Reference] {
+            let written = compile_schema(&written, definitions, profile).expect("compiles");
+            let as_allof = compile_schema(&as_allof, definitions, profile).expect("compiles");
             let verdicts: Vec<bool> = answers.iter().map(|a| written.is_valid(a)).collect();
             for (answer, verdict) in answers.iter().zip(&verdicts) {
                 assert_eq!(

@@ -4,23 +4,24 @@
 
 mod support;
 
-use payconf::features::Features;
 use payconf_reference::{ReferenceConfig, RunningServer};
+use payconf_spec::Profile;
+use payconf_spec::features::Features;
 use support::runner::{TempFile, payconf_run, payconf_run_async};
 
-fn scenario_count(tag: &str) -> usize {
+fn scenario_count(profile: Profile) -> usize {
     Features::embedded()
         .expect("features parse")
         .scenarios()
         .iter()
-        .filter(|s| s.tags.iter().any(|t| t == tag))
+        .filter(|s| s.profile == Some(profile))
         .count()
 }
 
 #[test]
 fn every_scenario_passes_against_the_embedded_reference_implementation() {
     let output = payconf_run(&[]);
-    let total = scenario_count("core") + scenario_count("reference");
+    let total = scenario_count(Profile::Core) + scenario_count(Profile::Reference);
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
     assert!(
         output
@@ -61,7 +62,7 @@ async fn core_passes_against_the_reference_implementation_as_an_external_target(
         .expect("server");
     let target = TempFile::new("target.toml", &reference_target(&server, None));
     let output = payconf_run_async(vec!["--target".into(), target.0.display().to_string()]).await;
-    let core = scenario_count("core");
+    let core = scenario_count(Profile::Core);
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
     assert!(
         output
@@ -84,7 +85,7 @@ async fn reference_scenarios_pass_against_an_external_reference_with_its_token_l
         "@reference".into(),
     ])
     .await;
-    let reference = scenario_count("reference");
+    let reference = scenario_count(Profile::Reference);
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
     assert!(
         output
@@ -133,7 +134,7 @@ fn the_reference_implementation_passes_the_robustness_profile() {
         .expect("features parse")
         .scenarios()
         .into_iter()
-        .filter(|s| s.tags.iter().any(|t| t == "robustness"))
+        .filter(|s| s.profile == Some(Profile::Robustness))
         .count();
     assert_eq!(output.passed().len(), robustness, "{}", output.stdout);
 }

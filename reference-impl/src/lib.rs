@@ -1,5 +1,6 @@
 //! The reference implementation of the hosted payment service contract
-//! (`shared/contract/payment-service.md`), as specified in `spec/openapi.yaml`.
+//! (*Payment Initiation and Submission Service*), as specified in
+//! `spec/openapi.yaml` and numbered in `spec/requirements.yaml`.
 //!
 //! It is a small payment sandbox on hyper: `payment/create` authenticates a
 //! merchant by API key and opens a payment; `payment/submit` takes a card for

@@ -23,7 +23,7 @@ pub(super) async fn create_over_tls(
     options: &BenchOptions,
     scratch: &Path,
 ) -> Result<u64, String> {
-    let material = crate::run::embedded::certificates()
+    let material = crate::runner::embedded::certificates()
         .map_err(|e| format!("cannot make the bench's certificate: {e}"))?;
     let write = |name: &str, text: &str| {
         let path = scratch.join(name);

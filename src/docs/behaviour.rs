@@ -3,9 +3,11 @@
 
 use serde::Serialize;
 
-use crate::{
-    features::{Features, file_name},
-    requirements::RequirementProfile,
+use payconf_spec::{
+    Profile,
+    features::{
+        Features, effective_tags, file_name, html_id, location, other_tags, requirement_ids,
+    },
 };
 
 /// One step, as written.
@@ -34,8 +36,8 @@ pub struct ScenarioDoc {
     pub feature: String,
     /// Its name.
     pub name: String,
-    /// `core` or `reference`.
-    pub profile: String,
+    /// `core`, `reference` or `robustness`.
+    pub profile: &'static str,
     /// The requirement ids it checks.
     pub requirements: Vec<String>,
     /// Its other tags (area, needs), without `@`.
@@ -48,14 +50,6 @@ pub struct ScenarioDoc {
     pub examples: Vec<Vec<Vec<String>>>,
     /// The operation it exercises, or `None` for requests of any kind.
     pub operation: Option<String>,
-}
-
-/// The HTML id of a scenario.
-pub fn scenario_anchor(file: &str, line: usize) -> String {
-    format!(
-        "s-{}-{line}",
-        file.trim_end_matches(".feature").replace('_', "-")
-    )
 }
 
 fn step_doc(step: &cucumber::gherkin::Step) -> StepDoc {
@@ -91,43 +85,27 @@ pub fn scenarios(features: &Features) -> Vec<ScenarioDoc> {
             .iter()
             .flat_map(|b| b.steps.iter().map(step_doc))
             .collect();
-        let scenarios = feature
-            .scenarios
-            .iter()
-            .chain(feature.rules.iter().flat_map(|r| r.scenarios.iter()));
-        for scenario in scenarios {
-            let tags: Vec<String> = feature
-                .tags
+        let scenarios = (feature.scenarios.iter().map(|s| (None, s))).chain(
+            feature
+                .rules
                 .iter()
-                .chain(&scenario.tags)
-                .map(|t| t.trim_start_matches('@').to_owned())
-                .collect();
+                .flat_map(|r| r.scenarios.iter().map(move |s| (Some(r), s))),
+        );
+        for (rule, scenario) in scenarios {
+            let tags = effective_tags(feature, rule, scenario);
             let steps: Vec<StepDoc> = scenario.steps.iter().map(step_doc).collect();
             let all: Vec<StepDoc> = background.iter().chain(&steps).cloned().collect();
             found.push(ScenarioDoc {
-                anchor: scenario_anchor(&file, scenario.position.line),
+                anchor: html_id(&location(&file, scenario.position.line)),
                 file: file.clone(),
                 line: scenario.position.line,
                 feature: feature.name.clone(),
                 name: scenario.name.clone(),
-                profile: RequirementProfile::of_tags(&tags)
-                    .map_or("core", RequirementProfile::name)
-                    .to_owned(),
-                requirements: tags
-                    .iter()
-                    .filter_map(|t| t.strip_prefix("req:"))
-                    .map(str::to_owned)
-                    .collect(),
-                tags: tags
-                    .iter()
-                    .filter(|t| {
-                        !t.starts_with("req:")
-                            && !RequirementProfile::ALL
-                                .iter()
-                                .any(|p| p.name() == t.as_str())
-                    })
-                    .cloned()
-                    .collect(),
+                // Every scenario has one profile tag (the suite's checks
+                // refuse it otherwise); core is what an untagged one would be.
+                profile: Profile::of_tags(&tags).unwrap_or(Profile::Core).name(),
+                requirements: requirement_ids(&tags).map(str::to_owned).collect(),
+                tags: other_tags(&tags).map(str::to_owned).collect(),
                 background: background.clone(),
                 steps,
                 examples: scenario

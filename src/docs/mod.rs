@@ -31,7 +31,7 @@ use self::{
     model::OperationDoc,
     workflows::{WORKFLOWS_FILE, Workflows},
 };
-use crate::{contract::Contract, features::Features, requirements::Requirements};
+use payconf_spec::{contract::Contract, features::Features, requirements::Requirements};
 
 /// The command that regenerates the checked-in Markdown.
 pub const REGENERATE: &str = "cargo run -- docs --out docs/reference --format markdown";

@@ -39,7 +39,7 @@ pub fn init(style: LogStyle) -> Logging {
     let default = match style {
         LogStyle::Service => "info",
         // A certificate payconf cannot verify is said once, in words, by
-        // the run itself (crate::transport); the verifier's own log line
+        // the run itself (crate::runner::transport); the verifier's own log line
         // would say it again as an error of its own.
         LogStyle::Command => "warn,rustls_platform_verifier=off",
     };

@@ -1,6 +1,7 @@
-//! Shared by the integration tests: the reference service on a loopback port,
-//! an HTTP client that follows no redirect by itself, and request helpers
-//! that check every JSON answer against `spec/openapi.yaml`.
+//! Shared by the integration tests: the spec as the repository has it, the
+//! runner as a subprocess ([`runner`]), a test CA and TLS servers ([`tls`]),
+//! the conformant twin and its defects ([`twin`]), and a target file for the
+//! sandbox's defaults.
 #![allow(dead_code)] // each test binary uses its own part of this module
 
 pub mod runner;
@@ -9,10 +10,12 @@ pub mod twin;
 
 use std::sync::OnceLock;
 
-use payconf::contract::{Contract, Profile};
-use payconf_reference::{ReferenceConfig, RunningServer};
-use reqwest::{Client, StatusCode, header::HeaderMap, redirect};
-use serde_json::{Value, json};
+use payconf_reference::{
+    DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD, DEFAULT_SHOP_LOGIN,
+    DEFAULT_THREE_DS_CARD,
+};
+use payconf_spec::contract::Contract;
+use serde_json::Value;
 use url::Url;
 
 /// The spec, read from the repository file (not the copy compiled into the binary).
@@ -36,221 +39,9 @@ pub fn find_operation(operation_id: &str) -> (String, &'static Value) {
     panic!("no operation {operation_id}");
 }
 
-/// A `$ref` within the spec, followed once.
+/// A `$ref` within the spec, followed.
 pub fn resolve(value: &Value) -> &Value {
-    match value.get("$ref").and_then(Value::as_str) {
-        Some(r) => contract()
-            .document()
-            .pointer(r.trim_start_matches('#'))
-            .expect("ref resolves"),
-        None => value,
-    }
-}
-
-/// A JSON answer.
-#[derive(Debug)]
-pub struct Answer {
-    pub status: StatusCode,
-    pub headers: HeaderMap,
-    pub body: Value,
-}
-
-impl Answer {
-    pub fn code(&self) -> &str {
-        self.body["error"]["code"]
-            .as_str()
-            .unwrap_or("<no error.code>")
-    }
-
-    pub fn description(&self) -> &str {
-        self.body["error"]["description"].as_str().unwrap_or("")
-    }
-
-    pub fn payload(&self) -> &Value {
-        &self.body["payload"]
-    }
-
-    /// Asserts a refusal: status, envelope code, and a description naming `mentions`.
-    pub fn assert_refused(&self, status: u16, code: &str, mentions: &str) {
-        assert_eq!(self.status.as_u16(), status, "status of {:#}", self.body);
-        assert_eq!(self.code(), code, "error.code of {:#}", self.body);
-        assert!(
-            self.description().contains(mentions),
-            "description {:?} should mention {mentions:?}",
-            self.description()
-        );
-        assert_eq!(self.payload(), &json!({}), "payload of a refusal");
-    }
-}
-
-/// The reference service on `127.0.0.1:0` and a client for it.
-pub struct Sandbox {
-    pub server: RunningServer,
-    pub client: Client,
-}
-
-impl Sandbox {
-    pub async fn start() -> Self {
-        Self::start_with(ReferenceConfig::default()).await
-    }
-
-    pub async fn start_with(config: ReferenceConfig) -> Self {
-        let server = RunningServer::start(config).await.expect("server starts");
-        let client = Client::builder()
-            .redirect(redirect::Policy::none())
-            .build()
-            .expect("client builds");
-        Self { server, client }
-    }
-
-    pub fn url(&self, path: &str) -> Url {
-        self.server.base_url.join(path).expect("path joins")
-    }
-
-    /// POSTs a raw body to an API path and checks the answer against the spec.
-    pub async fn post_raw(
-        &self,
-        operation_id: &str,
-        path: &str,
-        headers: &[(&str, &str)],
-        body: Vec<u8>,
-    ) -> Answer {
-        let mut request = self.client.post(self.url(path)).body(body);
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        let response = request.send().await.expect("request is answered");
-        read_answer(operation_id, response).await
-    }
-
-    /// `payment/create` with an API key (or none) and a JSON body.
-    pub async fn create_with(&self, api_key: Option<&str>, body: &Value) -> Answer {
-        let auth = api_key.map(|k| format!("apikey {k}"));
-        let mut headers = vec![("Content-Type", "application/json")];
-        if let Some(auth) = &auth {
-            headers.push(("Authorization", auth.as_str()));
-        }
-        self.post_raw(
-            "createPayment",
-            "/api/v1/payment/create/",
-            &headers,
-            body.to_string().into_bytes(),
-        )
-        .await
-    }
-
-    /// A successful create with the default merchant; returns (token, paymentID).
-    pub async fn create(&self) -> (String, String) {
-        let answer = self.create_with(Some("demo-api-key"), &create_body()).await;
-        assert_eq!(answer.code(), "0", "create: {:#}", answer.body);
-        let payload = answer.payload();
-        (
-            payload["paymentToken"].as_str().expect("token").to_owned(),
-            payload["paymentID"].as_str().expect("id").to_owned(),
-        )
-    }
-
-    /// `payment/submit` with a token (or none) and a JSON body.
-    pub async fn submit_with(&self, token: Option<&str>, body: &Value) -> Answer {
-        let mut headers = vec![("Content-Type", "application/json")];
-        if let Some(token) = token {
-            headers.push(("paymentToken", token));
-        }
-        self.post_raw(
-            "submitPayment",
-            "/api/v1/payment/submit/",
-            &headers,
-            body.to_string().into_bytes(),
-        )
-        .await
-    }
-
-    /// Create then submit a card; returns the submit answer and the create's paymentID.
-    pub async fn pay_with(&self, card_number: &str) -> (Answer, String, String) {
-        let (token, id) = self.create().await;
-        let answer = self
-            .submit_with(Some(&token), &submit_body(card_number))
-            .await;
-        (answer, token, id)
-    }
-
-    /// GETs a page and returns status, final headers and body text.
-    pub async fn get_page(&self, url: &str) -> (StatusCode, HeaderMap, String) {
-        let response = self.client.get(url).send().await.expect("page is answered");
-        let status = response.status();
-        let headers = response.headers().clone();
-        (status, headers, response.text().await.expect("page text"))
-    }
-}
-
-/// Reads a JSON answer and checks it against the spec in both profiles.
-pub async fn read_answer(operation_id: &str, response: reqwest::Response) -> Answer {
-    let status = response.status();
-    let headers = response.headers().clone();
-    let content_type = headers
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned();
-    assert_eq!(
-        content_type, "application/json",
-        "media type of a {status} answer"
-    );
-    let bytes = response.bytes().await.expect("body is read");
-    let body: Value = serde_json::from_slice(&bytes).expect("body is JSON");
-    for profile in [Profile::Core, Profile::Reference] {
-        if let Err(violations) =
-            contract().check_response(operation_id, status.as_u16(), &body, profile)
-        {
-            panic!("{operation_id} {status} breaks the spec ({profile:?}): {violations}\n{body:#}");
-        }
-    }
-    Answer {
-        status,
-        headers,
-        body,
-    }
-}
-
-pub fn create_body() -> Value {
-    json!({
-        "shopLogin": "DEMO_SHOP",
-        "amount": "10.00",
-        "currency": "EUR",
-        "shopTransactionID": "order-1001",
-    })
-}
-
-pub fn submit_body(card_number: &str) -> Value {
-    json!({
-        "shopLogin": "DEMO_SHOP",
-        "buyer": {"name": "Jane Doe", "email": "jane.doe@mail.example"},
-        "paymentTypeDetails": {
-            "creditcard": {
-                "number": card_number,
-                "expMonth": "12",
-                "expYear": "99",
-                "CVV": "123",
-                "DCC": null,
-            }
-        }
-    })
-}
-
-/// Sets a value at a JSON pointer (creating nothing: the parent must exist).
-pub fn with(mut body: Value, pointer: &str, value: Value) -> Value {
-    *body.pointer_mut(pointer).expect("pointer exists") = value;
-    body
-}
-
-/// Removes the value at a JSON pointer.
-pub fn without(mut body: Value, pointer: &str) -> Value {
-    let (parent, key) = pointer.rsplit_once('/').expect("pointer has a parent");
-    body.pointer_mut(parent)
-        .and_then(Value::as_object_mut)
-        .expect("parent is an object")
-        .remove(key);
-    body
+    payconf_spec::json_ref::resolve(contract().document(), value)
 }
 
 /// A target file for a reference implementation with its default back-office
@@ -260,23 +51,23 @@ pub fn reference_target_file(base: &Url, head: &str, acs: &str) -> String {
     let base = base.as_str().trim_end_matches('/');
     format!(
         r#"base_url = "{base}"
-api_key = "demo-api-key"
-shop_login = "DEMO_SHOP"
-success_url = "{base}/merchant/DEMO_SHOP/success"
-failure_url = "{base}/merchant/DEMO_SHOP/failure"
+api_key = "{DEFAULT_API_KEY}"
+shop_login = "{DEFAULT_SHOP_LOGIN}"
+success_url = "{base}/merchant/{DEFAULT_SHOP_LOGIN}/success"
+failure_url = "{base}/merchant/{DEFAULT_SHOP_LOGIN}/failure"
 {head}
 [cards.frictionless]
-number = "4775718800002026"
+number = "{DEFAULT_FRICTIONLESS_CARD}"
 exp_month = "05"
 exp_year = "99"
 cvv = "999"
 [cards.three_ds]
-number = "5412388800004012"
+number = "{DEFAULT_THREE_DS_CARD}"
 exp_month = "12"
 exp_year = "99"
 cvv = "123"
 [cards.declined]
-number = "4000000000000002"
+number = "{DEFAULT_DECLINED_CARD}"
 exp_month = "12"
 exp_year = "99"
 cvv = "123"

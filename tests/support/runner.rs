@@ -1,8 +1,9 @@
 //! Runs the real `payconf run` binary and reads what it reports.
 
+use payconf_spec::Profile;
 use std::{collections::BTreeSet, path::PathBuf, process::Command};
 
-use payconf::features::Features;
+use payconf_spec::features::Features;
 
 /// What a run printed and how it ended.
 #[derive(Debug)]
@@ -107,7 +108,7 @@ pub fn core_scenarios_checking(requirement: &str) -> BTreeSet<String> {
         .scenarios()
         .into_iter()
         // Robustness scenarios check only robustness requirements.
-        .filter(|s| s.tags.iter().any(|t| t == "core" || t == "robustness"))
+        .filter(|s| s.profile.is_some_and(Profile::binds_every_server))
         .filter(|s| s.requirements().any(|id| id == requirement))
         .map(|s| s.location())
         .collect()
@@ -122,8 +123,8 @@ pub static BROWSER_RUNS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_
 /// skipped and returns; in CI (`CI` set) it fails instead: CI installs them
 /// and must run those tests.
 pub fn browser_or_skip(test: &str) -> bool {
-    let settings = payconf::issuer::chromium::BrowserSettings::default();
-    match payconf::issuer::chromium::locate(&settings, |name| std::env::var(name).ok()) {
+    let settings = payconf::runner::issuer::chromium::BrowserSettings::default();
+    match payconf::runner::issuer::chromium::locate(&settings, |name| std::env::var(name).ok()) {
         Ok(_) => true,
         Err(why) if std::env::var_os("CI").is_some() => {
             panic!("{test}: CI must run the browser tests, but {why}")

@@ -1,0 +1,267 @@
+//! The Gherkin features: embedded in the binary (or read from a directory),
+//! parsed, Scenario Outlines expanded, and listed scenario by scenario with
+//! the tags each one carries.
+
+use std::path::{Path, PathBuf};
+
+use cucumber::{feature::Ext as _, gherkin};
+
+use crate::Profile;
+
+/// The feature files compiled into the binary, by file name.
+pub const EMBEDDED_FEATURES: &[(&str, &str)] = &[
+    (
+        "authentication.feature",
+        include_str!("../../features/authentication.feature"),
+    ),
+    (
+        "create.feature",
+        include_str!("../../features/create.feature"),
+    ),
+    (
+        "envelope.feature",
+        include_str!("../../features/envelope.feature"),
+    ),
+    (
+        "robustness.feature",
+        include_str!("../../features/robustness.feature"),
+    ),
+    (
+        "submit.feature",
+        include_str!("../../features/submit.feature"),
+    ),
+    (
+        "three_d_secure.feature",
+        include_str!("../../features/three_d_secure.feature"),
+    ),
+];
+
+/// Why features could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum FeaturesError {
+    /// A directory or file could not be read.
+    #[error("cannot read features {path}: {source}")]
+    Read {
+        /// The path.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A file is not valid Gherkin, or its Examples do not fit its outline.
+    #[error("{file}: {reason}")]
+    Invalid {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// No feature files were found.
+    #[error("no .feature files in {0}")]
+    Empty(String),
+}
+
+/// Parsed, expanded features.
+#[derive(Clone, Debug)]
+pub struct Features {
+    /// As cucumber runs them: each Examples row of an outline a scenario.
+    expanded: Vec<gherkin::Feature>,
+    /// As written: outlines with their Examples tables, for documentation.
+    written: Vec<gherkin::Feature>,
+}
+
+/// One scenario and where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioEntry {
+    /// The feature file's name.
+    pub file: String,
+    /// The feature's name.
+    pub feature: String,
+    /// The scenario's name.
+    pub name: String,
+    /// Line of the scenario (of its Examples row, for an outline).
+    pub line: usize,
+    /// Every tag that applies (feature's, rule's, scenario's), without `@`.
+    pub tags: Vec<String>,
+    /// Its profile, from its tags: none when it has no profile tag, or more
+    /// than one (which the suite's checks refuse).
+    pub profile: Option<Profile>,
+}
+
+impl ScenarioEntry {
+    /// The requirement ids of its `@req:` tags.
+    pub fn requirements(&self) -> impl Iterator<Item = &str> {
+        requirement_ids(&self.tags)
+    }
+
+    /// Where it is, as every report and message names a scenario.
+    pub fn location(&self) -> String {
+        location(&self.file, self.line)
+    }
+
+    /// Whether it carries a tag (written without `@`).
+    pub fn has_tag(&self, tag: &str) -> bool {
+        self.tags.iter().any(|t| t == tag)
+    }
+}
+
+/// A scenario's anchor: `file:line`, the one form reports, messages and the
+/// docs use to name where a scenario is.
+pub fn location(file: &str, line: usize) -> String {
+    format!("{file}:{line}")
+}
+
+/// A scenario's HTML id, derived from its location so that the docs and
+/// the report agree: `create.feature:8` is `s-create-8`.
+pub fn html_id(location: &str) -> String {
+    let (file, line) = location.rsplit_once(':').unwrap_or((location, ""));
+    let stem = file
+        .trim_end_matches(".feature")
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "-");
+    format!("s-{stem}-{line}")
+}
+
+/// The requirement ids among tags.
+pub fn requirement_ids(tags: &[String]) -> impl Iterator<Item = &str> {
+    tags.iter().filter_map(|t| t.strip_prefix(REQUIREMENT_TAG))
+}
+
+/// The tags that are neither a profile nor a requirement: areas and needs.
+pub fn other_tags(tags: &[String]) -> impl Iterator<Item = &str> {
+    tags.iter()
+        .map(String::as_str)
+        .filter(|t| !t.starts_with(REQUIREMENT_TAG) && Profile::ALL.iter().all(|p| p.name() != *t))
+}
+
+/// How a tag names a requirement: `@req:CREATE-01`.
+const REQUIREMENT_TAG: &str = "req:";
+
+impl Features {
+    /// The embedded features.
+    pub fn embedded() -> Result<Self, FeaturesError> {
+        let files = EMBEDDED_FEATURES
+            .iter()
+            .map(|(name, text)| (PathBuf::from(name), (*text).to_owned()));
+        Self::parse_all(files)
+    }
+
+    /// Every `.feature` file of a directory, in name order.
+    pub fn load_dir(dir: &Path) -> Result<Self, FeaturesError> {
+        let read = |source| FeaturesError::Read {
+            path: dir.display().to_string(),
+            source,
+        };
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(read)?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| {
+                p.extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("feature"))
+            })
+            .collect();
+        if paths.is_empty() {
+            return Err(FeaturesError::Empty(dir.display().to_string()));
+        }
+        paths.sort();
+        let files = paths
+            .into_iter()
+            .map(|path| {
+                let text =
+                    std::fs::read_to_string(&path).map_err(|source| FeaturesError::Read {
+                        path: path.display().to_string(),
+                        source,
+                    })?;
+                Ok((PathBuf::from(path.file_name().unwrap_or_default()), text))
+            })
+            .collect::<Result<Vec<_>, FeaturesError>>()?;
+        Self::parse_all(files)
+    }
+
+    fn parse_all(
+        files: impl IntoIterator<Item = (PathBuf, String)>,
+    ) -> Result<Self, FeaturesError> {
+        let features = files
+            .into_iter()
+            .map(|(path, text)| {
+                let invalid = |reason: String| FeaturesError::Invalid {
+                    file: path.display().to_string(),
+                    reason,
+                };
+                let mut feature = gherkin::Feature::parse(&text, gherkin::GherkinEnv::default())
+                    .map_err(|e| invalid(e.to_string()))?;
+                feature.path = Some(path.clone());
+                let expanded = feature
+                    .clone()
+                    .expand_examples()
+                    .map_err(|e| invalid(e.to_string()))?;
+                Ok((expanded, feature))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let (expanded, written) = features.into_iter().unzip();
+        Ok(Self { expanded, written })
+    }
+
+    /// The expanded features, given away (to cucumber's parser).
+    pub fn into_features(self) -> Vec<gherkin::Feature> {
+        self.expanded
+    }
+
+    /// The parsed features.
+    pub fn features(&self) -> &[gherkin::Feature] {
+        &self.expanded
+    }
+
+    /// The features as written: outlines once, with their Examples tables.
+    pub fn as_written(&self) -> &[gherkin::Feature] {
+        &self.written
+    }
+
+    /// Every scenario (each Examples row of an outline), in file order.
+    pub fn scenarios(&self) -> Vec<ScenarioEntry> {
+        let mut entries = Vec::new();
+        for feature in &self.expanded {
+            let file = file_name(feature);
+            let entry = |rule: Option<&gherkin::Rule>, scenario: &gherkin::Scenario| {
+                let tags = effective_tags(feature, rule, scenario);
+                ScenarioEntry {
+                    file: file.clone(),
+                    feature: feature.name.clone(),
+                    name: scenario.name.clone(),
+                    line: scenario.position.line,
+                    profile: Profile::of_tags(&tags),
+                    tags,
+                }
+            };
+            entries.extend(feature.scenarios.iter().map(|s| entry(None, s)));
+            for rule in &feature.rules {
+                entries.extend(rule.scenarios.iter().map(|s| entry(Some(rule), s)));
+            }
+        }
+        entries
+    }
+}
+
+/// The file name a feature was read from.
+pub fn file_name(feature: &gherkin::Feature) -> String {
+    feature
+        .path
+        .as_deref()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| feature.name.clone())
+}
+
+/// The tags that apply to a scenario: its feature's, its rule's and its own.
+pub fn effective_tags(
+    feature: &gherkin::Feature,
+    rule: Option<&gherkin::Rule>,
+    scenario: &gherkin::Scenario,
+) -> Vec<String> {
+    let mut tags: Vec<String> = feature.tags.clone();
+    if let Some(rule) = rule {
+        tags.extend(rule.tags.iter().cloned());
+    }
+    tags.extend(scenario.tags.iter().cloned());
+    tags.dedup();
+    tags
+}

@@ -1,0 +1,32 @@
+//! payconf-spec: the payment service contract as data, and nothing else of
+//! payconf. Everything here reads files under `spec/` and `features/` (or
+//! the copies compiled in) and knows nothing of servers, runs or reports;
+//! the runner, the docs generator and the tests build on it.
+//!
+//! - [`contract`]: `spec/openapi.yaml` loaded with `openapiv3` and each
+//!   answer's schema compiled to a JSON Schema validator, in two views: the
+//!   contract's statements alone, and the reference profile's choices too.
+//! - [`features`]: the Gherkin features, parsed and expanded, listed
+//!   scenario by scenario with their tags read once ([`features::ScenarioEntry`]).
+//! - [`requirements`]: `spec/requirements.yaml`, the contract's statements
+//!   numbered, and the ids the harness names in code ([`requirements::ids`]).
+//! - [`defects`]: `spec/defects.yaml`, servers broken on purpose, one
+//!   requirement each.
+//! - [`Profile`]: the one word for core, reference and robustness, used by
+//!   all of the above.
+//! - [`json_ref`] resolves `$ref`s; [`card`] masks card numbers as the
+//!   contract lets them be shown.
+//!
+//! The contract itself is the document *Payment Initiation and Submission
+//! Service*;
+//! `spec/requirements.yaml` cites its sections by title.
+
+pub mod card;
+pub mod contract;
+pub mod defects;
+pub mod features;
+pub mod json_ref;
+mod profile;
+pub mod requirements;
+
+pub use profile::Profile;

@@ -1,0 +1,47 @@
+//! The browser of the browser driver, for a run that needs it.
+
+use std::{sync::Arc, time::Duration};
+
+use cucumber::{gherkin::tagexpr::TagOperation, tag::Ext as _};
+
+use super::{NotRun, Suite, drives_buyer};
+use crate::runner::{
+    exchange::Limits,
+    issuer::chromium::{self, Chromium},
+    target::{AcsDriver, TargetConfig},
+};
+
+/// Starts the browser of the browser driver, once for the run, when a
+/// selected scenario drives the buyer with it (through the issuer page, or
+/// to the page a redirect address leads to).
+pub(super) async fn start_browser(
+    suite: &Suite,
+    target: &TargetConfig,
+    tags: &TagOperation,
+    limits: Limits,
+) -> Result<Option<Arc<Chromium>>, NotRun> {
+    let needed = target.acs.driver == AcsDriver::Browser
+        && suite
+            .features
+            .scenarios()
+            .iter()
+            .any(|s| tags.eval(s.tags.iter()) && drives_buyer(&s.tags));
+    if !needed {
+        return Ok(None);
+    }
+    let programs = chromium::locate(&target.acs.browser, |name| std::env::var(name).ok())
+        .map_err(NotRun::because)?;
+    let browser = Chromium::start(
+        &programs,
+        &target.acs.browser,
+        limits.timeout.max(Duration::from_secs(10)),
+    )
+    .await
+    .map_err(NotRun::because)?;
+    println!(
+        "browser: Chromium {} (headless), {}",
+        browser.version,
+        programs.chromium.display()
+    );
+    Ok(Some(Arc::new(browser)))
+}

@@ -1,0 +1,147 @@
+//! What the console says, as lines: a scenario's result (and its failure),
+//! and the summary that ends the run, with its verdict in words.
+
+use crate::runner::result::{Counts, Outcome, RunReport, ScenarioResult, Verdict};
+
+/// A scenario's line, and for a failure, waiver or error its details.
+pub(super) fn result_lines(result: &ScenarioResult) -> Vec<String> {
+    let mut out = Vec::new();
+    let place = format!("{}:{}", result.file, result.line);
+    match &result.outcome {
+        Outcome::Passed => out.push(format!("  ok    {place}  {}", result.name)),
+        Outcome::Skipped(reason) => {
+            out.push(format!("  skip  {place}  {} ({reason})", result.name))
+        }
+        Outcome::Waived {
+            step,
+            message,
+            waivers,
+        } => {
+            out.push(format!("  WAIVE {place}  {}", result.name));
+            for waiver in waivers {
+                out.push(format!("        waived: {waiver}"));
+            }
+            out.push(format!("        step: {step}"));
+            for line in message.lines() {
+                out.push(format!("        {line}"));
+            }
+        }
+        Outcome::Error { step, message } => {
+            out.push(format!("  ERROR {place}  {}", result.name));
+            out.push(format!("        step: {step}"));
+            for line in message.lines() {
+                out.push(format!("        {line}"));
+            }
+            out.push("        not judged: payconf could not carry this scenario out".to_owned());
+        }
+        Outcome::Failed { step, message } => {
+            out.push(format!("  FAIL  {place}  {}", result.name));
+            out.push(format!("        step: {step}"));
+            for line in message.lines() {
+                out.push(format!("        {line}"));
+            }
+            if !result.blamed.is_empty() {
+                out.push(format!("        at fault: {}", result.blamed.join(", ")));
+            }
+        }
+    }
+    for observation in &result.observations {
+        out.push(format!("        noted: {observation}"));
+    }
+    out
+}
+
+/// The summary lines: counts, harness errors, and the verdict.
+pub(super) fn summary_lines(report: &RunReport) -> Vec<String> {
+    let mut out = Vec::new();
+    let scenarios = report.scenario_counts();
+    out.push(String::new());
+    out.push("[Summary]".to_owned());
+    out.push(plural(report.features, "feature"));
+    out.push(format!(
+        "{}{}",
+        plural(scenarios.total(), "scenario"),
+        breakdown(scenarios)
+    ));
+    out.push(format!(
+        "{}{}",
+        plural(report.steps.total(), "step"),
+        breakdown(report.steps)
+    ));
+    for error in &report.harness_errors {
+        out.push(format!("harness error: {error}"));
+    }
+    out.push(verdict(report));
+    out
+}
+
+/// The run's last line: what the exit code means, in words. The code is
+/// the [`Verdict`]'s; the words say what earned it.
+fn verdict(report: &RunReport) -> String {
+    let scenarios = report.scenario_counts();
+    let code = Verdict::of(report).exit_code();
+    if !report.harness_errors.is_empty() {
+        format!("result: NOT RUN to the end, the harness failed (exit code {code})")
+    } else if scenarios.failed > 0 {
+        let unjudged = if scenarios.errors > 0 {
+            format!(", and payconf could not judge {}", scenarios.errors)
+        } else {
+            String::new()
+        };
+        format!(
+            "result: FAILED, the target failed {} of {}{unjudged} (exit code {code})",
+            scenarios.failed,
+            plural(scenarios.total(), "scenario")
+        )
+    } else if scenarios.errors > 0 {
+        format!(
+            "result: ERROR, payconf could not judge {} of {}; the target failed none (exit code {code})",
+            scenarios.errors,
+            plural(scenarios.total(), "scenario")
+        )
+    } else {
+        let mut but = Vec::new();
+        if scenarios.skipped > 0 {
+            but.push(format!("{} skipped", scenarios.skipped));
+        }
+        if scenarios.waived > 0 {
+            but.push(format!("{} failed under a waiver", scenarios.waived));
+        }
+        format!(
+            "result: PASSED, every selected scenario passed{} (exit code {code})",
+            if but.is_empty() {
+                String::new()
+            } else {
+                format!(" but {}", but.join(" and "))
+            }
+        )
+    }
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// ` (3 passed, 1 failed)`, the non-zero counts, as cucumber prints them.
+fn breakdown(counts: Counts) -> String {
+    let parts: Vec<String> = [
+        (counts.passed, "passed"),
+        (counts.failed, "failed"),
+        (counts.skipped, "skipped"),
+        (counts.waived, "waived"),
+        (counts.errors, "error"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    }
+}

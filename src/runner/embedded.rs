@@ -1,0 +1,88 @@
+//! The embedded target: the reference implementation started in-process on
+//! a loopback port when no base URL is given, over plain HTTP or, with
+//! `--embedded-tls`, over HTTPS with a certificate made for this run by a
+//! CA of its own (rcgen), which only this run's client trusts. So the HTTPS
+//! path (rustls, HTTP/2 by ALPN, the trusted-CA setting) is checked on
+//! every commit without a certificate on disk.
+
+use payconf_reference::{ReferenceConfig, RunningServer};
+use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
+
+use super::{EMBEDDED_TOKEN_LIFETIME, NotRun};
+use crate::runner::target::{TargetConfig, TlsSettings};
+
+/// Starts the embedded reference implementation; returns it and its target.
+/// Its tokens expire after [`EMBEDDED_TOKEN_LIFETIME`] when the expiry
+/// scenario is selected (`short_lifetime`), so that it waits briefly, and
+/// after the default otherwise.
+pub async fn start(
+    tls: bool,
+    short_lifetime: bool,
+) -> Result<(RunningServer, TargetConfig), NotRun> {
+    let lifetime = if short_lifetime {
+        EMBEDDED_TOKEN_LIFETIME
+    } else {
+        payconf_reference::DEFAULT_TOKEN_LIFETIME
+    };
+    let config = ReferenceConfig {
+        token_lifetime: lifetime,
+        ..ReferenceConfig::default()
+    };
+    let cannot = |e: &dyn std::fmt::Display| {
+        NotRun(format!("cannot start the reference implementation: {e}"))
+    };
+    let (server, trusted) = if tls {
+        let material = certificates().map_err(|e| cannot(&e))?;
+        let server_config = payconf_reference::server_config(
+            material.cert_pem.as_bytes(),
+            material.key_pem.as_bytes(),
+        )
+        .map_err(|e| cannot(&e))?;
+        let server = RunningServer::start_tls(config, server_config)
+            .await
+            .map_err(|e| cannot(&e))?;
+        (server, Some(material.ca_pem))
+    } else {
+        let server = RunningServer::start(config).await.map_err(|e| cannot(&e))?;
+        (server, None)
+    };
+    let mut target = TargetConfig::reference_defaults(server.base_url.clone(), lifetime);
+    if let Some(ca_pem) = trusted {
+        let source = "the embedded sandbox's own CA, made for this run";
+        target.tls = TlsSettings::trusting(source, ca_pem.as_bytes())
+            .ok_or_else(|| cannot(&"its CA's certificate did not read back"))?;
+    }
+    Ok((server, target))
+}
+
+/// A CA made for one run and the sandbox's certificate it signs, PEM.
+pub(crate) struct Material {
+    /// The CA's certificate: what a client trusts.
+    pub ca_pem: String,
+    /// The sandbox's certificate, for 127.0.0.1 and localhost.
+    pub cert_pem: String,
+    /// Its private key.
+    pub key_pem: String,
+}
+
+/// Makes a CA and a certificate it signs for the sandbox on loopback.
+pub(crate) fn certificates() -> Result<Material, rcgen::Error> {
+    let mut ca = CertificateParams::new(Vec::<String>::new())?;
+    ca.distinguished_name
+        .push(DnType::CommonName, "payconf embedded sandbox CA");
+    ca.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
+    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign];
+    let ca_key = KeyPair::generate()?;
+    let ca_pem = ca.self_signed(&ca_key)?.pem();
+    let issuer = Issuer::new(ca, ca_key);
+    let mut leaf = CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])?;
+    leaf.distinguished_name
+        .push(DnType::CommonName, "payconf embedded sandbox");
+    let key = KeyPair::generate()?;
+    let cert_pem = leaf.signed_by(&key, &issuer)?.pem();
+    Ok(Material {
+        ca_pem,
+        cert_pem,
+        key_pem: key.serialize_pem(),
+    })
+}

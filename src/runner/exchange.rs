@@ -1,0 +1,461 @@
+//! One request to the target and what came back, recorded for checks and
+//! for the console and reports, and sent with the run's bounds: a time limit
+//! per request and a size limit on what is read.
+
+use std::{
+    fmt,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::{Duration, Instant, SystemTime},
+};
+
+use reqwest::{Client, Method};
+use url::Url;
+
+use crate::runner::redact::Redactor;
+
+/// Bounds on every exchange with the target.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Time for the whole exchange, from sending to the last byte read.
+    pub timeout: Duration,
+    /// The most bytes of a response body that are read.
+    pub max_body: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(10),
+            max_body: 1024 * 1024,
+        }
+    }
+}
+
+/// A request as sent.
+#[derive(Clone, Debug)]
+pub struct RecordedRequest {
+    /// Method.
+    pub method: Method,
+    /// Full address.
+    pub url: Url,
+    /// Headers payconf set.
+    pub headers: Vec<(String, String)>,
+    /// Body, when there is one.
+    pub body: Option<Vec<u8>>,
+}
+
+/// A response as received.
+#[derive(Clone, Debug)]
+pub struct RecordedResponse {
+    /// HTTP status.
+    pub status: u16,
+    /// The protocol: `HTTP/1.1`, `HTTP/2`.
+    pub version: &'static str,
+    /// Headers, in order.
+    pub headers: Vec<(String, String)>,
+    /// Body, up to the size limit.
+    pub body: Vec<u8>,
+}
+
+impl RecordedResponse {
+    /// The first value of a header, by case-insensitive name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A request and its outcome.
+#[derive(Clone, Debug)]
+pub struct Exchange {
+    /// Unique in the run, so an exchange kept twice is reported once.
+    pub id: u64,
+    /// What was sent.
+    pub request: RecordedRequest,
+    /// What came back, or why nothing usable did.
+    pub response: Result<RecordedResponse, String>,
+    /// When it was sent, and how long each part took.
+    pub timing: Timing,
+    /// Why no answer came, when it is payconf's transport (a certificate it
+    /// does not trust, a refused client certificate, a name that does not
+    /// resolve): the harness's to fix, not the target's.
+    pub transport_fault: Option<crate::runner::transport::Fault>,
+}
+
+/// When an exchange was sent and how long its parts took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// When the request was sent.
+    pub started: SystemTime,
+    /// From sending to the answer's headers (connecting and sending included).
+    pub wait: Duration,
+    /// Reading the answer's body.
+    pub receive: Duration,
+}
+
+impl Timing {
+    /// The whole exchange.
+    pub fn total(&self) -> Duration {
+        self.wait + self.receive
+    }
+}
+
+/// The next exchange id.
+pub fn next_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+impl RecordedRequest {
+    /// A request without a body.
+    pub fn new(method: Method, url: Url) -> Self {
+        Self {
+            method,
+            url,
+            headers: Vec::new(),
+            body: None,
+        }
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.headers.push((name.to_owned(), value.into()));
+        self
+    }
+
+    /// Sets the body.
+    pub fn body(mut self, body: impl Into<Vec<u8>>) -> Self {
+        self.body = Some(body.into());
+        self
+    }
+
+    /// Sends the request within `limits`; never follows a redirect.
+    pub async fn send(self, client: &Client, limits: Limits) -> Exchange {
+        let started = SystemTime::now();
+        let clock = Instant::now();
+        let mut headers_at = None;
+        let mut transport_fault = None;
+        let response = tokio::time::timeout(
+            limits.timeout,
+            self.perform(
+                client,
+                limits.max_body,
+                &mut headers_at,
+                &mut transport_fault,
+            ),
+        )
+        .await
+        .unwrap_or_else(|_| {
+            Err(format!(
+                "no complete answer within {} s (the request timed out)",
+                limits.timeout.as_secs_f64()
+            ))
+        });
+        let end = clock.elapsed();
+        let wait = headers_at.map_or(end, |at: Instant| at.duration_since(clock));
+        Exchange {
+            id: next_id(),
+            request: self,
+            response,
+            timing: Timing {
+                started,
+                wait,
+                receive: end.saturating_sub(wait),
+            },
+            transport_fault,
+        }
+    }
+
+    async fn perform(
+        &self,
+        client: &Client,
+        max_body: usize,
+        headers_at: &mut Option<Instant>,
+        transport_fault: &mut Option<crate::runner::transport::Fault>,
+    ) -> Result<RecordedResponse, String> {
+        let mut builder = client.request(self.method.clone(), self.url.clone());
+        for (name, value) in &self.headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
+        if let Some(body) = &self.body {
+            builder = builder.body(body.clone());
+        }
+        let mut response = builder.send().await.map_err(|e| {
+            *transport_fault = crate::runner::transport::tls_or_dns_fault(&e);
+            describe_error(&e)
+        })?;
+        *headers_at = Some(Instant::now());
+        let status = response.status().as_u16();
+        let version = match response.version() {
+            reqwest::Version::HTTP_09 => "HTTP/0.9",
+            reqwest::Version::HTTP_10 => "HTTP/1.0",
+            reqwest::Version::HTTP_2 => "HTTP/2",
+            reqwest::Version::HTTP_3 => "HTTP/3",
+            _ => "HTTP/1.1",
+        };
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(n, v)| {
+                (
+                    n.as_str().to_owned(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
+        if response
+            .content_length()
+            .is_some_and(|n| n > max_body as u64)
+        {
+            return Err(format!(
+                "the answer's body is larger than {max_body} bytes (Content-Length)"
+            ));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| describe_error(&e))? {
+            if body.len() + chunk.len() > max_body {
+                return Err(format!("the answer's body is larger than {max_body} bytes"));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(RecordedResponse {
+            status,
+            version,
+            headers,
+            body,
+        })
+    }
+}
+
+/// reqwest's error with its causes, which say what really happened
+/// (connection refused, reset, malformed HTTP).
+fn describe_error(error: &reqwest::Error) -> String {
+    let what = if error.is_connect() {
+        "cannot connect"
+    } else if error.is_body() || error.is_decode() {
+        "the answer's body broke off"
+    } else {
+        "the exchange failed"
+    };
+    match crate::runner::transport::source_chain(error) {
+        causes if causes.is_empty() => what.to_owned(),
+        causes => format!("{what}: {causes}"),
+    }
+}
+
+impl Exchange {
+    /// The exchange for a person to read, secrets redacted.
+    pub fn display<'a>(&'a self, redactor: &'a Redactor) -> impl fmt::Display + 'a {
+        ShownExchange {
+            exchange: self,
+            redactor,
+        }
+    }
+}
+
+struct ShownExchange<'a> {
+    exchange: &'a Exchange,
+    redactor: &'a Redactor,
+}
+
+/// How much of a body the console shows.
+const SHOWN_BODY: usize = 2000;
+
+fn shorten(text: String) -> String {
+    truncate(text, SHOWN_BODY)
+}
+
+/// `text` cut to at most `limit` bytes on a character boundary, saying how long it was.
+fn truncate(text: String, limit: usize) -> String {
+    if text.len() <= limit {
+        return text;
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes in all)", &text[..end], text.len())
+}
+
+impl fmt::Display for ShownExchange<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let request = &self.exchange.request;
+        let r = self.redactor;
+        writeln!(
+            f,
+            "request:  {} {}",
+            request.method,
+            r.text(request.url.as_str())
+        )?;
+        for (name, value) in &request.headers {
+            writeln!(f, "          {name}: {}", r.header(name, value))?;
+        }
+        if let Some(body) = &request.body {
+            writeln!(f, "          {}", shorten(r.body(body)))?;
+        }
+        match &self.exchange.response {
+            Ok(response) => {
+                writeln!(f, "response: {}", response.status)?;
+                for (name, value) in &response.headers {
+                    if matches!(name.as_str(), "content-type" | "location" | "allow") {
+                        writeln!(f, "          {name}: {}", r.header(name, value))?;
+                    }
+                }
+                write!(f, "          {}", shorten(r.body(&response.body)))
+            }
+            Err(reason) => write!(f, "response: none ({})", r.text(reason)),
+        }
+    }
+}
+
+/// How much of a body the reports keep.
+const REPORTED_BODY: usize = 64 * 1024;
+
+/// An exchange as the reports show it: every part redacted, with a `curl`
+/// command that replays the request. Nothing secret is left in it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ExchangeRecord {
+    /// Method.
+    pub method: String,
+    /// Address, redacted.
+    pub url: String,
+    /// Request headers, redacted.
+    pub request_headers: Vec<(String, String)>,
+    /// Request body, redacted.
+    pub request_body: Option<String>,
+    /// HTTP status, when an answer came.
+    pub status: Option<u16>,
+    /// Response headers, redacted.
+    pub response_headers: Vec<(String, String)>,
+    /// Response body, redacted, up to 64 KiB.
+    pub response_body: Option<String>,
+    /// Why no usable answer came.
+    pub error: Option<String>,
+    /// A `curl` command that sends the request again, with the API key and
+    /// the payment token read from `$PAYCONF_API_KEY` and `$PAYMENT_TOKEN`.
+    pub curl: String,
+    /// The exchange's id in the run.
+    #[serde(skip)]
+    pub id: u64,
+    /// The answer's protocol, when one came.
+    #[serde(skip)]
+    pub version: Option<&'static str>,
+    /// When it was sent, and how long its parts took.
+    #[serde(skip)]
+    pub timing: Option<Timing>,
+}
+
+fn clip(text: String) -> String {
+    truncate(text, REPORTED_BODY)
+}
+
+/// `'text'` for a POSIX shell.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+impl Exchange {
+    /// The exchange as the reports keep it.
+    pub fn record(&self, redactor: &Redactor) -> ExchangeRecord {
+        let request = &self.request;
+        let request_headers: Vec<(String, String)> = request
+            .headers
+            .iter()
+            .map(|(n, v)| (n.clone(), redactor.header(n, v)))
+            .collect();
+        let shown_body = request.body.as_ref().map(|b| redactor.body(b));
+        let url = redactor.text(request.url.as_str());
+
+        let mut curl = format!("curl -i -X {} {}", request.method, shell_quote(&url));
+        for (name, value) in &request.headers {
+            let shown = match name.to_ascii_lowercase().as_str() {
+                "authorization" => match value.split_once(' ') {
+                    Some((scheme, _)) => format!("\"{name}: {scheme} $PAYCONF_API_KEY\""),
+                    None => format!("\"{name}: $PAYCONF_API_KEY\""),
+                },
+                "paymenttoken" => format!("\"{name}: $PAYMENT_TOKEN\""),
+                _ => shell_quote(&format!("{name}: {}", redactor.header(name, value))),
+            };
+            curl.push_str(&format!(" -H {shown}"));
+        }
+        if let Some(body) = &shown_body {
+            curl.push_str(&format!(" --data-raw {}", shell_quote(body)));
+        }
+        let request_body = shown_body.map(clip);
+
+        let (status, response_headers, response_body, error) = match &self.response {
+            Ok(response) => (
+                Some(response.status),
+                response
+                    .headers
+                    .iter()
+                    .map(|(n, v)| (n.clone(), redactor.header(n, v)))
+                    .collect(),
+                Some(clip(redactor.body(&response.body))),
+                None,
+            ),
+            Err(reason) => (None, Vec::new(), None, Some(redactor.text(reason))),
+        };
+        ExchangeRecord {
+            method: request.method.to_string(),
+            url,
+            request_headers,
+            request_body,
+            status,
+            response_headers,
+            response_body,
+            error,
+            curl,
+            id: self.id,
+            version: self.response.as_ref().ok().map(|r| r.version),
+            timing: Some(self.timing),
+        }
+    }
+}
+
+/// With `--har`, the exchanges a scenario sent or saw but does not keep in
+/// its report (volleys, generated bodies, pages the browser loaded),
+/// redacted; without, nothing is kept.
+#[derive(Clone, Debug, Default)]
+pub struct Unreported(Option<Arc<Mutex<Vec<ExchangeRecord>>>>);
+
+impl Unreported {
+    /// Keeps records when `keep`, else nothing.
+    pub fn new(keep: bool) -> Self {
+        Self(keep.then(Default::default))
+    }
+
+    /// Keeps exchanges sent, redacted.
+    pub fn sent<'a>(&self, redactor: &Redactor, exchanges: impl IntoIterator<Item = &'a Exchange>) {
+        if let Some(kept) = &self.0 {
+            let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+            kept.extend(exchanges.into_iter().map(|e| e.record(redactor)));
+        }
+    }
+
+    /// Keeps a record already redacted.
+    pub fn seen(&self, record: ExchangeRecord) {
+        if let Some(kept) = &self.0 {
+            kept.lock().unwrap_or_else(|e| e.into_inner()).push(record);
+        }
+    }
+
+    /// `reported`'s records and the kept ones, each once, in the order they
+    /// were sent; empty when nothing is kept.
+    pub fn all(&self, redactor: &Redactor, reported: &[Exchange]) -> Vec<ExchangeRecord> {
+        let Some(kept) = &self.0 else {
+            return Vec::new();
+        };
+        let mut records: Vec<ExchangeRecord> =
+            reported.iter().map(|e| e.record(redactor)).collect();
+        records.append(&mut kept.lock().unwrap_or_else(|e| e.into_inner()));
+        records.sort_by_key(|r| (r.timing.map(|t| t.started), r.id));
+        records.dedup_by_key(|r| r.id);
+        records
+    }
+}

@@ -1,0 +1,477 @@
+//! The browser driver: the buyer in a real headless Chromium ([`Chromium`]).
+//!
+//! It opens the issuer address and, as the page settles, looks for the
+//! configured fields in the page and in every frame of it, however the page
+//! was built (plain HTML, a script, an iframe from another origin). Where it
+//! finds them it types them and clicks the control that confirms, never one
+//! that cancels (or, to cancel, the one that does). A page whose only form
+//! holds none of the fields (a channel choice, a "continue") is submitted as
+//! it stands. With `[[acs.steps]]` it runs the steps instead of guessing.
+//!
+//! The browser follows every navigation by itself: redirects, forms a script
+//! posts, script redirects, a frame posting to the top. The driver reads the
+//! browser's own log of document requests, so it sees each of them, redirect
+//! hops included: the first top-level request for one of the merchant's
+//! pages is where the buyer lands. After the buyer answers, a page that
+//! stays still for [`SETTLE`] is where the buyer lands too. Pages and time
+//! are bounded; the pages visited and a screenshot of the last one (secrets
+//! blanked out, [`evidence`]) are kept for the report. What it does on a
+//! page is in [`page`].
+
+mod archive;
+mod evidence;
+mod page;
+
+use std::{
+    collections::{BTreeMap, VecDeque},
+    time::{Duration, Instant},
+};
+
+use serde_json::json;
+use url::Url;
+
+use self::archive::Archive;
+use super::{
+    Choice, IssuerEvidence,
+    chromium::{COMMAND_BOUND, Chromium, Turn},
+    navigation::{MAX_PAGES, MAX_WALKS, Visited, merchant_pages, same_page, too_many_pages},
+    steps::{IssuerStep, StepAction},
+};
+use crate::runner::world::{Failure, PaymentWorld};
+
+/// How often the page is looked at.
+const POLL: Duration = Duration::from_millis(50);
+
+/// How long a page must stay still (no navigation) to count as settled.
+pub const SETTLE: Duration = Duration::from_secs(1);
+
+/// How long a page that shows nothing to do is given to show it (a script
+/// may build the form late).
+const PATIENCE: Duration = Duration::from_secs(3);
+
+/// The least time a browser journey gets, whatever `--timeout` says: a
+/// browser takes longer than one HTTP request.
+const MIN_JOURNEY: Duration = Duration::from_secs(10);
+
+/// Drives the buyer from the issuer address to wherever they land, and
+/// leaves the pages visited and a screenshot in the world.
+pub async fn authenticate(
+    world: &mut PaymentWorld,
+    chromium: &Chromium,
+    issuer: Url,
+    choice: Choice,
+    values: &BTreeMap<String, String>,
+    steps: &[IssuerStep],
+) -> Result<Url, Failure> {
+    let reservation = match world.browser_reservation.take() {
+        Some(reservation) => reservation,
+        None => chromium.reserve().await,
+    };
+    let turn = chromium
+        .turn(reservation)
+        .await
+        .map_err(|e| Failure::harness(format!("the browser does not answer: {e}")))?;
+    let mut journey = BrowserJourney {
+        turn,
+        merchant: merchant_pages(world),
+        visited: Visited::default(),
+        top_frame: None,
+        last_move: Instant::now(),
+        documents: 0,
+        requests: std::collections::HashMap::new(),
+        failed_load: None,
+        issuer: issuer.clone(),
+        started: false,
+        archive: world.ctx.har.then(Archive::default),
+    };
+    // Every command is bounded together: a browser that stops answering
+    // (a machine short of CPU, a renderer that hangs) ends the journey as
+    // an error of the harness, and is used no more in this run.
+    let bound = world.ctx.limits.timeout.max(MIN_JOURNEY) + COMMAND_BOUND;
+    let result = tokio::time::timeout(bound, journey.run(world, issuer, choice, values, steps))
+        .await
+        .unwrap_or_else(|_| {
+            let why = format!("no answer within {} s", bound.as_secs());
+            chromium.stall(&why);
+            Err(Failure::harness(format!(
+                "the browser stopped answering: {why}; payconf judges nothing more with it \
+                 in this run"
+            )))
+        });
+    let screenshot = if chromium.stalled().is_some() {
+        None
+    } else {
+        tokio::time::timeout(COMMAND_BOUND, journey.screenshot(world))
+            .await
+            .unwrap_or_else(|_| {
+                chromium.stall("no screenshot within its bound");
+                None
+            })
+    };
+    world.issuer_evidence = Some(IssuerEvidence {
+        driver: "browser",
+        pages: journey
+            .visited
+            .pages
+            .iter()
+            .map(|page| world.ctx.redactor.text(page))
+            .collect(),
+        screenshot,
+    });
+    if let Some(archive) = journey.archive.take() {
+        for record in archive.finish(&world.ctx.redactor) {
+            world.unreported.seen(record);
+        }
+    }
+    world.browser_reservation = Some(journey.turn.end());
+    result
+}
+
+/// One scenario's buyer in the browser.
+struct BrowserJourney<'a> {
+    turn: Turn<'a>,
+    /// The merchant's pages: reaching one ends the journey.
+    merchant: Vec<Url>,
+    visited: Visited,
+    /// The DevTools id of the top-level frame.
+    top_frame: Option<String>,
+    /// When the page last navigated or payconf last acted.
+    last_move: Instant,
+    /// Top-level document requests seen.
+    documents: usize,
+    /// Addresses of the top-level document requests under way, by request id.
+    requests: std::collections::HashMap<String, Url>,
+    /// A top-level page that did not load, and why.
+    failed_load: Option<(Url, String)>,
+    /// The issuer address the journey opens.
+    issuer: Url,
+    /// Whether the browser has asked for the issuer address yet.
+    started: bool,
+    /// With `--har`: the journey's document requests, for the HAR file.
+    archive: Option<Archive>,
+}
+
+/// Where the journey stands, between looks at the page.
+struct Progress<'s> {
+    /// Explicit steps not yet run.
+    steps: VecDeque<&'s IssuerStep>,
+    /// Whether the buyer has answered the issuer.
+    answered: bool,
+    /// Navigations payconf caused (the first page, answers, walks).
+    actions: usize,
+    /// Lone forms submitted.
+    walks: usize,
+    /// The top-level page's address at the last look.
+    url: Url,
+}
+
+/// What a look at the page came to.
+enum Look {
+    /// Nothing decided yet.
+    Continue,
+    /// The buyer stays on this page, after answering.
+    Landed(Url),
+    /// payconf cannot go on.
+    Unreadable(Failure),
+}
+
+/// Whether an explicit step ran.
+enum StepDone {
+    Done,
+    /// Not yet, and why: an error once the page has settled.
+    NotYet(&'static str),
+}
+
+/// What payconf did on a page.
+enum Acted {
+    /// Typed the fields and confirmed, or cancelled.
+    Answered,
+    /// Submitted a form that holds none of the fields.
+    Walked,
+    /// Nothing to do yet.
+    Nothing,
+}
+
+impl BrowserJourney<'_> {
+    async fn run(
+        &mut self,
+        world: &PaymentWorld,
+        issuer: Url,
+        choice: Choice,
+        values: &BTreeMap<String, String>,
+        steps: &[IssuerStep],
+    ) -> Result<Url, Failure> {
+        let bound = world.ctx.limits.timeout.max(MIN_JOURNEY);
+        let deadline = Instant::now() + bound;
+        let browser = |e: String| Failure::harness(format!("the browser failed: {e}"));
+        let frame_tree = self
+            .turn
+            .cdp("Page.getFrameTree", json!({}))
+            .await
+            .map_err(browser)?;
+        self.top_frame = frame_tree["frameTree"]["frame"]["id"]
+            .as_str()
+            .map(str::to_owned);
+        // The page loads on its own: the driver never waits on a navigation
+        // (pageLoadStrategy none), so a page that never stops moving cannot
+        // hold it up.
+        self.turn
+            .client
+            .goto(issuer.as_str())
+            .await
+            .map_err(|e| browser(first_line(&e.to_string()).to_owned()))?;
+        let mut state = Progress {
+            steps: match choice {
+                Choice::Authenticate => steps.iter().collect(),
+                Choice::Cancel | Choice::Follow => VecDeque::new(),
+            },
+            // A buyer who only follows has nothing to answer.
+            answered: choice == Choice::Follow,
+            actions: 1,
+            walks: 0,
+            url: issuer,
+        };
+        self.last_move = Instant::now();
+        loop {
+            self.observe().await.map_err(browser)?;
+            if let Some(landing) = self.landing() {
+                return Ok(landing);
+            }
+            if let Some((page, error)) = self.failed_load.take() {
+                return Err(load_failure(world, &page, &error));
+            }
+            if self.documents > MAX_PAGES + state.actions {
+                return Err(too_many_pages(world));
+            }
+            if Instant::now() > deadline {
+                let url = &state.url;
+                return Err(if state.answered {
+                    world.failure(
+                        &format!("the buyer to land on a page within {} s", bound.as_secs()),
+                        &format!("the browser is still at {url}, moving on"),
+                    )
+                } else {
+                    Failure::harness(format!(
+                        "payconf could not get the buyer through the issuer page within {} s; \
+                         the browser is at {url}. See the screenshot: name the page's fields in \
+                         acs.fields, or describe the page with [[acs.steps]]",
+                        bound.as_secs()
+                    ))
+                });
+            }
+            // A page being replaced answers with errors: looked at again.
+            match self.look(&mut state, choice, values).await {
+                Ok(Look::Continue) | Err(_) => {}
+                Ok(Look::Landed(url)) => return Ok(url),
+                Ok(Look::Unreadable(failure)) => return Err(failure),
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// One look at the page, and what payconf does about it.
+    async fn look(
+        &mut self,
+        state: &mut Progress<'_>,
+        choice: Choice,
+        values: &BTreeMap<String, String>,
+    ) -> Result<Look, String> {
+        state.url = self.current_url().await?;
+        if !self.ready().await? {
+            return Ok(Look::Continue);
+        }
+        let settled = self.last_move.elapsed() >= SETTLE;
+        if let Some(step) = state.steps.front().copied() {
+            match self.step(step, &state.url, values).await? {
+                StepDone::Done => {
+                    state.steps.pop_front();
+                    if matches!(step.action, StepAction::Click(_)) {
+                        state.actions += 1;
+                        state.answered |= state.steps.is_empty();
+                    }
+                    self.last_move = Instant::now();
+                }
+                StepDone::NotYet(_) if !settled => {}
+                StepDone::NotYet(why) => {
+                    return Ok(Look::Unreadable(Failure::harness(format!(
+                        "payconf could not run the issuer step \"{step}\": {why}; the browser \
+                         is at {}. See the screenshot and check [[acs.steps]]",
+                        state.url
+                    ))));
+                }
+            }
+            return Ok(Look::Continue);
+        }
+        if state.answered && !settled {
+            return Ok(Look::Continue);
+        }
+        match self.act(choice, values, state.answered).await? {
+            Acted::Answered => {
+                state.answered = true;
+                state.actions += 1;
+                self.last_move = Instant::now();
+            }
+            Acted::Walked => {
+                state.walks += 1;
+                state.actions += 1;
+                if state.walks > MAX_WALKS {
+                    return Ok(Look::Unreadable(Failure::harness(format!(
+                        "payconf passed {MAX_WALKS} pages without finding where the buyer \
+                         answers the issuer (the fields acs.fields names); the last was {}",
+                        state.url
+                    ))));
+                }
+                self.last_move = Instant::now();
+            }
+            Acted::Nothing if state.answered => return Ok(Look::Landed(state.url.clone())),
+            Acted::Nothing if self.last_move.elapsed() >= PATIENCE => {
+                return Ok(Look::Unreadable(Failure::harness(format!(
+                    "payconf could not get the buyer through the issuer page at {}: it \
+                     shows none of the fields acs.fields names ({}) and nothing that leads \
+                     on, {} s after it last moved. See the screenshot: name the page's \
+                     fields in acs.fields, or describe the page with [[acs.steps]]",
+                    state.url,
+                    values.keys().cloned().collect::<Vec<_>>().join(", "),
+                    PATIENCE.as_secs()
+                ))));
+            }
+            Acted::Nothing => {}
+        }
+        Ok(Look::Continue)
+    }
+
+    /// Reads the browser's log: the document requests since the last look.
+    async fn observe(&mut self) -> Result<(), String> {
+        for event in self.turn.performance_log().await? {
+            let params = &event["params"];
+            if let (Some(archive), Some(method)) = (&mut self.archive, event["method"].as_str()) {
+                archive.event(method, params);
+            }
+            match event["method"].as_str() {
+                Some("Network.requestWillBeSent") if params["type"] == "Document" => {
+                    let Some(url) = params["request"]["url"]
+                        .as_str()
+                        .and_then(|u| Url::parse(u).ok())
+                    else {
+                        continue;
+                    };
+                    if !matches!(url.scheme(), "http" | "https") {
+                        continue;
+                    }
+                    let top = self.top_frame.is_none()
+                        || params["frameId"].as_str() == self.top_frame.as_deref();
+                    // What the last scenario's page still logged is not this journey's.
+                    if top && !self.started {
+                        if params["documentURL"].as_str() != Some(self.issuer.as_str())
+                            && url != self.issuer
+                        {
+                            continue;
+                        }
+                        self.started = true;
+                    }
+                    if let Some(archive) = self.archive.as_mut().filter(|_| self.started) {
+                        archive.request(params);
+                    }
+                    if top {
+                        self.documents += 1;
+                        self.visited.page(&url);
+                        if let Some(id) = params["requestId"].as_str() {
+                            self.requests.insert(id.to_owned(), url);
+                        }
+                    } else {
+                        self.visited.frame(&url);
+                    }
+                    self.last_move = Instant::now();
+                }
+                Some("Network.loadingFailed") if params["canceled"] != true => {
+                    let failed = params["requestId"]
+                        .as_str()
+                        .and_then(|id| self.requests.get(id));
+                    if let Some(url) = failed {
+                        let error = params["errorText"].as_str().unwrap_or("failed");
+                        self.failed_load = Some((url.clone(), error.to_owned()));
+                    }
+                }
+                Some("Page.frameNavigated") | Some("Page.navigatedWithinDocument") => {
+                    self.last_move = Instant::now();
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The first merchant's page the top-level page was sent to, if any.
+    fn landing(&self) -> Option<Url> {
+        self.visited
+            .pages
+            .iter()
+            .filter(|p| !p.starts_with("(frame)"))
+            .filter_map(|p| Url::parse(p).ok())
+            .find(|url| self.merchant.iter().any(|m| same_page(m, url)))
+    }
+
+    async fn current_url(&self) -> Result<Url, String> {
+        self.turn.top_frame().await?;
+        self.turn
+            .client
+            .current_url()
+            .await
+            .map_err(|e| first_line(&e.to_string()).to_owned())
+    }
+
+    async fn ready(&self) -> Result<bool, String> {
+        let state = self
+            .turn
+            .client
+            .execute("return document.readyState", Vec::new())
+            .await
+            .map_err(|e| first_line(&e.to_string()).to_owned())?;
+        Ok(state == "complete")
+    }
+}
+
+/// A page that did not load: the target's failure, unless the browser
+/// would not trust its certificate, which payconf cannot judge.
+fn load_failure(world: &PaymentWorld, page: &Url, error: &str) -> Failure {
+    if untrusted_connection(error) {
+        return Failure::harness(format!(
+            "the browser does not trust the connection to {page} ({error}): payconf cannot \
+             judge a page it cannot open. Give Chromium the certificate authority of the \
+             target (for instance in the system's trust store), or its flags with \
+             acs.browser.args"
+        ));
+    }
+    world.failure(
+        "the page to load in the browser",
+        &format!("{page}: {error}"),
+    )
+}
+
+/// Whether Chromium's network error says it does not trust the connection.
+fn untrusted_connection(error: &str) -> bool {
+    error.starts_with("net::ERR_CERT") || error.starts_with("net::ERR_SSL")
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_certificate_the_browser_does_not_trust_is_not_a_failure_to_load() {
+        for error in [
+            "net::ERR_CERT_AUTHORITY_INVALID",
+            "net::ERR_CERT_COMMON_NAME_INVALID",
+            "net::ERR_SSL_PROTOCOL_ERROR",
+        ] {
+            assert!(untrusted_connection(error), "{error}");
+        }
+        for error in ["net::ERR_CONNECTION_RESET", "net::ERR_NAME_NOT_RESOLVED"] {
+            assert!(!untrusted_connection(error), "{error}");
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! What the browser driver does on a page: looks in the page and in each of
+//! its frames for the configured fields, the control that answers and a
+//! lone form, and types and clicks as a person would; runs explicit steps.
+
+use std::collections::BTreeMap;
+
+use fantoccini::elements::{Element, ElementRef};
+use serde_json::{Value, json};
+use url::Url;
+
+use super::{Acted, BrowserJourney, StepDone, first_line};
+use crate::runner::issuer::{
+    Choice,
+    controls::CANCEL_WORDS,
+    steps::{IssuerStep, StepAction, StepValue},
+};
+
+/// The key under which WebDriver returns an element from a script.
+const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+impl BrowserJourney<'_> {
+    /// Looks for what to do in the page and its frames, and does it.
+    pub(super) async fn act(
+        &self,
+        choice: Choice,
+        values: &BTreeMap<String, String>,
+        answered: bool,
+    ) -> Result<Acted, String> {
+        let names: Vec<&String> = values.keys().collect();
+        let cancelling = choice == Choice::Cancel;
+        // The answer, anywhere, comes before a lone form, anywhere.
+        for pass in [Pass::Answer, Pass::Walk] {
+            if answered && pass == Pass::Answer {
+                continue;
+            }
+            self.turn.top_frame().await?;
+            if let Some(acted) =
+                Box::pin(self.act_in_frames(pass, &names, values, cancelling, answered, 0)).await?
+            {
+                return Ok(acted);
+            }
+        }
+        Ok(Acted::Nothing)
+    }
+
+    /// [`Self::act`] in the current document, then in each of its frames.
+    async fn act_in_frames(
+        &self,
+        pass: Pass,
+        names: &[&String],
+        values: &BTreeMap<String, String>,
+        cancelling: bool,
+        answered: bool,
+        depth: usize,
+    ) -> Result<Option<Acted>, String> {
+        let client = self.turn.client;
+        let found = client
+            .execute(
+                ANALYSE,
+                vec![json!(names), json!(cancelling), json!(CANCEL_WORDS)],
+            )
+            .await
+            .map_err(|e| first_line(&e.to_string()).to_owned())?;
+        let element = |value: &Value| {
+            value
+                .get(ELEMENT_KEY)
+                .and_then(Value::as_str)
+                .map(|id| Element::from_element_id(client.clone(), ElementRef::from(id.to_owned())))
+        };
+        match pass {
+            Pass::Answer => {
+                let fields: Vec<Option<Element>> = found["fields"]
+                    .as_array()
+                    .map(|a| a.iter().map(element).collect())
+                    .unwrap_or_default();
+                let all_fields = !fields.is_empty() && fields.iter().all(Option::is_some);
+                if let Some(control) = element(&found["answer"]) {
+                    if cancelling || all_fields || names.is_empty() {
+                        if !cancelling {
+                            for (field, name) in fields.iter().flatten().zip(names) {
+                                let value = values.get(*name).map_or("", String::as_str);
+                                type_into(field, value).await?;
+                            }
+                        }
+                        click(client, &control).await?;
+                        return Ok(Some(Acted::Answered));
+                    }
+                }
+            }
+            Pass::Walk => {
+                let key = if answered { "continue" } else { "lone" };
+                if let Some(control) = element(&found[key]) {
+                    click(client, &control).await?;
+                    return Ok(Some(Acted::Walked));
+                }
+            }
+        }
+        if depth >= 4 {
+            return Ok(None);
+        }
+        for frame in found["frames"].as_array().into_iter().flatten() {
+            let Some(frame) = element(frame) else {
+                continue;
+            };
+            if frame.enter_frame().await.is_err() {
+                continue;
+            }
+            let acted =
+                Box::pin(self.act_in_frames(pass, names, values, cancelling, answered, depth + 1))
+                    .await?;
+            if acted.is_some() {
+                return Ok(acted);
+            }
+            client
+                .enter_parent_frame()
+                .await
+                .map_err(|e| first_line(&e.to_string()).to_owned())?;
+        }
+        Ok(None)
+    }
+
+    /// Runs one explicit step if the page is ready for it.
+    pub(super) async fn step(
+        &self,
+        step: &IssuerStep,
+        url: &Url,
+        values: &BTreeMap<String, String>,
+    ) -> Result<StepDone, String> {
+        if !step.applies_to(url) {
+            return Ok(StepDone::NotYet("the page does not match its page pattern"));
+        }
+        self.turn.top_frame().await?;
+        let Some(element) = self.find_in_frames(step.selector(), 0).await? else {
+            return Ok(StepDone::NotYet(
+                "nothing on the page or in its frames matches the selector",
+            ));
+        };
+        let client = self.turn.client;
+        match &step.action {
+            StepAction::Wait(_) => {}
+            StepAction::Click(_) => click(client, &element).await?,
+            StepAction::Type { value, .. } => {
+                let value = match value {
+                    StepValue::Field(name) => values.get(name).map_or("", String::as_str),
+                    StepValue::Text(text) => text,
+                };
+                type_into(&element, value).await?;
+            }
+        }
+        Ok(StepDone::Done)
+    }
+
+    /// The first element matching `css` in the page or its frames; the
+    /// WebDriver context is left in the frame that holds it.
+    async fn find_in_frames(&self, css: &str, depth: usize) -> Result<Option<Element>, String> {
+        let client = self.turn.client;
+        let err = |e: fantoccini::error::CmdError| first_line(&e.to_string()).to_owned();
+        if let Some(found) = client
+            .find_all(fantoccini::Locator::Css(css))
+            .await
+            .map_err(err)?
+            .into_iter()
+            .next()
+        {
+            return Ok(Some(found));
+        }
+        if depth >= 4 {
+            return Ok(None);
+        }
+        for frame in client
+            .find_all(fantoccini::Locator::Css("iframe, frame"))
+            .await
+            .map_err(err)?
+        {
+            if frame.enter_frame().await.is_err() {
+                continue;
+            }
+            if let Some(found) = Box::pin(self.find_in_frames(css, depth + 1)).await? {
+                return Ok(Some(found));
+            }
+            client.enter_parent_frame().await.map_err(err)?;
+        }
+        Ok(None)
+    }
+}
+
+/// The two looks at a page: for the buyer's answer, then for a lone form.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Answer,
+    Walk,
+}
+
+/// Types a value into a field, as a person would: a select is chosen from.
+async fn type_into(field: &Element, value: &str) -> Result<(), String> {
+    let err = |e: fantoccini::error::CmdError| first_line(&e.to_string()).to_owned();
+    if field
+        .tag_name()
+        .await
+        .map_err(err)?
+        .eq_ignore_ascii_case("select")
+    {
+        return field.select_by_value(value).await.map_err(err);
+    }
+    field.clear().await.map_err(err)?;
+    field.send_keys(value).await.map_err(err)
+}
+
+/// Clicks as a person would; when the browser says something covers the
+/// control, clicks it the way a script would.
+async fn click(client: &fantoccini::Client, control: &Element) -> Result<(), String> {
+    if control.click().await.is_ok() {
+        return Ok(());
+    }
+    let reference = serde_json::to_value(control).map_err(|e| e.to_string())?;
+    client
+        .execute("arguments[0].click()", vec![reference])
+        .await
+        .map(drop)
+        .map_err(|e| first_line(&e.to_string()).to_owned())
+}
+
+/// Reads the current document for the driver. Arguments: the configured
+/// field names, whether the buyer cancels, and the words by which a control
+/// says it cancels (the form driver's own, [`CANCEL_WORDS`]). Returns the visible, enabled
+/// fields by name (null where missing); the control that answers (the one
+/// that confirms, or cancels); a lone form's control that does not cancel
+/// (`lone`: any lone form, `continue`: one with nothing to type); and the
+/// frames.
+const ANALYSE: &str = r#"
+const [names, cancelling, cancelWords] = arguments;
+const word = (list) => new RegExp('(^|[^\\p{L}\\p{N}])(' + list + ')', 'iu');
+const CANCEL = word(cancelWords.join('|'));
+const CONFIRM = word('confirm|submit|verify|continue|proceed|authori|authenti|approve|validat|pay|send|next|ok|done|conferm|bestätig|weiter|valider|confirmar|continuar|invia|procedi');
+const shown = (e) => !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length)
+  && getComputedStyle(e).visibility !== 'hidden';
+const label = (e) => [e.value, e.title, e.getAttribute('aria-label'), e.textContent]
+  .filter(Boolean).join(' ');
+const TYPED = /^(text|password|email|tel|number|search|url|)$/i;
+const typed = (e) => e.tagName === 'TEXTAREA' || (e.tagName === 'INPUT' && TYPED.test(e.getAttribute('type') || ''));
+const controls = (root) => Array.from(root.querySelectorAll(
+    'button, input[type=submit], input[type=image], input[type=button], [role=button]'))
+  .filter((e) => !e.disabled && shown(e) && (e.getAttribute('type') || '').toLowerCase() !== 'reset');
+const pick = (list, cancel) => {
+  const wanted = list.filter((e) => CANCEL.test(label(e)) === cancel);
+  return wanted.find((e) => cancel || CONFIRM.test(label(e))) || wanted[0] || null;
+};
+const fields = names.map((name) => Array.from(document.getElementsByName(name))
+  .find((e) => !e.disabled && !e.readOnly && shown(e)) || null);
+const found = fields.find((f) => f);
+let answer = null;
+if (cancelling) {
+  const form = found && found.form;
+  answer = (form && pick(controls(form), true)) || pick(controls(document), true);
+} else if (names.length === 0 || fields.every((f) => f)) {
+  const form = found && found.form;
+  answer = (form && pick(controls(form), false)) || pick(controls(document), false);
+}
+let lone = null, further = null;
+const forms = Array.from(document.forms).filter((f) => controls(f).length > 0 && shown(f));
+if (!found && forms.length === 1) {
+  lone = pick(controls(forms[0]), false);
+  const toType = Array.from(forms[0].elements).some((e) => typed(e) && shown(e));
+  further = toType ? null : lone;
+}
+const frames = Array.from(document.querySelectorAll('iframe, frame')).filter(shown);
+return { fields, answer, lone, 'continue': further, frames };
+"#;

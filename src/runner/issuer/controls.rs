@@ -1,0 +1,277 @@
+//! A form's controls as a browser without script sees them: which control
+//! confirms and which cancels (by the words a person reads on it), and what
+//! the form sends when one of them is clicked.
+
+use std::collections::BTreeMap;
+
+use reqwest::Method;
+use scraper::{ElementRef, Selector};
+use url::Url;
+
+use super::Choice;
+
+/// A form, read off a page and filled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FormSubmission {
+    /// `GET` or `POST`.
+    pub method: Method,
+    /// The action, resolved against the page's address.
+    pub action: Url,
+    /// The fields a browser sends, in document order.
+    pub fields: Vec<(String, String)>,
+}
+
+pub(super) fn selector(css: &str) -> Selector {
+    Selector::parse(css).expect("a valid selector")
+}
+
+/// Words by which a control says it cancels, in the languages issuers'
+/// pages are most often written in; matched at the start of a word.
+pub const CANCEL_WORDS: [&str; 12] = [
+    "cancel",
+    "abort",
+    "back",
+    "decline",
+    "reject",
+    "annul",
+    "abbrechen",
+    "zurück",
+    "annuler",
+    "cancelar",
+    "indietro",
+    "rifiuta",
+];
+
+/// Whether a control's label (its value, text, title or ARIA label) says it cancels.
+pub fn label_cancels(label: &str) -> bool {
+    let label = label.to_lowercase();
+    label
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|word| CANCEL_WORDS.iter().any(|w| word.starts_with(w)))
+}
+
+/// The label a person reads on a control.
+pub(super) fn control_label(control: ElementRef<'_>) -> String {
+    let element = control.value();
+    let mut label = String::new();
+    for attribute in ["value", "title", "aria-label", "name"] {
+        if let Some(text) = element.attr(attribute) {
+            label.push_str(text);
+            label.push(' ');
+        }
+    }
+    label.extend(control.text());
+    label
+}
+
+/// Whether a control submits its form when clicked: a `button` that is not
+/// `type="button"` or `reset`, an `input` of type submit or image.
+pub(super) fn submits(control: ElementRef<'_>) -> bool {
+    let element = control.value();
+    let kind = element.attr("type").unwrap_or("").to_ascii_lowercase();
+    match element.name() {
+        "button" => !matches!(kind.as_str(), "button" | "reset"),
+        "input" => matches!(kind.as_str(), "submit" | "image"),
+        _ => false,
+    }
+}
+
+/// The controls of a form a buyer clicks: submit buttons first, in
+/// document order, then the buttons that only a script makes act.
+pub(super) fn clickable(form: ElementRef<'_>) -> Vec<ElementRef<'_>> {
+    form.select(&selector("button, input[type]"))
+        .filter(|c| {
+            let kind = c.value().attr("type").unwrap_or("").to_ascii_lowercase();
+            c.value().attr("disabled").is_none()
+                && (c.value().name() == "button" && kind != "reset"
+                    || matches!(kind.as_str(), "submit" | "image" | "button"))
+        })
+        .collect()
+}
+
+/// The submit control that does `choice` in `form`, if the form has one
+/// that works without a script.
+pub(super) fn submitter(
+    form: ElementRef<'_>,
+    choice: Choice,
+) -> Result<Option<ElementRef<'_>>, String> {
+    let controls = clickable(form);
+    let wanted =
+        |c: &ElementRef<'_>| label_cancels(&control_label(*c)) == (choice == Choice::Cancel);
+    if let Some(control) = controls.iter().find(|c| wanted(c)) {
+        return if submits(*control) {
+            Ok(Some(*control))
+        } else {
+            Err(format!(
+                "its {} control is a button only a script makes act",
+                if choice == Choice::Cancel {
+                    "cancel"
+                } else {
+                    "confirming"
+                }
+            ))
+        };
+    }
+    // A form without any clickable control is submitted by the buyer's
+    // Enter key; one whose every control does the other thing cannot do this.
+    if controls.is_empty() {
+        Ok(None)
+    } else if choice == Choice::Authenticate {
+        Err("its only controls cancel".to_owned())
+    } else {
+        Ok(None)
+    }
+}
+
+/// What a browser sends for `form` on `page`, submitted by `control` (or
+/// by the Enter key, with none), with `values` typed into it.
+pub(super) fn fill_form(
+    form: ElementRef<'_>,
+    page: &Url,
+    control: Option<ElementRef<'_>>,
+    values: &BTreeMap<String, String>,
+) -> Result<FormSubmission, String> {
+    let attr = |name: &str| {
+        control
+            .and_then(|c| c.value().attr(&format!("form{name}")))
+            .or_else(|| form.value().attr(name))
+    };
+    let method = match attr("method").map(str::to_ascii_lowercase).as_deref() {
+        None | Some("" | "get") => Method::GET,
+        Some("post") => Method::POST,
+        Some(other) => return Err(format!("a form method GET or POST, not {other:?}")),
+    };
+    if let Some(enctype) = attr("enctype") {
+        if method == Method::POST
+            && !enctype.eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        {
+            return Err(format!("a URL-encoded form, not {enctype:?}"));
+        }
+    }
+    let action = page
+        .join(attr("action").unwrap_or(""))
+        .map_err(|e| format!("a form action that resolves against {page}: {e}"))?;
+
+    let mut fields = successful_controls(form, control);
+    for (name, value) in values {
+        match fields.iter_mut().find(|(n, _)| n == name) {
+            Some(field) => field.1.clone_from(value),
+            None if declares_field(form, name) => fields.push((name.clone(), value.clone())),
+            None => return Err(format!("a form field named {name:?} (set in acs.fields)")),
+        }
+    }
+    Ok(FormSubmission {
+        method,
+        action,
+        fields,
+    })
+}
+
+/// Whether `form` has a control named `name`.
+pub fn declares_field(form: ElementRef<'_>, name: &str) -> bool {
+    form.select(&selector("input[name], select[name], textarea[name]"))
+        .any(|e| e.value().attr("name") == Some(name))
+}
+
+/// The controls a browser submits (HTML's "successful controls"), in
+/// document order, with the clicked submit control's own name and value.
+fn successful_controls(
+    form: ElementRef<'_>,
+    clicked: Option<ElementRef<'_>>,
+) -> Vec<(String, String)> {
+    let options = selector("option");
+    let mut fields = Vec::new();
+    for control in form.select(&selector("input, select, textarea, button")) {
+        let element = control.value();
+        let Some(name) = element.attr("name").filter(|n| !n.is_empty()) else {
+            continue;
+        };
+        if element.attr("disabled").is_some() {
+            continue;
+        }
+        let value = element.attr("value").unwrap_or("").to_owned();
+        if submits(control) || element.name() == "button" {
+            if clicked.is_some_and(|c| c.id() == control.id()) {
+                fields.push((name.to_owned(), value));
+            }
+            continue;
+        }
+        match element.name() {
+            "input" => match element
+                .attr("type")
+                .unwrap_or("text")
+                .to_ascii_lowercase()
+                .as_str()
+            {
+                "button" | "reset" | "file" => {}
+                "checkbox" | "radio" => {
+                    if element.attr("checked").is_some() {
+                        let value = if value.is_empty() {
+                            "on".to_owned()
+                        } else {
+                            value
+                        };
+                        fields.push((name.to_owned(), value));
+                    }
+                }
+                _ => fields.push((name.to_owned(), value)),
+            },
+            "select" => {
+                let chosen = control
+                    .select(&options)
+                    .find(|o| o.value().attr("selected").is_some())
+                    .or_else(|| control.select(&options).next());
+                if let Some(option) = chosen {
+                    let value = option.value().attr("value").map_or_else(
+                        || option.text().collect::<String>().trim().to_owned(),
+                        str::to_owned,
+                    );
+                    fields.push((name.to_owned(), value));
+                }
+            }
+            "textarea" => fields.push((name.to_owned(), control.text().collect())),
+            _ => {}
+        }
+    }
+    fields
+}
+
+impl FormSubmission {
+    /// The request a browser sends for this form.
+    pub fn request(self) -> crate::runner::exchange::RecordedRequest {
+        use crate::runner::exchange::RecordedRequest;
+        let encoded = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(&self.fields)
+            .finish();
+        if self.method == Method::GET {
+            let mut action = self.action;
+            action.set_query(Some(&encoded));
+            RecordedRequest::new(Method::GET, action)
+        } else {
+            RecordedRequest::new(Method::POST, self.action)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .body(encoded)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cancel_words_are_matched_at_the_start_of_a_word_in_several_languages() {
+        for label in [
+            "Cancel payment",
+            "ABBRECHEN",
+            "Annulla",
+            "← Back",
+            "decline",
+        ] {
+            assert!(label_cancels(label), "{label}");
+        }
+        for label in ["Confirm", "Continue", "Send the code", "Feedback"] {
+            assert!(!label_cancels(label), "{label}");
+        }
+    }
+}

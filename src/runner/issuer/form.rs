@@ -1,0 +1,370 @@
+//! The form driver: the buyer's browser without script. It opens the issuer
+//! address without following redirects automatically, reads each page with
+//! a real HTML parser ([`super::html`]) and does what a buyer does:
+//!
+//! - on a page that only relays the buyer (a refresh, a form of hidden
+//!   fields a script posts on load) it follows the relay;
+//! - on the page whose form holds the configured fields it types them and
+//!   confirms with the control that does not cancel (or, to cancel, clicks
+//!   the one that does);
+//! - on a page whose only form holds none of them (a channel choice, a
+//!   "continue") it submits that form as it stands, and on a page that
+//!   shows its content in a frame it opens the frame;
+//! - with `[[acs.steps]]`, it runs the steps instead of guessing.
+//!
+//! Redirects are followed by hand and cookies the pages set are sent back.
+//! Where the buyer stops is the landing page: the merchant's page as soon
+//! as a redirect points at it (it is not fetched: it belongs to the
+//! merchant), or else the first page that asks nothing more and runs no
+//! script. A page that needs a script to go on (or, after the answer, a
+//! page whose scripts may send the buyer on) ends the scenario as an error
+//! of the harness that names the browser driver, never as a failure of the
+//! target.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use reqwest::{
+    Method,
+    cookie::{CookieStore, Jar},
+};
+use scraper::Html;
+use url::Url;
+
+use super::{
+    Choice,
+    html::{self, PageAction, Unreadable},
+    navigation::{
+        MAX_PAGES, MAX_WALKS, Visited, merchant_pages, needs_browser, same_page, too_many_pages,
+    },
+    relay::{self, Relay},
+    steps::{IssuerStep, StepAction, StepValue},
+};
+use crate::runner::{
+    exchange::RecordedRequest,
+    world::{Failure, PaymentWorld},
+};
+
+/// What a browser asks for when it opens a page.
+const BROWSER_ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+
+/// Drives the buyer from the issuer address to wherever they land.
+pub async fn authenticate(
+    world: &mut PaymentWorld,
+    issuer: Url,
+    choice: Choice,
+    values: &BTreeMap<String, String>,
+    steps: &[IssuerStep],
+) -> Result<(Url, Visited), Failure> {
+    let mut journey = Journey::default();
+    // Steps describe the way to authenticate; cancelling is found on the page.
+    let mut steps: VecDeque<&IssuerStep> = match choice {
+        Choice::Authenticate => steps.iter().collect(),
+        Choice::Cancel | Choice::Follow => VecDeque::new(),
+    };
+    let mut request = RecordedRequest::new(Method::GET, issuer);
+    // A buyer who only follows has nothing to answer.
+    let mut answered = choice == Choice::Follow;
+    let mut walks = 0;
+    loop {
+        let (page, body) = match journey.follow(world, request).await? {
+            Stop::Landed(url) => return Ok((url, journey.visited)),
+            Stop::Page(url, body) => (url, body),
+        };
+        // Parsed once, and dropped before the next request is awaited.
+        let next = {
+            let document = Html::parse_document(&body);
+            let relay = relay::relay_in(&document, &page).filter(|relay| {
+                // Before the buyer answers, a form naming a configured field,
+                // or any form when the buyer cancels, is the issuer's own.
+                answered
+                    || match relay {
+                        Relay::Refresh(_) => true,
+                        Relay::Form(form) => {
+                            choice == Choice::Authenticate
+                                && !values.is_empty()
+                                && !values
+                                    .keys()
+                                    .any(|name| form.fields.iter().any(|(n, _)| n == name))
+                        }
+                    }
+            });
+            if let Some(relay) = relay {
+                Next::Relay(match relay {
+                    Relay::Refresh(address) => RecordedRequest::new(Method::GET, address),
+                    Relay::Form(form) => form.request(),
+                })
+            } else if answered && html::runs_scripts(&document) {
+                // A script may send the buyer on from here: only a browser knows.
+                return Err(needs_browser(
+                    &page,
+                    "after the buyer's answer this page runs scripts, which may send the \
+                     buyer on to another page",
+                ));
+            } else if answered {
+                Next::Landed
+            } else if !steps.is_empty() {
+                run_steps(&document, &page, &mut steps, values)?
+            } else {
+                match html::page_action(&document, &page, choice, values) {
+                    Ok(PageAction::Answer(form)) => Next::Answer(form.request()),
+                    Ok(PageAction::Walk(form)) => Next::Walk(form.request()),
+                    Ok(PageAction::Frame(url)) => {
+                        journey.visited.frame(&url);
+                        Next::Walk(RecordedRequest::new(Method::GET, url))
+                    }
+                    Err(Unreadable::NeedsScript) => {
+                        return Err(needs_browser(
+                            &page,
+                            "the page runs scripts and has no form to use without them",
+                        ));
+                    }
+                    Err(Unreadable::FormNeedsScript(why)) => {
+                        return Err(needs_browser(&page, &why));
+                    }
+                    Err(Unreadable::NoForm) => {
+                        return Err(no_form(world, &page, choice, values));
+                    }
+                }
+            }
+        };
+        request = match next {
+            Next::Landed => return Ok((page, journey.visited)),
+            Next::Relay(request) => {
+                journey.hop(world)?;
+                request
+            }
+            Next::Walk(request) => {
+                walks += 1;
+                if walks > MAX_WALKS {
+                    return Err(Failure::harness(format!(
+                        "payconf passed {MAX_WALKS} pages without finding where the buyer \
+                         answers the issuer (the fields acs.fields names); the last was {page}"
+                    )));
+                }
+                request
+            }
+            Next::Answer(request) => {
+                answered = true;
+                request
+            }
+        };
+    }
+}
+
+/// What the driver does after a page.
+enum Next {
+    /// The buyer stays on the page: it is where they land.
+    Landed,
+    /// The page passes the buyer on by itself.
+    Relay(RecordedRequest),
+    /// payconf moves on by itself (a lone form, a frame, a step's click).
+    Walk(RecordedRequest),
+    /// The buyer's answer to the issuer.
+    Answer(RecordedRequest),
+}
+
+/// The error of a page with nothing to fill: payconf cannot tell whether
+/// the page or the configuration is at fault, so it judges nothing.
+fn no_form(
+    world: &PaymentWorld,
+    page: &Url,
+    choice: Choice,
+    values: &BTreeMap<String, String>,
+) -> Failure {
+    let wanted = match choice {
+        Choice::Cancel => "a control that cancels".to_owned(),
+        Choice::Follow => "a way on".to_owned(),
+        Choice::Authenticate => {
+            let names: Vec<&str> = values.keys().map(String::as_str).collect();
+            format!(
+                "a form with the fields acs.fields names ({})",
+                names.join(", ")
+            )
+        }
+    };
+    let mut failure = Failure::harness(format!(
+        "payconf could not get the buyer through the issuer page at {page}: it shows \
+         no {wanted}; check acs.fields against the page, or describe it with [[acs.steps]]"
+    ));
+    if let Some(exchange) = world.exchanges.last() {
+        failure.message.push('\n');
+        failure
+            .message
+            .push_str(&exchange.display(&world.ctx.redactor).to_string());
+    }
+    failure
+}
+
+/// Runs the steps that apply to this page, up to the one that moves the
+/// buyer on (a click), and returns that move.
+fn run_steps(
+    document: &Html,
+    page: &Url,
+    steps: &mut VecDeque<&IssuerStep>,
+    values: &BTreeMap<String, String>,
+) -> Result<Next, Failure> {
+    let mut typed = BTreeMap::new();
+    while let Some(step) = steps.front().copied() {
+        if !step.applies_to(page) {
+            return Err(step_error(
+                step,
+                page,
+                "this page does not match its page pattern, and the form driver cannot wait for another",
+            ));
+        }
+        steps.pop_front();
+        match &step.action {
+            StepAction::Wait(css) => {
+                let selector = scraper::Selector::parse(css)
+                    .map_err(|e| step_error(step, page, &e.to_string()))?;
+                if document.select(&selector).next().is_none() {
+                    return Err(step_error(
+                        step,
+                        page,
+                        "the page as served does not show it",
+                    ));
+                }
+            }
+            StepAction::Type { selector, value } => {
+                let name = html::control_name(document, selector)
+                    .map_err(|why| step_error(step, page, &why))?;
+                let value = match value {
+                    StepValue::Field(field) => values.get(field).cloned().unwrap_or_default(),
+                    StepValue::Text(text) => text.clone(),
+                };
+                typed.insert(name, value);
+            }
+            StepAction::Click(css) => {
+                let form = html::click(document, page, css, &typed)
+                    .map_err(|why| step_error(step, page, &why))?;
+                // The click that sends a typed field is the buyer's answer.
+                return Ok(if typed.is_empty() {
+                    Next::Walk(form.request())
+                } else {
+                    Next::Answer(form.request())
+                });
+            }
+        }
+    }
+    Err(Failure::harness(format!(
+        "payconf ran every [[acs.steps]] step on {page} but none clicked: the last step \
+         must click what sends the buyer's answer"
+    )))
+}
+
+fn step_error(step: &IssuerStep, page: &Url, why: &str) -> Failure {
+    needs_browser(page, &format!("the step \"{step}\" cannot run: {why}"))
+}
+
+/// Where following a request's redirects stopped.
+enum Stop {
+    /// A redirect pointed at one of the merchant's pages.
+    Landed(Url),
+    /// An answer that is not a redirect: its address and body.
+    Page(Url, String),
+}
+
+/// A buyer's browser on its way through the issuer's pages: the hops taken,
+/// the cookies the pages set, the pages seen.
+#[derive(Default)]
+struct Journey {
+    /// Redirects and relays followed so far.
+    hops: usize,
+    /// Cookies set by the pages, sent back where they belong.
+    cookies: Jar,
+    /// Every page requested, for the report.
+    visited: Visited,
+}
+
+impl Journey {
+    /// Counts one more hop; fails past [`MAX_PAGES`].
+    fn hop(&mut self, world: &PaymentWorld) -> Result<(), Failure> {
+        self.hops += 1;
+        if self.hops > MAX_PAGES {
+            return Err(too_many_pages(world));
+        }
+        Ok(())
+    }
+
+    /// Sends a request with the journey's cookies and keeps those it sets.
+    async fn send(
+        &mut self,
+        world: &mut PaymentWorld,
+        mut request: RecordedRequest,
+    ) -> Result<usize, Failure> {
+        request.headers.retain(|(name, _)| {
+            !name.eq_ignore_ascii_case("cookie") && !name.eq_ignore_ascii_case("accept")
+        });
+        request = request.header("Accept", BROWSER_ACCEPT);
+        if let Some(cookies) = self.cookies.cookies(&request.url) {
+            if let Ok(cookies) = cookies.to_str() {
+                request = request.header("Cookie", cookies);
+            }
+        }
+        let url = request.url.clone();
+        self.visited.page(&url);
+        let index = world.exchange(request).await?;
+        let response = world.exchanges[index]
+            .response
+            .as_ref()
+            .expect("exchange() returned Ok only for a response");
+        for (name, value) in &response.headers {
+            if name.eq_ignore_ascii_case("set-cookie") {
+                self.cookies.add_cookie_str(value, &url);
+            }
+        }
+        Ok(index)
+    }
+
+    /// Follows a request's redirects to the first page that is not one, or
+    /// to the merchant's page a redirect points at.
+    async fn follow(
+        &mut self,
+        world: &mut PaymentWorld,
+        mut request: RecordedRequest,
+    ) -> Result<Stop, Failure> {
+        loop {
+            let url = request.url.clone();
+            let index = self.send(world, request.clone()).await?;
+            let response = world.exchanges[index]
+                .response
+                .as_ref()
+                .expect("exchange() returned Ok only for a response");
+            let status = response.status;
+            if !(300..400).contains(&status) || status == 304 {
+                let body = String::from_utf8_lossy(&response.body).into_owned();
+                return Ok(Stop::Page(url, body));
+            }
+            let location = response.header("location").map(str::to_owned);
+            let Some(location) = location else {
+                return Err(world.failure(
+                    "a Location header on a redirect",
+                    &format!("HTTP {status} without one"),
+                ));
+            };
+            let next = url.join(&location).map_err(|e| {
+                world.failure(
+                    "a redirect to a valid address",
+                    &format!("{location:?}: {e}"),
+                )
+            })?;
+            self.hop(world)?;
+            if merchant_pages(world)
+                .iter()
+                .any(|page| same_page(page, &next))
+            {
+                self.visited.page(&next);
+                return Ok(Stop::Landed(next));
+            }
+            // 307 and 308 repeat the request; the others turn it into a GET.
+            request = if matches!(status, 307 | 308) {
+                RecordedRequest {
+                    url: next,
+                    ..request
+                }
+            } else {
+                RecordedRequest::new(Method::GET, next)
+            };
+        }
+    }
+}

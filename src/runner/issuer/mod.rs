@@ -1,0 +1,130 @@
+//! Getting the buyer through the issuer's authentication page (the ACS,
+//! access control server, of 3-D Secure), as a browser would. The contract
+//! says nothing about how that page is built, so nothing about it may fail
+//! a target: only where the buyer lands does.
+//!
+//! Two drivers stand side by side, chosen by `[acs] driver` in the target
+//! file; the same file works for both:
+//!
+//! - [`form`]: HTTP and a real HTML parser ([`html`], [`controls`],
+//!   [`relay`]), no script. Fast, and
+//!   enough for pages built of plain forms, several pages and frames.
+//! - [`browser`]: a real headless Chromium ([`chromium`]), for pages built
+//!   with JavaScript, frames from other origins and script redirects.
+//!
+//! They share the rules of the way ([`navigation`]: bounds on pages, the
+//! merchant's pages where the journey ends, the record of pages visited)
+//! and the explicit steps of the target file ([`steps`]). A driver that
+//! cannot read a page ends the scenario as an error of the harness, never
+//! as a failure of the target.
+
+pub mod browser;
+pub mod chromium;
+pub mod controls;
+pub mod form;
+pub mod html;
+pub mod navigation;
+pub mod relay;
+pub mod steps;
+
+use std::collections::BTreeMap;
+
+use url::Url;
+
+use navigation::merchant_pages;
+pub use navigation::same_page;
+
+use crate::runner::{
+    target::AcsDriver,
+    world::{Failure, PaymentWorld},
+};
+
+/// What the buyer does at the issuer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// Types the configured values and confirms.
+    Authenticate,
+    /// Clicks the control that cancels.
+    Cancel,
+    /// Answers nothing: follows where the pages send the buyer (redirects,
+    /// relay pages, script navigations) to the page where they stop. How a
+    /// buyer goes from a service's own result page to the merchant's.
+    Follow,
+}
+
+/// What a journey leaves for the report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IssuerEvidence {
+    /// `form` or `browser`.
+    pub driver: &'static str,
+    /// The pages visited, in order, redacted.
+    pub pages: Vec<String>,
+    /// A PNG of the last page, secrets blanked out (browser only).
+    pub screenshot: Option<Vec<u8>>,
+}
+
+/// Drives the buyer from the issuer address to wherever they land.
+pub async fn authenticate(
+    world: &mut PaymentWorld,
+    issuer: Url,
+    choice: Choice,
+    values: &BTreeMap<String, String>,
+) -> Result<Url, Failure> {
+    match world.target().acs.driver {
+        AcsDriver::None => Err(Failure::plain(
+            "an issuer-authentication driver (acs.driver is none)",
+        )),
+        driver => drive(world, driver, issuer, choice, values).await,
+    }
+}
+
+/// Sends the buyer to an address the service gave and follows where its
+/// pages send them, answering nothing, to the page where they stop. A
+/// merchant's page ends the way at once, unfetched. The browser follows when
+/// the browser driver is chosen; otherwise the form driver, which needs no
+/// configuration for this.
+pub async fn follow(world: &mut PaymentWorld, address: Url) -> Result<Url, Failure> {
+    if merchant_pages(world)
+        .iter()
+        .any(|page| same_page(page, &address))
+    {
+        return Ok(address);
+    }
+    let driver = match world.target().acs.driver {
+        AcsDriver::Browser if world.ctx.browser.is_some() => AcsDriver::Browser,
+        _ => AcsDriver::Form,
+    };
+    drive(world, driver, address, Choice::Follow, &BTreeMap::new()).await
+}
+
+async fn drive(
+    world: &mut PaymentWorld,
+    driver: AcsDriver,
+    start: Url,
+    choice: Choice,
+    values: &BTreeMap<String, String>,
+) -> Result<Url, Failure> {
+    let steps = match choice {
+        Choice::Authenticate => world.target().acs.steps.clone(),
+        Choice::Cancel | Choice::Follow => Vec::new(),
+    };
+    if driver == AcsDriver::Browser {
+        let Some(chromium) = world.ctx.browser.clone() else {
+            return Err(Failure::harness(
+                "the browser driver was chosen but no browser was started",
+            ));
+        };
+        return browser::authenticate(world, &chromium, start, choice, values, &steps).await;
+    }
+    let result = form::authenticate(world, start, choice, values, &steps).await;
+    let pages = match &result {
+        Ok((_, visited)) => visited.pages.clone(),
+        Err(_) => Vec::new(),
+    };
+    world.issuer_evidence = Some(IssuerEvidence {
+        driver: "form",
+        pages: pages.iter().map(|p| world.ctx.redactor.text(p)).collect(),
+        screenshot: None,
+    });
+    result.map(|(landing, _)| landing)
+}

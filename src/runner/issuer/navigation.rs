@@ -1,0 +1,112 @@
+//! The rules both drivers follow on the way from the issuer address to the
+//! page the buyer lands on: how far they go, which pages are the
+//! merchant's, and what they record for a person to read afterwards.
+
+use url::Url;
+
+use crate::runner::world::{Failure, PaymentWorld};
+
+/// The most navigations (HTTP redirects, relay pages, script navigations)
+/// between the issuer address and the landing page. Past it the target is
+/// sending the buyer round in circles: a failure of the target.
+pub const MAX_PAGES: usize = 10;
+
+/// The most pages payconf moves on by itself before the buyer answers (a
+/// lone form submitted as it stands, a frame opened). Past it payconf has
+/// not found where to answer: an error of the harness.
+pub const MAX_WALKS: usize = 5;
+
+/// Whether two addresses are the same page: scheme, host, port and path.
+pub fn same_page(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
+        && a.path().trim_end_matches('/') == b.path().trim_end_matches('/')
+}
+
+/// The merchant's pages a buyer can be sent to: the back-office ones and the
+/// return addresses the last submit passed. Reaching one ends the journey:
+/// the page belongs to the merchant, not to the service under test.
+pub fn merchant_pages(world: &PaymentWorld) -> Vec<Url> {
+    let target = world.target();
+    let passed = world
+        .last_submit_body
+        .as_ref()
+        .map(|body| &body["responseURLs"]);
+    let passed = ["buyerOK", "buyerKO"]
+        .into_iter()
+        .filter_map(|name| passed?.get(name)?.as_str())
+        .filter_map(|address| Url::parse(address).ok());
+    [&target.success_url, &target.failure_url]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .chain(passed)
+        .collect()
+}
+
+/// The failure of a target whose pages never stop moving the buyer on.
+pub fn too_many_pages(world: &PaymentWorld) -> Failure {
+    world.failure(
+        &format!("the buyer to land within {MAX_PAGES} redirects"),
+        "the redirects go on",
+    )
+}
+
+/// The error of a form driver that met a page only a browser can use.
+pub fn needs_browser(page: &Url, why: &str) -> Failure {
+    Failure::harness(format!(
+        "payconf could not get the buyer through the page at {page}: {why}. \
+         The form driver runs no script; set acs.driver = \"browser\" in the target \
+         file (or --acs-driver browser) to drive the page in headless Chromium, or \
+         describe the page with [[acs.steps]]"
+    ))
+}
+
+/// The pages a journey went through, for the report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Visited {
+    /// Each page's address, in order; frames are marked `(frame)`.
+    pub pages: Vec<String>,
+}
+
+impl Visited {
+    /// Records a page.
+    pub fn page(&mut self, url: &Url) {
+        self.pages.push(url.to_string());
+    }
+
+    /// Records a page shown in a frame.
+    pub fn frame(&mut self, url: &Url) {
+        self.pages.push(format!("(frame) {url}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_page_compares_scheme_host_port_and_path_only() {
+        let a = Url::parse("https://shop.example:443/thanks?order=1").expect("url");
+        let b = Url::parse("https://shop.example/thanks/").expect("url");
+        let c = Url::parse("http://shop.example/thanks").expect("url");
+        assert!(same_page(&a, &b));
+        assert!(!same_page(&a, &c));
+    }
+
+    #[test]
+    fn needing_a_browser_is_an_error_of_the_harness_that_names_the_browser_driver() {
+        let page = Url::parse("https://acs.example/c").expect("url");
+        let failure = needs_browser(&page, "the page builds its form with a script");
+        assert!(failure.is_harness());
+        assert!(
+            failure.message.contains("driver = \"browser\""),
+            "{failure}"
+        );
+        assert!(
+            failure.message.contains("https://acs.example/c"),
+            "{failure}"
+        );
+    }
+}

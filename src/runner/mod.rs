@@ -1,0 +1,457 @@
+//! `payconf run`: checks a server against the scenarios.
+//!
+//! The run loads the spec, the requirements and the features (embedded, or
+//! from `--spec` and `--features`), resolves the target (or starts the
+//! reference implementation in-process when none is given), makes sure the
+//! target answers at all, selects scenarios by tag expression, sets aside
+//! those the target cannot support with the reason, runs the rest
+//! concurrently, and turns the outcome into an exit code: 0 all passed,
+//! 1 a check failed, 2 the run could not be carried out.
+
+use payconf_spec::Profile;
+use std::{
+    collections::HashSet,
+    io::IsTerminal,
+    path::PathBuf,
+    process::ExitCode,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use cucumber::{World as _, gherkin::tagexpr::TagOperation, tag::Ext as _};
+
+pub mod console;
+pub mod exchange;
+pub mod hostile;
+pub mod issuer;
+pub mod list;
+pub mod redact;
+pub mod reports;
+pub mod result;
+pub mod steps;
+pub mod target;
+pub mod transport;
+pub mod waivers;
+pub mod world;
+
+mod browser;
+pub(crate) mod embedded;
+mod needs;
+mod suite;
+
+use crate::interruption::Interruption;
+use browser::start_browser;
+pub use needs::{ISSUER_TAG, RESULT_PAGE_TAG, drives_buyer, unmet_need};
+pub use suite::{Preparsed, Suite};
+
+use crate::runner::{
+    console::ConsoleWriter,
+    exchange::Limits,
+    issuer::chromium::Chromium,
+    reports::{ReportFiles, ReportInputs, write_reports},
+    result::{Outcome, RunReport, ScenarioResult, Verdict},
+    target::{Environment, TargetConfig, TargetFile, TargetOverrides},
+    waivers::Waivers,
+    world::{PaymentWorld, RunContext, with_context},
+};
+use payconf_spec::{
+    contract::Contract,
+    features::{ScenarioEntry, effective_tags, file_name},
+};
+
+/// The token lifetime of the embedded reference implementation, short so the
+/// expiry scenario waits only that long (and 100 ms more). Every other
+/// scenario submits its token within a step of creating it, and a payment
+/// once submitted stays for the buyer's time at the issuer whatever this
+/// lifetime (`SUBMITTED_RETENTION` in the reference implementation).
+pub const EMBEDDED_TOKEN_LIFETIME: Duration = Duration::from_millis(250);
+
+/// The tag of the scenario that waits for a token to expire.
+const TOKEN_LIFETIME_TAG: &str = "token-lifetime";
+
+/// Everything `payconf run` takes.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// `--target FILE`.
+    pub target_file: Option<PathBuf>,
+    /// `--base-url`, `--api-key`, `--shop-login`.
+    pub overrides: TargetOverrides,
+    /// `--tags EXPR`.
+    pub tags: Option<String>,
+    /// `--features DIR`.
+    pub features_dir: Option<PathBuf>,
+    /// `--spec FILE`.
+    pub spec: Option<PathBuf>,
+    /// `--timeout SECS`.
+    pub timeout: Duration,
+    /// `--concurrency N`.
+    pub concurrency: usize,
+    /// `--seed N`: the seed of generated hostile inputs; random when absent.
+    pub seed: Option<u64>,
+    /// `--list`.
+    pub list: bool,
+    /// `--junit`, `--cucumber-json`, `--html`, `--results`.
+    pub reports: ReportFiles,
+    /// `--waivers FILE`.
+    pub waivers: Option<PathBuf>,
+    /// `--allow-production`.
+    pub allow_production: bool,
+    /// `--embedded-tls`: the embedded target over HTTPS.
+    pub embedded_tls: bool,
+}
+
+/// How a run goes about its scenarios.
+#[derive(Clone, Copy, Debug)]
+struct Knobs {
+    /// Scenarios at the same time.
+    concurrency: usize,
+    /// The seed of generated hostile inputs.
+    seed: u64,
+    /// Whether every exchange is kept for `--har`.
+    har: bool,
+}
+
+/// A run that could not be carried out, with the cause.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NotRun(pub String);
+
+impl NotRun {
+    /// Any error, said as its message: why the run cannot go on.
+    fn because(error: impl std::fmt::Display) -> Self {
+        Self(error.to_string())
+    }
+}
+
+/// Runs `payconf run`; returns the exit code.
+pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
+    // Listening from the start: a signal that comes while the browser starts
+    // is answered as soon as the scenarios would begin.
+    let mut interruption =
+        Interruption::listen().map_err(|e| NotRun(format!("cannot listen for signals: {e}")))?;
+    let suite = Suite::load(&options)?;
+    if options.list {
+        print!("{}", crate::runner::list::listing(&suite));
+        return Ok(ExitCode::SUCCESS);
+    }
+    options.reports.check_paths().map_err(NotRun)?;
+    let waivers = match &options.waivers {
+        Some(path) => Waivers::load(path, &suite.requirements).map_err(NotRun::because)?,
+        None => Waivers::none(),
+    };
+
+    let file = match &options.target_file {
+        Some(path) => TargetFile::load(path).map_err(NotRun::because)?,
+        None => TargetFile::default(),
+    };
+    let file = file.overridden(|name| std::env::var(name).ok(), &options.overrides);
+    let mut embedded = None;
+    if options.embedded_tls && file.has_base_url() {
+        return Err(NotRun(
+            "--embedded-tls serves the embedded reference implementation over HTTPS; it does \
+             not go with a base URL (for your own HTTPS server, give its CA as tls.ca_file)"
+                .to_owned(),
+        ));
+    }
+    let (target, default_tags) = if file.has_base_url() {
+        (file.resolve().map_err(NotRun::because)?, "@core")
+    } else {
+        // Tokens that expire fast only when the expiry scenario runs: other
+        // runs (a robustness run's hundreds of requests) keep the default.
+        let expression = options.tags.as_deref().unwrap_or("@core or @reference");
+        let expiry_selected =
+            expression.parse::<TagOperation>().map_or(true, |tags| {
+                suite.features.scenarios().iter().any(|s| {
+                    tags.eval(s.tags.iter()) && s.tags.iter().any(|t| t == TOKEN_LIFETIME_TAG)
+                })
+            });
+        let (server, target) = embedded::start(options.embedded_tls, expiry_selected).await?;
+        println!(
+            "target: the reference implementation, in-process at {}",
+            server.base_url
+        );
+        embedded = Some(server);
+        (target, "@core or @reference")
+    };
+    let env = |name: &str| std::env::var(name).ok();
+    let mut target = target;
+    if let Some(driver) =
+        crate::runner::target::driver_override(options.overrides.acs_driver.as_deref(), env)
+            .map_err(NotRun::because)?
+    {
+        target.acs.driver = driver;
+    }
+    let mut expression = options
+        .tags
+        .clone()
+        .unwrap_or_else(|| default_tags.to_owned());
+    let mut tags: TagOperation = expression
+        .parse()
+        .map_err(|e| NotRun(format!("--tags {expression:?}: {e}")))?;
+
+    // The production guard acts before any request is sent.
+    let mut left_out = Vec::new();
+    if let Some(why) = production_reason(&target, &suite.contract) {
+        if !options.allow_production {
+            return Err(NotRun(format!(
+                "the target is the production environment ({why}); payconf sends nothing \
+                 to it without --allow-production, and even then runs only the \
+                 @production-safe scenarios, which send no card data"
+            )));
+        }
+        left_out = suite
+            .features
+            .scenarios()
+            .into_iter()
+            .filter(|s| tags.eval(s.tags.iter()) && !s.tags.iter().any(|t| t == PRODUCTION_SAFE))
+            .map(|s| format!("{}  {}", s.location(), s.name))
+            .collect();
+        expression = format!("({expression}) and @{PRODUCTION_SAFE}");
+        // Tags are matched without their `@`.
+        tags = TagOperation::And(
+            Box::new(tags),
+            Box::new(TagOperation::Tag(PRODUCTION_SAFE.to_owned())),
+        );
+        println!("production: {why}; only @{PRODUCTION_SAFE} scenarios run");
+        for scenario in &left_out {
+            println!("  left out (sends card data)  {scenario}");
+        }
+    }
+
+    let limits = Limits {
+        timeout: options.timeout,
+        ..Limits::default()
+    };
+    if embedded.is_none() {
+        println!("target: {}", target.base_url);
+        if let Some(proxy) = crate::runner::transport::rules(&target).describe(&target.base_url) {
+            println!("proxy: {proxy}");
+        }
+        let client = crate::runner::transport::client(&target, limits).map_err(NotRun)?;
+        crate::runner::transport::preflight(&client, &target, limits.timeout)
+            .await
+            .map_err(NotRun)?;
+    }
+    let browser = match start_browser(&suite, &target, &tags, limits).await {
+        Ok(browser) => browser,
+        Err(error) => {
+            if let Some(server) = embedded {
+                let _ = server.shutdown().await;
+            }
+            return Err(error);
+        }
+    };
+    let seed = options
+        .seed
+        .unwrap_or_else(|| uuid::Uuid::new_v4().as_u64_pair().0);
+    let generates = suite
+        .features
+        .scenarios()
+        .iter()
+        .any(|s| tags.eval(s.tags.iter()) && s.profile == Some(Profile::Robustness));
+    if generates {
+        println!("seed: {seed} (generated inputs; --seed {seed} replays them)");
+    }
+    let started = time::OffsetDateTime::now_utc();
+    let clock = std::time::Instant::now();
+    let features = suite.features.clone();
+    let requirements = suite.requirements.clone();
+    let contract = Arc::clone(&suite.contract);
+    let outcome = tokio::select! {
+        outcome = execute(
+            suite,
+            target.clone(),
+            &tags,
+            limits,
+            Knobs {
+                concurrency: options.concurrency.max(1),
+                seed,
+                har: options.reports.har.is_some(),
+            },
+            waivers.clone(),
+            browser.clone(),
+        ) => outcome,
+        signal = interruption.next() => Err(NotRun(format!(
+            "interrupted by {signal}: the run stopped before its end, and nothing was judged"
+        ))),
+    };
+    // The browser is closed whatever happened, before anything else is said.
+    if let Some(browser) = &browser {
+        browser.close().await;
+    }
+    let embedded = match embedded {
+        Some(server) => {
+            let _ = server.shutdown().await;
+            true
+        }
+        None => false,
+    };
+    let report = outcome?;
+    let verdict = Verdict::of(&report);
+    let inputs = ReportInputs {
+        report: &report,
+        requirements: &requirements,
+        features: &features,
+        contract: &contract,
+        target: &target,
+        embedded,
+        tags: expression,
+        left_out,
+        waivers: &waivers,
+        started,
+        duration: clock.elapsed(),
+        verdict,
+    };
+    if let Err(error) = write_reports(&options.reports, &inputs) {
+        eprintln!("payconf: {error}");
+        eprintln!(
+            "result: the run finished but a report could not be written (exit code {})",
+            Verdict::NotRun.exit_code()
+        );
+        return Ok(Verdict::NotRun.into());
+    }
+    Ok(verdict.into())
+}
+
+/// The tag of scenarios that send no card data, the only ones run against production.
+pub const PRODUCTION_SAFE: &str = "production-safe";
+
+/// Why the target is production, if it is: the target file says so, or its
+/// base address is one of the spec's production servers.
+pub fn production_reason(target: &TargetConfig, contract: &Contract) -> Option<String> {
+    if target.environment == Some(Environment::Production) {
+        return Some("the target file declares environment = \"production\"".to_owned());
+    }
+    contract
+        .production_addresses()
+        .into_iter()
+        .find(|address| address.origin() == target.base_url.origin())
+        .map(|address| format!("{address} is the spec's production server"))
+}
+
+async fn execute(
+    suite: Suite,
+    target: TargetConfig,
+    tags: &TagOperation,
+    limits: Limits,
+    knobs: Knobs,
+    waivers: Waivers,
+    browser: Option<Arc<Chromium>>,
+) -> Result<RunReport, NotRun> {
+    let (concurrency, seed) = (knobs.concurrency, knobs.seed);
+    let report = Arc::new(Mutex::new(RunReport::default()));
+    let mut console = ConsoleWriter::new(Arc::clone(&report), Box::new(std::io::stdout()))
+        .with_waivers(waivers)
+        .with_requirements(suite.requirements.clone());
+
+    let mut selected: HashSet<(String, usize)> = HashSet::new();
+    let mut set_aside: Vec<ScenarioResult> = Vec::new();
+    for scenario in suite.features.scenarios() {
+        if !tags.eval(scenario.tags.iter()) {
+            continue;
+        }
+        match unmet_need(&target, &scenario.tags) {
+            Some(reason) => set_aside.push(skipped(scenario, reason)),
+            None => {
+                selected.insert((scenario.file, scenario.line));
+            }
+        }
+    }
+    if selected.is_empty() && set_aside.is_empty() {
+        return Err(NotRun("no scenario matches the tag expression".to_owned()));
+    }
+    for result in &set_aside {
+        console.print_result(result);
+    }
+    if std::io::stdout().is_terminal() && std::env::var("TERM").map_or(true, |t| t != "dumb") {
+        console = console.with_progress(selected.len() + set_aside.len());
+    }
+    report
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .scenarios
+        .extend(set_aside);
+
+    let client = crate::runner::transport::client(&target, limits).map_err(NotRun)?;
+    let context = Arc::new(RunContext {
+        redactor: target.redactor(),
+        target,
+        client,
+        limits,
+        contract: suite.contract,
+        requirements: suite.requirements,
+        browser,
+        seed,
+        har: knobs.har,
+    });
+
+    let cucumber = PaymentWorld::cucumber::<PathBuf>()
+        .max_concurrent_scenarios(concurrency)
+        .before(|feature, rule, scenario, world| {
+            let tags = effective_tags(feature, rule, scenario);
+            Box::pin(async move { world.configure(&tags).await })
+        })
+        .after({
+            let report = Arc::clone(&report);
+            move |feature, _, scenario, _, world| {
+                let key = (file_name(feature), scenario.position.line);
+                let (observations, exchanges, issuer, har) = world
+                    .map(|w| {
+                        // The browser is free for the next scenario.
+                        w.browser_reservation = None;
+                        let redactor = &w.ctx.redactor;
+                        let exchanges = w.exchanges.iter().map(|e| e.record(redactor)).collect();
+                        let har = w.ctx.har.then(|| w.unreported.all(redactor, &w.exchanges));
+                        (
+                            std::mem::take(&mut w.observations),
+                            exchanges,
+                            w.issuer_evidence.take(),
+                            har,
+                        )
+                    })
+                    .unwrap_or_default();
+                let mut report = report.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(har) = har {
+                    report.har.push((key.clone(), har));
+                }
+                if !observations.is_empty() {
+                    report.observations.push((key.clone(), observations));
+                }
+                if let Some(issuer) = issuer {
+                    report.issuer_evidence.push((key.clone(), issuer));
+                }
+                report.evidence.push((key, exchanges));
+                Box::pin(async {})
+            }
+        })
+        .with_parser(Preparsed(suite.features))
+        .with_writer(cucumber::writer::Normalize::new(console))
+        .fail_on_skipped()
+        .with_default_cli();
+    with_context(
+        context,
+        cucumber.filter_run((), move |feature, _, scenario| {
+            selected.contains(&(file_name(feature), scenario.position.line))
+        }),
+    )
+    .await;
+    let report = report.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    Ok(report)
+}
+
+fn skipped(scenario: ScenarioEntry, reason: String) -> ScenarioResult {
+    ScenarioResult {
+        file: scenario.file,
+        line: scenario.line,
+        feature: scenario.feature,
+        name: scenario.name,
+        tags: scenario.tags,
+        outcome: Outcome::Skipped(reason),
+        observations: Vec::new(),
+        steps: Vec::new(),
+        exchanges: Vec::new(),
+        issuer: None,
+        blamed: Vec::new(),
+        duration: std::time::Duration::ZERO,
+    }
+}

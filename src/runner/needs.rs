@@ -1,0 +1,40 @@
+//! What a scenario needs, read from its tags: the buyer's browser, the
+//! target's settings (a failure page, a declined card, a token lifetime).
+//! A scenario whose needs the target does not meet is skipped, saying why.
+
+use crate::runner::target::{AcsDriver, TargetConfig};
+
+/// The tag of scenarios that go through the issuer's page.
+pub const ISSUER_TAG: &str = "issuer";
+
+/// The tag of scenarios where the buyer follows the service's redirect
+/// address to the page they land on (which may be a page of the service's
+/// own that passes them on).
+pub const RESULT_PAGE_TAG: &str = "result-page";
+
+/// Whether a scenario with these tags may drive the buyer's browser.
+pub fn drives_buyer<T: AsRef<str>>(tags: &[T]) -> bool {
+    tags.iter()
+        .any(|t| matches!(t.as_ref(), ISSUER_TAG | RESULT_PAGE_TAG))
+}
+
+/// Why the target cannot run a scenario, from the tags naming what it needs.
+pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
+    let needs = |tag: &str| tags.iter().any(|t| t == tag);
+    if needs(ISSUER_TAG) && target.acs.driver == AcsDriver::None {
+        return Some("acs.driver is none: the issuer page cannot be driven".to_owned());
+    }
+    if needs("success-page") && target.success_url.is_none() {
+        return Some("the target names no success_url".to_owned());
+    }
+    if needs("failure-page") && target.failure_url.is_none() {
+        return Some("the target names no failure_url".to_owned());
+    }
+    if needs("declined-card") && target.cards.declined.is_none() {
+        return Some("the target names no cards.declined".to_owned());
+    }
+    if needs(super::TOKEN_LIFETIME_TAG) && target.token_lifetime.is_none() {
+        return Some("the target names no token_lifetime_secs".to_owned());
+    }
+    None
+}

@@ -1,0 +1,149 @@
+//! One self-contained HTML page (inline style, no script, no external
+//! asset): the summary, the requirement coverage matrix, and every
+//! scenario with its steps and exchanges, each with a `curl` that replays
+//! it, and for a scenario that did not pass through the issuer page, the
+//! pages the driver visited and a screenshot of the last one. Rendered by minijinja with HTML escaping on everything it inserts;
+//! prints with every section open.
+
+use minijinja::{Environment, context};
+use payconf_spec::features::html_id;
+use serde::Serialize;
+
+use super::{ReportInputs, requirement_outcomes, sorted, timestamp};
+use crate::runner::{exchange::ExchangeRecord, issuer::IssuerEvidence, result::Outcome};
+
+const TEMPLATE: &str = include_str!("report.html");
+
+#[derive(Serialize)]
+struct StepView {
+    keyword: String,
+    text: String,
+    status: &'static str,
+    duration_ms: String,
+    message: Option<String>,
+}
+
+#[derive(Serialize)]
+struct ScenarioView {
+    anchor: String,
+    location: String,
+    feature: String,
+    name: String,
+    outcome: &'static str,
+    requirements: Vec<String>,
+    step: Option<String>,
+    message: Option<String>,
+    reason: Option<String>,
+    waivers: Vec<String>,
+    observations: Vec<String>,
+    steps: Vec<StepView>,
+    exchanges: Vec<ExchangeRecord>,
+    issuer: Option<IssuerView>,
+    duration_ms: String,
+}
+
+/// What the issuer driver saw, shown for a scenario that did not pass.
+#[derive(Serialize)]
+struct IssuerView {
+    driver: &'static str,
+    pages: Vec<String>,
+    /// The last page as a `data:` URL of a PNG.
+    screenshot: Option<String>,
+}
+
+impl IssuerView {
+    fn of(evidence: &IssuerEvidence) -> Self {
+        use base64::Engine as _;
+        Self {
+            driver: evidence.driver,
+            pages: evidence.pages.clone(),
+            screenshot: evidence.screenshot.as_ref().map(|png| {
+                format!(
+                    "data:image/png;base64,{}",
+                    base64::engine::general_purpose::STANDARD.encode(png)
+                )
+            }),
+        }
+    }
+}
+
+fn millis(d: std::time::Duration) -> String {
+    format!("{:.1}", d.as_secs_f64() * 1000.0)
+}
+
+/// The report as text.
+pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
+    let scenarios: Vec<ScenarioView> = sorted(inputs.report)
+        .into_iter()
+        .map(|r| {
+            let failure = r.outcome.failure();
+            ScenarioView {
+                anchor: html_id(&r.location()),
+                location: r.location(),
+                feature: r.feature.clone(),
+                name: r.name.clone(),
+                outcome: r.outcome.name(),
+                requirements: r.requirements().map(str::to_owned).collect(),
+                step: failure.map(|(step, _)| step.to_owned()),
+                message: failure.map(|(_, message)| message.to_owned()),
+                reason: r.outcome.skip_reason().map(str::to_owned),
+                waivers: r.outcome.waivers().to_vec(),
+                observations: r.observations.clone(),
+                steps: r
+                    .steps
+                    .iter()
+                    .map(|s| StepView {
+                        keyword: s.keyword.trim().to_owned(),
+                        text: s.text.clone(),
+                        status: s.status.name(),
+                        duration_ms: millis(s.duration),
+                        message: s.message.clone(),
+                    })
+                    .collect(),
+                exchanges: r.exchanges.clone(),
+                // Kept for what needs explaining: a pass needs no screenshot.
+                issuer: r
+                    .issuer
+                    .as_ref()
+                    .filter(|_| {
+                        matches!(
+                            r.outcome,
+                            Outcome::Failed { .. } | Outcome::Error { .. } | Outcome::Waived { .. }
+                        )
+                    })
+                    .map(IssuerView::of),
+                duration_ms: millis(r.duration),
+            }
+        })
+        .collect();
+    let requirements = requirement_outcomes(inputs);
+    let counts = inputs.report.scenario_counts();
+    let mut env = Environment::new();
+    env.add_template("report.html", TEMPLATE)
+        .map_err(|e| e.to_string())?;
+    env.add_filter("anchor", |location: String| html_id(&location));
+    let template = env.get_template("report.html").map_err(|e| e.to_string())?;
+    template
+        .render(context! {
+            version => env!("CARGO_PKG_VERSION"),
+            spec_title => inputs.contract.title(),
+            spec_version => inputs.contract.version(),
+            spec_sha256 => inputs.contract.sha256(),
+            target => inputs.target.summary(),
+            embedded => inputs.embedded,
+            tags => inputs.tags,
+            left_out => inputs.left_out,
+            started => timestamp(inputs.started),
+            duration_s => format!("{:.2}", inputs.duration.as_secs_f64()),
+            outcome => inputs.verdict.name(),
+            exit_code => inputs.verdict.exit_code(),
+            harness_errors => inputs.report.harness_errors,
+            counts => context! {
+                total => counts.total(), passed => counts.passed, failed => counts.failed,
+                skipped => counts.skipped, waived => counts.waived, errors => counts.errors,
+            },
+            requirements => requirements,
+            scenarios => scenarios,
+        })
+        .map_err(|e| format!("{e:#}"))
+}

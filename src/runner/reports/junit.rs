@@ -1,0 +1,213 @@
+//! JUnit XML: a `testsuite` per feature file, a `testcase` per scenario.
+//! A failure carries the failing step as its type, expected and actual as
+//! its message, and the whole failure with the exchange as its text; a
+//! skipped or waived scenario is `skipped` with the reason. This is the
+//! dialect GitHub, GitLab and Jenkins read (the Jenkins/Ant schema).
+
+use std::collections::BTreeMap;
+
+use quick_xml::{
+    Writer,
+    events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event},
+};
+
+use super::{ReportInputs, sorted, timestamp};
+use crate::runner::result::{Outcome, ScenarioResult};
+
+/// Text XML 1.0 can carry: characters it forbids (most control
+/// characters, which a garbage answer may hold) become U+FFFD.
+fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\t' | '\n' | '\r' => c,
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => '\u{fffd}',
+            c => c,
+        })
+        .collect()
+}
+
+fn seconds(d: std::time::Duration) -> String {
+    format!("{:.3}", d.as_secs_f64())
+}
+
+/// `expected: …; actual: …` from a failure message.
+fn headline(message: &str) -> String {
+    let lines: Vec<&str> = message
+        .lines()
+        .filter(|l| l.starts_with("expected:") || l.starts_with("actual:"))
+        .map(str::trim)
+        .collect();
+    if lines.is_empty() {
+        message.lines().next().unwrap_or("").to_owned()
+    } else {
+        lines.join("; ")
+    }
+}
+
+/// The report as text.
+pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
+    let mut by_file: BTreeMap<&str, Vec<&ScenarioResult>> = BTreeMap::new();
+    for result in sorted(inputs.report) {
+        by_file.entry(&result.file).or_default().push(result);
+    }
+    let counts = inputs.report.scenario_counts();
+    let stamp = timestamp(inputs.started);
+
+    let mut writer = Writer::new_with_indent(Vec::new(), b' ', 2);
+    let xml = |e: std::io::Error| e.to_string();
+    writer
+        .write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))
+        .map_err(xml)?;
+    let mut suites = BytesStart::new("testsuites");
+    suites.push_attribute(("name", "payconf"));
+    suites.push_attribute(("tests", counts.total().to_string().as_str()));
+    suites.push_attribute(("failures", counts.failed.to_string().as_str()));
+    suites.push_attribute((
+        "errors",
+        (inputs.report.harness_errors.len() + counts.errors)
+            .to_string()
+            .as_str(),
+    ));
+    suites.push_attribute((
+        "skipped",
+        (counts.skipped + counts.waived).to_string().as_str(),
+    ));
+    suites.push_attribute(("time", seconds(inputs.duration).as_str()));
+    suites.push_attribute(("timestamp", stamp.as_str()));
+    writer.write_event(Event::Start(suites)).map_err(xml)?;
+
+    for (file, results) in by_file {
+        let failures = results
+            .iter()
+            .filter(|r| matches!(r.outcome, Outcome::Failed { .. }))
+            .count();
+        let skipped = results
+            .iter()
+            .filter(|r| matches!(r.outcome, Outcome::Skipped(_) | Outcome::Waived { .. }))
+            .count();
+        let errors = results
+            .iter()
+            .filter(|r| matches!(r.outcome, Outcome::Error { .. }))
+            .count();
+        let time: std::time::Duration = results.iter().map(|r| r.duration).sum();
+        let feature = results.first().map_or("", |r| r.feature.as_str());
+        let mut suite = BytesStart::new("testsuite");
+        suite.push_attribute(("name", clean(&format!("{feature} ({file})")).as_str()));
+        suite.push_attribute(("tests", results.len().to_string().as_str()));
+        suite.push_attribute(("failures", failures.to_string().as_str()));
+        suite.push_attribute(("errors", errors.to_string().as_str()));
+        suite.push_attribute(("skipped", skipped.to_string().as_str()));
+        suite.push_attribute(("time", seconds(time).as_str()));
+        suite.push_attribute(("timestamp", stamp.as_str()));
+        writer.write_event(Event::Start(suite)).map_err(xml)?;
+
+        writer
+            .write_event(Event::Start(BytesStart::new("properties")))
+            .map_err(xml)?;
+        for (name, value) in [
+            ("target", inputs.target.base_url.as_str()),
+            ("tags", inputs.tags.as_str()),
+            ("spec.sha256", inputs.contract.sha256()),
+        ] {
+            let mut property = BytesStart::new("property");
+            property.push_attribute(("name", name));
+            property.push_attribute(("value", value));
+            writer.write_event(Event::Empty(property)).map_err(xml)?;
+        }
+        writer
+            .write_event(Event::End(BytesEnd::new("properties")))
+            .map_err(xml)?;
+
+        for result in results {
+            let mut case = BytesStart::new("testcase");
+            case.push_attribute(("name", clean(&result.name).as_str()));
+            case.push_attribute(("classname", file));
+            case.push_attribute(("file", format!("features/{file}").as_str()));
+            case.push_attribute(("line", result.line.to_string().as_str()));
+            case.push_attribute(("time", seconds(result.duration).as_str()));
+            let (kind, message, text) = match &result.outcome {
+                Outcome::Passed => {
+                    writer.write_event(Event::Empty(case)).map_err(xml)?;
+                    continue;
+                }
+                Outcome::Failed { step, message } => (
+                    "failure",
+                    headline(message),
+                    format!("step: {step}\n{message}"),
+                ),
+                Outcome::Skipped(reason) => ("skipped", reason.clone(), String::new()),
+                // JUnit's own word for a test that could not be carried out.
+                Outcome::Error { step, message } => (
+                    "error",
+                    headline(message),
+                    format!("step: {step}\n{message}"),
+                ),
+                Outcome::Waived {
+                    step,
+                    message,
+                    waivers,
+                } => (
+                    "skipped",
+                    format!("waived: {}", waivers.join("; ")),
+                    format!("step: {step}\n{message}"),
+                ),
+            };
+            writer.write_event(Event::Start(case)).map_err(xml)?;
+            let mut element = BytesStart::new(kind);
+            element.push_attribute(("message", clean(&message).as_str()));
+            match &result.outcome {
+                Outcome::Failed { step, .. } => {
+                    element.push_attribute(("type", clean(step).as_str()));
+                }
+                Outcome::Error { .. } => element.push_attribute(("type", "harness")),
+                _ => {}
+            }
+            if text.is_empty() {
+                writer.write_event(Event::Empty(element)).map_err(xml)?;
+            } else {
+                writer.write_event(Event::Start(element)).map_err(xml)?;
+                writer
+                    .write_event(Event::Text(BytesText::new(&clean(&text))))
+                    .map_err(xml)?;
+                writer
+                    .write_event(Event::End(BytesEnd::new(kind)))
+                    .map_err(xml)?;
+            }
+            let requirements: Vec<&str> = result.requirements().collect();
+            if !requirements.is_empty() {
+                writer
+                    .write_event(Event::Start(BytesStart::new("system-out")))
+                    .map_err(xml)?;
+                writer
+                    .write_event(Event::Text(BytesText::new(&checks_line(result))))
+                    .map_err(xml)?;
+                writer
+                    .write_event(Event::End(BytesEnd::new("system-out")))
+                    .map_err(xml)?;
+            }
+            writer
+                .write_event(Event::End(BytesEnd::new("testcase")))
+                .map_err(xml)?;
+        }
+        writer
+            .write_event(Event::End(BytesEnd::new("testsuite")))
+            .map_err(xml)?;
+    }
+    writer
+        .write_event(Event::End(BytesEnd::new("testsuites")))
+        .map_err(xml)?;
+    String::from_utf8(writer.into_inner()).map_err(|e| e.to_string())
+}
+
+/// The requirements a testcase checks; for one that did not pass, each with
+/// how it went: `checks: TDS-01 (failed), SUBMIT-01 (passed), TDS-02 (not reached)`.
+fn checks_line(result: &crate::runner::result::ScenarioResult) -> String {
+    let shown: Vec<String> = result
+        .requirements()
+        .map(|id| match result.outcome {
+            Outcome::Passed | Outcome::Skipped(_) => id.to_owned(),
+            _ => format!("{id} ({})", result.verdict_for(id).replace('-', " ")),
+        })
+        .collect();
+    format!("checks: {}", shown.join(", "))
+}

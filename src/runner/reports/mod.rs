@@ -1,0 +1,257 @@
+//! The files a run writes on request, all from the same [`RunReport`] and all
+//! redacted the same way as the console:
+//!
+//! - [`junit`]: JUnit XML, one testcase per scenario, for GitHub, GitLab and Jenkins;
+//! - [`cucumber_json`]: the standard Cucumber JSON format;
+//! - [`html`]: one self-contained page with the requirement coverage matrix,
+//!   every scenario's steps and every exchange with a `curl` that replays it;
+//! - [`results`]: a JSON summary for machines: versions, the spec's SHA-256,
+//!   the effective target, counts and every requirement's outcome;
+//! - [`har`]: HAR 1.2, every exchange of the run with its timings, each
+//!   entry tagged with its scenario.
+
+pub mod cucumber_json;
+pub mod har;
+pub mod html;
+pub mod junit;
+pub mod results;
+
+use std::{path::PathBuf, time::Duration};
+
+use serde::Serialize;
+use time::OffsetDateTime;
+
+use crate::runner::{
+    result::{RunReport, ScenarioResult, Verdict},
+    target::TargetConfig,
+    waivers::Waivers,
+};
+use payconf_spec::{contract::Contract, features::Features, requirements::Requirements};
+
+/// Where to write each report; `None` writes none.
+#[derive(Clone, Debug, Default)]
+pub struct ReportFiles {
+    /// `--junit FILE`.
+    pub junit: Option<PathBuf>,
+    /// `--cucumber-json FILE`.
+    pub cucumber_json: Option<PathBuf>,
+    /// `--html FILE`.
+    pub html: Option<PathBuf>,
+    /// `--results FILE`.
+    pub results: Option<PathBuf>,
+    /// `--har FILE`.
+    pub har: Option<PathBuf>,
+}
+
+impl ReportFiles {
+    /// Whether any report was asked for.
+    pub fn any(&self) -> bool {
+        self.junit.is_some()
+            || self.cucumber_json.is_some()
+            || self.html.is_some()
+            || self.results.is_some()
+            || self.har.is_some()
+    }
+
+    /// Every report's folder must exist, and its path not be a folder,
+    /// before a run that would end unable to write it.
+    pub fn check_paths(&self) -> Result<(), String> {
+        for (flag, path) in [
+            ("--junit", &self.junit),
+            ("--cucumber-json", &self.cucumber_json),
+            ("--html", &self.html),
+            ("--results", &self.results),
+            ("--har", &self.har),
+        ] {
+            let Some(path) = path else { continue };
+            let folder = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => std::path::Path::new("."),
+            };
+            if !folder.is_dir() {
+                return Err(format!(
+                    "{flag} {}: the folder {} does not exist",
+                    path.display(),
+                    folder.display()
+                ));
+            }
+            if path.is_dir() {
+                return Err(format!(
+                    "{flag} {}: is a folder, not a file",
+                    path.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Everything a report is made from.
+#[derive(Debug)]
+pub struct ReportInputs<'a> {
+    /// What the run produced.
+    pub report: &'a RunReport,
+    /// The requirements catalogue.
+    pub requirements: &'a Requirements,
+    /// The features run.
+    pub features: &'a Features,
+    /// The spec.
+    pub contract: &'a Contract,
+    /// The target.
+    pub target: &'a TargetConfig,
+    /// Whether the target is the embedded reference implementation.
+    pub embedded: bool,
+    /// The tag expression that selected the scenarios.
+    pub tags: String,
+    /// Scenarios the production guard left out, as `file:line  name`.
+    pub left_out: Vec<String>,
+    /// The waivers the run was judged with.
+    pub waivers: &'a Waivers,
+    /// When the run started.
+    pub started: OffsetDateTime,
+    /// How long it took.
+    pub duration: Duration,
+    /// Its verdict, which is its exit code.
+    pub verdict: Verdict,
+}
+
+/// A report that could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the {what} report {path}: {reason}")]
+pub struct ReportError {
+    /// Which report.
+    pub what: &'static str,
+    /// Where.
+    pub path: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// Renders one kind of report.
+type Render = fn(&ReportInputs<'_>) -> Result<String, String>;
+
+/// Writes every report asked for.
+pub fn write_reports(files: &ReportFiles, inputs: &ReportInputs<'_>) -> Result<(), ReportError> {
+    let outputs: [(&'static str, &Option<PathBuf>, Render); 5] = [
+        ("JUnit", &files.junit, junit::render),
+        ("Cucumber JSON", &files.cucumber_json, cucumber_json::render),
+        ("HTML", &files.html, html::render),
+        ("results", &files.results, results::render),
+        ("HAR", &files.har, har::render),
+    ];
+    for (what, path, render) in outputs {
+        let Some(path) = path else { continue };
+        let error = |reason: String| ReportError {
+            what,
+            path: path.display().to_string(),
+            reason,
+        };
+        let text = render(inputs).map_err(error)?;
+        std::fs::write(path, text).map_err(|e| error(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// How a requirement fared in a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RequirementOutcome {
+    /// Its id.
+    pub id: String,
+    /// `core` or `reference`.
+    pub profile: &'static str,
+    /// Its statement.
+    pub summary: String,
+    /// `passed`, `failed`, `error` (payconf could not judge it), `waived`,
+    /// `not-reached` (its scenarios failed on other requirements before
+    /// reaching its steps), `skipped`, or `not-run` when no selected
+    /// scenario checks it.
+    pub outcome: &'static str,
+    /// The scenarios that checked it, each with its verdict for this
+    /// requirement.
+    pub scenarios: Vec<ScenarioRef>,
+    /// Its waivers, described.
+    pub waivers: Vec<String>,
+}
+
+/// A scenario named in a report.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScenarioRef {
+    /// `file:line`.
+    pub location: String,
+    /// Its name.
+    pub name: String,
+    /// How it went for the requirement named with it.
+    pub outcome: &'static str,
+}
+
+impl ScenarioRef {
+    fn of(result: &ScenarioResult, verdict: &'static str) -> Self {
+        Self {
+            location: result.location(),
+            name: result.name.clone(),
+            outcome: verdict,
+        }
+    }
+}
+
+/// Every requirement's outcome, in catalogue order.
+pub fn requirement_outcomes(inputs: &ReportInputs<'_>) -> Vec<RequirementOutcome> {
+    let all = sorted(inputs.report);
+    inputs
+        .requirements
+        .all()
+        .iter()
+        .map(|requirement| {
+            let results: Vec<&ScenarioResult> = all
+                .iter()
+                .copied()
+                .filter(|r| r.requirements().any(|id| id == requirement.id))
+                .collect();
+            // Judged step by step: a scenario that failed on another
+            // requirement's step counts for this one as its steps went.
+            let verdicts: Vec<&'static str> = results
+                .iter()
+                .map(|r| r.verdict_for(&requirement.id))
+                .collect();
+            let outcome = if results.is_empty() {
+                "not-run"
+            } else {
+                ["failed", "error", "waived", "passed", "not-reached"]
+                    .into_iter()
+                    .find(|v| verdicts.contains(v))
+                    .unwrap_or("skipped")
+            };
+            RequirementOutcome {
+                id: requirement.id.clone(),
+                profile: requirement.profile.name(),
+                summary: requirement.summary.clone(),
+                outcome,
+                scenarios: results
+                    .iter()
+                    .zip(&verdicts)
+                    .map(|(r, verdict)| ScenarioRef::of(r, verdict))
+                    .collect(),
+                waivers: inputs
+                    .waivers
+                    .of(&requirement.id)
+                    .map(|w| w.describe())
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// The scenarios in file and line order (they finish in any order).
+pub fn sorted(report: &RunReport) -> Vec<&ScenarioResult> {
+    let mut results: Vec<&ScenarioResult> = report.scenarios.iter().collect();
+    results.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    results
+}
+
+/// RFC 3339, to the second.
+pub fn timestamp(at: OffsetDateTime) -> String {
+    at.replace_nanosecond(0)
+        .unwrap_or(at)
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}

@@ -1,0 +1,82 @@
+//! The JSON summary of a run, for machines: which payconf and which spec
+//! (version and SHA-256), against what (the effective target, redacted),
+//! what was selected and left out, the counts, and the outcome of every
+//! requirement and every scenario.
+
+use serde_json::json;
+
+use super::{ReportInputs, requirement_outcomes, sorted, timestamp};
+
+/// The results format's version; it changes when a field changes meaning.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The report as text.
+pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
+    let scenarios = inputs.report.scenario_counts();
+    let steps = inputs.report.steps;
+    let scenario_list: Vec<_> = sorted(inputs.report)
+        .into_iter()
+        .map(|r| {
+            let mut entry = json!({
+                "location": r.location(),
+                "feature": r.feature,
+                "name": r.name,
+                "tags": r.tags,
+                "requirements": r.requirements().collect::<Vec<_>>(),
+                "outcome": r.outcome.name(),
+                "duration_ms": u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
+            });
+            if let Some((step, message)) = r.outcome.failure() {
+                entry["step"] = json!(step);
+                entry["message"] = json!(message);
+                entry["at_fault"] = json!(r.blamed);
+            }
+            if !r.outcome.waivers().is_empty() {
+                entry["waivers"] = json!(r.outcome.waivers());
+            }
+            if let Some(reason) = r.outcome.skip_reason() {
+                entry["reason"] = json!(reason);
+            }
+            if !r.observations.is_empty() {
+                entry["noted"] = json!(r.observations);
+            }
+            entry
+        })
+        .collect();
+    let results = json!({
+        "format_version": FORMAT_VERSION,
+        "payconf": {"version": env!("CARGO_PKG_VERSION")},
+        "spec": {
+            "title": inputs.contract.title(),
+            "version": inputs.contract.version(),
+            "sha256": inputs.contract.sha256(),
+        },
+        "target": {
+            "embedded_reference": inputs.embedded,
+            "configuration": inputs.target.summary(),
+        },
+        "selection": {
+            "tags": inputs.tags,
+            "left_out_by_production_guard": inputs.left_out,
+        },
+        "started_at": timestamp(inputs.started),
+        "duration_ms": u64::try_from(inputs.duration.as_millis()).unwrap_or(u64::MAX),
+        "outcome": inputs.verdict.name(),
+        "exit_code": inputs.verdict.exit_code(),
+        "harness_errors": inputs.report.harness_errors,
+        "counts": {
+            "scenarios": {
+                "total": scenarios.total(), "passed": scenarios.passed, "failed": scenarios.failed,
+                "skipped": scenarios.skipped, "waived": scenarios.waived,
+                "errors": scenarios.errors,
+            },
+            "steps": {
+                "total": steps.total(), "passed": steps.passed, "failed": steps.failed,
+                "skipped": steps.skipped,
+            },
+        },
+        "requirements": requirement_outcomes(inputs),
+        "scenarios": scenario_list,
+    });
+    serde_json::to_string_pretty(&results).map_err(|e| e.to_string())
+}

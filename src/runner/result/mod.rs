@@ -1,0 +1,250 @@
+//! What a run leaves: every scenario's outcome, its steps with the
+//! requirements each names, its exchanges and issuer evidence, and the
+//! counts; the console, the reports and the waivers read it, and its
+//! [`Verdict`] is the run's exit code.
+
+use std::time::Duration;
+
+use crate::runner::{exchange::ExchangeRecord, issuer::IssuerEvidence};
+
+mod verdict;
+
+pub use verdict::Verdict;
+
+/// How a step ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepStatus {
+    /// It passed.
+    Passed,
+    /// It failed.
+    Failed,
+    /// No step definition matched it.
+    Undefined,
+    /// Not run: an earlier step failed, or the scenario was skipped.
+    Skipped,
+}
+
+impl StepStatus {
+    /// `passed`, `failed`, `undefined` or `skipped`, as Cucumber names them.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Passed => "passed",
+            Self::Failed => "failed",
+            Self::Undefined => "undefined",
+            Self::Skipped => "skipped",
+        }
+    }
+}
+
+/// One step of a scenario, as run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepResult {
+    /// `Given `, `When `, `Then `, `And `…
+    pub keyword: String,
+    /// The step's text.
+    pub text: String,
+    /// Its line in the feature file.
+    pub line: usize,
+    /// How it ended.
+    pub status: StepStatus,
+    /// How long it took.
+    pub duration: Duration,
+    /// Why it failed.
+    pub message: Option<String>,
+    /// The requirements of its scenario it checks (`steps` of the catalogue).
+    pub requirements: Vec<String>,
+}
+
+/// How a scenario ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every step passed.
+    Passed,
+    /// A step failed.
+    Failed {
+        /// The step, as written (`Then the …`).
+        step: String,
+        /// Expected, actual, exchange.
+        message: String,
+    },
+    /// Not run, with the reason.
+    Skipped(String),
+    /// payconf could not judge it (a page it cannot read, a browser that
+    /// does not answer): neither a pass nor a failure of the target.
+    Error {
+        /// The step, as written.
+        step: String,
+        /// What payconf could not do, and what would let it.
+        message: String,
+    },
+    /// A step failed, but every requirement the scenario checks is waived.
+    Waived {
+        /// The step, as written.
+        step: String,
+        /// Expected, actual, exchange.
+        message: String,
+        /// The waivers in force, described.
+        waivers: Vec<String>,
+    },
+}
+
+impl Outcome {
+    /// The failing step and what it says, for a failed or waived scenario.
+    pub fn failure(&self) -> Option<(&str, &str)> {
+        match self {
+            Self::Failed { step, message }
+            | Self::Waived { step, message, .. }
+            | Self::Error { step, message } => Some((step, message)),
+            Self::Passed | Self::Skipped(_) => None,
+        }
+    }
+
+    /// The waivers in force, for a waived scenario.
+    pub fn waivers(&self) -> &[String] {
+        match self {
+            Self::Waived { waivers, .. } => waivers,
+            _ => &[],
+        }
+    }
+
+    /// Why a skipped scenario did not run.
+    pub fn skip_reason(&self) -> Option<&str> {
+        match self {
+            Self::Skipped(reason) => Some(reason),
+            _ => None,
+        }
+    }
+
+    /// `passed`, `failed`, `skipped`, `waived` or `error`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Passed => "passed",
+            Self::Failed { .. } => "failed",
+            Self::Skipped(_) => "skipped",
+            Self::Waived { .. } => "waived",
+            Self::Error { .. } => "error",
+        }
+    }
+}
+
+/// One scenario's result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioResult {
+    /// Feature file name.
+    pub file: String,
+    /// Scenario line.
+    pub line: usize,
+    /// Feature name.
+    pub feature: String,
+    /// Scenario name.
+    pub name: String,
+    /// Its tags, without `@`.
+    pub tags: Vec<String>,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Violations of requirements it does not check, noted in passing.
+    pub observations: Vec<String>,
+    /// Its steps, background first.
+    pub steps: Vec<StepResult>,
+    /// Every exchange with the target, redacted.
+    pub exchanges: Vec<ExchangeRecord>,
+    /// What the issuer driver saw, when the scenario went through the issuer page.
+    pub issuer: Option<IssuerEvidence>,
+    /// The requirements at fault, when it failed, was waived or erred: those
+    /// a spec violation blamed, or else those the failing step names, or
+    /// else every requirement it checks.
+    pub blamed: Vec<String>,
+    /// How long it took.
+    pub duration: Duration,
+}
+
+impl ScenarioResult {
+    /// `file:line`.
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+
+    /// The requirement ids it checks.
+    pub fn requirements(&self) -> impl Iterator<Item = &str> {
+        payconf_spec::features::requirement_ids(&self.tags)
+    }
+
+    /// How one requirement it checks fared in it: the scenario's outcome for
+    /// the requirements at fault; for the others of a scenario that did not
+    /// pass, `passed` when a step that names the requirement passed, or else
+    /// `not-reached` (its steps came after the failure).
+    pub fn verdict_for(&self, requirement: &str) -> &'static str {
+        match self.outcome {
+            Outcome::Passed | Outcome::Skipped(_) => self.outcome.name(),
+            _ if self.blamed.iter().any(|id| id == requirement) => self.outcome.name(),
+            _ if self.steps.iter().any(|step| {
+                step.status == StepStatus::Passed
+                    && step.requirements.iter().any(|id| id == requirement)
+            }) =>
+            {
+                "passed"
+            }
+            _ => "not-reached",
+        }
+    }
+}
+
+/// Counts of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Passed.
+    pub passed: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Skipped.
+    pub skipped: usize,
+    /// Failed, but waived.
+    pub waived: usize,
+    /// Not judged: payconf could not carry them out.
+    pub errors: usize,
+}
+
+impl Counts {
+    /// All scenarios counted.
+    pub fn total(self) -> usize {
+        self.passed + self.failed + self.skipped + self.waived + self.errors
+    }
+}
+
+/// Everything the run produced, shared between the writer and the caller.
+#[derive(Clone, Debug, Default)]
+pub struct RunReport {
+    /// Scenario results, in the order they finished.
+    pub scenarios: Vec<ScenarioResult>,
+    /// Step counts.
+    pub steps: Counts,
+    /// Problems of the harness itself (unparsable features, failed hooks).
+    pub harness_errors: Vec<String>,
+    /// Number of features run.
+    pub features: usize,
+    /// Observations of each scenario (file, line), recorded when it ends.
+    pub observations: Vec<((String, usize), Vec<String>)>,
+    /// Exchanges of each scenario (file, line), recorded when it ends.
+    pub evidence: Vec<((String, usize), Vec<ExchangeRecord>)>,
+    /// What the issuer driver saw in each scenario (file, line) that used it.
+    pub issuer_evidence: Vec<((String, usize), IssuerEvidence)>,
+    /// With `--har`: every exchange of each scenario (file, line), in order.
+    pub har: Vec<((String, usize), Vec<ExchangeRecord>)>,
+}
+
+impl RunReport {
+    /// Scenario counts.
+    pub fn scenario_counts(&self) -> Counts {
+        let mut counts = Counts::default();
+        for result in &self.scenarios {
+            match result.outcome {
+                Outcome::Passed => counts.passed += 1,
+                Outcome::Failed { .. } => counts.failed += 1,
+                Outcome::Skipped(_) => counts.skipped += 1,
+                Outcome::Waived { .. } => counts.waived += 1,
+                Outcome::Error { .. } => counts.errors += 1,
+            }
+        }
+        counts
+    }
+}

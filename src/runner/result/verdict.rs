@@ -1,0 +1,83 @@
+//! The run's verdict and its exit code, said in one place: the console's
+//! last line, every report and the process's exit status read it here.
+
+use std::process::ExitCode;
+
+use super::RunReport;
+
+/// How a run ended, for the scripts and pipelines that read its exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every selected scenario passed (or was waived or set aside): exit 0.
+    Passed,
+    /// The target failed a check: exit 1.
+    Failed,
+    /// The run could not be carried out, or payconf could not judge a
+    /// scenario and the target failed none: exit 2. A failure of the target
+    /// outweighs it; it outweighs a pass.
+    NotRun,
+}
+
+impl Verdict {
+    /// The verdict a finished run earns: a failure of the target outweighs
+    /// a scenario payconf could not judge, which outweighs a pass; a harness
+    /// error (the run cut short) outweighs everything.
+    pub fn of(report: &RunReport) -> Self {
+        let counts = report.scenario_counts();
+        if !report.harness_errors.is_empty() {
+            Self::NotRun
+        } else if counts.failed > 0 {
+            Self::Failed
+        } else if counts.errors > 0 {
+            Self::NotRun
+        } else {
+            Self::Passed
+        }
+    }
+
+    /// The process's exit code.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Self::Passed => 0,
+            Self::Failed => 1,
+            Self::NotRun => 2,
+        }
+    }
+
+    /// In a word, as the reports write it: `passed`, `failed`, `not-run`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Passed => "passed",
+            Self::Failed => "failed",
+            Self::NotRun => "not-run",
+        }
+    }
+}
+
+impl From<Verdict> for ExitCode {
+    fn from(verdict: Verdict) -> Self {
+        Self::from(verdict.exit_code())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_are_distinct_and_as_documented() {
+        let codes: Vec<u8> = [Verdict::Passed, Verdict::Failed, Verdict::NotRun]
+            .into_iter()
+            .map(Verdict::exit_code)
+            .collect();
+        assert_eq!(codes, [0, 1, 2]);
+    }
+
+    #[test]
+    fn an_empty_run_passes_and_a_harness_error_outweighs_it() {
+        let mut report = RunReport::default();
+        assert_eq!(Verdict::of(&report), Verdict::Passed);
+        report.harness_errors.push("the browser died".to_owned());
+        assert_eq!(Verdict::of(&report), Verdict::NotRun);
+    }
+}

@@ -1,0 +1,316 @@
+//! Paying with cards: the merchant's `payment/submit` calls, with the
+//! target's test cards and every variation the scenarios need.
+
+use std::str::FromStr;
+
+use cucumber::{Parameter, when};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use super::SUBMIT_PATH;
+use crate::runner::{
+    exchange::RecordedRequest,
+    target::TestCard,
+    world::{Failure, PaymentWorld},
+};
+
+/// Every file of step definitions that send card data (a card number and
+/// its security code): this one, and robustness's volleys. No definition
+/// elsewhere does, so a scenario is safe to run in production when none of
+/// its steps is defined here (a test checks `@production-safe` scenarios
+/// with cucumber's own step lookup).
+pub const CARD_DATA_DEFINITIONS: [&str; 2] = [file!(), super::robustness::PAYING_DEFINED_IN];
+
+/// Which of the target's test cards a step names: `{card}` in a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Parameter)]
+#[param(
+    name = "card",
+    regex = "the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card"
+)]
+pub enum CardChoice {
+    /// `cards.frictionless`.
+    Frictionless,
+    /// `cards.three_ds`.
+    ThreeDSecure,
+    /// `cards.declined`.
+    Declined,
+}
+
+impl FromStr for CardChoice {
+    type Err = String;
+
+    fn from_str(words: &str) -> Result<Self, Self::Err> {
+        match words {
+            "the card not enrolled in 3-D Secure" => Ok(Self::Frictionless),
+            "the card enrolled in 3-D Secure" => Ok(Self::ThreeDSecure),
+            "the declined card" => Ok(Self::Declined),
+            other => Err(format!("no test card is called {other:?}")),
+        }
+    }
+}
+
+/// A field of the submit body, as a dotted path: `{field}` in a step
+/// (`buyer.email`, `paymentTypeDetails.creditcard.CVV`).
+#[derive(Clone, Debug, PartialEq, Eq, Parameter)]
+#[param(
+    name = "field",
+    regex = r"(?:shopLogin|buyer|paymentTypeDetails)(?:\.[A-Za-z]+)*"
+)]
+pub struct SubmitField(String);
+
+impl FromStr for SubmitField {
+    type Err = std::convert::Infallible;
+
+    fn from_str(path: &str) -> Result<Self, Self::Err> {
+        Ok(Self(path.to_owned()))
+    }
+}
+
+/// The target's card for a choice, or what the target file must name.
+pub(super) fn card(world: &PaymentWorld, choice: CardChoice) -> Result<&TestCard, Failure> {
+    let cards = &world.target().cards;
+    let (card, setting) = match choice {
+        CardChoice::Frictionless => (&cards.frictionless, "cards.frictionless"),
+        CardChoice::ThreeDSecure => (&cards.three_ds, "cards.three_ds"),
+        CardChoice::Declined => (&cards.declined, "cards.declined"),
+    };
+    card.as_ref()
+        .ok_or_else(|| Failure::plain(&format!("the target to name {setting}")))
+}
+
+/// The submit body for a card.
+pub(super) fn submit_body(world: &PaymentWorld, card: &TestCard) -> Value {
+    world.ctx.redactor.add_card_number(card.number.expose());
+    let target = world.target();
+    json!({
+        "shopLogin": target.shop_login,
+        "buyer": {"name": target.buyer_name, "email": target.buyer_email},
+        "paymentTypeDetails": {
+            "creditcard": {
+                "number": card.number.expose(),
+                "expMonth": card.exp_month,
+                "expYear": card.exp_year,
+                "CVV": card.cvv.expose(),
+                "DCC": null,
+            }
+        }
+    })
+}
+
+/// Which token a submit carries.
+enum TokenChoice {
+    /// The latest payment's.
+    Created,
+    /// A UUID no create returned: the latest payment's token with its last
+    /// group made anew when there is one, so that a service that matches
+    /// tokens loosely (by a prefix, or the payment they name) is caught; or
+    /// else a fresh one.
+    Unknown,
+    /// This exact value.
+    Given(String),
+    /// No `paymentToken` header.
+    Nothing,
+}
+
+async fn submit(world: &mut PaymentWorld, token: TokenChoice, body: Value) -> Result<(), Failure> {
+    let token = match token {
+        TokenChoice::Created => Some(world.payment()?.token.clone()),
+        TokenChoice::Unknown => Some(unknown_token(world)),
+        TokenChoice::Given(value) => Some(value),
+        TokenChoice::Nothing => None,
+    };
+    let request = submit_request(world, token.as_deref(), body.to_string().into_bytes());
+    world.submitted_token.clone_from(&token);
+    world.last_submit_body = Some(body);
+    world.receive("submitPayment", request).await.map(drop)
+}
+
+/// A token no create returned, as [`TokenChoice::Unknown`] says.
+fn unknown_token(world: &PaymentWorld) -> String {
+    let fresh = uuid::Uuid::new_v4().hyphenated().to_string();
+    let Some(created) = world.payments.last().map(|p| p.token.as_str()) else {
+        return fresh;
+    };
+    match (uuid::Uuid::try_parse(created), created.rsplit_once('-')) {
+        (Ok(_), Some((head, last))) => {
+            let tail = &fresh[fresh.len() - last.len()..];
+            if tail.eq_ignore_ascii_case(last) {
+                fresh
+            } else {
+                format!("{head}-{tail}")
+            }
+        }
+        _ => fresh,
+    }
+}
+
+/// A submit request carrying this body, under this token.
+pub(super) fn submit_request(
+    world: &PaymentWorld,
+    token: Option<&str>,
+    body: Vec<u8>,
+) -> RecordedRequest {
+    let target = world.target();
+    let mut request = RecordedRequest::new(Method::POST, target.api_url(SUBMIT_PATH))
+        .header("Content-Type", "application/json")
+        .body(body);
+    // Whether submit also needs the key the contract does not say; the
+    // merchant's server that calls it holds the key, so it sends it.
+    if target.submit_authorization {
+        request = request.header(
+            "Authorization",
+            format!("apikey {}", target.api_key.expose()),
+        );
+    }
+    if let Some(token) = token {
+        request = request.header("paymentToken", token);
+    }
+    request
+}
+
+async fn pay_with_changes(
+    world: &mut PaymentWorld,
+    choice: CardChoice,
+    token: TokenChoice,
+    change: impl FnOnce(&mut Value),
+) -> Result<(), Failure> {
+    let card = card(world, choice)?.clone();
+    let mut body = submit_body(world, &card);
+    change(&mut body);
+    submit(world, token, body).await
+}
+
+#[when(expr = "the buyer pays with {card}")]
+async fn pays_with(world: &mut PaymentWorld, card: CardChoice) -> Result<(), Failure> {
+    pay_with_changes(world, card, TokenChoice::Created, |_| {}).await
+}
+
+#[when(expr = "the buyer pays with {card} under an unknown payment token")]
+async fn pays_under_unknown_token(
+    world: &mut PaymentWorld,
+    card: CardChoice,
+) -> Result<(), Failure> {
+    pay_with_changes(world, card, TokenChoice::Unknown, |_| {}).await
+}
+
+#[when(expr = "the buyer pays with {card} under the payment token \"{}\"")]
+async fn pays_under_token(
+    world: &mut PaymentWorld,
+    card: CardChoice,
+    token: String,
+) -> Result<(), Failure> {
+    pay_with_changes(world, card, TokenChoice::Given(token), |_| {}).await
+}
+
+#[when(expr = "the buyer pays with {card} without a payment token")]
+async fn pays_without_token(world: &mut PaymentWorld, card: CardChoice) -> Result<(), Failure> {
+    pay_with_changes(world, card, TokenChoice::Nothing, |_| {}).await
+}
+
+#[when(expr = "the buyer pays with {card}, returning to \"{}\" or \"{}\"")]
+async fn pays_returning_to(
+    world: &mut PaymentWorld,
+    card: CardChoice,
+    ok: String,
+    ko: String,
+) -> Result<(), Failure> {
+    pay_with_changes(world, card, TokenChoice::Created, |body| {
+        body["responseURLs"] = json!({"buyerOK": ok, "buyerKO": ko});
+    })
+    .await
+}
+
+#[when(expr = "the buyer pays with {card} for the shop \"{}\"")]
+async fn pays_for_shop(
+    world: &mut PaymentWorld,
+    card: CardChoice,
+    shop: String,
+) -> Result<(), Failure> {
+    pay_with_changes(world, card, TokenChoice::Created, |body| {
+        body["shopLogin"] = Value::String(shop);
+    })
+    .await
+}
+
+#[when(expr = "the buyer pays with {card} expiring \"{}\"\\/\"{}\"")]
+async fn pays_expiring(
+    world: &mut PaymentWorld,
+    card: CardChoice,
+    month: String,
+    year: String,
+) -> Result<(), Failure> {
+    pay_with_changes(world, card, TokenChoice::Created, |body| {
+        body["paymentTypeDetails"]["creditcard"]["expMonth"] = Value::String(month);
+        body["paymentTypeDetails"]["creditcard"]["expYear"] = Value::String(year);
+    })
+    .await
+}
+
+#[when(expr = "the buyer pays with {card} and the security code \"{}\"")]
+async fn pays_with_security_code(
+    world: &mut PaymentWorld,
+    card: CardChoice,
+    cvv: String,
+) -> Result<(), Failure> {
+    pay_with_changes(world, card, TokenChoice::Created, |body| {
+        body["paymentTypeDetails"]["creditcard"]["CVV"] = Value::String(cvv);
+    })
+    .await
+}
+
+#[when(expr = "the buyer pays with {card} as \"{}\" with e-mail \"{}\"")]
+async fn pays_as_buyer(
+    world: &mut PaymentWorld,
+    card: CardChoice,
+    name: String,
+    email: String,
+) -> Result<(), Failure> {
+    pay_with_changes(world, card, TokenChoice::Created, |body| {
+        body["buyer"] = json!({"name": name, "email": email});
+    })
+    .await
+}
+
+#[when(expr = "the buyer pays with {card} without {field}")]
+async fn pays_without_field(
+    world: &mut PaymentWorld,
+    card: CardChoice,
+    field: SubmitField,
+) -> Result<(), Failure> {
+    pay_with_changes(world, card, TokenChoice::Created, |body| {
+        let mut path: Vec<&str> = field.0.split('.').collect();
+        let last = path.pop().unwrap_or_default();
+        let parent = path.iter().try_fold(&mut *body, |v, key| v.get_mut(*key));
+        if let Some(Value::Object(object)) = parent {
+            object.remove(last);
+        }
+    })
+    .await
+}
+
+#[when(expr = "the buyer pays with the card number {string}")]
+async fn pays_with_card_number(world: &mut PaymentWorld, number: String) -> Result<(), Failure> {
+    world.ctx.redactor.add_card_number(&number);
+    pay_with_changes(
+        world,
+        CardChoice::Frictionless,
+        TokenChoice::Created,
+        |body| {
+            body["paymentTypeDetails"]["creditcard"]["number"] = Value::String(number);
+        },
+    )
+    .await
+}
+
+#[when("the buyer pays again with the same payment token")]
+async fn pays_again(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let token = world
+        .submitted_token
+        .clone()
+        .ok_or_else(|| Failure::plain("an earlier submit in the scenario"))?;
+    let body = world
+        .last_submit_body
+        .clone()
+        .ok_or_else(|| Failure::plain("an earlier submit in the scenario"))?;
+    submit(world, TokenChoice::Given(token), body).await
+}

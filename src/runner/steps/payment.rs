@@ -1,0 +1,348 @@
+//! Creating payments: the merchant's `payment/create` calls, and what their
+//! answers must hold.
+
+use cucumber::{gherkin::Step, given, then, when};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use super::CREATE_PATH;
+use crate::runner::{
+    exchange::RecordedRequest,
+    world::{CreatedPayment, Failure, PaymentWorld},
+};
+
+/// The create body the merchant sends, with a reference of its own.
+pub fn create_body(world: &PaymentWorld) -> Value {
+    let target = world.target();
+    json!({
+        "shopLogin": target.shop_login,
+        "amount": target.amount,
+        "currency": target.currency,
+        "shopTransactionID": format!(
+            "{}{}",
+            target.transaction_prefix,
+            &uuid::Uuid::new_v4().simple().to_string()[..12]
+        ),
+    })
+}
+
+/// How the merchant authenticates a create.
+enum Credentials {
+    /// `Authorization: apikey <the target's key>`.
+    MerchantKey,
+    /// This exact `Authorization` value.
+    Header(String),
+    /// No `Authorization` header.
+    Nothing,
+}
+
+async fn send_create(
+    world: &mut PaymentWorld,
+    credentials: Credentials,
+    content_type: &str,
+    body: Vec<u8>,
+) -> Result<(), Failure> {
+    let target = world.target();
+    let mut request = RecordedRequest::new(Method::POST, target.api_url(CREATE_PATH))
+        .header("Content-Type", content_type)
+        .body(body);
+    match credentials {
+        Credentials::MerchantKey => {
+            request = request.header(
+                "Authorization",
+                format!("apikey {}", target.api_key.expose()),
+            );
+        }
+        Credentials::Header(value) => request = request.header("Authorization", value),
+        Credentials::Nothing => {}
+    }
+    let answer = world.receive("createPayment", request).await?;
+    let processed = answer.str_at("/error/code") == Some("0");
+    let token = answer.str_at("/payload/paymentToken").map(str::to_owned);
+    // Held as text whatever its JSON type: whether it is a string is
+    // CREATE-03's business; whether it names the payment is the others'.
+    let payment_id = match answer.at("/payload/paymentID") {
+        Some(Value::String(id)) => Some(id.clone()),
+        Some(Value::Number(id)) => Some(id.to_string()),
+        _ => None,
+    };
+    if let Some(token) = &token {
+        world.ctx.redactor.add_payment_token(token);
+    }
+    if let (true, Some(token)) = (processed, token) {
+        world.payments.push(CreatedPayment { token, payment_id });
+    }
+    Ok(())
+}
+
+async fn create_json(
+    world: &mut PaymentWorld,
+    credentials: Credentials,
+    body: &Value,
+) -> Result<(), Failure> {
+    send_create(
+        world,
+        credentials,
+        "application/json",
+        body.to_string().into_bytes(),
+    )
+    .await
+}
+
+#[given("a payment created by the merchant")]
+async fn a_payment_created(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let body = create_body(world);
+    create_json(world, Credentials::MerchantKey, &body).await?;
+    if world.payments.is_empty() {
+        return Err(world.failure(
+            "a created payment: error.code \"0\" and a paymentToken",
+            "create did not answer a payment",
+        ));
+    }
+    Ok(())
+}
+
+#[when("the merchant creates a payment")]
+async fn creates_a_payment(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let body = create_body(world);
+    create_json(world, Credentials::MerchantKey, &body).await
+}
+
+#[when("the merchant creates two payments")]
+async fn creates_two_payments(world: &mut PaymentWorld) -> Result<(), Failure> {
+    creates_a_payment(world).await?;
+    creates_a_payment(world).await
+}
+
+#[when(
+    regex = r#"^the merchant creates a payment with (shopLogin|amount|currency|shopTransactionID) "(.*)"$"#
+)]
+async fn creates_with_field(
+    world: &mut PaymentWorld,
+    field: String,
+    value: String,
+) -> Result<(), Failure> {
+    let mut body = create_body(world);
+    body[field.as_str()] = Value::String(value);
+    create_json(world, Credentials::MerchantKey, &body).await
+}
+
+/// A field written as JSON rather than as a string: `10.00`, `null`, `true`.
+#[when(
+    regex = r"^the merchant creates a payment with (shopLogin|amount|currency|shopTransactionID) as the JSON value (.*)$"
+)]
+async fn creates_with_json_field(
+    world: &mut PaymentWorld,
+    field: String,
+    json: String,
+) -> Result<(), Failure> {
+    let value: Value = serde_json::from_str(&json)
+        .map_err(|e| Failure::plain(&format!("a JSON value in the scenario, not {json:?}: {e}")))?;
+    let mut body = create_body(world);
+    body[field.as_str()] = value;
+    create_json(world, Credentials::MerchantKey, &body).await
+}
+
+#[when(
+    regex = r"^the merchant creates a payment without (shopLogin|amount|currency|shopTransactionID)$"
+)]
+async fn creates_without_field(world: &mut PaymentWorld, field: String) -> Result<(), Failure> {
+    let mut body = create_body(world);
+    if let Some(object) = body.as_object_mut() {
+        object.remove(&field);
+    }
+    create_json(world, Credentials::MerchantKey, &body).await
+}
+
+#[when("the merchant creates a payment without the Authorization header")]
+async fn creates_without_authorization(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let body = create_body(world);
+    create_json(world, Credentials::Nothing, &body).await
+}
+
+#[when(expr = "the merchant creates a payment with the API key {string}")]
+async fn creates_with_api_key(world: &mut PaymentWorld, key: String) -> Result<(), Failure> {
+    let body = create_body(world);
+    create_json(world, Credentials::Header(format!("apikey {key}")), &body).await
+}
+
+/// `{api_key}` in the header stands for the target's own key.
+#[when(expr = "the merchant creates a payment with the Authorization header {string}")]
+async fn creates_with_authorization(
+    world: &mut PaymentWorld,
+    header: String,
+) -> Result<(), Failure> {
+    let header = header.replace("{api_key}", world.target().api_key.expose());
+    let body = create_body(world);
+    create_json(world, Credentials::Header(header), &body).await
+}
+
+#[when("the merchant sends this body to create:")]
+async fn sends_body_to_create(world: &mut PaymentWorld, step: &Step) -> Result<(), Failure> {
+    let body = step.docstring.as_deref().unwrap_or("").trim().to_owned();
+    send_create(
+        world,
+        Credentials::MerchantKey,
+        "application/json",
+        body.into_bytes(),
+    )
+    .await
+}
+
+#[when(expr = "the merchant creates a payment sent as {string}")]
+async fn creates_sent_as(world: &mut PaymentWorld, media_type: String) -> Result<(), Failure> {
+    let body = create_body(world).to_string().into_bytes();
+    send_create(world, Credentials::MerchantKey, &media_type, body).await
+}
+
+#[when(expr = "the merchant creates a payment with a body of {int} bytes")]
+async fn creates_with_body_of(world: &mut PaymentWorld, size: usize) -> Result<(), Failure> {
+    let mut body = create_body(world);
+    body["shopTransactionID"] = Value::String(String::new());
+    let padding = size.saturating_sub(body.to_string().len());
+    body["shopTransactionID"] = Value::String("x".repeat(padding));
+    send_create(
+        world,
+        Credentials::MerchantKey,
+        "application/json",
+        body.to_string().into_bytes(),
+    )
+    .await
+}
+
+#[when(regex = r#"^the merchant sends a (GET|POST|PUT|DELETE) request to "(/.*)"$"#)]
+async fn sends_request_to(
+    world: &mut PaymentWorld,
+    method: String,
+    path: String,
+) -> Result<(), Failure> {
+    let method =
+        Method::from_bytes(method.as_bytes()).expect("the pattern allows only valid methods");
+    let operation = if path.contains("/submit") {
+        "submitPayment"
+    } else {
+        "createPayment"
+    };
+    let target = world.target();
+    let mut request = RecordedRequest::new(method.clone(), target.api_url(&path)).header(
+        "Authorization",
+        format!("apikey {}", target.api_key.expose()),
+    );
+    if method != Method::GET {
+        let body = create_body(world).to_string();
+        request = request
+            .header("Content-Type", "application/json")
+            .body(body);
+    }
+    world.receive(operation, request).await.map(drop)
+}
+
+#[then("the payment token is a UUID")]
+fn token_is_uuid(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let answer = world.answer()?;
+    let token = answer.str_at("/payload/paymentToken");
+    match token.map(uuid::Uuid::try_parse) {
+        Some(Ok(_)) => Ok(()),
+        _ => Err(world.failure(
+            "payload.paymentToken, a string in UUID format",
+            &shown(answer.at("/payload/paymentToken")),
+        )),
+    }
+}
+
+#[then("the payment ID is a string of digits")]
+fn id_is_digits(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let answer = world.answer()?;
+    match answer.str_at("/payload/paymentID") {
+        Some(id) if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) => Ok(()),
+        _ => Err(world.failure(
+            "payload.paymentID, a string of digits",
+            &shown(answer.at("/payload/paymentID")),
+        )),
+    }
+}
+
+#[then("the payment ID has 10 to 12 digits")]
+fn id_has_ten_to_twelve_digits(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let answer = world.answer()?;
+    match answer.str_at("/payload/paymentID") {
+        Some(id) if (10..=12).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_digit()) => {
+            Ok(())
+        }
+        _ => Err(world.failure(
+            "payload.paymentID of 10 to 12 digits",
+            &shown(answer.at("/payload/paymentID")),
+        )),
+    }
+}
+
+#[then("their payment tokens differ")]
+fn tokens_differ(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let [.., first, second] = world.payments.as_slice() else {
+        return Err(world.failure(
+            "two created payments",
+            &format!("{} created", world.payments.len()),
+        ));
+    };
+    if first.token == second.token {
+        return Err(world.failure("two different payment tokens", "the same token twice"));
+    }
+    Ok(())
+}
+
+#[then("their payment IDs differ")]
+fn ids_differ(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let [.., first, second] = world.payments.as_slice() else {
+        return Err(world.failure(
+            "two created payments",
+            &format!("{} created", world.payments.len()),
+        ));
+    };
+    if first.payment_id.is_none() || first.payment_id == second.payment_id {
+        return Err(world.failure(
+            "two different payment IDs",
+            &format!(
+                "{} and {}",
+                shown_id(first.payment_id.as_deref()),
+                shown_id(second.payment_id.as_deref())
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[then("no payment token is issued")]
+fn no_token(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let answer = world.answer()?;
+    match answer.at("/payload/paymentToken") {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::String(s)) if s.is_empty() => Ok(()),
+        Some(other) => Err(world.failure(
+            "no payload.paymentToken",
+            &format!("a token: {}", shown(Some(other))),
+        )),
+    }
+}
+
+/// A payment ID as shown in a failure: quoted, or said to be missing.
+fn shown_id(id: Option<&str>) -> String {
+    id.map_or_else(|| "no paymentID".to_owned(), |id| format!("\"{id}\""))
+}
+
+/// A JSON value as shown in a failure.
+pub fn shown(value: Option<&Value>) -> String {
+    match value {
+        None => "nothing (the field is absent)".to_owned(),
+        Some(v) => v.to_string(),
+    }
+}
+
+#[given("the payment's token has expired")]
+async fn token_has_expired(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let lifetime = world
+        .target()
+        .token_lifetime
+        .ok_or_else(|| Failure::plain("the target to name token_lifetime_secs"))?;
+    tokio::time::sleep(lifetime + std::time::Duration::from_millis(100)).await;
+    Ok(())
+}

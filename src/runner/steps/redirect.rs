@@ -1,0 +1,239 @@
+//! Where the buyer is sent: the redirect address of an answer, the issuer's
+//! authentication page, and the page the buyer lands on.
+
+use std::collections::BTreeMap;
+
+use cucumber::{then, when};
+use serde_json::Value;
+use url::Url;
+
+use super::payment::shown;
+use crate::runner::{
+    issuer::{self, Choice, same_page},
+    target::AcsDriver,
+    world::{Failure, PaymentWorld},
+};
+
+/// The answer's `userRedirect.href` as an address the merchant can send the
+/// buyer to: absolute http(s), or scheme-relative (`//host/path`), which
+/// the buyer's browser resolves with the scheme of the page it is on (here
+/// the scheme of the service's own address). A path without a host is no
+/// such address: the merchant's server is on another host than the service.
+fn redirect_address(world: &PaymentWorld) -> Result<Url, Failure> {
+    let answer = world.answer()?;
+    let href = answer.at("/payload/userRedirect/href");
+    let requested = &world.exchanges[answer.exchange].request.url;
+    let address = href
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .and_then(|h| match Url::parse(h) {
+            Ok(url) => Some(url),
+            Err(url::ParseError::RelativeUrlWithoutBase) if h.starts_with("//") => {
+                requested.join(h).ok()
+            }
+            Err(_) => None,
+        })
+        .filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host());
+    address.ok_or_else(|| {
+        world.failure(
+            "payload.userRedirect.href, an absolute or scheme-relative http(s) address",
+            &shown(href),
+        )
+    })
+}
+
+#[then("the redirect address is null")]
+fn redirect_is_null(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let answer = world.answer()?;
+    match answer.at("/payload/userRedirect") {
+        Some(Value::Object(redirect)) if redirect.get("href") == Some(&Value::Null) => Ok(()),
+        other => Err(world.failure(
+            "payload.userRedirect.href present and null",
+            &format!("payload.userRedirect {}", shown(other)),
+        )),
+    }
+}
+
+#[then("the redirect address is an absolute or scheme-relative http(s) address")]
+fn redirect_is_absolute(world: &mut PaymentWorld) -> Result<(), Failure> {
+    redirect_address(world).map(drop)
+}
+
+/// The redirect address resolved against the address of the request it
+/// answers, as a browser would: whether it is absolute is a requirement of
+/// its own, so a check of *which* page it names does not fail on that.
+fn resolved_redirect(world: &PaymentWorld) -> Result<Url, Failure> {
+    let answer = world.answer()?;
+    let href = answer.at("/payload/userRedirect/href");
+    let requested = &world.exchanges[answer.exchange].request.url;
+    href.and_then(Value::as_str)
+        .and_then(|h| requested.join(h).ok())
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .ok_or_else(|| world.failure("payload.userRedirect.href, an address", &shown(href)))
+}
+
+#[then("the redirect address is the merchant's failure page")]
+fn redirect_is_failure_page(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let page = world
+        .target()
+        .failure_url
+        .as_ref()
+        .ok_or_else(|| Failure::plain("the target to name its failure_url"))?;
+    let href = resolved_redirect(world)?;
+    if !same_page(&href, page) {
+        return Err(world.failure(
+            &format!("the merchant's failure page, {page}"),
+            href.as_str(),
+        ));
+    }
+    Ok(())
+}
+
+/// Where the buyer sent to the redirect address lands: the address itself
+/// when it is one of the merchant's pages, or else wherever the service's
+/// pages there (a result page of its own, say) send the buyer on.
+#[then("the buyer sent to the redirect address lands on the merchant's success page")]
+async fn sent_buyer_lands_on_success_page(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let address = resolved_redirect(world)?;
+    let result = issuer::follow(world, address).await;
+    world.landing = Some(world.judged(result)?);
+    lands_on_success_page(world)
+}
+
+/// The issuer-authentication address is not the merchant's success page:
+/// a buyer sent there has authenticated with nobody. A target that names
+/// no success page gives nothing to compare, and the check holds.
+#[then("the redirect address is not the merchant's success page")]
+fn redirect_is_not_success_page(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let Some(success) = world.target().success_url.clone() else {
+        return Ok(());
+    };
+    let href = resolved_redirect(world)?;
+    if same_page(&href, &success) {
+        return Err(world.failure(
+            "the issuer-authentication address, not the merchant's success page",
+            href.as_str(),
+        ));
+    }
+    Ok(())
+}
+
+#[then(expr = "the redirect address is {string}")]
+fn redirect_is(world: &mut PaymentWorld, expected: String) -> Result<(), Failure> {
+    let answer = world.answer()?;
+    let href = answer.at("/payload/userRedirect/href");
+    if href.and_then(Value::as_str) != Some(expected.as_str()) {
+        return Err(world.failure(
+            &format!("payload.userRedirect.href {expected:?}"),
+            &shown(href),
+        ));
+    }
+    Ok(())
+}
+
+#[then("the redirect address is on the service's own host")]
+fn redirect_on_service_host(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let href = redirect_address(world)?;
+    let base = &world.target().base_url;
+    if href.origin() != base.origin() {
+        return Err(world.failure(
+            &format!("an address on {}", base.origin().ascii_serialization()),
+            href.as_str(),
+        ));
+    }
+    Ok(())
+}
+
+#[then("the redirect address carries the shop login and the payment token")]
+fn redirect_carries_references(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let href = redirect_address(world)?;
+    let token = world.submitted_token.clone().unwrap_or_default();
+    let query: Vec<(String, String)> = href.query_pairs().into_owned().collect();
+    let has = |name: &str, value: &str| query.iter().any(|(n, v)| n == name && v == value);
+    if !has("shopLogin", &world.target().shop_login) || !has("paymentToken", &token) {
+        return Err(world.failure(
+            "query parameters shopLogin and paymentToken of this payment",
+            href.as_str(),
+        ));
+    }
+    Ok(())
+}
+
+fn configured_values(world: &PaymentWorld) -> BTreeMap<String, String> {
+    world
+        .target()
+        .acs
+        .fields
+        .iter()
+        .map(|(name, value)| (name.clone(), value.expose().to_owned()))
+        .collect()
+}
+
+async fn drive(
+    world: &mut PaymentWorld,
+    choice: Choice,
+    values: BTreeMap<String, String>,
+) -> Result<(), Failure> {
+    if world.target().acs.driver == AcsDriver::None {
+        return Err(Failure::plain(
+            "an issuer-authentication driver (acs.driver is none)",
+        ));
+    }
+    let address = resolved_redirect(world)?;
+    let result = issuer::authenticate(world, address, choice, &values).await;
+    world.landing = Some(world.judged(result)?);
+    Ok(())
+}
+
+#[when("the buyer completes the issuer authentication")]
+async fn completes_authentication(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let values = configured_values(world);
+    drive(world, Choice::Authenticate, values).await
+}
+
+/// Types `code` into every field `acs.fields` names.
+#[when(expr = "the buyer answers the issuer authentication with the one-time code {string}")]
+async fn answers_with_code(world: &mut PaymentWorld, code: String) -> Result<(), Failure> {
+    let values = configured_values(world)
+        .into_keys()
+        .map(|name| (name, code.clone()))
+        .collect();
+    drive(world, Choice::Authenticate, values).await
+}
+
+#[when("the buyer cancels the issuer authentication")]
+async fn cancels_authentication(world: &mut PaymentWorld) -> Result<(), Failure> {
+    drive(world, Choice::Cancel, BTreeMap::new()).await
+}
+
+fn landed_on(world: &PaymentWorld, page: Option<&Url>, what: &str) -> Result<(), Failure> {
+    let page = page.ok_or_else(|| Failure::plain(&format!("the target to name its {what}")))?;
+    let landing = world
+        .landing
+        .as_ref()
+        .ok_or_else(|| Failure::plain("the buyer to have gone through the issuer page"))?;
+    if !same_page(landing, page) {
+        return Err(world.failure(
+            &format!("the buyer to land on {what}, {page}"),
+            landing.as_str(),
+        ));
+    }
+    Ok(())
+}
+
+#[then("the buyer lands on the merchant's success page")]
+fn lands_on_success_page(world: &mut PaymentWorld) -> Result<(), Failure> {
+    landed_on(world, world.target().success_url.as_ref(), "success_url")
+}
+
+#[then("the buyer lands on the merchant's failure page")]
+fn lands_on_failure_page(world: &mut PaymentWorld) -> Result<(), Failure> {
+    landed_on(world, world.target().failure_url.as_ref(), "failure_url")
+}
+
+#[then(expr = "the buyer lands on {string}")]
+fn lands_on(world: &mut PaymentWorld, address: String) -> Result<(), Failure> {
+    let page = Url::parse(&address)
+        .map_err(|e| Failure::plain(&format!("a valid address in the scenario: {e}")))?;
+    landed_on(world, Some(&page), &address)
+}

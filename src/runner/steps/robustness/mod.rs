@@ -1,0 +1,439 @@
+//! The `@robustness` profile's steps: one token submitted by many requests
+//! at once, whole payments run in parallel, and generated hostile bodies
+//! (see [`crate::runner::hostile`]) whose first finding is shrunk to a small body
+//! and shown with a `curl` that replays it.
+//!
+//! The steps that send card data (the volleys of submits, whole payments
+//! in parallel, generated submits) are in [`paying`]; the others only
+//! create payments or judge answers.
+//!
+//! These steps send many requests; only those a finding rests on are kept
+//! in the scenario's exchanges, so reports stay readable.
+
+mod paying;
+
+pub use paying::DEFINED_IN as PAYING_DEFINED_IN;
+
+use cucumber::{then, when};
+use futures_util::{StreamExt, stream};
+use reqwest::Method;
+use serde_json::Value;
+
+use super::{
+    CREATE_PATH,
+    card::{CardChoice, card, submit_body, submit_request},
+    payment::create_body,
+};
+use crate::runner::{
+    exchange::{Exchange, RecordedRequest},
+    hostile::{Generator, Mutation},
+    world::{Failure, PaymentWorld, is_json_media_type},
+};
+
+/// Requests of one step in flight at once.
+const IN_FLIGHT: usize = 16;
+
+/// The most requests a shrink sends.
+const SHRINK_BUDGET: usize = 150;
+
+/// What a generated body's answer must be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operation {
+    /// payment/create: JSON with the envelope.
+    Create,
+    /// payment/submit, with a card that is not one: JSON with the
+    /// envelope, and no payment executed.
+    Submit,
+}
+
+/// The hostile bodies sent in a scenario, and how each was answered.
+#[derive(Debug)]
+pub struct HostileRun {
+    operation: Operation,
+    generator: Generator,
+    /// The token the submits carried.
+    token: Option<String>,
+    /// Why each failing body failed, by its index.
+    findings: Vec<(usize, String)>,
+    /// How many were sent.
+    sent: usize,
+}
+
+/// Whether an answer executed a payment: `error.code` "0" with
+/// `transactionResult` "OK", or with "8006" (an issuer authentication begun).
+fn executes(exchange: &Exchange) -> bool {
+    let Some(json) = json_of(exchange) else {
+        return false;
+    };
+    let text = |pointer: &str| json.pointer(pointer).and_then(Value::as_str);
+    text("/error/code") == Some("0")
+        && (text("/payload/transactionResult") == Some("OK")
+            || text("/payload/transactionErrorCode") == Some("8006"))
+}
+
+fn json_of(exchange: &Exchange) -> Option<Value> {
+    let response = exchange.response.as_ref().ok()?;
+    serde_json::from_slice(&response.body).ok()
+}
+
+/// Why an answer breaks the envelope rule, if it does: it must come whole
+/// within the timeout, labelled JSON, parse, and carry `error.code` and
+/// `error.description` as strings.
+fn envelope_problem(exchange: &Exchange) -> Option<String> {
+    let response = match &exchange.response {
+        Ok(response) => response,
+        Err(why) => return Some(why.clone()),
+    };
+    let media_type = response.header("content-type").unwrap_or("");
+    if !is_json_media_type(media_type) {
+        return Some(format!(
+            "HTTP {} labelled {:?}, not JSON",
+            response.status,
+            if media_type.is_empty() {
+                "nothing"
+            } else {
+                media_type
+            }
+        ));
+    }
+    let Ok(json) = serde_json::from_slice::<Value>(&response.body) else {
+        return Some(format!(
+            "HTTP {}, a body that does not parse as JSON",
+            response.status
+        ));
+    };
+    let error = json.get("error");
+    let strings = error.is_some_and(|e| {
+        e.get("code").is_some_and(Value::is_string)
+            && e.get("description").is_some_and(Value::is_string)
+    });
+    (!strings).then(|| {
+        format!(
+            "HTTP {}, no envelope error object with string code and description",
+            response.status
+        )
+    })
+}
+
+async fn send_all(world: &PaymentWorld, requests: Vec<RecordedRequest>) -> Vec<Exchange> {
+    let client = world.ctx.client.clone();
+    let limits = world.ctx.limits;
+    let exchanges: Vec<Exchange> = stream::iter(requests)
+        .map(|request| request.send(&client, limits))
+        .buffered(IN_FLIGHT)
+        .collect()
+        .await;
+    world.also_sent(&exchanges);
+    exchanges
+}
+
+/// Sends requests all at once, not bounded by [`IN_FLIGHT`].
+async fn send_at_once(world: &PaymentWorld, requests: Vec<RecordedRequest>) -> Vec<Exchange> {
+    let client = world.ctx.client.clone();
+    let limits = world.ctx.limits;
+    let exchanges =
+        futures_util::future::join_all(requests.into_iter().map(|r| r.send(&client, limits))).await;
+    world.also_sent(&exchanges);
+    exchanges
+}
+
+#[then("at most one of those answers executes the payment")]
+fn at_most_one_executes(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let executed: Vec<Exchange> = world
+        .volley
+        .iter()
+        .filter(|e| executes(e))
+        .cloned()
+        .collect();
+    if executed.len() > 1 {
+        let count = world.volley.len();
+        world.exchanges.extend(executed.iter().take(2).cloned());
+        return Err(world.failure(
+            &format!("at most one of {count} submits of one token at once executing the payment"),
+            &format!(
+                "{} of them executed it (the last two shown)",
+                executed.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[then("the answer executes nothing")]
+fn answer_executes_nothing(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let answer = world.answer()?;
+    let exchange = &world.exchanges[answer.exchange];
+    if executes(exchange) {
+        return Err(world.failure(
+            "nothing executed: neither transactionResult \"OK\" nor \"8006\" under error.code \"0\"",
+            "the payment was executed again",
+        ));
+    }
+    Ok(())
+}
+
+/// A create request of the merchant's, carrying this body.
+fn create_request(world: &PaymentWorld, body: Vec<u8>) -> RecordedRequest {
+    let target = world.target();
+    RecordedRequest::new(Method::POST, target.api_url(CREATE_PATH))
+        .header(
+            "Authorization",
+            format!("apikey {}", target.api_key.expose()),
+        )
+        .header("Content-Type", "application/json")
+        .body(body)
+}
+
+/// One buyer's whole payment: (token, create's ID, submit's ID).
+async fn one_flow(world: &PaymentWorld, body: Vec<u8>) -> Result<(String, String, String), String> {
+    let create = create_request(world, create_body(world).to_string().into_bytes());
+    let created = create.send(&world.ctx.client, world.ctx.limits).await;
+    world.also_sent([&created]);
+    let json = json_of(&created).ok_or("create gave no JSON answer")?;
+    let text = |json: &Value, pointer: &str| {
+        json.pointer(pointer)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let token = text(&json, "/payload/paymentToken").ok_or("create gave no paymentToken")?;
+    let id = text(&json, "/payload/paymentID").ok_or("create gave no paymentID")?;
+    let paid = submit_request(world, Some(&token), body)
+        .send(&world.ctx.client, world.ctx.limits)
+        .await;
+    world.also_sent([&paid]);
+    let json = json_of(&paid).ok_or("submit gave no JSON answer")?;
+    let answered = text(&json, "/payload/paymentID").ok_or("submit gave no paymentID")?;
+    Ok((token, id, answered))
+}
+
+#[then("each payment has its own token and payment ID")]
+fn own_tokens_and_ids(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let tokens: std::collections::BTreeSet<&str> =
+        world.flows.iter().map(|f| f.0.as_str()).collect();
+    let ids: std::collections::BTreeSet<&str> = world.flows.iter().map(|f| f.1.as_str()).collect();
+    let count = world.flows.len();
+    if tokens.len() != count || ids.len() != count {
+        return Err(world.failure(
+            &format!("{count} payments created at once, {count} tokens and {count} payment IDs"),
+            &format!("{} tokens and {} payment IDs", tokens.len(), ids.len()),
+        ));
+    }
+    Ok(())
+}
+
+#[then("each submit answers its own payment's ID")]
+fn own_ids_answered(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let wrong: Vec<String> = world
+        .flows
+        .iter()
+        .filter(|(_, created, answered)| created != answered)
+        .map(|(_, created, answered)| format!("payment {created:?} answered as {answered:?}"))
+        .collect();
+    if !wrong.is_empty() {
+        return Err(world.failure(
+            "each submit answering the paymentID its create returned",
+            &format!(
+                "{} of {}: {}",
+                wrong.len(),
+                world.flows.len(),
+                wrong.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A card number that is no card: a service that pays it has executed a
+/// payment from nothing.
+const NOT_A_CARD: &str = "0000-NOT-A-CARD";
+
+fn generator(world: &PaymentWorld, operation: Operation) -> Result<Generator, Failure> {
+    Ok(match operation {
+        Operation::Create => Generator::new(
+            create_body(world),
+            &["/shopLogin", "/amount", "/currency", "/shopTransactionID"],
+        ),
+        Operation::Submit => {
+            let card = card(world, CardChoice::Frictionless)?.clone();
+            let mut body = submit_body(world, &card);
+            body["paymentTypeDetails"]["creditcard"]["number"] = Value::from(NOT_A_CARD);
+            Generator::new(
+                body,
+                &[
+                    "/shopLogin",
+                    "/buyer/name",
+                    "/buyer/email",
+                    "/paymentTypeDetails/creditcard/expMonth",
+                    "/paymentTypeDetails/creditcard/expYear",
+                    "/paymentTypeDetails/creditcard/CVV",
+                    "/paymentTypeDetails",
+                ],
+            )
+        }
+    })
+}
+
+fn hostile_request(
+    world: &PaymentWorld,
+    operation: Operation,
+    token: Option<&str>,
+    body: Vec<u8>,
+) -> RecordedRequest {
+    match operation {
+        Operation::Create => create_request(world, body),
+        Operation::Submit => submit_request(world, token, body),
+    }
+}
+
+/// What is wrong with a generated body's answer, if anything.
+fn problem(operation: Operation, exchange: &Exchange) -> Option<String> {
+    envelope_problem(exchange).or_else(|| {
+        (operation == Operation::Submit && executes(exchange)).then(|| {
+            format!("a payment executed with the card number {NOT_A_CARD:?}, which is no card")
+        })
+    })
+}
+
+async fn send_hostile(world: &mut PaymentWorld, operation: Operation) -> Result<(), Failure> {
+    let generator = generator(world, operation)?;
+    let token = match operation {
+        Operation::Create => None,
+        Operation::Submit => Some(world.payment()?.token.clone()),
+    };
+    let count = world.target().robustness.hostile_requests;
+    let requests = generator
+        .trees(world.ctx.seed, count)
+        .iter()
+        .map(|tree| {
+            hostile_request(
+                world,
+                operation,
+                token.as_deref(),
+                generator.render(&tree.current()),
+            )
+        })
+        .collect();
+    let answers = send_all(world, requests).await;
+    let findings = answers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, exchange)| problem(operation, exchange).map(|why| (i, why)))
+        .collect();
+    world.hostile = Some(HostileRun {
+        operation,
+        generator,
+        token,
+        findings,
+        sent: count,
+    });
+    Ok(())
+}
+
+#[when("the merchant sends generated hostile bodies to create")]
+async fn hostile_creates(world: &mut PaymentWorld) -> Result<(), Failure> {
+    send_hostile(world, Operation::Create).await
+}
+
+/// A fresh payment's token, so that a shrunk submit is not refused only
+/// because an earlier one used the token up.
+async fn fresh_token(world: &PaymentWorld) -> Option<String> {
+    let create = create_request(world, create_body(world).to_string().into_bytes());
+    let answer = create.send(&world.ctx.client, world.ctx.limits).await;
+    world.also_sent([&answer]);
+    json_of(&answer)?
+        .pointer("/payload/paymentToken")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// Shrinks the `index`-th body while its answer still fails; returns the
+/// smallest failing mutation, its exchange and problem, and the requests sent.
+async fn shrink(
+    world: &PaymentWorld,
+    run: &HostileRun,
+    index: usize,
+) -> (Mutation, Option<(Exchange, String)>, usize) {
+    let mut tree = run.generator.tree(world.ctx.seed, index);
+    let mut best = (tree.current(), None);
+    let mut sent = 0;
+    if !tree.simplify() {
+        return (best.0, best.1, sent);
+    }
+    while sent < SHRINK_BUDGET {
+        let mutation = tree.current();
+        let token = match run.operation {
+            Operation::Create => None,
+            Operation::Submit => fresh_token(world).await.or_else(|| run.token.clone()),
+        };
+        let request = hostile_request(
+            world,
+            run.operation,
+            token.as_deref(),
+            run.generator.render(&mutation),
+        );
+        let exchange = request.send(&world.ctx.client, world.ctx.limits).await;
+        world.also_sent([&exchange]);
+        sent += 1;
+        if let Some(why) = problem(run.operation, &exchange) {
+            best = (mutation, Some((exchange, why)));
+            if !tree.simplify() {
+                break;
+            }
+        } else if !tree.complicate() {
+            break;
+        }
+    }
+    (best.0, best.1, sent)
+}
+
+#[then("every answer is JSON with the envelope, within the timeout")]
+async fn every_hostile_answer_enveloped(world: &mut PaymentWorld) -> Result<(), Failure> {
+    judge_hostile(world).await
+}
+
+#[then("every answer is JSON with the envelope, within the timeout, and none pays")]
+async fn every_hostile_answer_enveloped_unpaid(world: &mut PaymentWorld) -> Result<(), Failure> {
+    judge_hostile(world).await
+}
+
+async fn judge_hostile(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let Some(run) = world.hostile.take() else {
+        return Err(Failure::plain(
+            "generated bodies sent earlier in the scenario",
+        ));
+    };
+    let Some((index, first)) = run.findings.first().cloned() else {
+        return Ok(());
+    };
+    let seed = world.ctx.seed;
+    let (mutation, shrunk, requests) = shrink(world, &run, index).await;
+    let (why, replay) = match shrunk {
+        Some((exchange, why)) => {
+            let record = exchange.record(&world.ctx.redactor);
+            world.exchanges.push(exchange);
+            (why, record.curl)
+        }
+        None => (first, String::new()),
+    };
+    let body = run.generator.render(&mutation);
+    let expected = match run.operation {
+        Operation::Create => {
+            "every answer to a generated body JSON with the envelope, within the timeout"
+        }
+        Operation::Submit => {
+            "every answer to a generated body JSON with the envelope, within the timeout, and no payment executed"
+        }
+    };
+    let mut actual = format!(
+        "{} of {} generated bodies failed (seed {seed}; the first, #{index}, replays with --seed {seed}); \
+         shrunk with {requests} more requests to a body of {} bytes ({}): {why}",
+        run.findings.len(),
+        run.sent,
+        body.len(),
+        run.generator.describe(&mutation),
+    );
+    if !replay.is_empty() {
+        actual.push_str(&format!("\nreplay:   {replay}"));
+    }
+    Err(world.failure(expected, &actual))
+}

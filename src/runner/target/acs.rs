@@ -1,0 +1,75 @@
+//! How the buyer gets through the issuer's page: the driver, the values it
+//! types, explicit steps, and where the browser is.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::{Secret, TargetError, target_error};
+use crate::runner::issuer::{chromium::BrowserSettings, steps::IssuerStep};
+
+/// How the buyer gets through the issuer-authentication page.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AcsDriver {
+    /// HTTP and an HTML parser, no script: fills the form holding `fields`,
+    /// walks lone forms and frames, follows redirects and relay pages.
+    #[default]
+    Form,
+    /// A headless Chromium: pages built by scripts, frames, script redirects.
+    Browser,
+    /// No issuer page can be driven: its scenarios are skipped, with the reason.
+    None,
+}
+
+impl AcsDriver {
+    /// The name the target file uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Form => "form",
+            Self::Browser => "browser",
+            Self::None => "none",
+        }
+    }
+
+    /// The driver of that name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::Form, Self::Browser, Self::None]
+            .into_iter()
+            .find(|driver| driver.name() == name)
+    }
+}
+
+/// Issuer-authentication settings.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AcsConfig {
+    /// The driver.
+    #[serde(default)]
+    pub driver: AcsDriver,
+    /// Values typed into the issuer page's form, by field name.
+    #[serde(default)]
+    pub fields: BTreeMap<String, Secret>,
+    /// Explicit steps for a page no heuristic reads, in order.
+    #[serde(default)]
+    pub steps: Vec<IssuerStep>,
+    /// Where the browser driver's Chromium and ChromeDriver are.
+    #[serde(default)]
+    pub browser: BrowserSettings,
+}
+
+/// The issuer driver the flag, else the environment (`PAYCONF_ACS_DRIVER`),
+/// chooses over the target's own, if either does.
+pub fn driver_override(
+    flag: Option<&str>,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Option<AcsDriver>, TargetError> {
+    let (setting, name) = match (flag, env("PAYCONF_ACS_DRIVER").filter(|v| !v.is_empty())) {
+        (Some(flag), _) => ("--acs-driver", flag.to_owned()),
+        (None, Some(var)) => ("PAYCONF_ACS_DRIVER", var),
+        (None, None) => return Ok(None),
+    };
+    AcsDriver::from_name(&name)
+        .map(Some)
+        .ok_or_else(|| target_error(setting, format!("{name:?} is not form, browser or none")))
+}

@@ -1,0 +1,450 @@
+//! The server under test and what payconf needs to know about it: where it
+//! is, the merchant's credentials, test cards, back-office pages, and how to
+//! get through its issuer page.
+//!
+//! Settings come from a TOML file (`--target`), are overridden by the
+//! environment (`PAYCONF_BASE_URL`, `PAYCONF_API_KEY`, `PAYCONF_SHOP_LOGIN`),
+//! which is overridden by flags. [`TargetConfig::resolve`] checks them all
+//! and names the first one that is missing or invalid.
+
+use std::{collections::BTreeMap, fmt, path::Path, time::Duration};
+
+use serde::Deserialize;
+use url::Url;
+
+use crate::runner::{issuer::chromium::BrowserSettings, redact::Redactor};
+
+mod acs;
+mod cards;
+mod robustness;
+mod secret;
+mod summary;
+#[cfg(test)]
+mod tests;
+mod tls;
+
+pub use acs::{AcsConfig, AcsDriver, driver_override};
+use cards::check_card;
+pub use cards::{TestCard, TestCards};
+pub use robustness::RobustnessSettings;
+pub use secret::Secret;
+pub use tls::{TlsFile, TlsSettings, TransportOverrides};
+
+/// Which environment of the service a target is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Environment {
+    /// The test environment: every scenario may run.
+    Sandbox,
+    /// The live service: payconf refuses it unless `--allow-production`,
+    /// and then runs only `@production-safe` scenarios.
+    Production,
+}
+
+impl Environment {
+    /// `sandbox` or `production`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Sandbox => "sandbox",
+            Self::Production => "production",
+        }
+    }
+}
+
+/// The target file's form: every setting optional until resolved.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetFile {
+    base_url: Option<String>,
+    environment: Option<Environment>,
+    api_key: Option<Secret>,
+    shop_login: Option<String>,
+    currency: Option<String>,
+    amount: Option<String>,
+    success_url: Option<String>,
+    failure_url: Option<String>,
+    token_lifetime_secs: Option<u64>,
+    submit_authorization: Option<bool>,
+    buyer_name: Option<String>,
+    buyer_email: Option<String>,
+    transaction_prefix: Option<String>,
+    #[serde(default)]
+    cards: TestCards,
+    #[serde(default)]
+    acs: AcsConfig,
+    #[serde(default)]
+    robustness: RobustnessSettings,
+    #[serde(default)]
+    tls: TlsFile,
+    proxy: Option<String>,
+}
+
+/// Settings given on the command line, which win over everything else.
+#[derive(Clone, Debug, Default)]
+pub struct TargetOverrides {
+    /// `--base-url`.
+    pub base_url: Option<String>,
+    /// `--api-key`.
+    pub api_key: Option<String>,
+    /// `--shop-login`.
+    pub shop_login: Option<String>,
+    /// `--acs-driver`.
+    pub acs_driver: Option<String>,
+    /// `--tls-ca-file`, `--tls-client-cert`, `--tls-client-key`, `--proxy`.
+    pub transport: TransportOverrides,
+}
+
+/// The buyer's name submits carry, unless the target names another.
+pub const DEFAULT_BUYER_NAME: &str = "Jane Doe";
+/// The buyer's e-mail address submits carry, unless the target names another.
+pub const DEFAULT_BUYER_EMAIL: &str = "jane.doe@payconf.example";
+/// What the suite's `shopTransactionID`s begin with, unless the target says otherwise.
+pub const DEFAULT_TRANSACTION_PREFIX: &str = "payconf-";
+
+/// A complete, checked target.
+#[derive(Clone, Debug)]
+pub struct TargetConfig {
+    /// The service's base address; the API paths are under it.
+    pub base_url: Url,
+    /// The environment the target file declares, if it does.
+    pub environment: Option<Environment>,
+    /// The merchant's API key.
+    pub api_key: Secret,
+    /// The merchant's shop login.
+    pub shop_login: String,
+    /// Currency of the payments the suite creates.
+    pub currency: String,
+    /// Amount of the payments the suite creates.
+    pub amount: String,
+    /// The back-office success page, when the target names it.
+    pub success_url: Option<Url>,
+    /// The back-office failure page, when the target names it.
+    pub failure_url: Option<Url>,
+    /// Token lifetime, for the expiry scenario.
+    pub token_lifetime: Option<Duration>,
+    /// Whether submit also carries `Authorization: apikey <key>`, as the
+    /// merchant's server, which holds the key, can send it (default: yes).
+    pub submit_authorization: bool,
+    /// The buyer's name in submits.
+    pub buyer_name: String,
+    /// The buyer's e-mail address in submits: a server may refuse the
+    /// reserved example domains, so it can be set.
+    pub buyer_email: String,
+    /// What every `shopTransactionID` the suite sends begins with.
+    pub transaction_prefix: String,
+    /// Test cards.
+    pub cards: TestCards,
+    /// Issuer-authentication settings.
+    pub acs: AcsConfig,
+    /// How hard the `@robustness` scenarios press.
+    pub robustness: RobustnessSettings,
+    /// CAs to trust and a client certificate, read from their files.
+    pub tls: TlsSettings,
+    /// The proxy every request to the target goes through (never for a
+    /// loopback address); `None`: the environment's, as curl reads it.
+    pub proxy: Option<Url>,
+}
+
+/// A setting that is missing or invalid.
+#[derive(Debug, thiserror::Error)]
+#[error("{setting}: {reason}")]
+pub struct TargetError {
+    /// Name of the setting, as the user writes it.
+    pub setting: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+fn target_error(setting: &str, reason: impl fmt::Display) -> TargetError {
+    TargetError {
+        setting: setting.to_owned(),
+        reason: reason.to_string(),
+    }
+}
+
+impl TargetFile {
+    /// Reads a target file.
+    pub fn load(path: &Path) -> Result<Self, TargetError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            target_error("--target", format!("cannot read {}: {e}", path.display()))
+        })?;
+        let file: Self = toml::from_str(&text)
+            .map_err(|e| target_error(&format!("--target {}", path.display()), e))?;
+        let folder = path.parent().unwrap_or(Path::new("."));
+        Ok(Self {
+            tls: file.tls.clone().relative_to(folder),
+            ..file
+        })
+    }
+
+    /// Applies the environment, then the flags, over the file.
+    pub fn overridden(
+        mut self,
+        env: impl Fn(&str) -> Option<String>,
+        flags: &TargetOverrides,
+    ) -> Self {
+        let pick = |flag: &Option<String>, var: &str, file: Option<String>| {
+            flag.clone()
+                .or_else(|| env(var).filter(|v| !v.is_empty()))
+                .or(file)
+        };
+        self.base_url = pick(&flags.base_url, "PAYCONF_BASE_URL", self.base_url.take());
+        self.api_key = pick(
+            &flags.api_key,
+            "PAYCONF_API_KEY",
+            self.api_key.take().map(|s| s.expose().to_owned()),
+        )
+        .map(Secret::new);
+        self.shop_login = pick(
+            &flags.shop_login,
+            "PAYCONF_SHOP_LOGIN",
+            self.shop_login.take(),
+        );
+        self.tls = std::mem::take(&mut self.tls).overridden(&env, &flags.transport);
+        self.proxy = tls::proxy_override(self.proxy.take(), &env, &flags.transport.proxy);
+        self
+    }
+
+    /// Whether a base URL was given anywhere.
+    pub fn has_base_url(&self) -> bool {
+        self.base_url.is_some()
+    }
+
+    /// Checks every setting and builds the target.
+    pub fn resolve(self) -> Result<TargetConfig, TargetError> {
+        let base_url = self.base_url.ok_or_else(|| {
+            target_error(
+                "base_url",
+                "missing (target file, PAYCONF_BASE_URL or --base-url)",
+            )
+        })?;
+        let base_url = http_url("base_url", &base_url)?;
+        let api_key = self
+            .api_key
+            .filter(|k| !k.expose().is_empty())
+            .ok_or_else(|| {
+                target_error(
+                    "api_key",
+                    "missing (target file, PAYCONF_API_KEY or --api-key)",
+                )
+            })?;
+        let shop_login = self.shop_login.filter(|s| !s.is_empty()).ok_or_else(|| {
+            target_error(
+                "shop_login",
+                "missing (target file, PAYCONF_SHOP_LOGIN or --shop-login)",
+            )
+        })?;
+        let currency = self.currency.unwrap_or_else(|| "EUR".to_owned());
+        if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return Err(target_error("currency", "must be a three-letter code"));
+        }
+        let amount = self.amount.unwrap_or_else(|| "1.00".to_owned());
+        let well_formed = amount.split_once('.').is_some_and(|(u, d)| {
+            !u.is_empty() && d.len() == 2 && u.bytes().chain(d.bytes()).all(|b| b.is_ascii_digit())
+        });
+        if !well_formed {
+            return Err(target_error("amount", "must be written like 1.00"));
+        }
+        let success_url = self
+            .success_url
+            .map(|u| http_url("success_url", &u))
+            .transpose()?;
+        let failure_url = self
+            .failure_url
+            .map(|u| http_url("failure_url", &u))
+            .transpose()?;
+        let token_lifetime = match self.token_lifetime_secs {
+            Some(0) => return Err(target_error("token_lifetime_secs", "must be at least 1")),
+            other => other.map(Duration::from_secs),
+        };
+        for (name, card) in [
+            ("frictionless", &self.cards.frictionless),
+            ("three_ds", &self.cards.three_ds),
+            ("declined", &self.cards.declined),
+        ] {
+            if let Some(card) = card {
+                check_card(name, card)?;
+            }
+        }
+        if self.cards.frictionless.is_none() {
+            return Err(target_error(
+                "cards.frictionless",
+                "missing: a card not enrolled in 3-D Secure",
+            ));
+        }
+        if self.cards.three_ds.is_none() {
+            return Err(target_error(
+                "cards.three_ds",
+                "missing: a card enrolled in 3-D Secure",
+            ));
+        }
+        for (setting, value) in [
+            ("buyer_name", &self.buyer_name),
+            ("buyer_email", &self.buyer_email),
+        ] {
+            if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+                return Err(target_error(setting, "must not be empty"));
+            }
+        }
+        if let Some(prefix) = &self.transaction_prefix {
+            if prefix.chars().count() > 32 || prefix.chars().any(char::is_control) {
+                return Err(target_error(
+                    "transaction_prefix",
+                    "must be at most 32 characters, none of them control characters",
+                ));
+            }
+        }
+        self.robustness.check()?;
+        for (i, step) in self.acs.steps.iter().enumerate() {
+            if let Some(field) = step.field() {
+                if !self.acs.fields.contains_key(field) {
+                    return Err(target_error(
+                        &format!("acs.steps[{i}].field"),
+                        format!("{field:?} is not a name in acs.fields"),
+                    ));
+                }
+            }
+        }
+        let tls = self.tls.check()?;
+        let proxy = tls::proxy_url(self.proxy)?;
+        Ok(TargetConfig {
+            tls,
+            proxy,
+            base_url,
+            environment: self.environment,
+            api_key,
+            shop_login,
+            currency,
+            amount,
+            success_url,
+            failure_url,
+            token_lifetime,
+            submit_authorization: self.submit_authorization.unwrap_or(true),
+            buyer_name: self
+                .buyer_name
+                .unwrap_or_else(|| DEFAULT_BUYER_NAME.to_owned()),
+            buyer_email: self
+                .buyer_email
+                .unwrap_or_else(|| DEFAULT_BUYER_EMAIL.to_owned()),
+            transaction_prefix: self
+                .transaction_prefix
+                .unwrap_or_else(|| DEFAULT_TRANSACTION_PREFIX.to_owned()),
+            cards: self.cards,
+            acs: self.acs,
+            robustness: self.robustness,
+        })
+    }
+}
+
+/// An absolute http(s) URL.
+fn http_url(setting: &str, value: &str) -> Result<Url, TargetError> {
+    let url = Url::parse(value).map_err(|e| target_error(setting, format!("{e}: {value:?}")))?;
+    if !matches!(url.scheme(), "http" | "https") || !url.has_host() {
+        return Err(target_error(
+            setting,
+            "must be an absolute http or https URL",
+        ));
+    }
+    Ok(url)
+}
+
+impl TargetConfig {
+    /// The target for the reference implementation's built-in defaults at `base_url`.
+    pub fn reference_defaults(base_url: Url, token_lifetime: Duration) -> Self {
+        use payconf_reference as reference;
+        let card = |number: &str| TestCard {
+            number: Secret::new(number),
+            exp_month: "12".to_owned(),
+            exp_year: "99".to_owned(),
+            cvv: Secret::new("123"),
+        };
+        let page = |outcome: &str| {
+            base_url
+                .join(&format!(
+                    "/merchant/{}/{outcome}",
+                    reference::DEFAULT_SHOP_LOGIN
+                ))
+                .expect("a path joins any http base URL")
+        };
+        Self {
+            success_url: Some(page("success")),
+            failure_url: Some(page("failure")),
+            base_url: base_url.clone(),
+            environment: Some(Environment::Sandbox),
+            api_key: Secret::new(reference::DEFAULT_API_KEY),
+            shop_login: reference::DEFAULT_SHOP_LOGIN.to_owned(),
+            currency: "EUR".to_owned(),
+            amount: "1.00".to_owned(),
+            token_lifetime: Some(token_lifetime),
+            submit_authorization: true,
+            buyer_name: DEFAULT_BUYER_NAME.to_owned(),
+            buyer_email: DEFAULT_BUYER_EMAIL.to_owned(),
+            transaction_prefix: DEFAULT_TRANSACTION_PREFIX.to_owned(),
+            cards: TestCards {
+                frictionless: Some(card(reference::DEFAULT_FRICTIONLESS_CARD)),
+                three_ds: Some(card(reference::DEFAULT_THREE_DS_CARD)),
+                declined: Some(card(reference::DEFAULT_DECLINED_CARD)),
+            },
+            acs: AcsConfig {
+                driver: AcsDriver::Form,
+                fields: BTreeMap::from([(
+                    "otp".to_owned(),
+                    Secret::new(reference::DEFAULT_ISSUER_CODE),
+                )]),
+                steps: Vec::new(),
+                browser: BrowserSettings::default(),
+            },
+            robustness: RobustnessSettings::default(),
+            tls: TlsSettings::default(),
+            proxy: None,
+        }
+    }
+
+    /// An API path under the base address (which may itself carry a path).
+    pub fn api_url(&self, path: &str) -> Url {
+        let mut url = self.base_url.clone();
+        let base = url.path().trim_end_matches('/').to_owned();
+        url.set_path(&format!("{base}{path}"));
+        url.set_query(None);
+        url
+    }
+
+    /// The secrets shown as `***` wherever they appear: the API key and the
+    /// issuer form's values. (Card numbers are shown masked, by
+    /// [`Self::card_numbers`]; security codes are too short to mask by value
+    /// and are masked where they stand, in the `CVV` field.)
+    pub fn secrets(&self) -> Vec<String> {
+        let mut secrets = vec![self.api_key.expose().to_owned()];
+        secrets.extend(self.acs.fields.values().map(|v| v.expose().to_owned()));
+        secrets.retain(|s| !s.is_empty());
+        secrets
+    }
+
+    /// Every test card, by its name in the target file.
+    pub fn cards(&self) -> impl Iterator<Item = (&'static str, &TestCard)> {
+        [
+            ("frictionless", &self.cards.frictionless),
+            ("three_ds", &self.cards.three_ds),
+            ("declined", &self.cards.declined),
+        ]
+        .into_iter()
+        .filter_map(|(name, card)| card.as_ref().map(|card| (name, card)))
+    }
+
+    /// The card numbers of the test cards, shown as first six and last four digits.
+    pub fn card_numbers(&self) -> Vec<String> {
+        self.cards()
+            .map(|(_, card)| card.number.expose().to_owned())
+            .collect()
+    }
+
+    /// The redactor for this target: its secrets masked, its card numbers
+    /// shown as their first six and last four digits.
+    pub fn redactor(&self) -> Redactor {
+        let redactor = Redactor::new(self.secrets());
+        for number in self.card_numbers() {
+            redactor.add_card_number(&number);
+        }
+        redactor
+    }
+}

@@ -1,0 +1,65 @@
+//! The effective target as reports show it.
+
+use payconf_spec::card::mask_pan;
+use url::Url;
+
+use super::{Environment, TargetConfig};
+use crate::runner::redact::MASK;
+
+impl TargetConfig {
+    /// The effective configuration as reports show it: keys, codes and CVVs
+    /// masked, card numbers as their first six and last four digits.
+    pub fn summary(&self) -> serde_json::Value {
+        let cards: serde_json::Map<String, serde_json::Value> = self
+            .cards()
+            .map(|(name, card)| {
+                (
+                    name.to_owned(),
+                    serde_json::json!({
+                        "number": mask_pan(card.number.expose()),
+                        "exp_month": card.exp_month,
+                        "exp_year": card.exp_year,
+                        "cvv": MASK,
+                    }),
+                )
+            })
+            .collect();
+        let fields: serde_json::Map<String, serde_json::Value> = self
+            .acs
+            .fields
+            .keys()
+            .map(|name| (name.clone(), serde_json::Value::String(MASK.to_owned())))
+            .collect();
+        serde_json::json!({
+            "base_url": self.base_url.as_str(),
+            "environment": self.environment.map(Environment::name),
+            "api_key": MASK,
+            "shop_login": self.shop_login,
+            "currency": self.currency,
+            "amount": self.amount,
+            "success_url": self.success_url.as_ref().map(Url::as_str),
+            "failure_url": self.failure_url.as_ref().map(Url::as_str),
+            "token_lifetime_secs": self.token_lifetime.map(|d| d.as_secs_f64()),
+            "submit_authorization": self.submit_authorization,
+            "buyer_name": self.buyer_name,
+            "buyer_email": self.buyer_email,
+            "transaction_prefix": self.transaction_prefix,
+            "cards": cards,
+            "acs": {
+                "driver": self.acs.driver.name(),
+                "fields": fields,
+                "steps": self.acs.steps.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            },
+            "tls": {
+                "ca_file": self.tls.ca_source,
+                "client_cert": self.tls.client_source,
+            },
+            "proxy": self.proxy.as_ref().map(crate::runner::transport::proxy::without_credentials),
+            "robustness": {
+                "concurrent_submits": self.robustness.concurrent_submits,
+                "parallel_flows": self.robustness.parallel_flows,
+                "hostile_requests": self.robustness.hostile_requests,
+            },
+        })
+    }
+}

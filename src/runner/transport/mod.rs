@@ -1,0 +1,342 @@
+//! How payconf reaches the target: the HTTP client every request of a run
+//! goes through (rustls, the system's roots plus `tls.ca_file`, a client
+//! certificate for mutual TLS, proxies chosen by [`proxy::ProxyRules`]),
+//! the connection checked before the first scenario ([`preflight`]), and the
+//! failures of the transport told apart from the target's: an untrusted,
+//! expired or misnamed certificate, a refused client certificate, a proxy
+//! that cannot be reached, a name that does not resolve. Those are payconf's
+//! to fix (a setting), so they end a run as exit 2 before any scenario, and
+//! as the harness's ERROR if they come up during one; never as the target's
+//! FAIL.
+
+pub mod certificate;
+pub mod proxy;
+
+use std::{error::Error as _, time::Duration};
+
+use self::proxy::ProxyRules;
+use crate::runner::{exchange::Limits, target::TargetConfig};
+use reqwest::Client;
+use rustls::{AlertDescription, CertificateError};
+
+/// The run's HTTP client for `target`.
+pub fn client(target: &TargetConfig, limits: Limits) -> Result<Client, String> {
+    let rules = rules(target);
+    let mut builder = Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(limits.timeout)
+        // Shorter than the keep-alive timeouts servers commonly use (5 s for
+        // Node.js and Apache): a request never goes out on an idle connection
+        // the server is closing at that moment, which would fail it for nothing.
+        .pool_idle_timeout(Duration::from_secs(2))
+        .user_agent(concat!("payconf/", env!("CARGO_PKG_VERSION")))
+        .tls_backend_rustls()
+        .no_proxy()
+        .proxy(reqwest::Proxy::custom(move |url| rules.proxy_for(url)));
+    builder = builder.tls_certs_merge(target.tls.roots.iter().cloned());
+    if let Some(identity) = &target.tls.identity {
+        builder = builder.identity(identity.clone());
+    }
+    builder
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {}", causes(&e)))
+}
+
+/// The proxy rules of a run against `target`.
+pub fn rules(target: &TargetConfig) -> ProxyRules {
+    ProxyRules::new(target.proxy.clone(), |name| std::env::var(name).ok())
+}
+
+/// Reaches the target once before any scenario (TLS included): any HTTP
+/// answer will do. A transport failure is described for people, with the
+/// setting that fixes it.
+pub async fn preflight(
+    client: &Client,
+    target: &TargetConfig,
+    timeout: Duration,
+) -> Result<(), String> {
+    let url = &target.base_url;
+    let request = client.get(url.clone()).send();
+    match tokio::time::timeout(timeout, request).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(error)) => Err(match transport_fault(&error, target) {
+            Some(fault) => describe(fault, target, timeout).await,
+            None => format!("target unreachable: {url}: {}", causes(&error)),
+        }),
+        Err(_) => Err(format!(
+            "target unreachable: {url}: no answer within {} s",
+            timeout.as_secs()
+        )),
+    }
+}
+
+/// A failure to reach a server that is payconf's setting to fix.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fault {
+    /// The server's certificate was not trusted.
+    Certificate(CertificateError),
+    /// The server refused the handshake after payconf's certificate, or
+    /// asked for one payconf did not have.
+    ClientCertificate(AlertDescription),
+    /// Another TLS failure.
+    Tls(String),
+    /// The proxy could not be reached, or refused the tunnel.
+    Proxy(String),
+    /// The host name did not resolve.
+    Dns(String),
+}
+
+/// Whether `error` is a transport failure payconf must fix, and which.
+pub fn transport_fault(error: &reqwest::Error, target: &TargetConfig) -> Option<Fault> {
+    let proxied = error
+        .url()
+        .is_some_and(|url| rules(target).proxy_for(url).is_some());
+    if proxied && error.is_connect() && tls_or_dns_fault(error).is_none() {
+        return Some(Fault::Proxy(causes(error)));
+    }
+    tls_or_dns_fault(error)
+}
+
+/// A certificate, TLS or name-resolution failure in `error`'s causes.
+pub fn tls_or_dns_fault(error: &reqwest::Error) -> Option<Fault> {
+    let mut source = error.source();
+    while let Some(cause) = source {
+        // An io::Error's own source skips the error it wraps (and it may
+        // wrap another io::Error): look inside.
+        let mut inner: &(dyn std::error::Error + 'static) = cause;
+        while let Some(wrapped) = inner
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+        {
+            inner = wrapped;
+        }
+        let tls = inner.downcast_ref::<rustls::Error>();
+        if let Some(tls) = tls {
+            return Some(match tls {
+                rustls::Error::InvalidCertificate(e) => Fault::Certificate(e.clone()),
+                rustls::Error::AlertReceived(alert) if is_client_refusal(*alert) => {
+                    Fault::ClientCertificate(*alert)
+                }
+                other => Fault::Tls(other.to_string()),
+            });
+        }
+        source = cause.source();
+    }
+    let text = causes(error);
+    if text.contains("dns error") || text.contains("failed to lookup address") {
+        return Some(Fault::Dns(text));
+    }
+    None
+}
+
+/// The alerts a server sends when it will not take the client's certificate.
+fn is_client_refusal(alert: AlertDescription) -> bool {
+    matches!(
+        alert,
+        AlertDescription::CertificateRequired
+            | AlertDescription::BadCertificate
+            | AlertDescription::UnknownCA
+            | AlertDescription::CertificateUnknown
+            | AlertDescription::CertificateRevoked
+            | AlertDescription::CertificateExpired
+            | AlertDescription::AccessDenied
+            | AlertDescription::HandshakeFailure
+    )
+}
+
+/// A transport failure for people: which host, what is wrong, which setting fixes it.
+pub async fn describe(fault: Fault, target: &TargetConfig, timeout: Duration) -> String {
+    let url = &target.base_url;
+    let host = url.host_str().unwrap_or_default();
+    let certificate = async {
+        certificate::fetch(url, timeout)
+            .await
+            .map(|facts| format!("\n{}", facts.describe()))
+            .unwrap_or_default()
+    };
+    match fault {
+        Fault::Certificate(CertificateError::UnknownIssuer) => format!(
+            "payconf does not trust the certificate of {host}: a CA it does not know signed it \
+             (a private CA, as staging servers often have){}\nfix: give the CA's certificate \
+             (PEM) as tls.ca_file in the target file, --tls-ca-file or PAYCONF_TLS_CA_FILE{}",
+            certificate.await,
+            trusted_now(target),
+        ),
+        Fault::Certificate(
+            CertificateError::Expired
+            | CertificateError::ExpiredContext { .. }
+            | CertificateError::NotValidYet
+            | CertificateError::NotValidYetContext { .. },
+        ) => format!(
+            "the certificate of {host} is not valid at this time{}\nfix: the server needs a \
+             certificate valid today; payconf does not skip the check",
+            certificate.await
+        ),
+        Fault::Certificate(
+            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+        ) => format!(
+            "the certificate of {host} is not for the name {host}{}\nfix: give base_url with a \
+             name the certificate lists, or give the server a certificate for {host}",
+            certificate.await
+        ),
+        Fault::Certificate(other) => format!(
+            "payconf does not trust the certificate of {host}: {}{}\nfix: give the server a \
+             valid certificate, or its CA as tls.ca_file",
+            certificate_words(&other),
+            certificate.await
+        ),
+        Fault::ClientCertificate(alert) => match &target.tls.client_source {
+            Some(source) => format!(
+                "{host} refused payconf's client certificate ({source}): it answered the \
+                 handshake with \"{}\"\nfix: give a certificate the server trusts as \
+                 tls.client_cert and tls.client_key",
+                alert_words(alert)
+            ),
+            None => format!(
+                "{host} asks for a client certificate (mutual TLS) and payconf has none: it \
+                 answered the handshake with \"{}\"\nfix: give the certificate and its key as \
+                 tls.client_cert and tls.client_key in the target file, \
+                 --tls-client-cert and --tls-client-key, or PAYCONF_TLS_CLIENT_CERT and \
+                 PAYCONF_TLS_CLIENT_KEY",
+                alert_words(alert)
+            ),
+        },
+        Fault::Tls(reason) => format!("the TLS handshake with {host} failed: {reason}"),
+        Fault::Proxy(reason) => format!(
+            "the proxy payconf goes through to {host} cannot be reached: {}\n  ({reason})\n\
+             fix: correct the proxy setting, --proxy or PAYCONF_PROXY, or the environment's \
+             HTTPS_PROXY, http_proxy and NO_PROXY",
+            rules(target).describe(url).unwrap_or_default()
+        ),
+        Fault::Dns(reason) => format!(
+            "the name {host} does not resolve ({reason})\nfix: correct base_url, or the \
+             machine's DNS"
+        ),
+    }
+}
+
+impl Fault {
+    /// What went wrong with `host`, in a sentence, for a scenario's ERROR.
+    pub fn words(&self, host: &str) -> String {
+        match self {
+            Fault::Certificate(CertificateError::UnknownIssuer) => format!(
+                "payconf does not trust the certificate of {host}: a CA it does not know \
+                 signed it (give the CA as tls.ca_file)"
+            ),
+            Fault::Certificate(
+                CertificateError::Expired
+                | CertificateError::ExpiredContext { .. }
+                | CertificateError::NotValidYet
+                | CertificateError::NotValidYetContext { .. },
+            ) => format!("the certificate of {host} is not valid at this time"),
+            Fault::Certificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+            ) => format!("the certificate of {host} is not for the name {host}"),
+            Fault::Certificate(other) => format!(
+                "payconf does not trust the certificate of {host}: {}",
+                certificate_words(other)
+            ),
+            Fault::ClientCertificate(alert) => format!(
+                "{host} refused the TLS handshake (\"{}\"): it wants a client certificate it \
+                 accepts (tls.client_cert and tls.client_key)",
+                alert_words(*alert)
+            ),
+            Fault::Tls(reason) => format!("the TLS handshake with {host} failed: {reason}"),
+            Fault::Proxy(_) => {
+                format!("the proxy payconf goes through to {host} cannot be reached")
+            }
+            Fault::Dns(_) => format!("the name {host} does not resolve"),
+        }
+    }
+}
+
+fn trusted_now(target: &TargetConfig) -> String {
+    match &target.tls.ca_source {
+        Some(source) => format!(" (now {source}, which did not sign it)"),
+        None => String::new(),
+    }
+}
+
+fn certificate_words(error: &CertificateError) -> String {
+    match error {
+        CertificateError::BadEncoding => "it is not a well-formed certificate".to_owned(),
+        CertificateError::Revoked => "it was revoked".to_owned(),
+        CertificateError::BadSignature => "its signature does not verify".to_owned(),
+        CertificateError::InvalidPurpose | CertificateError::InvalidPurposeContext { .. } => {
+            "it is not for serving a web site".to_owned()
+        }
+        other => other.to_string(),
+    }
+}
+
+fn alert_words(alert: AlertDescription) -> &'static str {
+    match alert {
+        AlertDescription::CertificateRequired => "certificate required",
+        AlertDescription::BadCertificate => "bad certificate",
+        AlertDescription::UnknownCA => "unknown CA",
+        AlertDescription::CertificateUnknown => "certificate unknown",
+        AlertDescription::CertificateRevoked => "certificate revoked",
+        AlertDescription::CertificateExpired => "certificate expired",
+        AlertDescription::AccessDenied => "access denied",
+        _ => "handshake failure",
+    }
+}
+
+/// An error with its causes, one after the other.
+pub fn causes(error: &(dyn std::error::Error + 'static)) -> String {
+    let text = error.to_string();
+    match source_chain(error) {
+        chain if chain.is_empty() || text.contains(&chain) => text,
+        chain => format!("{text}: {chain}"),
+    }
+}
+
+/// The causes of an error (not the error itself), joined by `: `; a cause
+/// whose words the one before it already holds is not said again.
+pub fn source_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut said: Vec<String> = Vec::new();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !said.last().is_some_and(|last| last.contains(&text)) {
+            said.push(text);
+        }
+        source = cause.source();
+    }
+    said.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Wrapped(&'static str, Option<std::io::Error>);
+
+    impl std::fmt::Display for Wrapped {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Wrapped {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_ref().map(|e| e as _)
+        }
+    }
+
+    #[test]
+    fn causes_are_said_once_each_after_the_error() {
+        let refused =
+            std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
+        let error = Wrapped("client error (Connect)", Some(refused));
+        assert_eq!(source_chain(&error), "connection refused");
+        assert_eq!(causes(&error), "client error (Connect): connection refused");
+        let repeated = Wrapped(
+            "tcp connect error: connection refused",
+            Some(std::io::Error::other("connection refused")),
+        );
+        assert_eq!(causes(&repeated), "tcp connect error: connection refused");
+        assert_eq!(causes(&Wrapped("alone", None)), "alone");
+    }
+}

@@ -1,0 +1,489 @@
+//! The state of one scenario, and how an answer from the target is received
+//! and judged.
+//!
+//! Every scenario gets a fresh [`PaymentWorld`] holding the run's shared
+//! [`RunContext`] (target, HTTP client, spec, requirements, redactor), the
+//! profile it is held to (`@core` or `@reference`), the requirements it
+//! checks, and what it has seen so far. [`PaymentWorld::receive`] sends a
+//! request and checks the answer against the spec. A violation fails the
+//! step when the scenario checks the requirement the violated field belongs
+//! to; otherwise it is noted as an observation, so that one broken field
+//! fails exactly the scenarios that check it and no others.
+
+use std::{fmt, sync::Arc};
+
+use serde_json::Value;
+use url::Url;
+
+use crate::runner::{
+    exchange::{Exchange, Limits, RecordedRequest, Unreported},
+    issuer::{
+        IssuerEvidence,
+        chromium::{Chromium, Reservation},
+    },
+    redact::Redactor,
+    target::TargetConfig,
+};
+use payconf_spec::{
+    Profile,
+    contract::Contract,
+    requirements::{Requirements, ids},
+};
+
+/// What every scenario of a run shares.
+#[derive(Debug)]
+pub struct RunContext {
+    /// The server under test.
+    pub target: TargetConfig,
+    /// HTTP client: no redirects followed, no proxy from the environment.
+    pub client: reqwest::Client,
+    /// Time and size bounds of every exchange.
+    pub limits: Limits,
+    /// The spec.
+    pub contract: Arc<Contract>,
+    /// The requirements catalogue.
+    pub requirements: Requirements,
+    /// Keeps secrets out of everything shown.
+    pub redactor: Redactor,
+    /// The headless browser of the browser driver, started once for the run.
+    pub browser: Option<Arc<Chromium>>,
+    /// The seed of the hostile inputs `@robustness` generates.
+    pub seed: u64,
+    /// Whether every exchange is kept for a HAR file (`--har`), those the
+    /// scenario's report leaves out included.
+    pub har: bool,
+}
+
+tokio::task_local! {
+    static CONTEXT: Arc<RunContext>;
+}
+
+/// Runs `future` (the cucumber run) with `context` visible to every scenario.
+pub async fn with_context<F: std::future::Future>(
+    context: Arc<RunContext>,
+    future: F,
+) -> F::Output {
+    CONTEXT.scope(context, future).await
+}
+
+/// A payment the merchant created in this scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CreatedPayment {
+    /// Its token.
+    pub token: String,
+    /// Its `paymentID`, when the answer had one.
+    pub payment_id: Option<String>,
+}
+
+/// Which operation an answer answers, as the spec names it.
+pub type OperationId = &'static str;
+
+/// An answer from the API.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    /// The operation it answers.
+    pub operation: OperationId,
+    /// Index of its exchange in [`PaymentWorld::exchanges`].
+    pub exchange: usize,
+    /// HTTP status.
+    pub status: u16,
+    /// The body, when it is JSON.
+    pub json: Option<Value>,
+}
+
+impl Answer {
+    /// The value at a JSON pointer of the body.
+    pub fn at(&self, pointer: &str) -> Option<&Value> {
+        self.json.as_ref().and_then(|j| j.pointer(pointer))
+    }
+
+    /// The string at a JSON pointer of the body.
+    pub fn str_at(&self, pointer: &str) -> Option<&str> {
+        self.at(pointer).and_then(Value::as_str)
+    }
+}
+
+/// The state of one scenario.
+#[derive(Debug, cucumber::World)]
+#[world(init = Self::new)]
+pub struct PaymentWorld {
+    /// The run's shared context.
+    pub ctx: Arc<RunContext>,
+    /// The profile this scenario is held to.
+    pub profile: Profile,
+    /// The requirements this scenario checks (its `@req:` tags).
+    pub checks: Vec<String>,
+    /// Payments created so far, oldest first.
+    pub payments: Vec<CreatedPayment>,
+    /// The token the last submit used.
+    pub submitted_token: Option<String>,
+    /// The body of the last submit, for sending it again.
+    pub last_submit_body: Option<Value>,
+    /// The last API answer.
+    pub answer: Option<Answer>,
+    /// The answers to a burst of requests sent at once (`@robustness`).
+    pub volley: Vec<crate::runner::exchange::Exchange>,
+    /// Whole payments run in parallel: (token, create's ID, submit's ID).
+    pub flows: Vec<(String, String, String)>,
+    /// Generated hostile bodies sent, and their findings.
+    pub hostile: Option<crate::runner::steps::robustness::HostileRun>,
+    /// Where the buyer's browser ended up after the issuer page.
+    pub landing: Option<Url>,
+    /// Every exchange of the scenario, in order.
+    pub exchanges: Vec<Exchange>,
+    /// With `--har`: exchanges sent or seen outside [`Self::exchanges`].
+    pub unreported: Unreported,
+    /// Violations of requirements this scenario does not check.
+    pub observations: Vec<String>,
+    /// The requirements a failed spec check blamed: what a waiver must cover.
+    /// Empty for other failures, which are the scenario's as a whole.
+    pub blamed: Vec<String>,
+    /// Why payconf could not judge the scenario, when a step ended with an
+    /// error of the harness rather than a failure of the target.
+    pub harness_error: Option<String>,
+    /// What the issuer driver saw: pages visited, a screenshot.
+    pub issuer_evidence: Option<IssuerEvidence>,
+    /// The browser, held for this scenario from its start when it goes
+    /// through the issuer page with the browser driver.
+    pub browser_reservation: Option<Reservation>,
+}
+
+impl PaymentWorld {
+    fn new() -> Self {
+        let ctx = CONTEXT.with(Arc::clone);
+        Self {
+            unreported: Unreported::new(ctx.har),
+            ctx,
+            profile: Profile::Core,
+            checks: Vec::new(),
+            payments: Vec::new(),
+            submitted_token: None,
+            last_submit_body: None,
+            volley: Vec::new(),
+            flows: Vec::new(),
+            hostile: None,
+            answer: None,
+            landing: None,
+            exchanges: Vec::new(),
+            observations: Vec::new(),
+            blamed: Vec::new(),
+            harness_error: None,
+            issuer_evidence: None,
+            browser_reservation: None,
+        }
+    }
+
+    /// Sets the profile and requirements from the scenario's tags, and
+    /// waits for the browser when the scenario will need it.
+    pub async fn configure(&mut self, tags: &[String]) {
+        if crate::runner::drives_buyer(tags) {
+            if let Some(browser) = &self.ctx.browser {
+                self.browser_reservation = Some(browser.reserve().await);
+            }
+        }
+        self.profile = Profile::of_tags(tags).unwrap_or(Profile::Core);
+        self.checks = payconf_spec::features::requirement_ids(tags)
+            .map(str::to_owned)
+            .collect();
+    }
+
+    /// The target.
+    pub fn target(&self) -> &TargetConfig {
+        &self.ctx.target
+    }
+
+    /// The last API answer, or a failure saying there is none.
+    pub fn answer(&self) -> Result<&Answer, Failure> {
+        self.answer
+            .as_ref()
+            .ok_or_else(|| Failure::plain("a step to have received an answer first"))
+    }
+
+    /// The most recently created payment.
+    pub fn payment(&self) -> Result<&CreatedPayment, Failure> {
+        self.payments
+            .last()
+            .ok_or_else(|| Failure::plain("a payment created earlier in the scenario"))
+    }
+
+    /// Keeps, for the HAR file, exchanges the scenario sent but does not keep.
+    pub fn also_sent<'a>(&self, exchanges: impl IntoIterator<Item = &'a Exchange>) {
+        self.unreported.sent(&self.ctx.redactor, exchanges);
+    }
+
+    /// Sends a request and records the exchange; fails when nothing usable came back.
+    pub async fn exchange(&mut self, request: RecordedRequest) -> Result<usize, Failure> {
+        let exchange = request.send(&self.ctx.client, self.ctx.limits).await;
+        self.exchanges.push(exchange);
+        let index = self.exchanges.len() - 1;
+        let exchange = &self.exchanges[index];
+        if let Err(reason) = &exchange.response {
+            let reason = reason.clone();
+            if let Some(fault) = &exchange.transport_fault {
+                let host = exchange.request.url.host_str().unwrap_or_default();
+                return Err(Failure::harness(format!(
+                    "payconf could not reach {}: {}. This is payconf's transport to fix, not \
+                     the target's doing",
+                    self.ctx.redactor.text(exchange.request.url.as_str()),
+                    fault.words(host)
+                )));
+            }
+            return Err(self.failure("an answer from the target", &reason));
+        }
+        Ok(index)
+    }
+
+    /// Sends an API request and checks its answer against the spec.
+    pub async fn receive(
+        &mut self,
+        operation: OperationId,
+        request: RecordedRequest,
+    ) -> Result<&Answer, Failure> {
+        // A merchant's server asks for JSON; the contract answers nothing else.
+        let asks = request
+            .headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("accept"));
+        let request = if asks {
+            request
+        } else {
+            request.header("Accept", "application/json")
+        };
+        let index = match self.exchange(request).await {
+            Ok(index) => index,
+            Err(failure) => {
+                // An API answer that never comes whole (a hang, a flood, a
+                // reset) is no JSON answer.
+                self.blamed = vec![ids::JSON_ANSWERS.to_owned()];
+                return Err(failure);
+            }
+        };
+        let response = self.exchanges[index]
+            .response
+            .as_ref()
+            .expect("exchange() returned Ok only for a response");
+        let status = response.status;
+        let media_type = response.header("content-type").unwrap_or("").to_owned();
+        let json = serde_json::from_slice::<Value>(&response.body).ok();
+        self.answer = Some(Answer {
+            operation,
+            exchange: index,
+            status,
+            json: json.clone(),
+        });
+
+        let mut findings = Vec::new();
+        if !is_json_media_type(&media_type) {
+            findings.push(Finding::envelope_json(format!(
+                "a JSON media type (application/json, text/json or +json), got {:?}",
+                if media_type.is_empty() {
+                    "none"
+                } else {
+                    media_type.as_str()
+                }
+            )));
+        }
+        match &json {
+            None => findings.push(Finding::envelope_json(
+                "a body that parses as JSON".to_owned(),
+            )),
+            Some(body) => findings.extend(self.schema_findings(operation, status, body)),
+        }
+        self.judge(findings)?;
+        Ok(self.answer.as_ref().expect("set above"))
+    }
+
+    fn schema_findings(&self, operation: OperationId, status: u16, body: &Value) -> Vec<Finding> {
+        let contract = &self.ctx.contract;
+        let mut findings = Vec::new();
+        if let Err(violations) = contract.check_response(operation, status, body, Profile::Core) {
+            for violation in violations.0 {
+                // A body that is not even an object has no envelope.
+                let field = if violation.field.is_empty() {
+                    "/error"
+                } else {
+                    &violation.field
+                };
+                let requirements = self
+                    .ctx
+                    .requirements
+                    .governing(operation, field)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
+                findings.push(Finding {
+                    requirements,
+                    expected: format!(
+                        "an answer that follows the contract's schema for {operation}"
+                    ),
+                    actual: violation.to_string(),
+                });
+            }
+        }
+        if self.profile.holds_reference_choices() {
+            if let Err(violations) =
+                contract.check_response(operation, status, body, Profile::Reference)
+            {
+                findings.push(Finding {
+                    requirements: vec![ids::REFERENCE_STATUSES_AND_ERRORS.to_owned()],
+                    expected: format!("the reference profile's answer for {operation} {status}"),
+                    actual: violations.to_string(),
+                });
+            }
+        }
+        findings
+    }
+
+    /// Fails on the first finding this scenario is accountable for; notes the others.
+    fn judge(&mut self, findings: Vec<Finding>) -> Result<(), Failure> {
+        let mut failing = None;
+        for finding in findings {
+            let checked = self.profile.holds_reference_choices()
+                || finding.requirements.is_empty()
+                || finding.requirements.iter().any(|r| self.checks.contains(r));
+            if checked && failing.is_none() {
+                failing = Some(finding);
+            } else if !checked {
+                self.observations.push(format!(
+                    "{} ({})",
+                    self.ctx.redactor.text(&finding.actual),
+                    finding.requirements.join(", ")
+                ));
+            }
+        }
+        match failing {
+            Some(finding) => {
+                self.blamed.clone_from(&finding.requirements);
+                let requirements = if finding.requirements.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [{}]", finding.requirements.join(", "))
+                };
+                Err(self.failure(
+                    &format!("{}{requirements}", finding.expected),
+                    &finding.actual,
+                ))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// A failure with what was expected, what was seen, and the last exchange.
+    pub fn failure(&self, expected: &str, actual: &str) -> Failure {
+        let redactor = &self.ctx.redactor;
+        let mut message = format!("expected: {expected}\nactual:   {}", redactor.text(actual));
+        if let Some(exchange) = self.exchanges.last() {
+            message.push('\n');
+            message.push_str(&exchange.display(redactor).to_string());
+        }
+        Failure {
+            message,
+            harness: false,
+        }
+    }
+
+    /// Passes a step's outcome through, remembering an error of the
+    /// harness so that the scenario ends as an error, not as a failure.
+    pub fn judged<T>(&mut self, result: Result<T, Failure>) -> Result<T, Failure> {
+        result.map_err(|mut failure| {
+            if failure.is_harness() {
+                // Its message names pages, whose addresses carry tokens.
+                failure.message = self.ctx.redactor.text(&failure.message);
+                self.harness_error = Some(failure.message.clone());
+            }
+            failure
+        })
+    }
+}
+
+/// A problem found in an answer, and the requirements it breaks.
+struct Finding {
+    requirements: Vec<String>,
+    expected: String,
+    actual: String,
+}
+
+impl Finding {
+    fn envelope_json(expected: String) -> Self {
+        Self {
+            requirements: vec![ids::JSON_ANSWERS.to_owned()],
+            actual: "an answer that is not JSON".to_owned(),
+            expected,
+        }
+    }
+}
+
+/// `application/json`, `text/json`, or any `+json` type, with any parameters.
+pub fn is_json_media_type(value: &str) -> bool {
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || essence == "text/json"
+        || (essence.contains('/') && essence.ends_with("+json"))
+}
+
+/// Why a step failed, for a person: expected, actual, and the exchange.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The whole message, secrets redacted.
+    pub message: String,
+    /// Whether payconf itself could not carry the step out (a page it cannot
+    /// read, a browser that does not answer): the target is not judged.
+    harness: bool,
+}
+
+impl Failure {
+    /// A failure that involves no exchange.
+    pub fn plain(expected: &str) -> Self {
+        Self {
+            message: format!("expected: {expected}"),
+            harness: false,
+        }
+    }
+
+    /// An error of the harness: `message` says what payconf could not do
+    /// and what would let it.
+    pub fn harness(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            harness: true,
+        }
+    }
+
+    /// Whether this is an error of the harness rather than of the target.
+    pub fn is_harness(&self) -> bool {
+        self.harness
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_media_types_are_recognised_with_parameters() {
+        for media in [
+            "application/json",
+            "text/json; charset=utf-8",
+            "application/problem+json",
+            "Application/JSON",
+        ] {
+            assert!(is_json_media_type(media), "{media}");
+        }
+        for media in ["text/html", "", "application/jsonp", "json"] {
+            assert!(!is_json_media_type(media), "{media}");
+        }
+    }
+}

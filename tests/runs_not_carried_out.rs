@@ -1,0 +1,79 @@
+//! How `payconf run` ends when it cannot be carried out (exit 2, with the
+//! cause: an unreachable target, a missing setting, an invalid tag
+//! expression), and what `--list` shows. Servers broken on purpose (the
+//! defect catalogue against the conformant twin) are in defect_catalogue.rs.
+
+mod support;
+
+use support::runner::{TempFile, payconf_run};
+
+#[test]
+fn an_unreachable_target_exits_2_before_running_anything() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = closed.local_addr().expect("addr").port();
+    drop(closed);
+    let service_toml = "api_key = \"k\"\nshop_login = \"s\"\n[cards.frictionless]\nnumber = \"4111111111111111\"\nexp_month = \"01\"\nexp_year = \"39\"\ncvv = \"1\"\n[cards.three_ds]\nnumber = \"5555555555554444\"\nexp_month = \"01\"\nexp_year = \"39\"\ncvv = \"1\"\n";
+    let target = TempFile::new("target.toml", service_toml);
+    let output = payconf_run(&[
+        "--target",
+        &target.0.display().to_string(),
+        "--base-url",
+        &format!("http://127.0.0.1:{port}"),
+    ]);
+    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
+    assert!(
+        output.stderr.contains("target unreachable"),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        output.stderr.contains("result: NOT RUN"),
+        "{}",
+        output.stderr
+    );
+    assert!(output.passed().is_empty() && output.failed().is_empty());
+}
+
+#[test]
+fn a_missing_setting_exits_2_naming_it() {
+    let output = payconf_run(&["--base-url", "http://127.0.0.1:9"]);
+    assert_eq!(output.code, Some(2));
+    assert!(output.stderr.contains("api_key"), "{}", output.stderr);
+}
+
+#[test]
+fn an_invalid_tag_expression_exits_2() {
+    let output = payconf_run(&["--tags", "@core and or"]);
+    assert_eq!(output.code, Some(2), "{}", output.stdout);
+    assert!(output.stderr.contains("--tags"), "{}", output.stderr);
+}
+
+#[test]
+fn list_prints_every_requirement_with_its_scenarios_and_runs_nothing() {
+    let output = payconf_run(&["--list"]);
+    assert_eq!(output.code, Some(0));
+    assert!(output.stdout.contains("TDS-04 (core)"), "{}", output.stdout);
+    assert!(
+        output.stdout.contains("three_d_secure.feature:"),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        !output.stdout.contains("(no scenario)"),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        output
+            .stdout
+            .contains("    defect issuer-lands-elsewhere: "),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        !output.stdout.contains("(no defect proves"),
+        "{}",
+        output.stdout
+    );
+    assert!(!output.stdout.contains("[Summary]"));
+}
