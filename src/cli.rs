@@ -119,37 +119,47 @@ pub struct RunArgs {
     /// Target file (TOML): base URL, credentials, test cards, pages, issuer fields.
     #[arg(long, value_name = "FILE")]
     pub target: Option<PathBuf>,
-    /// Base address of the server under test; overrides PAYCONF_BASE_URL and the file.
-    #[arg(long, value_name = "URL")]
+    /// Base address of the server under test, over the target file's.
+    #[arg(long, value_name = "URL", env = "PAYCONF_BASE_URL")]
     pub base_url: Option<String>,
-    /// The merchant's API key; overrides PAYCONF_API_KEY and the file.
-    #[arg(long, value_name = "KEY")]
+    /// The merchant's API key, over the target file's.
+    #[arg(
+        long,
+        value_name = "KEY",
+        env = "PAYCONF_API_KEY",
+        hide_env_values = true
+    )]
     pub api_key: Option<String>,
-    /// The merchant's shop login; overrides PAYCONF_SHOP_LOGIN and the file.
-    #[arg(long, value_name = "LOGIN")]
+    /// The merchant's shop login, over the target file's.
+    #[arg(long, value_name = "LOGIN", env = "PAYCONF_SHOP_LOGIN")]
     pub shop_login: Option<String>,
     /// The issuer-authentication driver, over the target file's `acs.driver`
     /// (also `PAYCONF_ACS_DRIVER`): `form`, `browser` (headless Chromium) or `none`.
     #[arg(long, value_name = "DRIVER")]
     pub acs_driver: Option<String>,
     /// PEM bundle of CA certificates to trust besides the system's, for a
-    /// target whose certificate a private CA signed; overrides
-    /// PAYCONF_TLS_CA_FILE and the file's `tls.ca_file`.
-    #[arg(long, value_name = "FILE")]
+    /// target whose certificate a private CA signed; over the file's
+    /// `tls.ca_file`.
+    #[arg(long, value_name = "FILE", env = "PAYCONF_TLS_CA_FILE")]
     pub tls_ca_file: Option<PathBuf>,
     /// Client certificate (PEM) for a target that asks for one (mutual
-    /// TLS); overrides PAYCONF_TLS_CLIENT_CERT and `tls.client_cert`.
-    #[arg(long, value_name = "FILE")]
+    /// TLS); over the file's `tls.client_cert`.
+    #[arg(long, value_name = "FILE", env = "PAYCONF_TLS_CLIENT_CERT")]
     pub tls_client_cert: Option<PathBuf>,
-    /// The client certificate's private key (PEM); overrides
-    /// PAYCONF_TLS_CLIENT_KEY and `tls.client_key`.
-    #[arg(long, value_name = "FILE")]
+    /// The client certificate's private key (PEM); over the file's
+    /// `tls.client_key`.
+    #[arg(long, value_name = "FILE", env = "PAYCONF_TLS_CLIENT_KEY")]
     pub tls_client_key: Option<PathBuf>,
     /// The proxy to reach the target through (http:// or https://), over
-    /// PAYCONF_PROXY and the file's `proxy`; without one, HTTPS_PROXY,
-    /// HTTP_PROXY and NO_PROXY are read as curl reads them. Loopback
-    /// addresses are never proxied.
-    #[arg(long, value_name = "URL")]
+    /// the file's `proxy`; without one, HTTPS_PROXY, HTTP_PROXY and
+    /// NO_PROXY are read as curl reads them. Loopback addresses are never
+    /// proxied.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "PAYCONF_PROXY",
+        hide_env_values = true
+    )]
     pub proxy: Option<String>,
     /// Cucumber tag expression selecting scenarios. Default: `@core` against a
     /// target, `@core or @reference` against the embedded reference implementation.
@@ -330,20 +340,32 @@ fn docs(args: &DocsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A setting given as a flag or variable, unless empty.
+fn given(value: Option<String>) -> Option<String> {
+    value.filter(|v| !v.is_empty())
+}
+
+/// [`given`] for a path.
+fn given_path(path: Option<PathBuf>) -> Option<PathBuf> {
+    path.filter(|p| !p.as_os_str().is_empty())
+}
+
 fn run_options(args: Box<RunArgs>) -> crate::runner::RunOptions {
     let args = *args;
     crate::runner::RunOptions {
         target_file: args.target,
+        // A flag, or else its PAYCONF_* variable (clap's `env`), overrides
+        // the target file; a variable set but empty counts as unset.
         overrides: crate::runner::target::TargetOverrides {
-            base_url: args.base_url,
-            api_key: args.api_key,
-            shop_login: args.shop_login,
+            base_url: given(args.base_url),
+            api_key: given(args.api_key),
+            shop_login: given(args.shop_login),
             acs_driver: args.acs_driver,
             transport: crate::runner::target::TransportOverrides {
-                ca_file: args.tls_ca_file,
-                client_cert: args.tls_client_cert,
-                client_key: args.tls_client_key,
-                proxy: args.proxy,
+                ca_file: given_path(args.tls_ca_file),
+                client_cert: given_path(args.tls_client_cert),
+                client_key: given_path(args.tls_client_key),
+                proxy: given(args.proxy),
             },
         },
         tags: args.tags,

@@ -9,7 +9,7 @@ use payconf::runner::{RunOptions, Suite, steps::CARD_DATA_DEFINITIONS, world::Pa
 use payconf_spec::{
     Profile,
     contract::Contract,
-    features::{EMBEDDED_FEATURES, Features, effective_tags},
+    features::{EMBEDDED_FEATURES, Features, effective_tags, scenarios_with_rules},
     requirements::Requirements,
 };
 
@@ -163,13 +163,7 @@ fn the_example_target_file_is_complete() {
 fn production_safe_scenarios_use_no_step_definition_that_sends_card_data() {
     let mut checked = 0;
     for feature in features().features() {
-        let scenarios = feature.scenarios.iter().map(|s| (None, s)).chain(
-            feature
-                .rules
-                .iter()
-                .flat_map(|r| r.scenarios.iter().map(move |s| (Some(r), s))),
-        );
-        for (rule, scenario) in scenarios {
+        for (rule, scenario) in scenarios_with_rules(feature) {
             if !effective_tags(feature, rule, scenario).contains(&"production-safe".to_owned()) {
                 continue;
             }
@@ -237,10 +231,10 @@ fn every_check_of_a_core_scenario_names_one_of_its_requirements() {
     let mut unnamed = Vec::new();
     let mut used = BTreeSet::new();
     for feature in features().features() {
-        for scenario in &feature.scenarios {
-            let tags: Vec<String> = feature.tags.iter().chain(&scenario.tags).cloned().collect();
+        for (rule, scenario) in scenarios_with_rules(feature) {
+            let tags = effective_tags(feature, rule, scenario);
             // Core and robustness checks are named; reference ones may be.
-            if !tags.iter().any(|t| t == "core" || t == "robustness") {
+            if !Profile::of_tags(&tags).is_some_and(Profile::binds_every_server) {
                 continue;
             }
             let checked: Vec<&str> = payconf_spec::features::requirement_ids(&tags).collect();

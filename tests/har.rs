@@ -13,7 +13,7 @@ use std::{collections::BTreeMap, path::Path};
 
 use har::{Har, Spec, v1_2};
 use serde_json::Value;
-use support::runner::{TempFile, browser_or_skip, payconf_run};
+use support::runner::{TempFile, browser_or_skip, core_scenarios_checking, payconf_run};
 
 /// Runs `payconf run ARGS --har --results` and reads both files.
 fn run_with_har(args: &[&str]) -> (v1_2::Log, Value, Value) {
@@ -106,7 +106,11 @@ fn every_scenario_is_a_page_holding_its_exchanges_in_order_with_timings() {
     }
     // Every exchange: a 3-D Secure payment through the issuer's form is
     // create, submit, the issuer page and the answer to its form.
-    let through_issuer = &by_page["three_d_secure.feature:23"];
+    let tds_04 = core_scenarios_checking("TDS-04");
+    let [page] = tds_04.iter().collect::<Vec<_>>()[..] else {
+        panic!("one core scenario checks TDS-04: {tds_04:?}");
+    };
+    let through_issuer = &by_page[page.as_str()];
     let calls: Vec<String> = through_issuer
         .iter()
         .map(|e| {

@@ -5,13 +5,13 @@
 
 mod support;
 
-use payconf_spec::Profile;
 use std::{
     io::{BufRead, BufReader},
     process::{Command, Stdio},
 };
 
 use payconf_reference::{IssuerPage, ReferenceConfig, RunningServer};
+use payconf_spec::Profile;
 use support::{
     runner::{
         BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, payconf_run_async, payconf_run_with,

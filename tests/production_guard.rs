@@ -5,15 +5,14 @@
 
 mod support;
 
-use payconf_spec::Profile;
 use std::collections::BTreeSet;
 
-use payconf_spec::features::Features;
+use payconf_spec::{Profile, features::Features};
 use support::{
     runner::{TempFile, payconf_run_async},
     twin::TwinService,
 };
-use wiremock::MockServer;
+use wiremock::{Mock, MockServer, ResponseTemplate, matchers::any};
 
 fn production_target(base: &str) -> String {
     format!(
@@ -26,6 +25,14 @@ fn production_target(base: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_target_declared_production_is_refused_before_any_request() {
     let server = MockServer::start().await;
+    // Production must receive nothing at all: an expectation of no request,
+    // whatever it is, checked when the run is over.
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(500))
+        .expect(0)
+        .named("any request to production")
+        .mount(&server)
+        .await;
     let target = TempFile::new("target.toml", &production_target(&server.uri()));
 
     let output = payconf_run_async(vec!["--target".into(), target.0.display().to_string()]).await;
@@ -36,12 +43,7 @@ async fn a_target_declared_production_is_refused_before_any_request() {
         "{}",
         output.stderr
     );
-    let received = server.received_requests().await.expect("recording is on");
-    assert!(
-        received.is_empty(),
-        "{} requests reached production",
-        received.len()
-    );
+    server.verify().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -86,13 +88,31 @@ async fn allowed_production_runs_only_scenarios_that_send_no_card_data() {
         .collect();
     assert!(!safe_core.is_empty());
     assert_eq!(output.passed(), safe_core);
-    assert!(
-        output
-            .stdout
-            .contains("left out (sends card data)  submit.feature:10"),
-        "{}",
-        output.stdout
-    );
+    // Left out, and said so: every other core scenario, by location and name.
+    let left_out: BTreeSet<String> = Features::embedded()
+        .expect("features")
+        .scenarios()
+        .into_iter()
+        .filter(|s| s.profile == Some(Profile::Core) && !s.has_tag("production-safe"))
+        .map(|s| format!("{}  {}", s.location(), s.name))
+        .collect();
+    assert!(!left_out.is_empty());
+    let reported: BTreeSet<String> = output.results()["selection"]["left_out_by_production_guard"]
+        .as_array()
+        .expect("the left-out scenarios")
+        .iter()
+        .filter_map(|s| s.as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(reported, left_out);
+    for scenario in &left_out {
+        assert!(
+            output
+                .stdout
+                .contains(&format!("left out (sends card data)  {scenario}")),
+            "{scenario}: {}",
+            output.stdout
+        );
+    }
     let requests = twin
         .service
         .received_requests()

@@ -225,11 +225,17 @@ async fn an_expired_waiver_fails_the_run_saying_so() {
     let output = run_twin_waived(Defect::PaymentIdAsNumber, &waivers).await;
 
     assert_eq!(output.code, Some(1), "{}", output.stdout);
-    assert!(
-        output.stdout.contains("  FAIL  create.feature:8"),
-        "{}",
-        output.stdout
-    );
+    let results = output.results();
+    assert_eq!(requirement_outcome(results, "CREATE-03"), "failed");
+    let failed = scenarios_with_outcome(results, "failed");
+    assert!(!failed.is_empty(), "{results:#}");
+    for scenario in &failed {
+        assert_eq!(
+            strings(&scenario["at_fault"]),
+            ["CREATE-03"],
+            "{scenario:#}"
+        );
+    }
     assert!(
         output
             .stdout

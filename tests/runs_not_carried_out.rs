@@ -5,7 +5,7 @@
 
 mod support;
 
-use support::runner::{TempFile, payconf_run};
+use support::runner::{TempFile, payconf_run, payconf_run_with};
 
 #[test]
 fn an_unreachable_target_exits_2_before_running_anything() {
@@ -76,4 +76,37 @@ fn list_prints_every_requirement_with_its_scenarios_and_runs_nothing() {
         output.stdout
     );
     assert!(!output.stdout.contains("[Summary]"));
+}
+
+/// Where the base URL comes from, seen in the unreachable target's message:
+/// the flag over `PAYCONF_BASE_URL`, the variable over the target file, an
+/// empty variable as if unset.
+#[test]
+fn a_flag_wins_over_its_variable_which_wins_over_the_target_file() {
+    let from_file = url::Url::parse("http://127.0.0.1:9/from-file").expect("URL");
+    let target = TempFile::new(
+        "precedence.toml",
+        &support::reference_target_file(&from_file, "", ""),
+    );
+    let path = target.0.display().to_string();
+    let names = |output: &support::runner::RunOutput| {
+        ["from-flag", "from-env", "from-file"]
+            .into_iter()
+            .filter(|source| output.stderr.contains(source))
+            .collect::<Vec<_>>()
+    };
+    let env = [("PAYCONF_BASE_URL", "http://127.0.0.1:9/from-env")];
+    let flag = [
+        "--target",
+        &path,
+        "--base-url",
+        "http://127.0.0.1:9/from-flag",
+    ];
+    let output = payconf_run_with(&flag, &env);
+    assert_eq!(output.code, Some(2), "{}", output.stderr);
+    assert_eq!(names(&output), ["from-flag"], "{}", output.stderr);
+    let output = payconf_run_with(&["--target", &path], &env);
+    assert_eq!(names(&output), ["from-env"], "{}", output.stderr);
+    let output = payconf_run_with(&["--target", &path], &[("PAYCONF_BASE_URL", "")]);
+    assert_eq!(names(&output), ["from-file"], "{}", output.stderr);
 }

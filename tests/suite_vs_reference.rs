@@ -5,8 +5,7 @@
 mod support;
 
 use payconf_reference::{ReferenceConfig, RunningServer};
-use payconf_spec::Profile;
-use payconf_spec::features::Features;
+use payconf_spec::{Profile, features::Features};
 use support::runner::{TempFile, payconf_run, payconf_run_async};
 
 fn scenario_count(profile: Profile) -> usize {

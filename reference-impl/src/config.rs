@@ -123,7 +123,7 @@ pub enum ConfigError {
     /// The file could not be read.
     #[error("cannot read configuration file {path}: {source}")]
     Read {
-        /// The file.
+        /// The path as given, so the message names what the operator typed.
         path: String,
         /// The I/O error.
         source: std::io::Error,
@@ -447,7 +447,7 @@ mod tests {
     fn unknown_settings_and_behaviours_are_refused() {
         assert!(refusal("token_lifetime = 5").contains("token_lifetime"));
         assert!(
-            refusal("[[cards]]\nnumber = \"4775718800002026\"\nbehaviour = \"maybe\"")
+            refusal("[[cards]]\nnumber = \"4111111111111111\"\nbehaviour = \"maybe\"")
                 .contains("maybe")
         );
     }

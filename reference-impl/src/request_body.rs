@@ -211,10 +211,10 @@ mod tests {
 
     #[test]
     fn syntax_errors_say_where_not_what() {
-        let err = parse_json_object(br#"{"number": "4775718800002026""#).expect_err("truncated");
+        let err = parse_json_object(br#"{"number": "4111111111111111""#).expect_err("truncated");
         let text = err.to_string();
         assert!(text.contains("line 1"), "{text}");
-        assert!(!text.contains("4775718800002026"), "{text}");
+        assert!(!text.contains("4111111111111111"), "{text}");
     }
 
     #[test]

@@ -194,13 +194,13 @@ mod tests {
     #[test]
     fn merchant_pages_route_by_shop_and_outcome() {
         assert_eq!(
-            route("/merchant/DEMO_SHOP/failure"),
+            route("/merchant/ACME/failure"),
             Some(Route::MerchantPage {
-                shop_login: "DEMO_SHOP",
+                shop_login: "ACME",
                 success: false
             })
         );
-        assert_eq!(route("/merchant/DEMO_SHOP/other"), None);
-        assert_eq!(route("/merchant/DEMO_SHOP"), None);
+        assert_eq!(route("/merchant/ACME/other"), None);
+        assert_eq!(route("/merchant/ACME"), None);
     }
 }

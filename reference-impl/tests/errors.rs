@@ -346,7 +346,7 @@ async fn submit_card_errors_name_the_field_with_the_real_services_codes() {
         ),
         (
             format!("{card}/number"),
-            json!(4775718800002026_u64),
+            json!(DEFAULT_FRICTIONLESS_CARD.parse::<u64>().expect("digits")),
             "1119",
             "must be a string",
         ),

@@ -42,7 +42,7 @@ pub enum FeaturesError {
     /// A directory or file could not be read.
     #[error("cannot read features {path}: {source}")]
     Read {
-        /// The path.
+        /// The directory or file that could not be read, as given.
         path: String,
         /// The I/O error.
         source: std::io::Error,
@@ -50,7 +50,7 @@ pub enum FeaturesError {
     /// A file is not valid Gherkin, or its Examples do not fit its outline.
     #[error("{file}: {reason}")]
     Invalid {
-        /// The file.
+        /// The feature file at fault, so the message names it.
         file: String,
         /// What is wrong.
         reason: String,
@@ -72,11 +72,11 @@ pub struct Features {
 /// One scenario and where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioEntry {
-    /// The feature file's name.
+    /// The feature file's name: with the line, where reports say it is.
     pub file: String,
-    /// The feature's name.
+    /// The feature's name, which groups scenarios in reports.
     pub feature: String,
-    /// The scenario's name.
+    /// The scenario's name, as the feature writes it.
     pub name: String,
     /// Line of the scenario (of its Examples row, for an outline).
     pub line: usize,
@@ -221,20 +221,16 @@ impl Features {
         let mut entries = Vec::new();
         for feature in &self.expanded {
             let file = file_name(feature);
-            let entry = |rule: Option<&gherkin::Rule>, scenario: &gherkin::Scenario| {
+            for (rule, scenario) in scenarios_with_rules(feature) {
                 let tags = effective_tags(feature, rule, scenario);
-                ScenarioEntry {
+                entries.push(ScenarioEntry {
                     file: file.clone(),
                     feature: feature.name.clone(),
                     name: scenario.name.clone(),
                     line: scenario.position.line,
                     profile: Profile::of_tags(&tags),
                     tags,
-                }
-            };
-            entries.extend(feature.scenarios.iter().map(|s| entry(None, s)));
-            for rule in &feature.rules {
-                entries.extend(rule.scenarios.iter().map(|s| entry(Some(rule), s)));
+                });
             }
         }
         entries
@@ -249,6 +245,19 @@ pub fn file_name(feature: &gherkin::Feature) -> String {
         .and_then(Path::file_name)
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| feature.name.clone())
+}
+
+/// Every scenario of a feature with the rule it sits under, if any: the
+/// feature's own first, then each rule's, in file order.
+pub fn scenarios_with_rules(
+    feature: &gherkin::Feature,
+) -> impl Iterator<Item = (Option<&gherkin::Rule>, &gherkin::Scenario)> {
+    let own = feature.scenarios.iter().map(|s| (None, s));
+    let ruled = feature
+        .rules
+        .iter()
+        .flat_map(|r| r.scenarios.iter().map(move |s| (Some(r), s)));
+    own.chain(ruled)
 }
 
 /// The tags that apply to a scenario: its feature's, its rule's and its own.

@@ -98,7 +98,7 @@ pub enum RequirementsError {
     /// Unreadable file.
     #[error("cannot read requirements {path}: {source}")]
     Read {
-        /// The file.
+        /// The path as given, so the message names what the user typed.
         path: String,
         /// The I/O error.
         source: std::io::Error,

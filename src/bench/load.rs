@@ -4,7 +4,7 @@
 
 use std::{
     net::SocketAddr,
-    sync::Arc,
+    sync::{Arc, LazyLock},
     time::{Duration, Instant},
 };
 
@@ -12,7 +12,10 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::{Request, client::conn::http1};
 use hyper_util::rt::TokioIo;
+use payconf_reference::{DEFAULT_API_KEY, DEFAULT_FRICTIONLESS_CARD, DEFAULT_SHOP_LOGIN};
 use tokio::{net::TcpStream, task::JoinSet};
+
+use crate::runner::steps::{CREATE_PATH, SUBMIT_PATH};
 
 /// Latencies of a scenario's runs and how many they completed.
 #[derive(Debug, Default)]
@@ -57,11 +60,33 @@ impl Samples {
     }
 }
 
-const CREATE_PATH: &str = "/api/v1/payment/create/";
-const SUBMIT_PATH: &str = "/api/v1/payment/submit/";
-const CREATE_BODY: &str =
-    r#"{"shopLogin":"DEMO_SHOP","amount":"10.00","currency":"EUR","shopTransactionID":"bench-1"}"#;
-const SUBMIT_BODY: &str = r#"{"shopLogin":"DEMO_SHOP","buyer":{"name":"Jane Doe","email":"jane@mail.example"},"paymentTypeDetails":{"creditcard":{"number":"4775718800002026","expMonth":"12","expYear":"99","CVV":"123","DCC":null}}}"#;
+/// The sandbox's merchant and frictionless card, as every bench request
+/// sends them: made once, shared by reference count in the hot loop.
+static CREATE_BODY: LazyLock<Bytes> = LazyLock::new(|| {
+    Bytes::from(
+        serde_json::json!({
+            "shopLogin": DEFAULT_SHOP_LOGIN,
+            "amount": "10.00",
+            "currency": "EUR",
+            "shopTransactionID": "bench-1",
+        })
+        .to_string(),
+    )
+});
+static SUBMIT_BODY: LazyLock<Bytes> = LazyLock::new(|| {
+    Bytes::from(
+        serde_json::json!({
+            "shopLogin": DEFAULT_SHOP_LOGIN,
+            "buyer": {"name": "Jane Doe", "email": "jane@mail.example"},
+            "paymentTypeDetails": {"creditcard": {
+                "number": DEFAULT_FRICTIONLESS_CARD,
+                "expMonth": "12", "expYear": "99", "CVV": "123", "DCC": null,
+            }},
+        })
+        .to_string(),
+    )
+});
+static AUTHORIZATION: LazyLock<String> = LazyLock::new(|| format!("apikey {DEFAULT_API_KEY}"));
 
 /// One connection's sender.
 pub(super) type Sender = http1::SendRequest<Full<Bytes>>;
@@ -126,8 +151,8 @@ pub(super) fn create_request(host: &str) -> Request<Full<Bytes>> {
     Request::post(CREATE_PATH)
         .header("host", host)
         .header("content-type", "application/json")
-        .header("authorization", "apikey demo-api-key")
-        .body(Full::new(Bytes::from_static(CREATE_BODY.as_bytes())))
+        .header("authorization", AUTHORIZATION.as_str())
+        .body(Full::new(CREATE_BODY.clone()))
         .expect("a valid request")
 }
 
@@ -136,7 +161,7 @@ fn submit_request(host: &str, token: &str) -> Request<Full<Bytes>> {
         .header("host", host)
         .header("content-type", "application/json")
         .header("paymenttoken", token)
-        .body(Full::new(Bytes::from_static(SUBMIT_BODY.as_bytes())))
+        .body(Full::new(SUBMIT_BODY.clone()))
         .expect("a valid request")
 }
 

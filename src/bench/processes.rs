@@ -101,7 +101,7 @@ pub struct Measured {
     pub wall: Duration,
     /// Peak resident memory, in KiB.
     pub peak_kib: u64,
-    /// Its exit code.
+    /// Its exit code, none when a signal ended it.
     pub code: Option<i32>,
 }
 

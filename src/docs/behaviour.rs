@@ -7,6 +7,7 @@ use payconf_spec::{
     Profile,
     features::{
         Features, effective_tags, file_name, html_id, location, other_tags, requirement_ids,
+        scenarios_with_rules,
     },
 };
 
@@ -15,11 +16,11 @@ use payconf_spec::{
 pub struct StepDoc {
     /// `Given`, `When`, `Then`, `And`.
     pub keyword: String,
-    /// The step's text.
+    /// The step's text, as the feature writes it.
     pub text: String,
-    /// Its doc string.
+    /// Its doc string (a body sent as written), shown as a code block.
     pub docstring: Option<String>,
-    /// Its data table.
+    /// Its data table, shown as a table.
     pub table: Option<Vec<Vec<String>>>,
 }
 
@@ -30,11 +31,11 @@ pub struct ScenarioDoc {
     pub anchor: String,
     /// `create.feature`.
     pub file: String,
-    /// Its line.
+    /// Its line in the file, for the `file:line` that reports use too.
     pub line: usize,
-    /// The feature's name.
+    /// The feature's name, the heading it is listed under.
     pub feature: String,
-    /// Its name.
+    /// Its name, as the feature writes it.
     pub name: String,
     /// `core`, `reference` or `robustness`.
     pub profile: &'static str,
@@ -44,7 +45,7 @@ pub struct ScenarioDoc {
     pub tags: Vec<String>,
     /// The feature's background steps, run before it.
     pub background: Vec<StepDoc>,
-    /// Its steps.
+    /// Its own steps, after the background's.
     pub steps: Vec<StepDoc>,
     /// Its examples tables (header row first), for an outline.
     pub examples: Vec<Vec<Vec<String>>>,
@@ -85,13 +86,7 @@ pub fn scenarios(features: &Features) -> Vec<ScenarioDoc> {
             .iter()
             .flat_map(|b| b.steps.iter().map(step_doc))
             .collect();
-        let scenarios = (feature.scenarios.iter().map(|s| (None, s))).chain(
-            feature
-                .rules
-                .iter()
-                .flat_map(|r| r.scenarios.iter().map(move |s| (Some(r), s))),
-        );
-        for (rule, scenario) in scenarios {
+        for (rule, scenario) in scenarios_with_rules(feature) {
             let tags = effective_tags(feature, rule, scenario);
             let steps: Vec<StepDoc> = scenario.steps.iter().map(step_doc).collect();
             let all: Vec<StepDoc> = background.iter().chain(&steps).cloned().collect();

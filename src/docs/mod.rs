@@ -58,9 +58,9 @@ pub enum Format {
 pub struct Page {
     /// `index`, `operations/createPayment`.
     pub path: String,
-    /// Its title.
+    /// Its title, for the navigation and the HTML page's `<title>`.
     pub title: String,
-    /// Its Markdown.
+    /// Its Markdown, written as is and rendered to HTML.
     pub markdown: String,
 }
 
@@ -88,7 +88,7 @@ pub enum DocsError {
     /// A file could not be written.
     #[error("cannot write {path}: {source}")]
     Write {
-        /// The file.
+        /// The page that could not be written, under the output folder.
         path: String,
         /// The I/O error.
         source: std::io::Error,

@@ -260,7 +260,7 @@ mod tests {
     fn a_line_has_the_time_the_level_the_target_the_message_and_the_fields() {
         let amount = 10.5;
         let lines = lines_of(false, || {
-            tracing::info!(payment_id = 1234_u64, shop = "DEMO_SHOP", %amount, offset = -3_i64, ok = true, "payment created");
+            tracing::info!(payment_id = 1234_u64, shop = "ACME", %amount, offset = -3_i64, ok = true, "payment created");
         });
         let (time, rest) = lines.split_once(' ').expect("a time stamp");
         assert_eq!(time.len(), "2026-11-23T16:52:00.123456Z".len(), "{lines}");
@@ -272,7 +272,7 @@ mod tests {
             .expect("an RFC 3339 time stamp");
         assert_eq!(
             rest,
-            " INFO payconf::logging::format::tests: payment created payment_id=1234 shop=\"DEMO_SHOP\" amount=10.5 offset=-3 ok=true\n"
+            " INFO payconf::logging::format::tests: payment created payment_id=1234 shop=\"ACME\" amount=10.5 offset=-3 ok=true\n"
         );
     }
 

@@ -61,7 +61,7 @@ pub(crate) struct Material {
     pub ca_pem: String,
     /// The sandbox's certificate, for 127.0.0.1 and localhost.
     pub cert_pem: String,
-    /// Its private key.
+    /// Its private key, handed to the embedded server only.
     pub key_pem: String,
 }
 

@@ -8,7 +8,6 @@
 //! concurrently, and turns the outcome into an exit code: 0 all passed,
 //! 1 a check failed, 2 the run could not be carried out.
 
-use payconf_spec::Profile;
 use std::{
     collections::HashSet,
     io::IsTerminal,
@@ -19,6 +18,7 @@ use std::{
 };
 
 use cucumber::{World as _, gherkin::tagexpr::TagOperation, tag::Ext as _};
+use payconf_spec::Profile;
 
 pub mod console;
 pub mod exchange;
@@ -144,7 +144,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         Some(path) => TargetFile::load(path).map_err(NotRun::because)?,
         None => TargetFile::default(),
     };
-    let file = file.overridden(|name| std::env::var(name).ok(), &options.overrides);
+    let file = file.overridden(&options.overrides);
     let mut embedded = None;
     if options.embedded_tls && file.has_base_url() {
         return Err(NotRun(
@@ -203,7 +203,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             .features
             .scenarios()
             .into_iter()
-            .filter(|s| tags.eval(s.tags.iter()) && !s.tags.iter().any(|t| t == PRODUCTION_SAFE))
+            .filter(|s| tags.eval(s.tags.iter()) && !s.has_tag(PRODUCTION_SAFE))
             .map(|s| format!("{}  {}", s.location(), s.name))
             .collect();
         expression = format!("({expression}) and @{PRODUCTION_SAFE}");

@@ -14,11 +14,11 @@ use payconf_spec::{
 /// The suite's inputs, loaded and checked against each other.
 #[derive(Debug)]
 pub struct Suite {
-    /// The spec.
+    /// The spec every answer is judged by, shared with each scenario's world.
     pub contract: Arc<Contract>,
     /// The requirements catalogue.
     pub requirements: Requirements,
-    /// The features.
+    /// The scenarios to run, parsed once and handed to cucumber as they are.
     pub features: Features,
     /// The defect catalogue: what proves the core scenarios can fail.
     pub defects: Defects,

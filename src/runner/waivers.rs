@@ -78,7 +78,7 @@ pub enum WaiversError {
     /// Unreadable file.
     #[error("--waivers {path}: {source}")]
     Read {
-        /// The file.
+        /// The path as given, so the message names what the user typed.
         path: String,
         /// The I/O error.
         source: std::io::Error,

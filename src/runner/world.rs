@@ -33,13 +33,13 @@ use payconf_spec::{
 /// What every scenario of a run shares.
 #[derive(Debug)]
 pub struct RunContext {
-    /// The server under test.
+    /// The server under test, resolved and checked before the first scenario.
     pub target: TargetConfig,
     /// HTTP client: no redirects followed, no proxy from the environment.
     pub client: reqwest::Client,
     /// Time and size bounds of every exchange.
     pub limits: Limits,
-    /// The spec.
+    /// The spec every answer is checked against as it arrives.
     pub contract: Arc<Contract>,
     /// The requirements catalogue.
     pub requirements: Requirements,
@@ -69,7 +69,7 @@ pub async fn with_context<F: std::future::Future>(
 /// A payment the merchant created in this scenario.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CreatedPayment {
-    /// Its token.
+    /// Its token, which submit carries and the issuer's page names.
     pub token: String,
     /// Its `paymentID`, when the answer had one.
     pub payment_id: Option<String>,
@@ -81,7 +81,7 @@ pub type OperationId = &'static str;
 /// An answer from the API.
 #[derive(Clone, Debug)]
 pub struct Answer {
-    /// The operation it answers.
+    /// The operation it answers, which chooses the schema it is held to.
     pub operation: OperationId,
     /// Index of its exchange in [`PaymentWorld::exchanges`].
     pub exchange: usize,
@@ -107,7 +107,7 @@ impl Answer {
 #[derive(Debug, cucumber::World)]
 #[world(init = Self::new)]
 pub struct PaymentWorld {
-    /// The run's shared context.
+    /// What every scenario of the run shares: target, client, spec, redactor.
     pub ctx: Arc<RunContext>,
     /// The profile this scenario is held to.
     pub profile: Profile,
@@ -119,7 +119,7 @@ pub struct PaymentWorld {
     pub submitted_token: Option<String>,
     /// The body of the last submit, for sending it again.
     pub last_submit_body: Option<Value>,
-    /// The last API answer.
+    /// The last API answer, which the `Then` steps judge.
     pub answer: Option<Answer>,
     /// The answers to a burst of requests sent at once (`@robustness`).
     pub volley: Vec<crate::runner::exchange::Exchange>,

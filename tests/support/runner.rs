@@ -1,44 +1,56 @@
 //! Runs the real `payconf run` binary and reads what it reports.
 
-use payconf_spec::Profile;
 use std::{collections::BTreeSet, path::PathBuf, process::Command};
 
-use payconf_spec::features::Features;
+use payconf_spec::{Profile, features::Features};
+use serde_json::Value;
 
-/// What a run printed and how it ended.
+/// What a run printed, the results report it wrote, and how it ended.
 #[derive(Debug)]
 pub struct RunOutput {
     pub code: Option<i32>,
     pub stdout: String,
     pub stderr: String,
+    /// The `--results` JSON, when the run got far enough to write it: what
+    /// the tests judge outcomes by (the console is for people).
+    pub results: Option<Value>,
 }
 
 impl RunOutput {
     /// `file:line` of every failed scenario.
     pub fn failed(&self) -> BTreeSet<String> {
-        self.scenarios_marked("FAIL")
+        self.scenarios_with_outcome("failed")
     }
 
     /// `file:line` of every passed scenario.
     pub fn passed(&self) -> BTreeSet<String> {
-        self.scenarios_marked("ok")
+        self.scenarios_with_outcome("passed")
     }
 
     /// `file:line` of every scenario payconf could not judge.
     pub fn errors(&self) -> BTreeSet<String> {
-        self.scenarios_marked("ERROR")
+        self.scenarios_with_outcome("error")
     }
 
-    fn scenarios_marked(&self, mark: &str) -> BTreeSet<String> {
-        self.stdout
-            .lines()
-            .filter_map(|line| {
-                let mut words = line.split_whitespace();
-                (words.next() == Some(mark))
-                    .then(|| words.next().map(str::to_owned))
-                    .flatten()
-            })
+    /// `file:line` of every scenario with this outcome in the results.
+    pub fn scenarios_with_outcome(&self, outcome: &str) -> BTreeSet<String> {
+        let Some(results) = &self.results else {
+            return BTreeSet::new();
+        };
+        results["scenarios"]
+            .as_array()
+            .expect("the results list scenarios")
+            .iter()
+            .filter(|s| s["outcome"] == outcome)
+            .filter_map(|s| s["location"].as_str().map(str::to_owned))
             .collect()
+    }
+
+    /// The results report, which a run that got under way always writes.
+    pub fn results(&self) -> &Value {
+        self.results
+            .as_ref()
+            .unwrap_or_else(|| panic!("the run wrote no results\n{}\n{}", self.stdout, self.stderr))
     }
 }
 
@@ -68,10 +80,30 @@ pub fn payconf_run(args: &[&str]) -> RunOutput {
     payconf_run_with(args, &[])
 }
 
-/// [`payconf_run`] with these environment variables set.
+/// [`payconf_run`] with these environment variables set. The run writes a
+/// results report (to a temporary file unless the arguments name one),
+/// which [`RunOutput`] reads.
 pub fn payconf_run_with(args: &[&str], env: &[(&str, &str)]) -> RunOutput {
     let mut command = Command::new(env!("CARGO_BIN_EXE_payconf"));
     command.arg("run").args(args);
+    let named = args
+        .iter()
+        .position(|a| *a == "--results")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from);
+    let own = TempFile(std::env::temp_dir().join(format!(
+        "payconf-results-{}.json",
+        uuid::Uuid::new_v4().simple()
+    )));
+    let results_path = match named {
+        Some(path) => path,
+        // `--list` and `--help` runs take no report flags.
+        None if args.contains(&"--list") => own.0.clone(),
+        None => {
+            command.arg("--results").arg(&own.0);
+            own.0.clone()
+        }
+    };
     for name in [
         "PAYCONF_BASE_URL",
         "PAYCONF_API_KEY",
@@ -84,10 +116,14 @@ pub fn payconf_run_with(args: &[&str], env: &[(&str, &str)]) -> RunOutput {
         command.env(name, value);
     }
     let output = command.output().expect("payconf runs");
+    let results = std::fs::read_to_string(&results_path)
+        .ok()
+        .map(|text| serde_json::from_str(&text).expect("the results report is JSON"));
     RunOutput {
         code: output.status.code(),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        results,
     }
 }
 

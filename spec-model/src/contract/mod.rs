@@ -36,7 +36,7 @@ pub enum ContractError {
     /// The file could not be read.
     #[error("cannot read spec {path}: {source}")]
     Read {
-        /// The file.
+        /// The path as given, so the message names what the user typed.
         path: String,
         /// The I/O error.
         source: std::io::Error,

@@ -93,11 +93,11 @@ pub struct ReportInputs<'a> {
     pub report: &'a RunReport,
     /// The requirements catalogue.
     pub requirements: &'a Requirements,
-    /// The features run.
+    /// The features run, for each scenario's steps as written.
     pub features: &'a Features,
-    /// The spec.
+    /// The spec, whose title, version and digest every report records.
     pub contract: &'a Contract,
-    /// The target.
+    /// The target, as reports show it (secrets masked).
     pub target: &'a TargetConfig,
     /// Whether the target is the embedded reference implementation.
     pub embedded: bool,
@@ -155,11 +155,11 @@ pub fn write_reports(files: &ReportFiles, inputs: &ReportInputs<'_>) -> Result<(
 /// How a requirement fared in a run.
 #[derive(Clone, Debug, Serialize)]
 pub struct RequirementOutcome {
-    /// Its id.
+    /// Its id in spec/requirements.yaml, which scenarios' `@req:` tags name.
     pub id: String,
     /// `core` or `reference`.
     pub profile: &'static str,
-    /// Its statement.
+    /// Its statement, so a report reads without the catalogue beside it.
     pub summary: String,
     /// `passed`, `failed`, `error` (payconf could not judge it), `waived`,
     /// `not-reached` (its scenarios failed on other requirements before
@@ -178,7 +178,7 @@ pub struct RequirementOutcome {
 pub struct ScenarioRef {
     /// `file:line`.
     pub location: String,
-    /// Its name.
+    /// Its name, as the feature writes it.
     pub name: String,
     /// How it went for the requirement named with it.
     pub outcome: &'static str,

@@ -41,7 +41,7 @@ impl StepStatus {
 pub struct StepResult {
     /// `Given `, `When `, `Then `, `And `…
     pub keyword: String,
-    /// The step's text.
+    /// The step's text, for matching it to the requirements it names.
     pub text: String,
     /// Its line in the feature file.
     pub line: usize,

@@ -23,7 +23,7 @@ fn two_digits<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Strin
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TestCard {
-    /// The card number.
+    /// The card number, a secret: masked to six and four wherever it is shown.
     pub number: Secret,
     /// Two-digit expiry month (`exp_month = "05"` or `exp_month = 5`).
     #[serde(deserialize_with = "two_digits")]

@@ -4,7 +4,9 @@
 //!
 //! Settings come from a TOML file (`--target`), are overridden by the
 //! environment (`PAYCONF_BASE_URL`, `PAYCONF_API_KEY`, `PAYCONF_SHOP_LOGIN`),
-//! which is overridden by flags. [`TargetConfig::resolve`] checks them all
+//! which is overridden by flags; clap reads the variables as the flags'
+//! stand-ins (`env`), and `PAYCONF_ACS_DRIVER` is read here, so that a bad
+//! value names the variable. [`TargetConfig::resolve`] checks them all
 //! and names the first one that is missing or invalid.
 
 use std::{collections::BTreeMap, fmt, path::Path, time::Duration};
@@ -108,7 +110,7 @@ pub struct TargetConfig {
     pub base_url: Url,
     /// The environment the target file declares, if it does.
     pub environment: Option<Environment>,
-    /// The merchant's API key.
+    /// The merchant's API key, a secret: never printed, masked in every report.
     pub api_key: Secret,
     /// The merchant's shop login.
     pub shop_login: String,
@@ -177,31 +179,20 @@ impl TargetFile {
         })
     }
 
-    /// Applies the environment, then the flags, over the file.
-    pub fn overridden(
-        mut self,
-        env: impl Fn(&str) -> Option<String>,
-        flags: &TargetOverrides,
-    ) -> Self {
-        let pick = |flag: &Option<String>, var: &str, file: Option<String>| {
-            flag.clone()
-                .or_else(|| env(var).filter(|v| !v.is_empty()))
-                .or(file)
-        };
-        self.base_url = pick(&flags.base_url, "PAYCONF_BASE_URL", self.base_url.take());
+    /// Applies the flags over the file. A flag not given takes its
+    /// PAYCONF_* variable (clap's `env`), so the order is flag, then
+    /// environment, then file.
+    pub fn overridden(mut self, flags: &TargetOverrides) -> Self {
+        let pick = |flag: &Option<String>, file: Option<String>| flag.clone().or(file);
+        self.base_url = pick(&flags.base_url, self.base_url.take());
         self.api_key = pick(
             &flags.api_key,
-            "PAYCONF_API_KEY",
             self.api_key.take().map(|s| s.expose().to_owned()),
         )
         .map(Secret::new);
-        self.shop_login = pick(
-            &flags.shop_login,
-            "PAYCONF_SHOP_LOGIN",
-            self.shop_login.take(),
-        );
-        self.tls = std::mem::take(&mut self.tls).overridden(&env, &flags.transport);
-        self.proxy = tls::proxy_override(self.proxy.take(), &env, &flags.transport.proxy);
+        self.shop_login = pick(&flags.shop_login, self.shop_login.take());
+        self.tls = std::mem::take(&mut self.tls).overridden(&flags.transport);
+        self.proxy = flags.transport.proxy.clone().or(self.proxy.take());
         self
     }
 

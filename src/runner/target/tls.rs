@@ -78,25 +78,12 @@ impl TlsFile {
         }
     }
 
-    /// The environment over the file, the flags over both.
-    pub fn overridden(
-        self,
-        env: &impl Fn(&str) -> Option<String>,
-        flags: &TransportOverrides,
-    ) -> Self {
-        let pick = |flag: &Option<PathBuf>, var: &str, file: Option<PathBuf>| {
-            flag.clone()
-                .or_else(|| env(var).filter(|v| !v.is_empty()).map(PathBuf::from))
-                .or(file)
-        };
+    /// The flags (or their PAYCONF_* variables, read by clap) over the file.
+    pub fn overridden(self, flags: &TransportOverrides) -> Self {
         Self {
-            ca_file: pick(&flags.ca_file, "PAYCONF_TLS_CA_FILE", self.ca_file),
-            client_cert: pick(
-                &flags.client_cert,
-                "PAYCONF_TLS_CLIENT_CERT",
-                self.client_cert,
-            ),
-            client_key: pick(&flags.client_key, "PAYCONF_TLS_CLIENT_KEY", self.client_key),
+            ca_file: flags.ca_file.clone().or(self.ca_file),
+            client_cert: flags.client_cert.clone().or(self.client_cert),
+            client_key: flags.client_key.clone().or(self.client_key),
         }
     }
 
@@ -150,18 +137,6 @@ impl TlsFile {
 fn read(setting: &str, path: &Path) -> Result<Vec<u8>, TargetError> {
     std::fs::read(path)
         .map_err(|e| target_error(setting, format!("cannot read {}: {e}", path.display())))
-}
-
-/// The `proxy` setting: the environment (`PAYCONF_PROXY`) over the file,
-/// the flag over both.
-pub fn proxy_override(
-    file: Option<String>,
-    env: &impl Fn(&str) -> Option<String>,
-    flag: &Option<String>,
-) -> Option<String> {
-    flag.clone()
-        .or_else(|| env("PAYCONF_PROXY").filter(|v| !v.is_empty()))
-        .or(file)
 }
 
 /// The `proxy` setting checked: an http or https proxy's address.

@@ -27,7 +27,7 @@ struct Pending {
     started: SystemTime,
     /// The browser's clock when it was sent, in seconds.
     sent_at: f64,
-    /// The answer.
+    /// The answer, when the browser's log holds one (a request cut short has none).
     response: Option<Answer>,
     /// The browser's clock when its body was read.
     finished_at: Option<f64>,

@@ -331,7 +331,7 @@ pub struct Reservation {
 /// One journey's use of the browser.
 #[derive(Debug)]
 pub struct Turn<'a> {
-    /// The WebDriver client.
+    /// The WebDriver session, borrowed for one journey and reset after it.
     pub client: &'a Client,
     reservation: Reservation,
 }
