@@ -8,7 +8,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::model::{conformance, resolve, text};
+use payconf_spec::json_ref::resolve;
+
+use super::model::{conformance, text};
 
 /// One row of a field table.
 #[derive(Clone, Debug, Serialize)]

@@ -160,23 +160,7 @@ pub(super) fn conformance(value: &Value) -> String {
     text(value.get("x-conformance"))
 }
 
-/// Follows `$ref`s within the document.
-pub fn resolve<'a>(document: &'a Value, value: &'a Value) -> &'a Value {
-    let mut current = value;
-    for _ in 0..32 {
-        let Some(reference) = current.get("$ref").and_then(Value::as_str) else {
-            return current;
-        };
-        match reference
-            .strip_prefix('#')
-            .and_then(|pointer| document.pointer(pointer))
-        {
-            Some(target) => current = target,
-            None => return current,
-        }
-    }
-    current
-}
+use payconf_spec::json_ref::resolve;
 
 fn examples(document: &Value, media: &Value, media_type: &str) -> Vec<ExampleDoc> {
     let language = if media_type.contains("json") {

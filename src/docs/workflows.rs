@@ -174,16 +174,6 @@ fn text_of(value: &Value, key: &str) -> String {
     text(value.get(key))
 }
 
-/// Follows a JSON Schema `$ref` (`#/components/inputs/payment`) within the document.
-fn follow_ref<'a>(document: &'a Value, value: &'a Value) -> &'a Value {
-    value
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|reference| reference.strip_prefix('#'))
-        .and_then(|pointer| document.pointer(pointer))
-        .unwrap_or(value)
-}
-
 /// Follows an Arazzo reusable object (`reference: $components.parameters.apiKey`).
 fn follow_reusable<'a>(document: &'a Value, value: &'a Value) -> &'a Value {
     value
@@ -201,7 +191,7 @@ fn read_workflow(document: &Value, workflow: &Value) -> Result<WorkflowDoc, Stri
     }
     let inputs = workflow
         .get("inputs")
-        .map(|schema| follow_ref(document, schema))
+        .map(|schema| payconf_spec::json_ref::resolve(document, schema))
         .and_then(|schema| schema.get("properties"))
         .and_then(Value::as_object)
         .into_iter()
