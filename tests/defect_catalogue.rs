@@ -20,6 +20,7 @@ use payconf_spec::{
     features::Features,
     requirements::Requirements,
 };
+use serde_json::Value;
 use support::{
     runner::{
         BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, core_scenarios_checking,
@@ -117,15 +118,16 @@ fn core_scenarios() -> BTreeSet<String> {
 fn assert_passes_everything(output: &RunOutput) {
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
     assert_eq!(output.passed(), core_scenarios(), "{}", output.stdout);
+    assert_eq!(output.results()["outcome"], "passed");
+    let noted: Vec<&Value> = output.results()["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter(|s| s.get("noted").is_some())
+        .collect();
     assert!(
-        output.stdout.contains("result: PASSED"),
-        "{}",
-        output.stdout
-    );
-    assert!(
-        !output.stdout.contains("noted:"),
-        "the twin conforms, so nothing is even noted:\n{}",
-        output.stdout
+        noted.is_empty(),
+        "the twin conforms, so nothing is even noted: {noted:#?}"
     );
 }
 
@@ -236,12 +238,24 @@ async fn assert_unjudged_by_the_form_driver(style: IssuerStyle) {
 fn judge(entry: &CatalogueEntry, output: &RunOutput) -> Option<String> {
     let expected = core_scenarios_checking(&entry.requirement);
     let failed = output.failed();
-    let verdict = output.stdout.contains("result: FAILED, the target failed");
+    let verdict = output
+        .results
+        .as_ref()
+        .is_some_and(|r| r["outcome"] == "failed");
     // Step by step, the requirement at fault is the defect's, and no other.
-    let misattributed: Vec<&str> = output
-        .stdout
-        .lines()
-        .filter_map(|line| line.trim().strip_prefix("at fault: "))
+    let misattributed: Vec<String> = output
+        .results
+        .iter()
+        .flat_map(|r| r["scenarios"].as_array().into_iter().flatten())
+        .filter(|s| s["outcome"] == "failed")
+        .filter_map(|s| s.get("at_fault").and_then(Value::as_array))
+        .filter(|ids| !ids.is_empty())
+        .map(|ids| {
+            ids.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
         .filter(|ids| *ids != entry.requirement)
         .collect();
     if output.code == Some(1) && failed == expected && verdict && misattributed.is_empty() {
