@@ -23,11 +23,12 @@
 //!   the [`runner::steps`] act on a [`runner::world`] that sends every request
 //!   as an [`runner::exchange`] and judges every answer against the contract;
 //!   the buyer goes through the issuer's page with one of the drivers of
-//!   [`runner::issuer`]. Each scenario's outcome lands in the result model,
-//!   [`runner::result`], whose [`runner::result::Verdict`] is the run's exit
-//!   code; the [`runner::console`], the [`runner::reports`] and the
-//!   [`runner::waivers`] read it, and [`runner::redact`] keeps secrets out of
-//!   all of it.
+//!   [`runner::issuer`]. Cucumber's events are recorded into the result
+//!   model, [`runner::result`] (its recorder puts each failure on the
+//!   requirements at fault and asks the [`runner::waivers`]), whose
+//!   [`runner::result::Verdict`] is the run's exit code; the
+//!   [`runner::console`] prints it as it comes, the [`runner::reports`] are
+//!   written from it, and [`runner::redact`] keeps secrets out of all of it.
 //! - [`docs`]: `payconf docs`, the documentation generated from the spec, the
 //!   features and the Arazzo workflows.
 //! - [`serve`] and [`bench`]: the reference implementation as a sandbox, and

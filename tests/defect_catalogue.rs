@@ -24,7 +24,7 @@ use serde_json::Value;
 use support::{
     runner::{
         BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, core_scenarios_checking,
-        payconf_run_async,
+        payconf_run_async, scenarios_where,
     },
     twin::{Defect, IssuerStyle, TwinService, Variation},
 };
@@ -106,13 +106,7 @@ fn assert_browser_passes_everything(what: impl std::fmt::Debug, output: &RunOutp
 }
 
 fn core_scenarios() -> BTreeSet<String> {
-    Features::embedded()
-        .expect("features parse")
-        .scenarios()
-        .into_iter()
-        .filter(|s| s.profile == Some(Profile::Core))
-        .map(|s| s.location())
-        .collect()
+    scenarios_where(|s| s.profile == Some(Profile::Core))
 }
 
 fn assert_passes_everything(output: &RunOutput) {
@@ -143,13 +137,7 @@ async fn the_conformant_twin_passes_the_robustness_profile() {
     let twin = TwinService::start(None).await;
     let output = run_against(twin, "form", Some("@robustness")).await;
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
-    let robustness: BTreeSet<String> = Features::embedded()
-        .expect("features parse")
-        .scenarios()
-        .into_iter()
-        .filter(|s| s.profile == Some(Profile::Robustness))
-        .map(|s| s.location())
-        .collect();
+    let robustness = scenarios_where(|s| s.profile == Some(Profile::Robustness));
     assert_eq!(output.passed(), robustness, "{}", output.stdout);
     assert!(output.stdout.contains("seed: "), "{}", output.stdout);
 }

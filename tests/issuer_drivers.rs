@@ -15,6 +15,7 @@ use payconf_spec::Profile;
 use support::{
     runner::{
         BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, payconf_run_async, payconf_run_with,
+        scenarios_where,
     },
     twin::{Defect, IssuerStyle, TwinService},
 };
@@ -53,13 +54,7 @@ async fn run_reference(style: IssuerPage, driver: &str, acs: &str, tags: &str) -
 }
 
 fn issuer_scenarios(profile: Profile) -> std::collections::BTreeSet<String> {
-    payconf_spec::features::Features::embedded()
-        .expect("features parse")
-        .scenarios()
-        .into_iter()
-        .filter(|s| s.has_tag("issuer") && s.profile == Some(profile))
-        .map(|s| s.location())
-        .collect()
+    scenarios_where(|s| s.has_tag("issuer") && s.profile == Some(profile))
 }
 
 fn assert_all_passed(output: &RunOutput, what: &str) {

@@ -2,7 +2,10 @@
 
 use std::{collections::BTreeSet, path::PathBuf, process::Command};
 
-use payconf_spec::{Profile, features::Features};
+use payconf_spec::{
+    Profile,
+    features::{Features, ScenarioEntry},
+};
 use serde_json::Value;
 
 /// What a run printed, the results report it wrote, and how it ended.
@@ -137,17 +140,25 @@ pub async fn payconf_run_async(args: Vec<String>) -> RunOutput {
     .expect("the run thread finishes")
 }
 
-/// `file:line` of the scenarios selected by `@core` that check `requirement`.
-pub fn core_scenarios_checking(requirement: &str) -> BTreeSet<String> {
+/// `file:line` of the embedded scenarios that satisfy `keep`: the catalogue
+/// says which scenarios a run must pass or fail, so no test writes them in.
+pub fn scenarios_where(keep: impl Fn(&ScenarioEntry) -> bool) -> BTreeSet<String> {
     Features::embedded()
         .expect("features parse")
         .scenarios()
         .into_iter()
-        // Robustness scenarios check only robustness requirements.
-        .filter(|s| s.profile.is_some_and(Profile::binds_every_server))
-        .filter(|s| s.requirements().any(|id| id == requirement))
+        .filter(|s| keep(s))
         .map(|s| s.location())
         .collect()
+}
+
+/// `file:line` of the scenarios selected by `@core` that check `requirement`.
+pub fn core_scenarios_checking(requirement: &str) -> BTreeSet<String> {
+    // Robustness scenarios check only robustness requirements.
+    scenarios_where(|s| {
+        s.profile.is_some_and(Profile::binds_every_server)
+            && s.requirements().any(|id| id == requirement)
+    })
 }
 
 /// At most two runs with a browser at once in a test binary: each starts a

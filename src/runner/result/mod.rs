@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::runner::{exchange::ExchangeRecord, issuer::IssuerEvidence};
 
+pub mod recorder;
 mod verdict;
 
 pub use verdict::Verdict;

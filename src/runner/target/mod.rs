@@ -6,7 +6,7 @@
 //! environment (`PAYCONF_BASE_URL`, `PAYCONF_API_KEY`, `PAYCONF_SHOP_LOGIN`),
 //! which is overridden by flags; clap reads the variables as the flags'
 //! stand-ins (`env`), and `PAYCONF_ACS_DRIVER` is read here, so that a bad
-//! value names the variable. [`TargetConfig::resolve`] checks them all
+//! value names the variable. [`TargetFile::resolve`] checks them all
 //! and names the first one that is missing or invalid.
 
 use std::{collections::BTreeMap, fmt, path::Path, time::Duration};
