@@ -119,19 +119,19 @@ pub enum ApiError {
     /// The body is over the size limit.
     #[error("request body is larger than {limit} bytes")]
     PayloadTooLarge {
-        /// The limit in bytes.
+        /// The limit in bytes, which the refusal names so a client can comply.
         limit: usize,
     },
     /// The client took too long to send its body.
     #[error("request body not received within {seconds} seconds")]
     BodyTimeout {
-        /// The time it had.
+        /// The time it had, which the refusal names.
         seconds: u64,
     },
     /// The request line and headers are over the size limit.
     #[error("request headers are larger than {limit} bytes")]
     HeadersTooLarge {
-        /// The limit in bytes.
+        /// The limit in bytes, which the refusal names so a client can comply.
         limit: usize,
     },
     /// No such path.

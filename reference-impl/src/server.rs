@@ -41,7 +41,7 @@ pub enum ServeError {
     MerchantPage {
         /// The service's public address.
         public_url: Url,
-        /// The resolution error.
+        /// Why it does not resolve, as the URL parser says it.
         source: url::ParseError,
     },
 }

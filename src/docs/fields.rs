@@ -27,7 +27,7 @@ pub struct FieldRow {
     pub required_by_reference: bool,
     /// `core` (the contract states it) or `reference`.
     pub conformance: String,
-    /// Its description.
+    /// Its description, from the property or else its schema.
     pub description: String,
 }
 

@@ -10,9 +10,9 @@ pub use super::fields::{FieldRow, fields};
 /// An example of a request or response.
 #[derive(Clone, Debug, Serialize)]
 pub struct ExampleDoc {
-    /// Its key in the spec.
+    /// Its key in the spec, which the page shows as the example's title.
     pub name: String,
-    /// Its summary.
+    /// Its summary, shown above it.
     pub summary: String,
     /// The value, as pretty JSON or as the text it is.
     pub text: String,
@@ -23,7 +23,7 @@ pub struct ExampleDoc {
 /// A header or parameter of an operation.
 #[derive(Clone, Debug, Serialize)]
 pub struct ParameterDoc {
-    /// Its name.
+    /// Its name, as a client sends it.
     pub name: String,
     /// `header`, `query`, `path`.
     pub location: String,
@@ -38,11 +38,11 @@ pub struct ParameterDoc {
 /// A request or response body.
 #[derive(Clone, Debug, Serialize)]
 pub struct BodyDoc {
-    /// Its media type.
+    /// Its media type, which chooses the example's highlighting.
     pub media_type: String,
-    /// Its fields.
+    /// Its fields, flattened to one row per path, for the field table.
     pub fields: Vec<FieldRow>,
-    /// Its examples.
+    /// Its examples from the spec, shown after the table.
     pub examples: Vec<ExampleDoc>,
 }
 
@@ -127,7 +127,7 @@ pub struct OperationDoc {
     pub conformance: String,
     /// Credential headers and parameters.
     pub parameters: Vec<ParameterDoc>,
-    /// The request body.
+    /// The request body, when the operation takes one.
     pub request: Option<BodyDoc>,
     /// Every response.
     pub responses: Vec<ResponseDoc>,
@@ -140,11 +140,11 @@ pub struct OperationDoc {
 pub struct ServerDoc {
     /// `sandbox` or `production`.
     pub environment: String,
-    /// The URL template.
+    /// The URL template, with `{variables}` as the spec writes them.
     pub url: String,
-    /// The default address.
+    /// The address the template gives with its defaults, to copy.
     pub default: String,
-    /// Its description.
+    /// Its description, which says what the environment is for.
     pub description: String,
 }
 

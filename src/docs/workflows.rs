@@ -23,7 +23,7 @@ const SOURCE_PREFIX: &str = "$sourceDescriptions.";
 /// One input of a workflow.
 #[derive(Clone, Debug, Serialize)]
 pub struct InputDoc {
-    /// Its name.
+    /// Its name, as Respect's `--input` takes it.
     pub name: String,
     /// Its default, as JSON text.
     pub default: String,
@@ -64,9 +64,9 @@ pub struct WorkflowDoc {
 /// A workflow's steps that call one operation, for that operation's page.
 #[derive(Clone, Debug, Serialize)]
 pub struct WorkflowUse {
-    /// The workflow's id.
+    /// The workflow's id, which links to its section of the workflows page.
     pub workflow: String,
-    /// Its summary.
+    /// Its summary, to say what the workflow is for on the operation's page.
     pub summary: String,
     /// The steps that call the operation.
     pub steps: Vec<WorkflowStepDoc>,

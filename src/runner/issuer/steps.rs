@@ -47,7 +47,7 @@ pub enum StepAction {
     Click(String),
     /// Types a value into the element the selector matches.
     Type {
-        /// The selector.
+        /// The CSS selector of the field, in the page or one of its frames.
         selector: String,
         /// What is typed.
         value: StepValue,

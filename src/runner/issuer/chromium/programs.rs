@@ -45,7 +45,7 @@ pub enum BrowserError {
         looked: String,
         /// The target-file setting.
         setting: &'static str,
-        /// The environment variable.
+        /// The environment variable that names it, for the message's remedy.
         variable: &'static str,
     },
     /// A program was found but did not start.
