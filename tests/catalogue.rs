@@ -5,7 +5,9 @@
 use std::collections::BTreeSet;
 
 use cucumber::World as _;
-use payconf::runner::{RunOptions, Suite, steps::CARD_DATA_DEFINITIONS, world::PaymentWorld};
+use payconf::runner::{
+    PRODUCTION_SAFE, RunOptions, Suite, steps::CARD_DATA_DEFINITIONS, world::PaymentWorld,
+};
 use payconf_spec::{
     Profile,
     contract::Contract,
@@ -164,7 +166,10 @@ fn production_safe_scenarios_use_no_step_definition_that_sends_card_data() {
     let mut checked = 0;
     for feature in features().features() {
         for (rule, scenario) in scenarios_with_rules(feature) {
-            if !effective_tags(feature, rule, scenario).contains(&"production-safe".to_owned()) {
+            if !effective_tags(feature, rule, scenario)
+                .iter()
+                .any(|t| t == PRODUCTION_SAFE)
+            {
                 continue;
             }
             let backgrounds = feature

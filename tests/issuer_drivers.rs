@@ -5,6 +5,8 @@
 
 mod support;
 
+use payconf::runner::ISSUER_TAG;
+
 use std::{
     io::{BufRead, BufReader},
     process::{Command, Stdio},
@@ -54,7 +56,7 @@ async fn run_reference(style: IssuerPage, driver: &str, acs: &str, tags: &str) -
 }
 
 fn issuer_scenarios(profile: Profile) -> std::collections::BTreeSet<String> {
-    scenarios_where(|s| s.has_tag("issuer") && s.profile == Some(profile))
+    scenarios_where(|s| s.has_tag(ISSUER_TAG) && s.profile == Some(profile))
 }
 
 fn assert_all_passed(output: &RunOutput, what: &str) {

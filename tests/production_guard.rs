@@ -5,6 +5,8 @@
 
 mod support;
 
+use payconf::runner::PRODUCTION_SAFE;
+
 use std::collections::BTreeSet;
 
 use payconf_spec::{Profile, features::Features};
@@ -79,7 +81,7 @@ async fn allowed_production_runs_only_scenarios_that_send_no_card_data() {
 
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
     let safe_core =
-        scenarios_where(|s| s.profile == Some(Profile::Core) && s.has_tag("production-safe"));
+        scenarios_where(|s| s.profile == Some(Profile::Core) && s.has_tag(PRODUCTION_SAFE));
     assert!(!safe_core.is_empty());
     assert_eq!(output.passed(), safe_core);
     // Left out, and said so: every other core scenario, by location and name.
@@ -87,7 +89,7 @@ async fn allowed_production_runs_only_scenarios_that_send_no_card_data() {
         .expect("features")
         .scenarios()
         .into_iter()
-        .filter(|s| s.profile == Some(Profile::Core) && !s.has_tag("production-safe"))
+        .filter(|s| s.profile == Some(Profile::Core) && !s.has_tag(PRODUCTION_SAFE))
         .map(|s| format!("{}  {}", s.location(), s.name))
         .collect();
     assert!(!left_out.is_empty());

@@ -18,7 +18,11 @@ use std::{
 };
 
 use cucumber::{World as _, gherkin::tagexpr::TagOperation, tag::Ext as _};
-use payconf_spec::Profile;
+use payconf_spec::{
+    Profile,
+    contract::Contract,
+    features::{ScenarioEntry, effective_tags, file_name},
+};
 
 pub mod console;
 pub mod exchange;
@@ -54,10 +58,6 @@ use crate::runner::{
     waivers::Waivers,
     world::{PaymentWorld, RunContext, with_context},
 };
-use payconf_spec::{
-    contract::Contract,
-    features::{ScenarioEntry, effective_tags, file_name},
-};
 
 /// The token lifetime of the embedded reference implementation, short so the
 /// expiry scenario waits only that long (and 100 ms more). Every other
@@ -65,6 +65,17 @@ use payconf_spec::{
 /// once submitted stays for the buyer's time at the issuer whatever this
 /// lifetime (`SUBMITTED_RETENTION` in the reference implementation).
 pub const EMBEDDED_TOKEN_LIFETIME: Duration = Duration::from_millis(250);
+
+/// The scenarios a run selects without `--tags`: what the contract states,
+/// against a target; the reference profile's choices too, against the
+/// embedded reference implementation, which makes them.
+fn default_tags(embedded: bool) -> String {
+    if embedded {
+        format!("{} or {}", Profile::Core.tag(), Profile::Reference.tag())
+    } else {
+        Profile::Core.tag().to_owned()
+    }
+}
 
 /// The tag of the scenario that waits for a token to expire.
 const TOKEN_LIFETIME_TAG: &str = "token-lifetime";
@@ -153,25 +164,28 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
                 .to_owned(),
         ));
     }
-    let (target, default_tags) = if file.has_base_url() {
-        (file.resolve().map_err(NotRun::because)?, "@core")
+    let embedding = !file.has_base_url();
+    let default_tags = default_tags(embedding);
+    let target = if !embedding {
+        file.resolve().map_err(NotRun::because)?
     } else {
         // Tokens that expire fast only when the expiry scenario runs: other
         // runs (a robustness run's hundreds of requests) keep the default.
-        let expression = options.tags.as_deref().unwrap_or("@core or @reference");
-        let expiry_selected =
-            expression.parse::<TagOperation>().map_or(true, |tags| {
-                suite.features.scenarios().iter().any(|s| {
-                    tags.eval(s.tags.iter()) && s.tags.iter().any(|t| t == TOKEN_LIFETIME_TAG)
-                })
-            });
+        let expression = options.tags.as_deref().unwrap_or(&default_tags);
+        let expiry_selected = expression.parse::<TagOperation>().map_or(true, |tags| {
+            suite
+                .features
+                .scenarios()
+                .iter()
+                .any(|s| tags.eval(s.tags.iter()) && s.has_tag(TOKEN_LIFETIME_TAG))
+        });
         let (server, target) = embedded::start(options.embedded_tls, expiry_selected).await?;
         println!(
             "target: the reference implementation, in-process at {}",
             server.base_url
         );
         embedded = Some(server);
-        (target, "@core or @reference")
+        target
     };
     let env = |name: &str| std::env::var(name).ok();
     let mut target = target;
@@ -181,10 +195,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     {
         target.acs.driver = driver;
     }
-    let mut expression = options
-        .tags
-        .clone()
-        .unwrap_or_else(|| default_tags.to_owned());
+    let mut expression = options.tags.clone().unwrap_or(default_tags);
     let mut tags: TagOperation = expression
         .parse()
         .map_err(|e| NotRun(format!("--tags {expression:?}: {e}")))?;

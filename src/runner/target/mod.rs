@@ -81,7 +81,8 @@ pub struct TargetFile {
     proxy: Option<String>,
 }
 
-/// Settings given on the command line, which win over everything else.
+/// Settings given as flags, or as their PAYCONF_* variables (clap reads a
+/// variable when its flag is absent): they win over the target file.
 #[derive(Clone, Debug, Default)]
 pub struct TargetOverrides {
     /// `--base-url`.

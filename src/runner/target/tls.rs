@@ -26,7 +26,7 @@ pub struct TlsFile {
     pub client_key: Option<PathBuf>,
 }
 
-/// Transport settings given on the command line.
+/// Transport settings given as flags or their PAYCONF_* variables.
 #[derive(Clone, Debug, Default)]
 pub struct TransportOverrides {
     /// `--tls-ca-file`.
