@@ -129,7 +129,7 @@ pub fn requirement_ids(tags: &[String]) -> impl Iterator<Item = &str> {
 pub fn other_tags(tags: &[String]) -> impl Iterator<Item = &str> {
     tags.iter()
         .map(String::as_str)
-        .filter(|t| !t.starts_with(REQUIREMENT_TAG) && Profile::ALL.iter().all(|p| p.name() != *t))
+        .filter(|t| !t.starts_with(REQUIREMENT_TAG) && Profile::named(t).is_none())
 }
 
 /// How a tag names a requirement: `@req:CREATE-01`.
@@ -273,4 +273,27 @@ pub fn effective_tags(
     tags.extend(scenario.tags.iter().cloned());
     tags.dedup();
     tags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scenarios_html_id_is_its_file_stem_and_line() {
+        assert_eq!(html_id(&location("create.feature", 8)), "s-create-8");
+        assert_eq!(html_id("three_d_secure.feature:23"), "s-three-d-secure-23");
+    }
+
+    #[test]
+    fn other_tags_leave_out_profiles_and_requirements() {
+        let tags: Vec<String> = ["core", "req:CREATE-01", "issuer", "production-safe"]
+            .map(str::to_owned)
+            .into();
+        assert_eq!(
+            other_tags(&tags).collect::<Vec<_>>(),
+            ["issuer", "production-safe"]
+        );
+        assert_eq!(requirement_ids(&tags).collect::<Vec<_>>(), ["CREATE-01"]);
+    }
 }

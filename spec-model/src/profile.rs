@@ -63,14 +63,16 @@ impl Profile {
         self != Self::Reference
     }
 
-    /// The profile a schema marking (`x-conformance`) names.
-    pub fn of_marking(marking: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.name() == marking)
+    /// The profile of this name: a schema's `x-conformance` marking, or a
+    /// scenario's tag without its `@`.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
     }
 
     /// The profile of a scenario, from its tags (without `@`): exactly one
     /// profile tag, or none.
     pub fn of_tags<T: AsRef<str>>(tags: &[T]) -> Option<Self> {
+        // Distinct profiles: a tag written twice is still one profile.
         let mut found = Self::ALL
             .into_iter()
             .filter(|p| tags.iter().any(|t| t.as_ref() == p.name()));
@@ -96,6 +98,10 @@ mod tests {
             Some(Profile::Core)
         );
         assert_eq!(Profile::of_tags(&["core", "reference"]), None);
+        assert_eq!(
+            Profile::of_tags(&["core", "issuer", "core"]),
+            Some(Profile::Core)
+        );
         assert_eq!(Profile::of_tags::<&str>(&[]), None);
     }
 
@@ -112,7 +118,7 @@ mod tests {
     fn names_tags_and_markings_agree() {
         for profile in Profile::ALL {
             assert_eq!(profile.tag(), format!("@{profile}"));
-            assert_eq!(Profile::of_marking(profile.name()), Some(profile));
+            assert_eq!(Profile::named(profile.name()), Some(profile));
         }
     }
 }

@@ -136,7 +136,7 @@ fn is_reference_only(schema: &Value, definitions: &Value) -> bool {
     let marked = |s: &Value| {
         s.get("x-conformance")
             .and_then(Value::as_str)
-            .and_then(Profile::of_marking)
+            .and_then(Profile::named)
             == Some(Profile::Reference)
     };
     if marked(schema) {
