@@ -98,20 +98,24 @@ pub fn payconf_run_with(args: &[&str], env: &[(&str, &str)]) -> RunOutput {
         "payconf-results-{}.json",
         uuid::Uuid::new_v4().simple()
     )));
-    let results_path = match named {
-        Some(path) => path,
-        // `--list` and `--help` runs take no report flags.
-        None if args.contains(&"--list") => own.0.clone(),
-        None => {
+    let results_path = named.unwrap_or_else(|| {
+        // `--list` runs nothing and takes no report flags.
+        if !args.contains(&"--list") {
             command.arg("--results").arg(&own.0);
-            own.0.clone()
         }
-    };
+        own.0.clone()
+    });
+    // Every setting the runner reads from the environment, so that the
+    // caller's own cannot change a test's run.
     for name in [
         "PAYCONF_BASE_URL",
         "PAYCONF_API_KEY",
         "PAYCONF_SHOP_LOGIN",
         "PAYCONF_ACS_DRIVER",
+        "PAYCONF_TLS_CA_FILE",
+        "PAYCONF_TLS_CLIENT_CERT",
+        "PAYCONF_TLS_CLIENT_KEY",
+        "PAYCONF_PROXY",
     ] {
         command.env_remove(name);
     }
