@@ -297,7 +297,10 @@ pub fn main(cli: Cli) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("payconf: {error:#}");
+            eprintln!(
+                "payconf: {}",
+                crate::runner::neutral::block(&format!("{error:#}"))
+            );
             if is_run {
                 eprintln!(
                     "result: NOT RUN, nothing was checked (exit code {})",

@@ -39,9 +39,11 @@ pub(super) async fn start_browser(
     .await
     .map_err(NotRun::because)?;
     println!(
-        "browser: Chromium {} (headless), {}",
+        "browser: Chromium {} (headless), {}, {}; pages bounded to {} MiB",
         browser.version,
-        programs.chromium.display()
+        programs.chromium.display(),
+        browser.isolation().said(),
+        browser.memory_limit() / (1024 * 1024)
     );
     Ok(Some(Arc::new(browser)))
 }

@@ -266,8 +266,10 @@ struct ShownExchange<'a> {
 /// How much of a body the console shows.
 const SHOWN_BODY: usize = 2000;
 
+/// A body as the console shows it: on one line, at most [`SHOWN_BODY`]
+/// bytes, nothing in it a terminal or a CI log would obey.
 fn shorten(text: String) -> String {
-    truncate(text, SHOWN_BODY)
+    crate::runner::neutral::inline(&truncate(text, SHOWN_BODY)).into_owned()
 }
 
 /// `text` cut to at most `limit` bytes on a character boundary, saying how long it was.
@@ -303,12 +305,21 @@ impl fmt::Display for ShownExchange<'_> {
                 writeln!(f, "response: {}", response.status)?;
                 for (name, value) in &response.headers {
                     if matches!(name.as_str(), "content-type" | "location" | "allow") {
-                        writeln!(f, "          {name}: {}", r.header(name, value))?;
+                        let value = r.header(name, value);
+                        writeln!(
+                            f,
+                            "          {name}: {}",
+                            crate::runner::neutral::inline(&value)
+                        )?;
                     }
                 }
                 write!(f, "          {}", shorten(r.body(&response.body)))
             }
-            Err(reason) => write!(f, "response: none ({})", r.text(reason)),
+            Err(reason) => write!(
+                f,
+                "response: none ({})",
+                crate::runner::neutral::inline(&r.text(reason))
+            ),
         }
     }
 }

@@ -29,6 +29,7 @@ pub mod exchange;
 pub mod hostile;
 pub mod issuer;
 pub mod list;
+pub mod neutral;
 pub mod redact;
 pub mod reports;
 pub mod result;
@@ -234,7 +235,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         ..Limits::default()
     };
     if embedded.is_none() {
-        println!("target: {}", target.base_url);
+        println!("target: {}", target.shown_base_url());
         if let Some(proxy) = crate::runner::transport::rules(&target).describe(&target.base_url) {
             println!("proxy: {proxy}");
         }

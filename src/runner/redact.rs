@@ -1,25 +1,53 @@
 //! Keeps secrets and card data out of everything payconf prints or writes.
 //!
-//! Two mechanisms work together. Structurally, JSON fields that hold a
-//! security code are replaced whole, card-number fields are masked to their
-//! first six and last four digits, and credential headers are masked. By
-//! value, every secret the run knows (the API key, the issuer's code, every
-//! card number it sends) is replaced wherever it appears in text, so a server
-//! that echoes one back cannot leak it either.
+//! Three mechanisms work together. Structurally, JSON fields that hold a
+//! security code (under any of the names servers give it) are replaced
+//! whole, card-number fields are masked to their first six and last four
+//! digits, and credential headers are masked. By value, every secret the
+//! run knows (the API key, the issuer's codes, every card number it sends,
+//! the base URL's credentials) is replaced wherever it appears in text,
+//! and so are the forms servers re-encode it in: URL-encoded, in base64 at
+//! any offset (a Basic credential, a base64 blob), a card number written
+//! with spaces or dashes. A secret too short to replace inside longer text
+//! (a 4-digit issuer code) is replaced wherever it stands alone. By
+//! context, a security code after the words people write before one
+//! (`CVV 917`, `cvc_code=917`) and the credentials of any address
+//! (`user:pass@`) are masked whatever their value.
 
 use std::sync::RwLock;
 
+use base64::Engine as _;
 use payconf_spec::card::mask_pan;
+use regex::{Captures, Regex};
 use serde_json::Value;
 
 /// What stands in for a secret.
 pub const MASK: &str = "***";
 
+/// Secrets at least this long are replaced inside longer text; shorter ones
+/// only where they stand alone, not inside a longer run of letters or
+/// digits (a 4-digit code is inside many numbers).
+const REPLACED_INSIDE: usize = 6;
+
+/// An encoded form shorter than this says too little to be masked.
+const SHORTEST_ENCODED: usize = 6;
+
 /// The run's secrets and how each is shown. Its `Debug` shows only how many.
 #[derive(Default)]
 pub struct Redactor {
-    /// (secret, replacement), longest secret first so overlapping ones mask whole.
-    secrets: RwLock<Vec<(String, String)>>,
+    secrets: RwLock<Secrets>,
+}
+
+#[derive(Default)]
+struct Secrets {
+    /// (text, replacement) replaced wherever they appear, longest first so
+    /// overlapping ones mask whole: secrets and their encoded forms.
+    inside: Vec<(String, String)>,
+    /// (text, replacement) replaced where they stand alone.
+    alone: Vec<(String, String)>,
+    /// Card numbers written in groups (`4111 1111-1111 1111`), each with
+    /// how it is shown.
+    grouped_cards: Vec<(Regex, String)>,
 }
 
 impl Redactor {
@@ -27,51 +55,101 @@ impl Redactor {
     pub fn new(secrets: impl IntoIterator<Item = String>) -> Self {
         let redactor = Self::default();
         for secret in secrets {
-            redactor.add(secret, MASK.to_owned());
+            redactor.add_secret(&secret);
         }
         redactor
     }
 
-    /// A card number about to be sent: shown as its first six and last four digits.
+    /// A card number about to be sent: shown as its first six and last four
+    /// digits, also written in groups; its encoded forms as `***`.
     pub fn add_card_number(&self, number: &str) {
-        self.add(number.to_owned(), mask_pan(number));
+        let shown = mask_pan(number);
+        self.add(number, &shown, true);
+        let digits: Vec<String> = number
+            .chars()
+            .filter(char::is_ascii_digit)
+            .map(String::from)
+            .collect();
+        if digits.len() >= 12 {
+            let pattern = format!(r"\b{}\b", digits.join(r"[ \-.]?"));
+            if let Ok(grouped) = Regex::new(&pattern) {
+                let mut secrets = self.write();
+                if !secrets.grouped_cards.iter().any(|(_, s)| *s == shown) {
+                    secrets.grouped_cards.push((grouped, shown));
+                }
+            }
+        }
     }
 
     /// A payment token the target issued: shown as its first eight
     /// characters, in headers, bodies and addresses alike.
     pub fn add_payment_token(&self, token: &str) {
-        self.add(token.to_owned(), shown_token(token));
+        self.add(token, &shown_token(token), false);
     }
 
-    /// Any other secret: shown as `***`.
+    /// Any other secret: shown as `***`, whatever its length, with its
+    /// encoded forms.
     pub fn add_secret(&self, secret: &str) {
-        self.add(secret.to_owned(), MASK.to_owned());
+        self.add(secret, MASK, true);
     }
 
-    fn add(&self, secret: String, replacement: String) {
-        // Very short values (a 3-digit code) would mask innocent text; those
-        // are masked structurally instead.
-        if secret.len() < 6 {
+    fn add(&self, secret: &str, replacement: &str, encodings: bool) {
+        if secret.is_empty() {
             return;
         }
-        let mut secrets = self.secrets.write().unwrap_or_else(|e| e.into_inner());
-        if secrets.iter().any(|(s, _)| *s == secret) {
+        let mut secrets = self.write();
+        if secret.len() < REPLACED_INSIDE {
+            if !secrets.alone.iter().any(|(s, _)| s == secret) {
+                secrets
+                    .alone
+                    .push((secret.to_owned(), replacement.to_owned()));
+            }
             return;
         }
-        secrets.push((secret, replacement));
-        secrets.sort_by_key(|(secret, _)| std::cmp::Reverse(secret.len()));
+        let mut forms = vec![(secret.to_owned(), replacement.to_owned())];
+        if encodings {
+            forms.extend(
+                encoded_forms(secret)
+                    .into_iter()
+                    .filter(|form| form != secret && form.len() >= SHORTEST_ENCODED)
+                    .map(|form| (form, MASK.to_owned())),
+            );
+        }
+        for (form, shown) in forms {
+            if !secrets.inside.iter().any(|(s, _)| *s == form) {
+                secrets.inside.push((form, shown));
+            }
+        }
+        secrets
+            .inside
+            .sort_by_key(|(secret, _)| std::cmp::Reverse(secret.len()));
     }
 
-    /// Text with every known secret replaced.
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Secrets> {
+        self.secrets.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Text with every known secret, and everything that reads as a secret
+    /// by its context, replaced.
     pub fn text(&self, text: &str) -> String {
         let secrets = self.secrets.read().unwrap_or_else(|e| e.into_inner());
         let mut out = text.to_owned();
-        for (secret, replacement) in secrets.iter() {
+        for (secret, replacement) in &secrets.inside {
             if out.contains(secret.as_str()) {
                 out = out.replace(secret.as_str(), replacement);
             }
         }
-        out
+        for (secret, replacement) in &secrets.alone {
+            if out.contains(secret.as_str()) {
+                out = replace_alone(&out, secret, replacement);
+            }
+        }
+        for (grouped, shown) in &secrets.grouped_cards {
+            if let std::borrow::Cow::Owned(replaced) = grouped.replace_all(&out, shown.as_str()) {
+                out = replaced;
+            }
+        }
+        by_context(out)
     }
 
     /// A JSON value with security codes removed, card numbers masked, and
@@ -112,13 +190,15 @@ impl Redactor {
 
     /// A header value for display.
     pub fn header(&self, name: &str, value: &str) -> String {
-        match name.to_ascii_lowercase().as_str() {
+        let lower = name.to_ascii_lowercase();
+        match lower.as_str() {
             "authorization" | "proxy-authorization" => match value.split_once(' ') {
                 Some((scheme, _)) => format!("{scheme} {MASK}"),
                 None => MASK.to_owned(),
             },
             "paymenttoken" => shown_token(value),
-            "cookie" | "set-cookie" => MASK.to_owned(),
+            "cookie" | "set-cookie" | "x-api-key" | "api-key" | "apikey" => MASK.to_owned(),
+            _ if is_security_code_field(&lower) => MASK.to_owned(),
             _ => self.text(value),
         }
     }
@@ -126,8 +206,125 @@ impl Redactor {
 
 impl std::fmt::Debug for Redactor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let known = self.secrets.read().map_or(0, |s| s.len());
-        write!(f, "Redactor({known} secrets)")
+        let known = self.secrets.read().map_or(0, |s| {
+            s.inside.len() + s.alone.len() + s.grouped_cards.len()
+        });
+        write!(f, "Redactor({known} forms of secrets)")
+    }
+}
+
+/// The forms servers and pages commonly re-encode a secret in: percent-
+/// encoded as forms and as `encodeURIComponent` write it (either case of
+/// hex), and the runs of base64 (standard and URL-safe) that encode it at
+/// each of the three offsets it can stand at inside longer data, so a
+/// Basic credential or a base64 blob that holds it is caught too.
+fn encoded_forms(secret: &str) -> Vec<String> {
+    let mut forms = Vec::new();
+    let form: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
+    forms.push(form.to_ascii_lowercase_hex());
+    forms.push(form);
+    let component = uri_component(secret);
+    forms.push(component.to_ascii_lowercase_hex());
+    forms.push(component);
+    for engine in [
+        base64::engine::general_purpose::STANDARD_NO_PAD,
+        base64::engine::general_purpose::URL_SAFE_NO_PAD,
+    ] {
+        for offset in 0..3usize {
+            let mut bytes = vec![0u8; offset];
+            bytes.extend_from_slice(secret.as_bytes());
+            let encoded = engine.encode(&bytes);
+            // Only the characters every bit of which is the secret's.
+            let first = (8 * offset).div_ceil(6);
+            let last = 8 * (offset + secret.len()) / 6;
+            if last > first {
+                forms.push(encoded[first..last].to_owned());
+            }
+        }
+    }
+    forms
+}
+
+/// `secret` as JavaScript's `encodeURIComponent` writes it.
+fn uri_component(secret: &str) -> String {
+    let mut out = String::with_capacity(secret.len() * 3);
+    for byte in secret.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Percent-encoding's hex digits in lower case (`%2f`), as some encoders write them.
+trait LowerHex {
+    fn to_ascii_lowercase_hex(&self) -> String;
+}
+
+impl LowerHex for String {
+    fn to_ascii_lowercase_hex(&self) -> String {
+        let mut out = String::with_capacity(self.len());
+        let mut rest = self.as_str();
+        while let Some(at) = rest.find('%') {
+            out.push_str(&rest[..at]);
+            let escape = rest.get(at..at + 3).unwrap_or(&rest[at..]);
+            out.push_str(&escape.to_ascii_lowercase());
+            rest = &rest[at + escape.len()..];
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// `text` with `secret` replaced where no letter or digit touches it.
+fn replace_alone(text: &str, secret: &str, replacement: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (at, _) in text.match_indices(secret) {
+        if at < last {
+            continue;
+        }
+        let before = text[..at].chars().next_back();
+        let after = text[at + secret.len()..].chars().next();
+        if before.is_some_and(|c| c.is_alphanumeric()) || after.is_some_and(|c| c.is_alphanumeric())
+        {
+            continue;
+        }
+        out.push_str(&text[last..at]);
+        out.push_str(replacement);
+        last = at + secret.len();
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// What reads as a secret by its context, whatever its value.
+fn by_context(text: String) -> String {
+    static CONTEXT: std::sync::OnceLock<(Regex, Regex)> = std::sync::OnceLock::new();
+    let (code, userinfo) = CONTEXT.get_or_init(|| {
+        (
+            // A 3- or 4-digit code after a name of the security code, and
+            // what people put between them (`:`, `=`, quotes, `is`).
+            Regex::new(
+                r#"(?i)\b((?:card[ _-]?)?(?:cvv2?|cvc2?|cvn2?|csc|security[ _-]?code|verification[ _-]?(?:value|code))(?:[ _-]?(?:code|number|value))?)(\W{0,4}(?:is\W{1,3})?)\d{3,4}\b"#,
+            )
+            .expect("a valid pattern"),
+            // The credentials of an address: `scheme://user:pass@`.
+            Regex::new(r#"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/?#@"'<>]+@"#)
+                .expect("a valid pattern"),
+        )
+    });
+    let text = match code.replace_all(&text, |c: &Captures<'_>| {
+        format!("{}{}{MASK}", &c[1], &c[2])
+    }) {
+        std::borrow::Cow::Owned(replaced) => replaced,
+        std::borrow::Cow::Borrowed(_) => text,
+    };
+    match userinfo.replace_all(&text, format!("${{1}}{MASK}@").as_str()) {
+        std::borrow::Cow::Owned(replaced) => replaced,
+        std::borrow::Cow::Borrowed(_) => text,
     }
 }
 
@@ -137,11 +334,26 @@ fn shown_token(token: &str) -> String {
     format!("{shown}…")
 }
 
+/// Whether a field or header holds a security code, under the names
+/// servers give it: `CVV`, `cvc2`, `cvn`, `securityCode`,
+/// `card_security_code`, `cvc_code`, `X-CVV`, `cardVerificationValue`.
 fn is_security_code_field(key: &str) -> bool {
-    matches!(
-        key.to_ascii_lowercase().as_str(),
-        "cvv" | "cvv2" | "cvc" | "cvc2" | "securitycode" | "security_code"
-    )
+    let key: String = key
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    [
+        "cvv",
+        "cvc",
+        "cvn",
+        "securitycode",
+        "verificationvalue",
+        "verificationcode",
+    ]
+    .iter()
+    .any(|name| key.contains(name))
+        || matches!(key.as_str(), "csc" | "xcsc")
 }
 
 fn is_card_number_field(key: &str) -> bool {

@@ -89,8 +89,9 @@ impl ConsoleWriter {
         if std::mem::take(&mut self.progress_shown) {
             let _ = write!(self.out, "\r\x1b[2K");
         }
-        // A closed stdout must not stop the run; the report still holds everything.
-        let _ = writeln!(self.out, "{text}");
+        // A closed stdout must not stop the run; the report still holds
+        // everything. Each line is made safe whatever it quotes.
+        let _ = writeln!(self.out, "{}", crate::runner::neutral::inline(text));
     }
 
     /// Prints one scenario's line (and its failure).

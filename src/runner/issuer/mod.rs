@@ -61,6 +61,9 @@ pub struct IssuerEvidence {
     pub pages: Vec<String>,
     /// A PNG of the last page, secrets blanked out (browser only).
     pub screenshot: Option<Vec<u8>>,
+    /// Why the browser's journey left no screenshot: a page it could not
+    /// blank out (a frame of another origin) is not photographed.
+    pub screenshot_left_out: Option<String>,
 }
 
 /// Drives the buyer from the issuer address to wherever they land.
@@ -125,6 +128,7 @@ async fn drive(
         driver: "form",
         pages: pages.iter().map(|p| world.ctx.redactor.text(p)).collect(),
         screenshot: None,
+        screenshot_left_out: None,
     });
     result.map(|(landing, _)| landing)
 }

@@ -50,7 +50,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
             "comment": format!(
                 "payconf run against {}; every exchange of the run, redacted; each entry's \
                  pageref and _payconf name its scenario",
-                inputs.target.redactor().text(inputs.target.base_url.as_str())
+                inputs.target.shown_base_url()
             ),
             "pages": pages,
             "entries": entries,

@@ -49,6 +49,8 @@ struct IssuerView {
     pages: Vec<String>,
     /// The last page as a `data:` URL of a PNG.
     screenshot: Option<String>,
+    /// Why there is no screenshot, when the browser left one out.
+    screenshot_left_out: Option<String>,
 }
 
 impl IssuerView {
@@ -63,6 +65,7 @@ impl IssuerView {
                     base64::engine::general_purpose::STANDARD.encode(png)
                 )
             }),
+            screenshot_left_out: evidence.screenshot_left_out.clone(),
         }
     }
 }

@@ -14,13 +14,15 @@ use quick_xml::{
 use super::{ReportInputs, sorted, timestamp};
 use crate::runner::result::{Outcome, ScenarioResult};
 
-/// Text XML 1.0 can carry: characters it forbids (most control
-/// characters, which a garbage answer may hold) become U+FFFD.
+/// Text a CI system shows as it reads and XML 1.0 can carry: control
+/// characters (which XML forbids and a garbage answer may hold) shown
+/// escaped, no line that begins a workflow command
+/// ([`crate::runner::neutral`]), and the two non-characters as U+FFFD.
 fn clean(text: &str) -> String {
-    text.chars()
+    crate::runner::neutral::block(text)
+        .chars()
         .map(|c| match c {
-            '\t' | '\n' | '\r' => c,
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => '\u{fffd}',
+            '\u{fffe}' | '\u{ffff}' => '\u{fffd}',
             c => c,
         })
         .collect()
@@ -104,8 +106,9 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
         writer
             .write_event(Event::Start(BytesStart::new("properties")))
             .map_err(xml)?;
+        let target = inputs.target.shown_base_url();
         for (name, value) in [
-            ("target", inputs.target.base_url.as_str()),
+            ("target", target.as_str()),
             ("tags", inputs.tags.as_str()),
             ("spec.sha256", inputs.contract.sha256()),
         ] {

@@ -401,15 +401,40 @@ impl TargetConfig {
         url
     }
 
-    /// The secrets shown as `***` wherever they appear: the API key and the
-    /// issuer form's values. (Card numbers are shown masked, by
-    /// [`Self::card_numbers`]; security codes are too short to mask by value
-    /// and are masked where they stand, in the `CVV` field.)
+    /// The secrets shown as `***` wherever they appear: the API key, the
+    /// issuer form's values and the base URL's credentials, as written and
+    /// decoded. (Card numbers are shown masked, by [`Self::card_numbers`];
+    /// security codes are masked where they stand, by the names of their
+    /// fields and the words written before them.)
     pub fn secrets(&self) -> Vec<String> {
         let mut secrets = vec![self.api_key.expose().to_owned()];
         secrets.extend(self.acs.fields.values().map(|v| v.expose().to_owned()));
+        for credential in [
+            self.base_url.username(),
+            self.base_url.password().unwrap_or(""),
+        ] {
+            secrets.push(credential.to_owned());
+            let decoded = url::form_urlencoded::parse(format!("c={credential}").as_bytes())
+                .next()
+                .map(|(_, value)| value.into_owned());
+            secrets.extend(decoded);
+        }
         secrets.retain(|s| !s.is_empty());
+        secrets.dedup();
         secrets
+    }
+
+    /// The base URL as payconf shows it: credentials in it (`user:pass@`)
+    /// masked.
+    pub fn shown_base_url(&self) -> String {
+        let mut shown = self.base_url.clone();
+        if !shown.username().is_empty() {
+            let _ = shown.set_username(crate::runner::redact::MASK);
+        }
+        if shown.password().is_some() {
+            let _ = shown.set_password(Some(crate::runner::redact::MASK));
+        }
+        shown.to_string()
     }
 
     /// Every test card, by its name in the target file.

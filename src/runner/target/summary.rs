@@ -31,7 +31,7 @@ impl TargetConfig {
             .map(|name| (name.clone(), serde_json::Value::String(MASK.to_owned())))
             .collect();
         serde_json::json!({
-            "base_url": self.base_url.as_str(),
+            "base_url": self.shown_base_url(),
             "environment": self.environment.map(Environment::name),
             "api_key": MASK,
             "shop_login": self.shop_login,

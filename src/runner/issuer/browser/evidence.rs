@@ -11,10 +11,11 @@ use crate::runner::world::PaymentWorld;
 
 impl BrowserJourney<'_> {
     /// A screenshot of the top-level page with every secret on it blanked
-    /// out first; `None` when the browser cannot take one. Through the
-    /// DevTools protocol, which does not wait for a page that never stops
-    /// loading, after the page is stopped.
-    pub(super) async fn screenshot(&self, world: &PaymentWorld) -> Option<Vec<u8>> {
+    /// out first, in every frame; or why there is none (the browser cannot
+    /// take one, or a frame could not be blanked). Through the DevTools
+    /// protocol, which does not wait for a page that never stops loading,
+    /// after the page is stopped.
+    pub(super) async fn screenshot(&self, world: &PaymentWorld) -> Result<Vec<u8>, String> {
         use base64::Engine as _;
         let target = world.target();
         let mut secrets: Vec<(String, String)> = target
@@ -49,24 +50,27 @@ impl BrowserJourney<'_> {
                 )
                 .await;
             // A page that cannot be blanked out is not photographed.
-            match blanked {
-                Some(blanked) if blanked["result"]["value"] == true => {
-                    self.cdp_within("Page.captureScreenshot", json!({"format": "png"}))
-                        .await
-                }
-                _ => None,
+            match blanked.as_ref().map(|b| &b["result"]["value"]) {
+                Some(value) if value["blanked"] == true => self
+                    .cdp_within("Page.captureScreenshot", json!({"format": "png"}))
+                    .await
+                    .ok_or_else(|| "the browser took no screenshot".to_owned()),
+                Some(value) if value["frames"].is_array() => Err(unreachable_frames(value)),
+                _ => Err("the page's secrets could not be blanked out".to_owned()),
             }
         } else {
-            None
+            Err("the page could not be stopped to be photographed".to_owned())
         };
         self.cdp_within(
             "Emulation.setScriptExecutionDisabled",
             json!({"value": false}),
         )
         .await;
-        base64::engine::general_purpose::STANDARD
-            .decode(shot?["data"].as_str()?)
-            .ok()
+        let shot = shot?;
+        shot["data"]
+            .as_str()
+            .and_then(|data| base64::engine::general_purpose::STANDARD.decode(data).ok())
+            .ok_or_else(|| "the browser's screenshot was not an image".to_owned())
     }
 
     /// A DevTools command that must answer within two seconds, for evidence
@@ -79,21 +83,55 @@ impl BrowserJourney<'_> {
     }
 }
 
-/// Replaces every secret in the page's text and fields before a
-/// screenshot: a function of pairs of (secret, what is shown instead).
+/// Why a page with frames payconf could not reach was not photographed.
+fn unreachable_frames(value: &Value) -> String {
+    let frames: Vec<String> = value["frames"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .take(3)
+        .map(|frame| crate::runner::neutral::inline(frame).into_owned())
+        .collect();
+    format!(
+        "the page shows a frame payconf cannot reach to blank its secrets \
+         out ({})",
+        frames.join(", ")
+    )
+}
+
+/// Replaces every secret in the text and fields of the page, of each of
+/// its frames and of each open shadow root, before a screenshot: a
+/// function of pairs of (secret, what is shown instead). It answers
+/// `{blanked: true}`, or the frames it could not reach (another origin's),
+/// whose content would be photographed unblanked.
 const BLANK_SECRETS: &str = r#"function (secrets) {
   const blank = (text) => secrets.reduce((t, [secret, shown]) => t.split(secret).join(shown), text);
+  const unreachable = [];
+  const visit = (root) => {
+    const doc = root.ownerDocument || root;
+    const walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = blank(node.nodeValue);
+      if (text !== node.nodeValue) { node.nodeValue = text; }
+    }
+    for (const input of root.querySelectorAll('input, textarea')) {
+      if (input.type === 'password' || input.value === '') { continue; }
+      const value = blank(input.value);
+      if (value !== input.value) { input.value = value; }
+    }
+    for (const element of root.querySelectorAll('*')) {
+      if (element.shadowRoot) { visit(element.shadowRoot); }
+    }
+    for (const frame of root.querySelectorAll('iframe, frame')) {
+      let inner = null;
+      try { inner = frame.contentDocument; } catch (e) { inner = null; }
+      const body = inner && (inner.body || inner.documentElement);
+      if (body) { visit(body); }
+      else if (!inner) { unreachable.push(frame.src || frame.name || 'a frame'); }
+    }
+  };
   const root = document.body || document.documentElement;
-  if (!root) { return true; }
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const text = blank(node.nodeValue);
-    if (text !== node.nodeValue) { node.nodeValue = text; }
-  }
-  for (const input of document.querySelectorAll('input, textarea')) {
-    if (input.type === 'password' || input.value === '') { continue; }
-    const value = blank(input.value);
-    if (value !== input.value) { input.value = value; }
-  }
-  return true;
+  if (root) { visit(root); }
+  return unreachable.length ? {frames: unreachable} : {blanked: true};
 }"#;

@@ -49,6 +49,9 @@ pub const SETTLE: Duration = Duration::from_secs(1);
 /// may build the form late).
 const PATIENCE: Duration = Duration::from_secs(3);
 
+/// How often the browser's memory is measured during a journey.
+const MEMORY_CHECK: Duration = Duration::from_millis(250);
+
 /// The least time a browser journey gets, whatever `--timeout` says: a
 /// browser takes longer than one HTTP request.
 const MIN_JOURNEY: Duration = Duration::from_secs(10);
@@ -83,6 +86,8 @@ pub async fn authenticate(
         issuer: issuer.clone(),
         started: false,
         archive: world.ctx.har.then(Archive::default),
+        memory_checked: Instant::now(),
+        over_memory: false,
     };
     // Every command is bounded together: a browser that stops answering
     // (a machine short of CPU, a renderer that hangs) ends the journey as
@@ -98,16 +103,29 @@ pub async fn authenticate(
                  in this run"
             )))
         });
-    let screenshot = if chromium.stalled().is_some() {
-        None
+    let over_memory = journey.over_memory;
+    let screenshot = if chromium.stalled().is_some() || over_memory {
+        Err(if over_memory {
+            "the page was ended over the browser's memory bound".to_owned()
+        } else {
+            "the browser stopped answering".to_owned()
+        })
     } else {
         tokio::time::timeout(COMMAND_BOUND, journey.screenshot(world))
             .await
             .unwrap_or_else(|_| {
                 chromium.stall("no screenshot within its bound");
-                None
+                Err("the browser took no screenshot within its bound".to_owned())
             })
     };
+    // The windows the journey's pages opened run nothing after it.
+    if chromium.stalled().is_none()
+        && tokio::time::timeout(COMMAND_BOUND, journey.turn.one_window())
+            .await
+            .is_err()
+    {
+        chromium.stall("no answer to closing the journey's windows");
+    }
     world.issuer_evidence = Some(IssuerEvidence {
         driver: "browser",
         pages: journey
@@ -116,7 +134,8 @@ pub async fn authenticate(
             .iter()
             .map(|page| world.ctx.redactor.text(page))
             .collect(),
-        screenshot,
+        screenshot: screenshot.as_ref().ok().cloned(),
+        screenshot_left_out: screenshot.err().map(|why| world.ctx.redactor.text(&why)),
     });
     if let Some(archive) = journey.archive.take() {
         for record in archive.finish(&world.ctx.redactor) {
@@ -149,6 +168,10 @@ struct BrowserJourney<'a> {
     started: bool,
     /// With `--har`: the journey's document requests, for the HAR file.
     archive: Option<Archive>,
+    /// When the browser's memory was last measured.
+    memory_checked: Instant,
+    /// Whether the journey's pages were ended over the memory bound.
+    over_memory: bool,
 }
 
 /// Where the journey stands, between looks at the page.
@@ -233,6 +256,7 @@ impl BrowserJourney<'_> {
         };
         self.last_move = Instant::now();
         loop {
+            self.within_memory()?;
             self.observe().await.map_err(browser)?;
             if let Some(landing) = self.landing() {
                 return Ok(landing);
@@ -399,6 +423,30 @@ impl BrowserJourney<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Measures the browser's memory now and then; over the bound, its pages
+    /// are ended and so is the journey, as an error of the harness: the
+    /// contract bounds nothing of a page, so a hungry one is not a failure.
+    fn within_memory(&mut self) -> Result<(), Failure> {
+        if self.memory_checked.elapsed() < MEMORY_CHECK {
+            return Ok(());
+        }
+        self.memory_checked = Instant::now();
+        let browser = self.turn.browser;
+        let limit = browser.memory_limit();
+        match browser.memory_used() {
+            Some(used) if used > limit => {
+                browser.cut_back();
+                self.over_memory = true;
+                Err(Failure::harness(format!(
+                    "the browser's pages held {} MiB, over its bound of {} MiB, so payconf                      ended them; raise acs.browser.memory_mb in the target file if the                      issuer's pages need more",
+                    used / (1024 * 1024),
+                    limit / (1024 * 1024)
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The first merchant's page the top-level page was sent to, if any.

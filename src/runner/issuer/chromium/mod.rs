@@ -33,8 +33,12 @@ use tokio::{
     sync::{Mutex, OwnedMutexGuard},
 };
 
+mod isolation;
+mod processes;
 mod programs;
 
+pub use isolation::Isolation;
+use processes::ProcessGroup;
 pub use programs::{BrowserError, BrowserPrograms, BrowserSettings, INSTALL_HINT, locate};
 
 /// How long ChromeDriver and the browser have to start, each try.
@@ -48,12 +52,20 @@ const START_ATTEMPTS: usize = 3;
 pub struct Chromium {
     client: Client,
     driver: std::sync::Mutex<Option<Child>>,
+    /// ChromeDriver's process group: the browser's every process.
+    group: Option<ProcessGroup>,
+    /// ChromeDriver's loopback port (its commands are under a secret path).
+    port: u16,
     profile: PathBuf,
     /// One scenario at a time: a WebDriver session has one current page.
     turn: std::sync::Arc<Mutex<()>>,
     closed: AtomicBool,
     /// Why the browser is no longer used, once it stopped answering.
     stalled: std::sync::Mutex<Option<String>>,
+    /// The most memory the browser's processes may hold together, in bytes.
+    memory_limit: u64,
+    /// How the browser is walled off from the machine.
+    isolation: Isolation,
     /// The browser's version, as it reports it.
     pub version: String,
 }
@@ -64,18 +76,21 @@ impl Chromium {
     /// Chromium now and then fails its first start on a busy or cold
     /// machine ("session not created"): a start that got as far as
     /// ChromeDriver is tried again from scratch, up to [`START_ATTEMPTS`]
-    /// times, and the error names every try's reason.
+    /// times, and the error names every try's reason. Each way of
+    /// [`Isolation`] is tried in turn, the sandbox first.
     pub async fn start(
         programs: &BrowserPrograms,
         settings: &BrowserSettings,
         page_load: Duration,
     ) -> Result<Self, BrowserError> {
         let mut reasons = Vec::new();
-        for _ in 0..START_ATTEMPTS {
-            match Self::start_once(programs, settings, page_load).await {
-                Ok(browser) => return Ok(browser),
-                Err(Attempt::Final(error)) => return Err(error),
-                Err(Attempt::Again(reason)) => reasons.push(reason),
+        for isolation in Isolation::choices() {
+            for _ in 0..START_ATTEMPTS {
+                match Self::start_once(programs, settings, page_load, &isolation).await {
+                    Ok(browser) => return Ok(browser),
+                    Err(Attempt::Final(error)) => return Err(error),
+                    Err(Attempt::Again(reason)) => reasons.push(reason),
+                }
             }
         }
         Err(BrowserError::Start(tries_said(&reasons)))
@@ -85,100 +100,84 @@ impl Chromium {
         programs: &BrowserPrograms,
         settings: &BrowserSettings,
         page_load: Duration,
+        isolation: &Isolation,
     ) -> Result<Self, Attempt> {
         let start = |e: &dyn std::fmt::Display| Attempt::Again(e.to_string());
-        let mut driver = Command::new(&programs.chromedriver)
-            .arg("--port=0")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| {
-                Attempt::Final(BrowserError::Start(format!(
-                    "cannot run {}: {e}",
-                    programs.chromedriver.display()
-                )))
-            })?;
-        let stdout = driver.stdout.take().expect("stdout was piped");
-        let port = tokio::time::timeout(START_TIMEOUT, driver_port(stdout))
-            .await
-            .map_err(|_| {
-                start(&format!(
-                    "{} did not say which port it listens on within {} s",
-                    programs.chromedriver.display(),
-                    START_TIMEOUT.as_secs()
-                ))
-            })?
-            .map_err(|e| start(&e))?;
-
         let profile = std::env::temp_dir().join(format!(
             "payconf-chromium-{}",
             uuid::Uuid::new_v4().simple()
         ));
-        let mut args = vec![
-            "--headless".to_owned(),
-            "--disable-gpu".to_owned(),
-            "--disable-dev-shm-usage".to_owned(),
-            "--disable-background-networking".to_owned(),
-            "--disable-component-update".to_owned(),
-            "--disable-sync".to_owned(),
-            "--disable-quic".to_owned(),
-            "--no-first-run".to_owned(),
-            "--no-default-browser-check".to_owned(),
-            "--password-store=basic".to_owned(),
-            "--window-size=1280,1024".to_owned(),
-            // Chromium exits when ChromeDriver does.
-            "--remote-debugging-pipe".to_owned(),
-            format!("--user-data-dir={}", profile.display()),
-        ];
-        if running_as_root() {
-            // Chromium refuses to start its sandbox as root.
-            args.push("--no-sandbox".to_owned());
-        }
-        args.extend(settings.args.iter().cloned());
-        let mut capabilities = serde_json::Map::new();
-        capabilities.insert(
-            "goog:chromeOptions".to_owned(),
-            json!({"binary": programs.chromium, "args": args}),
+        // Every command goes under an unguessable path: ChromeDriver answers
+        // any request whose Origin is a loopback address, and a target on
+        // localhost serves its pages from one. Without the path a page (or
+        // another local process) finds the port and gets "unhandled request".
+        let control = format!(
+            "/payconf-{}{}/",
+            uuid::Uuid::new_v4().simple(),
+            uuid::Uuid::new_v4().simple()
         );
-        capabilities.insert(
-            "goog:loggingPrefs".to_owned(),
-            json!({"performance": "ALL"}),
-        );
-        capabilities.insert("unhandledPromptBehavior".to_owned(), json!("accept"));
-        // Commands never wait on a navigation: the driver watches pages load.
-        capabilities.insert("pageLoadStrategy".to_owned(), json!("none"));
-        capabilities.insert(
-            "timeouts".to_owned(),
-            json!({
-                "implicit": 0,
-                "pageLoad": u64::try_from(page_load.as_millis()).unwrap_or(u64::MAX),
-                "script": 5_000,
-            }),
-        );
-        let mut builder =
-            ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
-        builder.capabilities(capabilities);
-        let address = format!("http://127.0.0.1:{port}");
-        let connect = builder.connect(&address);
-        let client = match tokio::time::timeout(START_TIMEOUT, connect).await {
-            Ok(Ok(client)) => client,
-            Ok(Err(e)) => {
-                let _ = std::fs::remove_dir_all(&profile);
-                return Err(start(&format!(
+        let mut command = Command::new(&programs.chromedriver);
+        command
+            .arg("--port=0")
+            .arg(format!("--url-base={control}"))
+            // Loopback peers only (ChromeDriver's default, said outright).
+            .arg("--allowed-ips=")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            // The leader of a group of its own: the browser is every process in it.
+            .process_group(0)
+            .kill_on_drop(true);
+        isolation.prepare(&mut command, &profile).map_err(|e| {
+            Attempt::Final(BrowserError::Start(format!(
+                "cannot prepare the browser's folder {}: {e}",
+                profile.display()
+            )))
+        })?;
+        let mut driver = command.spawn().map_err(|e| {
+            let _ = std::fs::remove_dir_all(&profile);
+            Attempt::Final(BrowserError::Start(format!(
+                "cannot run {}: {e}",
+                programs.chromedriver.display()
+            )))
+        })?;
+        let group = driver.id().and_then(ProcessGroup::led_by);
+        let stdout = driver.stdout.take().expect("stdout was piped");
+        let started = async {
+            let port = tokio::time::timeout(START_TIMEOUT, driver_port(stdout))
+                .await
+                .map_err(|_| {
+                    format!(
+                        "{} did not say which port it listens on within {} s",
+                        programs.chromedriver.display(),
+                        START_TIMEOUT.as_secs()
+                    )
+                })??;
+            let address = format!("http://127.0.0.1:{port}{control}");
+            let capabilities = capabilities(programs, settings, page_load, isolation, &profile);
+            let mut builder =
+                ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
+            builder.capabilities(capabilities);
+            match tokio::time::timeout(START_TIMEOUT, builder.connect(&address)).await {
+                Ok(Ok(client)) => Ok((client, port)),
+                Ok(Err(e)) => Err(format!(
                     "{} did not start {}: {}",
                     programs.chromedriver.display(),
                     programs.chromium.display(),
                     first_line(&e.to_string())
-                )));
-            }
-            Err(_) => {
-                let _ = std::fs::remove_dir_all(&profile);
-                return Err(start(&format!(
+                )),
+                Err(_) => Err(format!(
                     "no browser session within {} s",
                     START_TIMEOUT.as_secs()
-                )));
+                )),
+            }
+        };
+        let (client, port) = match started.await {
+            Ok(started) => started,
+            Err(reason) => {
+                end_processes(&mut driver, group).await;
+                let _ = std::fs::remove_dir_all(&profile);
+                return Err(start(&reason));
             }
         };
         let version = client
@@ -190,10 +189,14 @@ impl Chromium {
         Ok(Self {
             client,
             driver: std::sync::Mutex::new(Some(driver)),
+            group,
+            port,
             profile,
             turn: std::sync::Arc::new(Mutex::new(())),
             closed: AtomicBool::new(false),
             stalled: std::sync::Mutex::new(None),
+            memory_limit: settings.memory_limit(),
+            isolation: isolation.clone(),
             version,
         })
     }
@@ -231,6 +234,7 @@ impl Chromium {
         }
         let turn = Turn {
             client: &self.client,
+            browser: self,
             reservation,
         };
         // A browser short of CPU answers late now and then: tried again,
@@ -260,20 +264,152 @@ impl Chromium {
         }
     }
 
-    /// Ends the session and ChromeDriver, and removes the profile; safe to
-    /// call more than once.
+    /// Ends the session, then every process of the browser, and only when
+    /// none is left removes the profile (a browser still shutting down
+    /// recreates files in it); safe to call more than once.
     pub async fn close(&self) {
         if self.closed.swap(true, Ordering::SeqCst) {
             return;
         }
-        let _ = tokio::time::timeout(Duration::from_secs(5), self.client.clone().close()).await;
+        if self.stalled().is_none() {
+            let _ = tokio::time::timeout(Duration::from_secs(5), self.client.clone().close()).await;
+        }
         let driver = self.driver.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(mut driver) = driver {
-            let _ = driver.start_kill();
-            let _ = tokio::time::timeout(Duration::from_secs(5), driver.wait()).await;
+            end_processes(&mut driver, self.group).await;
         }
-        let _ = std::fs::remove_dir_all(&self.profile);
+        remove_profile(&self.profile).await;
     }
+
+    /// Where ChromeDriver listens, without the secret path under which it
+    /// takes commands: the port a page or another process could find.
+    pub fn driver_port(&self) -> u16 {
+        self.port
+    }
+
+    /// How the browser is walled off from the machine, in words.
+    pub fn isolation(&self) -> &Isolation {
+        &self.isolation
+    }
+
+    /// The most memory the browser's processes may hold together.
+    pub fn memory_limit(&self) -> u64 {
+        self.memory_limit
+    }
+
+    /// The memory the browser's processes hold together, in bytes, where
+    /// the machine tells (`/proc`).
+    pub fn memory_used(&self) -> Option<u64> {
+        self.group?.resident_bytes()
+    }
+
+    /// Ends the pages of a browser over its memory bound: its renderers are
+    /// killed, and the next journey starts in a new window.
+    pub fn cut_back(&self) -> usize {
+        self.group.map_or(0, |group| group.kill_renderers())
+    }
+
+    /// The profile folder, while the browser runs.
+    pub fn profile(&self) -> &std::path::Path {
+        &self.profile
+    }
+}
+
+/// Kills ChromeDriver and every process of its group, and reaps it.
+async fn end_processes(driver: &mut Child, group: Option<ProcessGroup>) {
+    let _ = driver.start_kill();
+    match group {
+        Some(group) => {
+            let (_, ended) = tokio::join!(
+                tokio::time::timeout(PROCESSES_BOUND, driver.wait()),
+                group.end(PROCESSES_BOUND)
+            );
+            if !ended {
+                tracing::warn!(
+                    "a process of the browser outlived {} s after it was killed",
+                    PROCESSES_BOUND.as_secs()
+                );
+            }
+        }
+        None => {
+            let _ = tokio::time::timeout(PROCESSES_BOUND, driver.wait()).await;
+        }
+    }
+}
+
+/// Removes the profile folder, again while something (a process the kill
+/// has not reached yet) puts files back.
+async fn remove_profile(profile: &std::path::Path) {
+    for _ in 0..20 {
+        match std::fs::remove_dir_all(profile) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            _ => return,
+        }
+    }
+    tracing::warn!(
+        "the browser's folder {} could not be removed",
+        profile.display()
+    );
+}
+
+/// How long the browser's processes have to end once killed.
+const PROCESSES_BOUND: Duration = Duration::from_secs(10);
+
+/// What payconf asks of ChromeDriver for a session.
+fn capabilities(
+    programs: &BrowserPrograms,
+    settings: &BrowserSettings,
+    page_load: Duration,
+    isolation: &Isolation,
+    profile: &std::path::Path,
+) -> serde_json::Map<String, Value> {
+    let mut args = vec![
+        "--headless".to_owned(),
+        "--disable-gpu".to_owned(),
+        "--disable-dev-shm-usage".to_owned(),
+        "--disable-background-networking".to_owned(),
+        "--disable-component-update".to_owned(),
+        "--disable-sync".to_owned(),
+        "--disable-quic".to_owned(),
+        "--no-first-run".to_owned(),
+        "--no-default-browser-check".to_owned(),
+        "--password-store=basic".to_owned(),
+        "--window-size=1280,1024".to_owned(),
+        // Chromium exits when ChromeDriver does, and opens no port.
+        "--remote-debugging-pipe".to_owned(),
+        format!("--user-data-dir={}", profile.display()),
+    ];
+    args.extend(isolation.chromium_args());
+    args.extend(settings.args.iter().cloned());
+    let mut capabilities = serde_json::Map::new();
+    capabilities.insert(
+        "goog:chromeOptions".to_owned(),
+        json!({
+            "binary": programs.chromium,
+            "args": args,
+            // ChromeDriver turns the popup blocker off by default: a page
+            // opens windows only on a click.
+            "excludeSwitches": ["disable-popup-blocking"],
+        }),
+    );
+    capabilities.insert(
+        "goog:loggingPrefs".to_owned(),
+        json!({"performance": "ALL"}),
+    );
+    capabilities.insert("unhandledPromptBehavior".to_owned(), json!("accept"));
+    // Commands never wait on a navigation: the driver watches pages load.
+    capabilities.insert("pageLoadStrategy".to_owned(), json!("none"));
+    capabilities.insert(
+        "timeouts".to_owned(),
+        json!({
+            "implicit": 0,
+            "pageLoad": u64::try_from(page_load.as_millis()).unwrap_or(u64::MAX),
+            "script": 5_000,
+        }),
+    );
+    capabilities
 }
 
 /// How one try at starting the browser failed.
@@ -313,11 +449,6 @@ async fn driver_port(stdout: tokio::process::ChildStdout) -> Result<u16, String>
     Err("ChromeDriver exited before it listened".to_owned())
 }
 
-fn running_as_root() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
-}
-
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or(text)
 }
@@ -333,6 +464,8 @@ pub struct Reservation {
 pub struct Turn<'a> {
     /// The WebDriver session, borrowed for one journey and reset after it.
     pub client: &'a Client,
+    /// The browser, for its memory and its processes.
+    pub browser: &'a Chromium,
     reservation: Reservation,
 }
 
@@ -348,6 +481,7 @@ impl Turn<'_> {
     /// The last scenario's page may still be loading: it is stopped, and
     /// replaced, before anything else is looked at.
     async fn reset(&self) -> Result<(), String> {
+        self.one_window().await?;
         self.cdp("Page.stopLoading", json!({})).await?;
         self.cdp(
             "Emulation.setScriptExecutionDisabled",
@@ -361,6 +495,32 @@ impl Turn<'_> {
             .map_err(|e| first_line(&e.to_string()).to_owned())?;
         self.cdp("Network.clearBrowserCookies", json!({})).await?;
         self.performance_log().await.map(drop)
+    }
+
+    /// Closes every window but the journey's own: the popups a page opened
+    /// run no script after their journey. A window whose page crashed (a
+    /// renderer ended over the memory bound) is replaced by a new one.
+    pub async fn one_window(&self) -> Result<(), String> {
+        let said = |e: fantoccini::error::CmdError| first_line(&e.to_string()).to_owned();
+        let handles = self.client.windows().await.map_err(said)?;
+        let current = self.client.window().await.ok();
+        let healthy = match &current {
+            Some(handle) if handles.contains(handle) => self
+                .cdp("Runtime.evaluate", json!({"expression": "1"}))
+                .await
+                .is_ok(),
+            _ => false,
+        };
+        let keep = match current {
+            Some(handle) if healthy => handle,
+            _ => self.client.new_window(true).await.map_err(said)?.handle,
+        };
+        for handle in handles.into_iter().filter(|h| *h != keep) {
+            if self.client.switch_to_window(handle).await.is_ok() {
+                let _ = self.client.close_window().await;
+            }
+        }
+        self.client.switch_to_window(keep).await.map_err(said)
     }
 
     /// Ends the journey, keeping the browser for the rest of the scenario.

@@ -16,6 +16,23 @@ pub struct BrowserSettings {
     /// More command-line arguments for Chromium.
     #[serde(default)]
     pub args: Vec<String>,
+    /// The most memory, in MiB, the browser's processes may hold together
+    /// ([`DEFAULT_MEMORY_MB`] when unset): a page over it ends its journey
+    /// as an error of the harness.
+    pub memory_mb: Option<u64>,
+}
+
+/// The browser's memory bound when `acs.browser.memory_mb` is unset: a
+/// payment page with its frames needs a few hundred MiB.
+pub const DEFAULT_MEMORY_MB: u64 = 2048;
+
+impl BrowserSettings {
+    /// The memory bound, in bytes.
+    pub fn memory_limit(&self) -> u64 {
+        self.memory_mb
+            .unwrap_or(DEFAULT_MEMORY_MB)
+            .saturating_mul(1024 * 1024)
+    }
 }
 
 /// Names Chromium is installed under, tried in order.
@@ -152,6 +169,7 @@ mod tests {
             chromedriver: Some("/bin/sh".to_owned()),
             chromium: Some("/nonexistent/chromium".to_owned()),
             args: Vec::new(),
+            memory_mb: None,
         };
         let err = locate(&settings, |name| {
             (name == "PAYCONF_CHROMEDRIVER").then(|| "/nonexistent/chromedriver".to_owned())
