@@ -313,7 +313,11 @@ impl fmt::Display for ShownExchange<'_> {
                         )?;
                     }
                 }
-                write!(f, "          {}", shorten(r.body(&response.body)))
+                write!(
+                    f,
+                    "          {}",
+                    shorten(r.answer_body(&request.url, &response.body))
+                )
             }
             Err(reason) => write!(
                 f,
@@ -407,7 +411,7 @@ impl Exchange {
                     .iter()
                     .map(|(n, v)| (n.clone(), redactor.header(n, v)))
                     .collect(),
-                Some(clip(redactor.body(&response.body))),
+                Some(clip(redactor.answer_body(&request.url, &response.body))),
                 None,
             ),
             Err(reason) => (None, Vec::new(), None, Some(redactor.text(reason))),

@@ -36,6 +36,9 @@ const SHORTEST_ENCODED: usize = 6;
 #[derive(Default)]
 pub struct Redactor {
     secrets: RwLock<Secrets>,
+    /// The origins whose answers' bodies may be shown; `None` shows every
+    /// answer's.
+    published: Option<Vec<url::Origin>>,
 }
 
 #[derive(Default)]
@@ -58,6 +61,39 @@ impl Redactor {
             redactor.add_secret(&secret);
         }
         redactor
+    }
+
+    /// Shows the bodies of answers from these origins only: an answer from
+    /// any other address (where a redirect of the target led) is shown by
+    /// its size and digest, so that a target cannot make payconf fetch a
+    /// private address and publish what it answered.
+    pub fn publishing(mut self, origins: Vec<url::Origin>) -> Self {
+        self.published = Some(origins);
+        self
+    }
+
+    /// Whether the body of an answer from `url` may be shown.
+    pub fn publishes(&self, url: &url::Url) -> bool {
+        self.published
+            .as_ref()
+            .is_none_or(|origins| origins.contains(&url.origin()))
+    }
+
+    /// An answer's body for display, when `url` is an address the run was
+    /// given; otherwise its size, digest and why it is not shown.
+    pub fn answer_body(&self, url: &url::Url, bytes: &[u8]) -> String {
+        if self.publishes(url) {
+            return self.body(bytes);
+        }
+        use sha2::Digest as _;
+        let digest = sha2::Sha256::digest(bytes);
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        format!(
+            "({} bytes, sha256 {hex}; not shown: {} is not an address the run was given. \
+             Name it in acs.origins to see it)",
+            bytes.len(),
+            self.text(&url.origin().ascii_serialization())
+        )
     }
 
     /// A card number about to be sent: shown as its first six and last four
@@ -180,11 +216,32 @@ impl Redactor {
         }
     }
 
-    /// A body for display: JSON redacted structurally, anything else as text.
+    /// A body for display: JSON redacted structurally, text as text, and
+    /// anything else (a compressed or binary answer) by its length and its
+    /// first bytes.
     pub fn body(&self, bytes: &[u8]) -> String {
-        match serde_json::from_slice::<Value>(bytes) {
-            Ok(value) => self.json(&value).to_string(),
-            Err(_) => self.text(&String::from_utf8_lossy(bytes)),
+        if let Ok(value) = serde_json::from_slice::<Value>(bytes) {
+            return self.json(&value).to_string();
+        }
+        let text = String::from_utf8_lossy(bytes);
+        // A page in Latin-1 is still text; a gzip stream or an image is not.
+        let unreadable = text
+            .chars()
+            .filter(|c| *c == '\u{fffd}' || (c.is_control() && !matches!(c, '\t' | '\n' | '\r')))
+            .count();
+        match text {
+            text if !text.contains('\0') && unreadable * 10 <= text.chars().count() => {
+                self.text(&text)
+            }
+            _ => {
+                let first: Vec<String> =
+                    bytes.iter().take(16).map(|b| format!("{b:02x}")).collect();
+                format!(
+                    "({} bytes that are not text, beginning {})",
+                    bytes.len(),
+                    first.join(" ")
+                )
+            }
         }
     }
 
@@ -405,5 +462,93 @@ mod tests {
     fn non_json_bodies_are_redacted_as_text() {
         let redactor = Redactor::new(["top-secret-key".to_owned()]);
         assert_eq!(redactor.body(b"<p>top-secret-key</p>"), "<p>***</p>");
+    }
+
+    #[test]
+    fn a_short_issuer_code_is_masked_where_it_stands_alone() {
+        let redactor = Redactor::new(["4321".to_owned()]);
+        assert_eq!(
+            redactor.text("otp=4321&order=14321&code 4321."),
+            "otp=***&order=14321&code ***."
+        );
+    }
+
+    #[test]
+    fn a_key_is_masked_in_the_forms_servers_re_encode_it_in() {
+        use base64::Engine as _;
+        let key = "k3y/with+odd=chars";
+        let redactor = Redactor::new([key.to_owned()]);
+        let encoded = [
+            "k3y%2Fwith%2Bodd%3Dchars".to_owned(),
+            "k3y%2fwith%2bodd%3dchars".to_owned(),
+            base64::engine::general_purpose::STANDARD.encode(key),
+            base64::engine::general_purpose::URL_SAFE.encode(key),
+        ];
+        for form in &encoded {
+            let shown = redactor.text(&format!("echo {form} done"));
+            assert!(
+                !shown.contains(form.trim_end_matches('=')),
+                "{form}: {shown}"
+            );
+        }
+        // Inside a Basic credential, at each offset the key can stand at.
+        for user in ["s", "sh", "shop"] {
+            let basic = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{key}"));
+            let shown = redactor.text(&format!("Basic {basic}"));
+            let decoded = shown
+                .strip_prefix("Basic ")
+                .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
+            assert!(!decoded.contains(key), "{user}: {shown}");
+            assert!(shown.contains(MASK), "{user}: {shown}");
+        }
+    }
+
+    #[test]
+    fn a_card_number_is_masked_in_groups_and_in_base64() {
+        use base64::Engine as _;
+        let redactor = Redactor::default();
+        redactor.add_card_number("4111111111111111");
+        for form in [
+            "4111 1111 1111 1111",
+            "4111-1111-1111-1111",
+            "4111.1111.1111.1111",
+        ] {
+            assert_eq!(
+                redactor.text(&format!("card {form}.")),
+                "card 411111******1111."
+            );
+        }
+        let encoded = base64::engine::general_purpose::STANDARD.encode("pan=4111111111111111");
+        assert!(redactor.text(&encoded).contains(MASK), "{encoded}");
+    }
+
+    #[test]
+    fn a_security_code_is_masked_by_its_names_and_the_words_before_it() {
+        let redactor = Redactor::default();
+        for (text, shown) in [
+            ("CVV 917 was wrong", "CVV *** was wrong"),
+            ("cvv=917&x=1", "cvv=***&x=1"),
+            ("card security code: 917", "card security code: ***"),
+            ("{\"cvc_code\":\"917\"}", "{\"cvc_code\":\"***\"}"),
+            ("the CVC is 0428", "the CVC is ***"),
+            ("order 917 shipped", "order 917 shipped"),
+        ] {
+            assert_eq!(redactor.text(text), shown, "{text}");
+        }
+        let body = serde_json::json!({"cvn": "917", "card_security_code": 917, "cvcCode": "917"});
+        assert!(!redactor.json(&body).to_string().contains("917"));
+        assert_eq!(redactor.header("X-CVV", "917"), MASK);
+    }
+
+    #[test]
+    fn credentials_in_any_address_are_masked() {
+        let redactor = Redactor::default();
+        assert_eq!(
+            redactor.text("GET http://user:pa55@127.0.0.1:8080/x and https://k@h/"),
+            "GET http://***@127.0.0.1:8080/x and https://***@h/"
+        );
+        assert_eq!(redactor.text("mail a@b.example"), "mail a@b.example");
     }
 }

@@ -36,6 +36,7 @@ use super::{
     navigation::{
         MAX_PAGES, MAX_WALKS, Visited, merchant_pages, needs_browser, same_page, too_many_pages,
     },
+    parse,
     relay::{self, Relay},
     steps::{IssuerStep, StepAction, StepValue},
 };
@@ -57,8 +58,8 @@ pub async fn authenticate(
 ) -> Result<(Url, Visited), Failure> {
     let mut journey = Journey::default();
     // Steps describe the way to authenticate; cancelling is found on the page.
-    let mut steps: VecDeque<&IssuerStep> = match choice {
-        Choice::Authenticate => steps.iter().collect(),
+    let mut steps: VecDeque<IssuerStep> = match choice {
+        Choice::Authenticate => steps.iter().cloned().collect(),
         Choice::Cancel | Choice::Follow => VecDeque::new(),
     };
     let mut request = RecordedRequest::new(Method::GET, issuer);
@@ -70,70 +71,34 @@ pub async fn authenticate(
             Stop::Landed(url) => return Ok((url, journey.visited)),
             Stop::Page(url, body) => (url, body),
         };
-        // Parsed once, and dropped before the next request is awaited.
-        let next = {
-            let document = Html::parse_document(&body);
-            let relay = relay::relay_in(&document, &page).filter(|relay| {
-                // Before the buyer answers, a form naming a configured field,
-                // or any form when the buyer cancels, is the issuer's own.
-                answered
-                    || match relay {
-                        Relay::Refresh(_) => true,
-                        Relay::Form(form) => {
-                            choice == Choice::Authenticate
-                                && !values.is_empty()
-                                && !values
-                                    .keys()
-                                    .any(|name| form.fields.iter().any(|(n, _)| n == name))
-                        }
-                    }
-            });
-            if let Some(relay) = relay {
-                Next::Relay(match relay {
-                    Relay::Refresh(address) => RecordedRequest::new(Method::GET, address),
-                    Relay::Form(form) => form.request(),
-                })
-            } else if answered && html::runs_scripts(&document) {
-                // A script may send the buyer on from here: only a browser knows.
-                return Err(needs_browser(
-                    &page,
-                    "after the buyer's answer this page runs scripts, which may send the \
-                     buyer on to another page",
-                ));
-            } else if answered {
-                Next::Landed
-            } else if !steps.is_empty() {
-                run_steps(&document, &page, &mut steps, values)?
-            } else {
-                match html::page_action(&document, &page, choice, values) {
-                    Ok(PageAction::Answer(form)) => Next::Answer(form.request()),
-                    Ok(PageAction::Walk(form)) => Next::Walk(form.request()),
-                    Ok(PageAction::Frame(url)) => {
-                        journey.visited.frame(&url);
-                        Next::Walk(RecordedRequest::new(Method::GET, url))
-                    }
-                    Err(Unreadable::NeedsScript) => {
-                        return Err(needs_browser(
-                            &page,
-                            "the page runs scripts and has no form to use without them",
-                        ));
-                    }
-                    Err(Unreadable::FormNeedsScript(why)) => {
-                        return Err(needs_browser(&page, &why));
-                    }
-                    Err(Unreadable::NoForm) => {
-                        return Err(no_form(world, &page, choice, values));
-                    }
-                }
-            }
+        // Read off the runtime, within the time an exchange has.
+        let reading = Reading {
+            body,
+            page: page.clone(),
+            answered,
+            choice,
+            values: values.clone(),
+            steps: std::mem::take(&mut steps),
         };
+        let (next, rest) = parse::off_runtime(world.ctx.limits.timeout, move || reading.read())
+            .await
+            .map_err(|why| needs_browser(&page, &why))?;
+        steps = rest;
+        let next = match next {
+            Ok(next) => next,
+            Err(Unread::NoForm) => return Err(no_form(world, &page, choice, values)),
+            Err(Unread::Failure(failure)) => return Err(failure),
+        };
+        if let Next::Frame(frame) = &next {
+            journey.visited.frame(&frame.url);
+        }
         request = match next {
             Next::Landed => return Ok((page, journey.visited)),
             Next::Relay(request) => {
                 journey.hop(world)?;
                 request
             }
-            Next::Walk(request) => {
+            Next::Walk(request) | Next::Frame(request) => {
                 walks += 1;
                 if walks > MAX_WALKS {
                     return Err(Failure::harness(format!(
@@ -151,14 +116,99 @@ pub async fn authenticate(
     }
 }
 
+/// A page to read, with what the journey knows when it reads it: all
+/// owned, so that it is read on a thread of its own.
+struct Reading {
+    body: String,
+    page: Url,
+    answered: bool,
+    choice: Choice,
+    values: BTreeMap<String, String>,
+    /// Explicit steps not yet run; those the page runs are taken off.
+    steps: VecDeque<IssuerStep>,
+}
+
+/// Why a page leads nowhere.
+enum Unread {
+    /// No form to fill: said with the exchange, which the journey holds.
+    NoForm,
+    /// Any other reason, said.
+    Failure(Failure),
+}
+
+impl Reading {
+    /// What the buyer does next on the page, and the steps left.
+    fn read(mut self) -> (Result<Next, Unread>, VecDeque<IssuerStep>) {
+        let next = self.next();
+        (next, self.steps)
+    }
+
+    fn next(&mut self) -> Result<Next, Unread> {
+        let (page, values, choice, answered) =
+            (&self.page, &self.values, self.choice, self.answered);
+        let document = parse::document(&self.body)
+            .map_err(|why| Unread::Failure(needs_browser(page, &why.to_string())))?;
+        let relay = relay::relay_in(&document, page).filter(|relay| {
+            // Before the buyer answers, a form naming a configured field,
+            // or any form when the buyer cancels, is the issuer's own.
+            answered
+                || match relay {
+                    Relay::Refresh(_) => true,
+                    Relay::Form(form) => {
+                        choice == Choice::Authenticate
+                            && !values.is_empty()
+                            && !values
+                                .keys()
+                                .any(|name| form.fields.iter().any(|(n, _)| n == name))
+                    }
+                }
+        });
+        if let Some(relay) = relay {
+            return Ok(Next::Relay(match relay {
+                Relay::Refresh(address) => RecordedRequest::new(Method::GET, address),
+                Relay::Form(form) => form.request(),
+            }));
+        }
+        if answered && html::runs_scripts(&document) {
+            // A script may send the buyer on from here: only a browser knows.
+            return Err(Unread::Failure(needs_browser(
+                page,
+                "after the buyer's answer this page runs scripts, which may send the \
+                 buyer on to another page",
+            )));
+        }
+        if answered {
+            return Ok(Next::Landed);
+        }
+        if !self.steps.is_empty() {
+            return run_steps(&document, page, &mut self.steps, values).map_err(Unread::Failure);
+        }
+        match html::page_action(&document, page, choice, values) {
+            Ok(PageAction::Answer(form)) => Ok(Next::Answer(form.request())),
+            Ok(PageAction::Walk(form)) => Ok(Next::Walk(form.request())),
+            Ok(PageAction::Frame(url)) => Ok(Next::Frame(RecordedRequest::new(Method::GET, url))),
+            Err(Unreadable::NeedsScript) => Err(Unread::Failure(needs_browser(
+                page,
+                "the page runs scripts and has no form to use without them",
+            ))),
+            Err(Unreadable::FormNeedsScript(why)) => {
+                Err(Unread::Failure(needs_browser(page, &why)))
+            }
+            Err(Unreadable::NoForm) => Err(Unread::NoForm),
+        }
+    }
+}
+
 /// What the driver does after a page.
 enum Next {
     /// The buyer stays on the page: it is where they land.
     Landed,
     /// The page passes the buyer on by itself.
     Relay(RecordedRequest),
-    /// payconf moves on by itself (a lone form, a frame, a step's click).
+    /// payconf moves on by itself (a lone form, a step's click).
     Walk(RecordedRequest),
+    /// payconf opens the frame the page shows its content in.
+    Frame(RecordedRequest),
     /// The buyer's answer to the issuer.
     Answer(RecordedRequest),
 }
@@ -200,11 +250,11 @@ fn no_form(
 fn run_steps(
     document: &Html,
     page: &Url,
-    steps: &mut VecDeque<&IssuerStep>,
+    steps: &mut VecDeque<IssuerStep>,
     values: &BTreeMap<String, String>,
 ) -> Result<Next, Failure> {
     let mut typed = BTreeMap::new();
-    while let Some(step) = steps.front().copied() {
+    while let Some(step) = steps.front() {
         if !step.applies_to(page) {
             return Err(step_error(
                 step,
@@ -212,7 +262,10 @@ fn run_steps(
                 "this page does not match its page pattern, and the form driver cannot wait for another",
             ));
         }
-        steps.pop_front();
+        let Some(step) = steps.pop_front() else {
+            break;
+        };
+        let step = &step;
         match &step.action {
             StepAction::Wait(css) => {
                 let selector = scraper::Selector::parse(css)

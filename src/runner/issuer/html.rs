@@ -53,7 +53,7 @@ pub fn read_form(
     choice: Choice,
     values: &BTreeMap<String, String>,
 ) -> Result<FormSubmission, String> {
-    let document = Html::parse_document(html);
+    let document = super::parse::document(html).map_err(|why| why.to_string())?;
     match answer_form(&document, page, choice, values) {
         Some(result) => result,
         None => Err(match choice {

@@ -24,6 +24,7 @@ pub mod controls;
 pub mod form;
 pub mod html;
 pub mod navigation;
+pub mod parse;
 pub mod relay;
 pub mod steps;
 

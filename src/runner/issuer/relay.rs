@@ -25,7 +25,8 @@ pub enum Relay {
 
 /// The relay of a page, when it has one.
 pub fn read_relay(html: &str, page: &Url) -> Option<Relay> {
-    relay_in(&Html::parse_document(html), page)
+    let document = super::parse::document(html).ok()?;
+    relay_in(&document, page)
 }
 
 /// [`read_relay`] on a parsed page.

@@ -56,6 +56,12 @@ pub struct AcsConfig {
     /// Where the browser driver's Chromium and ChromeDriver are.
     #[serde(default)]
     pub browser: BrowserSettings,
+    /// Other origins of the issuer's pages (`https://acs.example:8443`),
+    /// whose answers the reports may quote like the base URL's: an answer
+    /// from an address the run was never given is reported by its status,
+    /// headers and digest only.
+    #[serde(default)]
+    pub origins: Vec<String>,
 }
 
 /// The issuer driver the flag, else the environment (`PAYCONF_ACS_DRIVER`),

@@ -297,6 +297,15 @@ impl TargetFile {
                 }
             }
         }
+        for (i, origin) in self.acs.origins.iter().enumerate() {
+            http_url(&format!("acs.origins[{i}]"), origin)?;
+        }
+        if self.acs.browser.memory_mb.is_some_and(|mb| mb < 64) {
+            return Err(target_error(
+                "acs.browser.memory_mb",
+                "must be at least 64 (MiB): a browser needs that much to show any page",
+            ));
+        }
         let tls = self.tls.check()?;
         let proxy = tls::proxy_url(self.proxy)?;
         Ok(TargetConfig {
@@ -385,6 +394,7 @@ impl TargetConfig {
                 )]),
                 steps: Vec::new(),
                 browser: BrowserSettings::default(),
+                origins: Vec::new(),
             },
             robustness: RobustnessSettings::default(),
             tls: TlsSettings::default(),
@@ -424,6 +434,28 @@ impl TargetConfig {
         secrets
     }
 
+    /// The origins the run was given: the base URL's, the merchant's pages'
+    /// and the issuer's named in `acs.origins`. Only their answers' bodies
+    /// are quoted in what payconf prints and writes.
+    pub fn given_origins(&self) -> Vec<url::Origin> {
+        let named = self
+            .acs
+            .origins
+            .iter()
+            .filter_map(|origin| Url::parse(origin).ok());
+        [
+            Some(&self.base_url),
+            self.success_url.as_ref(),
+            self.failure_url.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .chain(named)
+        .map(|url| url.origin())
+        .collect()
+    }
+
     /// The base URL as payconf shows it: credentials in it (`user:pass@`)
     /// masked.
     pub fn shown_base_url(&self) -> String {
@@ -458,7 +490,7 @@ impl TargetConfig {
     /// The redactor for this target: its secrets masked, its card numbers
     /// shown as their first six and last four digits.
     pub fn redactor(&self) -> Redactor {
-        let redactor = Redactor::new(self.secrets());
+        let redactor = Redactor::new(self.secrets()).publishing(self.given_origins());
         for number in self.card_numbers() {
             redactor.add_card_number(&number);
         }
