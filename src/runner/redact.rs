@@ -385,6 +385,18 @@ fn by_context(text: String) -> String {
     }
 }
 
+/// An address as payconf shows it: its credentials (`user:pass@`) masked.
+pub fn shown_url(url: &url::Url) -> String {
+    let mut shown = url.clone();
+    if !shown.username().is_empty() {
+        let _ = shown.set_username(MASK);
+    }
+    if shown.password().is_some() {
+        let _ = shown.set_password(Some(MASK));
+    }
+    shown.to_string()
+}
+
 /// A payment token as shown: its first eight characters.
 fn shown_token(token: &str) -> String {
     let shown: String = token.chars().take(8).collect();

@@ -4,6 +4,7 @@
 //! sandbox's defaults.
 #![allow(dead_code)] // each test binary uses its own part of this module
 
+pub mod hostile;
 pub mod reports;
 pub mod runner;
 pub mod tls;

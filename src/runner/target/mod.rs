@@ -459,14 +459,7 @@ impl TargetConfig {
     /// The base URL as payconf shows it: credentials in it (`user:pass@`)
     /// masked.
     pub fn shown_base_url(&self) -> String {
-        let mut shown = self.base_url.clone();
-        if !shown.username().is_empty() {
-            let _ = shown.set_username(crate::runner::redact::MASK);
-        }
-        if shown.password().is_some() {
-            let _ = shown.set_password(Some(crate::runner::redact::MASK));
-        }
-        shown.to_string()
+        crate::runner::redact::shown_url(&self.base_url)
     }
 
     /// Every test card, by its name in the target file.

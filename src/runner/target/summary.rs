@@ -1,10 +1,9 @@
 //! The effective target as reports show it.
 
 use payconf_spec::card::mask_pan;
-use url::Url;
 
 use super::{Environment, TargetConfig};
-use crate::runner::redact::MASK;
+use crate::runner::redact::{MASK, shown_url};
 
 impl TargetConfig {
     /// The effective configuration as reports show it: keys, codes and CVVs
@@ -37,8 +36,8 @@ impl TargetConfig {
             "shop_login": self.shop_login,
             "currency": self.currency,
             "amount": self.amount,
-            "success_url": self.success_url.as_ref().map(Url::as_str),
-            "failure_url": self.failure_url.as_ref().map(Url::as_str),
+            "success_url": self.success_url.as_ref().map(shown_url),
+            "failure_url": self.failure_url.as_ref().map(shown_url),
             "token_lifetime_secs": self.token_lifetime.map(|d| d.as_secs_f64()),
             "submit_authorization": self.submit_authorization,
             "buyer_name": self.buyer_name,
