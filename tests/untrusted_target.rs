@@ -577,3 +577,96 @@ async fn credentials_in_the_base_url_are_masked_everywhere() {
         run.said()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn screenshots_blank_every_frame_or_are_left_out_with_the_reason() {
+    if !browser_or_skip("screenshots_blank_every_frame_or_are_left_out_with_the_reason") {
+        return;
+    }
+    let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
+    use payconf::runner::issuer::{
+        browser::blank_out,
+        chromium::{BrowserSettings, Chromium, locate},
+    };
+    const CODE: &str = "4321";
+    let inner = format!("<input id=code value={CODE}><p id=said>typed {CODE}</p>");
+    let other = support::hostile::serve_pages(vec![("/inner", inner.clone())]).await;
+    let framed = support::hostile::serve_pages(vec![
+        (
+            "/",
+            format!(
+                "<p id=top>code {CODE}</p><iframe id=same src=/inner></iframe>\
+                 <iframe id=doc srcdoc='<input id=code value={CODE}>'></iframe>"
+            ),
+        ),
+        ("/inner", inner),
+        (
+            "/other",
+            format!("<p>code {CODE}</p><iframe src={other}inner></iframe>"),
+        ),
+    ])
+    .await;
+    let settings = BrowserSettings::default();
+    let programs = locate(&settings, |name| std::env::var(name).ok()).expect("browser found");
+    let chromium = Chromium::start(&programs, &settings, Duration::from_secs(10))
+        .await
+        .expect("the browser starts");
+    let turn = chromium
+        .turn(chromium.reserve().await)
+        .await
+        .expect("a turn");
+    let secrets = vec![(CODE.to_owned(), "***".to_owned())];
+    // What a script reads of the page, once it can (`""` until then).
+    let read = |script: &str| {
+        let client = turn.client.clone();
+        let script = format!("try {{ {script} }} catch (e) {{ return ''; }}");
+        async move {
+            client
+                .execute(&script, Vec::new())
+                .await
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        }
+    };
+    let settled = |script: &'static str| async move {
+        for _ in 0..200 {
+            let seen = read(script).await;
+            if !seen.is_empty() {
+                return seen;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("the page never showed {script}");
+    };
+
+    // Same-origin frames, one loaded and one written inline: blanked too.
+    turn.client.goto(framed.as_str()).await.expect("page opens");
+    const FRAMES: &str = "const s = document.getElementById('same').contentDocument; \
+        const d = document.getElementById('doc').contentDocument; \
+        return [document.getElementById('top').textContent, \
+                s.getElementById('code').value, s.getElementById('said').textContent, \
+                d.getElementById('code').value].join('|');";
+    assert_eq!(
+        settled(FRAMES).await,
+        format!("code {CODE}|{CODE}|typed {CODE}|{CODE}")
+    );
+    blank_out(&turn, &secrets).await.expect("every frame is reached");
+    assert_eq!(read(FRAMES).await, "code ***|***|typed ***|***");
+
+    // A frame of another origin cannot be reached: no screenshot, and why.
+    let other_page = framed.join("other").expect("url");
+    turn.client.goto(other_page.as_str()).await.expect("page opens");
+    settled(
+        "const f = document.querySelector('iframe'); \
+         return f && f.contentDocument === null ? 'loaded' : '';",
+    )
+    .await;
+    let refused = blank_out(&turn, &secrets).await.expect_err("a frame is out of reach");
+    assert!(
+        refused.contains("frame payconf cannot reach") && refused.contains(other.as_str()),
+        "{refused}"
+    );
+    drop(turn);
+    chromium.close().await;
+}

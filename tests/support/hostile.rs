@@ -518,3 +518,34 @@ const LOG_INJECTION: &str = "\u{1b}]52;c;cGF5Y29uZg==\u{7}\u{1b}[2J\u{1b}]0;pwne
     \rresult: PASSED, every selected scenario passed (exit code 0)\n\
     ::error::forged annotation\n  ::add-mask::payconf\n::stop-commands::resume\n\
     text ##[error]forged in a line\n\u{9b}31m\u{202e}reversed";
+
+/// Serves these pages (path, HTML) on a loopback port of its own: an origin
+/// for tests that need one page, or two origins side by side.
+pub async fn serve_pages(pages: Vec<(&'static str, String)>) -> Url {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
+    let address = listener.local_addr().expect("address");
+    let pages = Arc::new(pages);
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let pages = Arc::clone(&pages);
+            tokio::spawn(async move {
+                let service = service_fn(move |request: Request<Incoming>| {
+                    let page = pages
+                        .iter()
+                        .find(|(path, _)| *path == request.uri().path())
+                        .map(|(_, html)| html.clone());
+                    async move {
+                        Ok::<_, Infallible>(match page {
+                            Some(html) => respond(200, &[("content-type", "text/html")], html),
+                            None => respond(404, &[], ""),
+                        })
+                    }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    Url::parse(&format!("http://{address}/")).expect("url")
+}

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::BrowserJourney;
+use crate::runner::issuer::chromium::Turn;
 use crate::runner::world::PaymentWorld;
 
 impl BrowserJourney<'_> {
@@ -40,23 +41,13 @@ impl BrowserJourney<'_> {
                 .await
                 .is_some();
         let shot = if frozen {
-            let blanked = self
-                .cdp_within(
-                    "Runtime.evaluate",
-                    json!({
-                        "expression": format!("({BLANK_SECRETS})({})", json!(secrets)),
-                        "returnByValue": true,
-                    }),
-                )
-                .await;
             // A page that cannot be blanked out is not photographed.
-            match blanked.as_ref().map(|b| &b["result"]["value"]) {
-                Some(value) if value["blanked"] == true => self
+            match blank_out(&self.turn, &secrets).await {
+                Ok(()) => self
                     .cdp_within("Page.captureScreenshot", json!({"format": "png"}))
                     .await
                     .ok_or_else(|| "the browser took no screenshot".to_owned()),
-                Some(value) if value["frames"].is_array() => Err(unreachable_frames(value)),
-                _ => Err("the page's secrets could not be blanked out".to_owned()),
+                Err(why) => Err(why),
             }
         } else {
             Err("the page could not be stopped to be photographed".to_owned())
@@ -80,6 +71,38 @@ impl BrowserJourney<'_> {
             .await
             .ok()?
             .ok()
+    }
+}
+
+/// Replaces every secret (pairs of the secret and what is shown instead)
+/// in the text and fields of the page on `turn`, of each of its frames and
+/// of each open shadow root; says why not when a frame could not be
+/// reached (another origin's), whose content a screenshot would show.
+pub async fn blank_out(turn: &Turn<'_>, secrets: &[(String, String)]) -> Result<(), String> {
+    let evaluated = tokio::time::timeout(
+        Duration::from_secs(2),
+        turn.cdp(
+            "Runtime.evaluate",
+            json!({
+                "expression": format!("({BLANK_SECRETS})({})", json!(secrets)),
+                "returnByValue": true,
+            }),
+        ),
+    )
+    .await;
+    match evaluated {
+        Ok(Ok(answer)) => {
+            let value = &answer["result"]["value"];
+            if value["blanked"] == true {
+                Ok(())
+            } else if value["frames"].is_array() {
+                Err(unreachable_frames(value))
+            } else {
+                Err("the page's secrets could not be blanked out".to_owned())
+            }
+        }
+        Ok(Err(e)) => Err(format!("the page's secrets could not be blanked out: {e}")),
+        Err(_) => Err("the page's secrets could not be blanked out in time".to_owned()),
     }
 }
 

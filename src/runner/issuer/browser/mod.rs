@@ -22,6 +22,8 @@ mod archive;
 mod evidence;
 mod page;
 
+pub use evidence::blank_out;
+
 use std::{
     collections::{BTreeMap, VecDeque},
     time::{Duration, Instant},
