@@ -651,18 +651,25 @@ async fn screenshots_blank_every_frame_or_are_left_out_with_the_reason() {
         settled(FRAMES).await,
         format!("code {CODE}|{CODE}|typed {CODE}|{CODE}")
     );
-    blank_out(&turn, &secrets).await.expect("every frame is reached");
+    blank_out(&turn, &secrets)
+        .await
+        .expect("every frame is reached");
     assert_eq!(read(FRAMES).await, "code ***|***|typed ***|***");
 
     // A frame of another origin cannot be reached: no screenshot, and why.
     let other_page = framed.join("other").expect("url");
-    turn.client.goto(other_page.as_str()).await.expect("page opens");
+    turn.client
+        .goto(other_page.as_str())
+        .await
+        .expect("page opens");
     settled(
         "const f = document.querySelector('iframe'); \
          return f && f.contentDocument === null ? 'loaded' : '';",
     )
     .await;
-    let refused = blank_out(&turn, &secrets).await.expect_err("a frame is out of reach");
+    let refused = blank_out(&turn, &secrets)
+        .await
+        .expect_err("a frame is out of reach");
     assert!(
         refused.contains("frame payconf cannot reach") && refused.contains(other.as_str()),
         "{refused}"
