@@ -12,7 +12,7 @@ use std::{
 use base64::Engine as _;
 use payconf_reference::{DEFAULT_API_KEY, DEFAULT_SHOP_LOGIN, RunningServer};
 use support::{
-    hostile::{Attack, HostileTarget, PLANTED_CREDENTIAL},
+    hostile::{Attack, HostileTarget, PLANTED_CREDENTIAL, grouped},
     runner::{BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, payconf_run_with},
 };
 use url::Url;
@@ -121,6 +121,38 @@ impl Artifacts {
     }
 }
 
+/// The browser a run would start, with the default settings.
+async fn start_chromium() -> payconf::runner::issuer::chromium::Chromium {
+    use payconf::runner::issuer::chromium::{BrowserSettings, Chromium, locate};
+    let settings = BrowserSettings::default();
+    let programs = locate(&settings, |name| std::env::var(name).ok()).expect("browser found");
+    Chromium::start(&programs, &settings, Duration::from_secs(10))
+        .await
+        .expect("the browser starts")
+}
+
+/// The form driver's `[acs]` body.
+const FORM: &str = "driver = \"form\"\nfields = { otp = \"123456\" }";
+
+/// The browser driver's `[acs]` body.
+const BROWSER: &str = "driver = \"browser\"\nfields = { otp = \"123456\" }";
+
+/// Runs the scenarios `tags` selects against the front at `base` with this
+/// `[acs]` body, more arguments and environment, every report written.
+async fn run_against(
+    base: &Url,
+    acs: &str,
+    tags: &str,
+    more: &[&str],
+    env: &[(&str, &str)],
+) -> Artifacts {
+    let file = target_file(base, acs);
+    let path = file.0.display().to_string();
+    let mut args = vec!["--target", path.as_str(), "--tags", tags];
+    args.extend_from_slice(more);
+    run_with_reports(&args, env).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_issuer_page_can_neither_drive_chromedriver_nor_keep_windows_open() {
     if !browser_or_skip("an_issuer_page_can_neither_drive_chromedriver_nor_keep_windows_open") {
@@ -132,19 +164,11 @@ async fn an_issuer_page_can_neither_drive_chromedriver_nor_keep_windows_open() {
         marker: marker.clone(),
     })
     .await;
-    let file = target_file(
+    let run = run_against(
         &target.base,
-        "driver = \"browser\"\nfields = { otp = \"123456\" }",
-    );
-    let run = run_with_reports(
-        &[
-            "--target",
-            &file.0.display().to_string(),
-            "--tags",
-            "@issuer",
-            "--concurrency",
-            "1",
-        ],
+        BROWSER,
+        "@issuer",
+        &["--concurrency", "1"],
         &[],
     )
     .await;
@@ -212,12 +236,7 @@ async fn another_local_process_finds_the_port_but_cannot_drive_the_browser() {
         return;
     }
     let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
-    use payconf::runner::issuer::chromium::{BrowserSettings, Chromium, locate};
-    let settings = BrowserSettings::default();
-    let programs = locate(&settings, |name| std::env::var(name).ok()).expect("browser found");
-    let chromium = Chromium::start(&programs, &settings, Duration::from_secs(10))
-        .await
-        .expect("the browser starts");
+    let chromium = start_chromium().await;
     let port = chromium.driver_port();
     let profile = chromium.profile().to_path_buf();
     let client = reqwest::Client::builder()
@@ -257,20 +276,7 @@ async fn another_local_process_finds_the_port_but_cannot_drive_the_browser() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nothing_a_target_sends_reaches_a_terminal_or_a_ci_log_as_a_command() {
     let target = HostileTarget::start(Attack::LogInjection).await;
-    let file = target_file(
-        &target.base,
-        "driver = \"form\"\nfields = { otp = \"123456\" }",
-    );
-    let run = run_with_reports(
-        &[
-            "--target",
-            &file.0.display().to_string(),
-            "--tags",
-            "@req:CREATE-01",
-        ],
-        &[],
-    )
-    .await;
+    let run = run_against(&target.base, FORM, "@req:CREATE-01", &[], &[]).await;
     // Not JSON: the target is at fault.
     assert_eq!(run.output.code, Some(1), "{}", run.said());
     assert!(
@@ -306,20 +312,7 @@ async fn nothing_a_target_sends_reaches_a_terminal_or_a_ci_log_as_a_command() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_nested_without_end_is_refused_at_once_not_parsed() {
     let target = HostileTarget::start(Attack::EndlessNesting).await;
-    let file = target_file(
-        &target.base,
-        "driver = \"form\"\nfields = { otp = \"123456\" }",
-    );
-    let run = run_with_reports(
-        &[
-            "--target",
-            &file.0.display().to_string(),
-            "--tags",
-            "@req:TDS-04",
-        ],
-        &[],
-    )
-    .await;
+    let run = run_against(&target.base, FORM, "@req:TDS-04", &[], &[]).await;
     // The page is the harness's to read: an error, naming the bound and
     // the driver that reads such a page.
     assert_eq!(run.output.code, Some(2), "{}", run.said());
@@ -337,20 +330,7 @@ async fn a_page_nested_without_end_is_refused_at_once_not_parsed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_answer_from_an_address_the_run_was_not_given_is_not_published() {
     let target = HostileTarget::start(Attack::PrivateAddress).await;
-    let file = target_file(
-        &target.base,
-        "driver = \"form\"\nfields = { otp = \"123456\" }",
-    );
-    let run = run_with_reports(
-        &[
-            "--target",
-            &file.0.display().to_string(),
-            "--tags",
-            "@req:TDS-04",
-        ],
-        &[],
-    )
-    .await;
+    let run = run_against(&target.base, FORM, "@req:TDS-04", &[], &[]).await;
     assert!(
         run.said().contains("not an address the run was given"),
         "{}",
@@ -364,17 +344,11 @@ async fn an_answer_from_an_address_the_run_was_not_given_is_not_published() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn secrets_echoed_in_other_encodings_are_masked_in_every_artifact() {
     let target = HostileTarget::start(Attack::EncodedEcho).await;
-    let file = target_file(
+    let run = run_against(
         &target.base,
-        "driver = \"form\"\nfields = { otp = \"123456\" }",
-    );
-    let run = run_with_reports(
-        &[
-            "--target",
-            &file.0.display().to_string(),
-            "--tags",
-            "@req:SUBMIT-01 or @req:TDS-01",
-        ],
+        FORM,
+        "@req:SUBMIT-01 or @req:TDS-01",
+        &[],
         &[],
     )
     .await;
@@ -411,17 +385,9 @@ async fn secrets_echoed_in_other_encodings_are_masked_in_every_artifact() {
         payconf_reference::DEFAULT_FRICTIONLESS_CARD,
         payconf_reference::DEFAULT_THREE_DS_CARD,
     ] {
-        let grouped = |sep: &str| {
-            number
-                .as_bytes()
-                .chunks(4)
-                .map(|c| String::from_utf8_lossy(c).into_owned())
-                .collect::<Vec<_>>()
-                .join(sep)
-        };
         forms.push(number.to_owned());
-        forms.push(grouped(" "));
-        forms.push(grouped("-"));
+        forms.push(grouped(number, " "));
+        forms.push(grouped(number, "-"));
         forms.extend(b64(number));
     }
     let leaks: Vec<String> = forms
@@ -448,19 +414,11 @@ async fn a_page_over_the_memory_bound_ends_its_journey_as_an_error() {
     }
     let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
     let target = HostileTarget::start(Attack::MemoryHog).await;
-    let file = target_file(
+    let run = run_against(
         &target.base,
         "driver = \"browser\"\nfields = { otp = \"123456\" }\nbrowser = { memory_mb = 700 }",
-    );
-    let run = run_with_reports(
-        &[
-            "--target",
-            &file.0.display().to_string(),
-            "--tags",
-            "@req:TDS-04",
-            "--timeout",
-            "30",
-        ],
+        "@req:TDS-04",
+        &["--timeout", "30"],
         &[],
     )
     .await;
@@ -480,20 +438,14 @@ async fn a_stalled_browser_leaves_no_process_and_no_folder_behind() {
     }
     let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
     let target = HostileTarget::start(Attack::Stall).await;
-    let file = target_file(
-        &target.base,
-        "driver = \"browser\"\nfields = { otp = \"123456\" }",
-    );
     let temp = std::env::temp_dir().join(format!("payconf-stall-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&temp).expect("folder");
     let temp_text = temp.display().to_string();
-    let run = run_with_reports(
-        &[
-            "--target",
-            &file.0.display().to_string(),
-            "--tags",
-            "@req:TDS-04",
-        ],
+    let run = run_against(
+        &target.base,
+        BROWSER,
+        "@req:TDS-04",
+        &[],
         &[("TMPDIR", &temp_text)],
     )
     .await;
@@ -549,17 +501,7 @@ async fn credentials_in_the_base_url_are_masked_everywhere() {
     base.set_username("planted-user").expect("user");
     base.set_password(Some("planted-pass-9x"))
         .expect("password");
-    let file = target_file(&base, "driver = \"form\"\nfields = { otp = \"123456\" }");
-    let run = run_with_reports(
-        &[
-            "--target",
-            &file.0.display().to_string(),
-            "--tags",
-            "@req:CREATE-01",
-        ],
-        &[],
-    )
-    .await;
+    let run = run_against(&base, FORM, "@req:CREATE-01", &[], &[]).await;
     assert!(run.output.results.is_some(), "{}", run.said());
     for secret in ["planted-user", "planted-pass-9x"] {
         assert_eq!(
@@ -584,10 +526,7 @@ async fn screenshots_blank_every_frame_or_are_left_out_with_the_reason() {
         return;
     }
     let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
-    use payconf::runner::issuer::{
-        browser::blank_out,
-        chromium::{BrowserSettings, Chromium, locate},
-    };
+    use payconf::runner::issuer::browser::blank_out;
     const CODE: &str = "4321";
     let inner = format!("<input id=code value={CODE}><p id=said>typed {CODE}</p>");
     let other = support::hostile::serve_pages(vec![("/inner", inner.clone())]).await;
@@ -606,11 +545,7 @@ async fn screenshots_blank_every_frame_or_are_left_out_with_the_reason() {
         ),
     ])
     .await;
-    let settings = BrowserSettings::default();
-    let programs = locate(&settings, |name| std::env::var(name).ok()).expect("browser found");
-    let chromium = Chromium::start(&programs, &settings, Duration::from_secs(10))
-        .await
-        .expect("the browser starts");
+    let chromium = start_chromium().await;
     let turn = chromium
         .turn(chromium.reserve().await)
         .await

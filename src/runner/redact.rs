@@ -18,7 +18,6 @@ use std::sync::RwLock;
 
 use base64::Engine as _;
 use payconf_spec::card::mask_pan;
-use regex::{Captures, Regex};
 use serde_json::Value;
 
 /// What stands in for a secret.
@@ -48,9 +47,9 @@ struct Secrets {
     inside: Vec<(String, String)>,
     /// (text, replacement) replaced where they stand alone.
     alone: Vec<(String, String)>,
-    /// Card numbers written in groups (`4111 1111-1111 1111`), each with
-    /// how it is shown.
-    grouped_cards: Vec<(Regex, String)>,
+    /// Card numbers (their digits) that may be written in groups
+    /// (`4111 1111-1111 1111`), each with how it is shown.
+    grouped_cards: Vec<(Vec<u8>, String)>,
 }
 
 impl Redactor {
@@ -101,18 +100,11 @@ impl Redactor {
     pub fn add_card_number(&self, number: &str) {
         let shown = mask_pan(number);
         self.add(number, &shown, true);
-        let digits: Vec<String> = number
-            .chars()
-            .filter(char::is_ascii_digit)
-            .map(String::from)
-            .collect();
+        let digits: Vec<u8> = number.bytes().filter(u8::is_ascii_digit).collect();
         if digits.len() >= 12 {
-            let pattern = format!(r"\b{}\b", digits.join(r"[ \-.]?"));
-            if let Ok(grouped) = Regex::new(&pattern) {
-                let mut secrets = self.write();
-                if !secrets.grouped_cards.iter().any(|(_, s)| *s == shown) {
-                    secrets.grouped_cards.push((grouped, shown));
-                }
+            let mut secrets = self.write();
+            if !secrets.grouped_cards.iter().any(|(d, _)| *d == digits) {
+                secrets.grouped_cards.push((digits, shown));
             }
         }
     }
@@ -180,8 +172,8 @@ impl Redactor {
                 out = replace_alone(&out, secret, replacement);
             }
         }
-        for (grouped, shown) in &secrets.grouped_cards {
-            if let std::borrow::Cow::Owned(replaced) = grouped.replace_all(&out, shown.as_str()) {
+        for (digits, shown) in &secrets.grouped_cards {
+            if let Some(replaced) = mask_grouped(&out, digits, shown) {
                 out = replaced;
             }
         }
@@ -357,32 +349,212 @@ fn replace_alone(text: &str, secret: &str, replacement: &str) -> String {
     out
 }
 
-/// What reads as a secret by its context, whatever its value.
+/// What reads as a secret by its context, whatever its value: a security
+/// code after its name, the credentials of an address.
 fn by_context(text: String) -> String {
-    static CONTEXT: std::sync::OnceLock<(Regex, Regex)> = std::sync::OnceLock::new();
-    let (code, userinfo) = CONTEXT.get_or_init(|| {
-        (
-            // A 3- or 4-digit code after a name of the security code, and
-            // what people put between them (`:`, `=`, quotes, `is`).
-            Regex::new(
-                r#"(?i)\b((?:card[ _-]?)?(?:cvv2?|cvc2?|cvn2?|csc|security[ _-]?code|verification[ _-]?(?:value|code))(?:[ _-]?(?:code|number|value))?)(\W{0,4}(?:is\W{1,3})?)\d{3,4}\b"#,
-            )
-            .expect("a valid pattern"),
-            // The credentials of an address: `scheme://user:pass@`.
-            Regex::new(r#"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/?#@"'<>]+@"#)
-                .expect("a valid pattern"),
-        )
-    });
-    let text = match code.replace_all(&text, |c: &Captures<'_>| {
-        format!("{}{}{MASK}", &c[1], &c[2])
-    }) {
-        std::borrow::Cow::Owned(replaced) => replaced,
-        std::borrow::Cow::Borrowed(_) => text,
+    let text = match mask_named_codes(&text) {
+        Some(masked) => masked,
+        None => text,
     };
-    match userinfo.replace_all(&text, format!("${{1}}{MASK}@").as_str()) {
-        std::borrow::Cow::Owned(replaced) => replaced,
-        std::borrow::Cow::Borrowed(_) => text,
+    match mask_userinfo(&text) {
+        Some(masked) => masked,
+        None => text,
     }
+}
+
+/// The words a security code's name begins with, after an optional `card`.
+const CODE_NAMES: [&str; 6] = ["cvv", "cvc", "cvn", "csc", "security", "verification"];
+
+/// A 3- or 4-digit code after a name of the security code (`CVV`, `cvc2`,
+/// `card_security_code`, `verification value`, each optionally followed by
+/// `code`, `number` or `value`) and what people put between them (up to
+/// four marks such as `:`, `=`, quotes and spaces, or `is`), masked;
+/// `None` when there is none.
+fn mask_named_codes(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let mut codes: Vec<(usize, usize)> = Vec::new();
+    for name in CODE_NAMES {
+        for (at, _) in lower.match_indices(name) {
+            if !name_starts_at(bytes, at) {
+                continue;
+            }
+            let mut end = at + name.len();
+            end = match name {
+                "cvv" | "cvc" | "cvn" => end + usize::from(bytes.get(end) == Some(&b'2')),
+                "security" => match word_after(bytes, end, &["code"]) {
+                    Some(after) => after,
+                    None => continue,
+                },
+                "verification" => match word_after(bytes, end, &["value", "code"]) {
+                    Some(after) => after,
+                    None => continue,
+                },
+                _ => end,
+            };
+            end = word_after(bytes, end, &["code", "number", "value"]).unwrap_or(end);
+            if let Some(code) = code_after(bytes, end) {
+                codes.push(code);
+            }
+        }
+    }
+    if codes.is_empty() {
+        return None;
+    }
+    codes.sort_unstable();
+    codes.dedup();
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (from, to) in codes {
+        if from < last {
+            continue;
+        }
+        out.push_str(&text[last..from]);
+        out.push_str(MASK);
+        last = to;
+    }
+    out.push_str(&text[last..]);
+    Some(out)
+}
+
+fn is_word(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_'
+}
+
+/// Whether a name that begins at `at` stands at the start of a word, or
+/// after `card` (`card_security_code`, `cardCvv`) that does.
+fn name_starts_at(bytes: &[u8], at: usize) -> bool {
+    let before = &bytes[..at];
+    let alone = |end: usize| end == 0 || !bytes[end - 1].is_ascii_alphanumeric();
+    if alone(at) {
+        return true;
+    }
+    let without_separator = before
+        .strip_suffix(b"_")
+        .or_else(|| before.strip_suffix(b"-"))
+        .or_else(|| before.strip_suffix(b" "))
+        .unwrap_or(before);
+    without_separator
+        .strip_suffix(b"card")
+        .is_some_and(|card| alone(card.len()))
+}
+
+/// Where one of `words` ends, after an optional ` `, `_` or `-` at `from`.
+fn word_after(bytes: &[u8], from: usize, words: &[&str]) -> Option<usize> {
+    let start = from + usize::from(matches!(bytes.get(from), Some(b' ' | b'_' | b'-')));
+    words
+        .iter()
+        .find(|word| bytes[start.min(bytes.len())..].starts_with(word.as_bytes()))
+        .map(|word| start + word.len())
+}
+
+/// The span of a 3- or 4-digit code that follows a name ending at `from`.
+fn code_after(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
+    if bytes.get(from).copied().is_some_and(is_word) && !bytes[from].is_ascii_digit() {
+        return None;
+    }
+    let marks = |from: usize, most: usize| {
+        bytes[from..]
+            .iter()
+            .take(most)
+            .take_while(|b| !b.is_ascii_alphanumeric())
+            .count()
+    };
+    let mut at = from + marks(from, 4);
+    if bytes[at..].starts_with(b"is") {
+        let gap = marks(at + 2, 3);
+        if gap > 0 {
+            at += 2 + gap;
+        }
+    }
+    let digits = bytes[at..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let ends_word = bytes.get(at + digits).is_none_or(|b| !is_word(*b));
+    ((3..=4).contains(&digits) && ends_word).then_some((at, at + digits))
+}
+
+/// Every address's credentials (`scheme://user:pass@`) masked; `None`
+/// when no address holds any.
+fn mask_userinfo(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut spans = Vec::new();
+    for (at, _) in text.match_indices("://") {
+        let scheme = bytes[..at]
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-'))
+            .count();
+        if scheme == 0 || !bytes[at - scheme].is_ascii_alphabetic() {
+            continue;
+        }
+        let from = at + 3;
+        let length = bytes[from..]
+            .iter()
+            .take_while(|b| !b.is_ascii_whitespace() && !b"/?#@\"'<>".contains(b))
+            .count();
+        if length > 0 && bytes.get(from + length) == Some(&b'@') {
+            spans.push((from, from + length));
+        }
+    }
+    if spans.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (from, to) in spans {
+        out.push_str(&text[last..from]);
+        out.push_str(MASK);
+        last = to;
+    }
+    out.push_str(&text[last..]);
+    Some(out)
+}
+
+/// `text` with a card number written in groups (`4111 1111-1111 1111`:
+/// its digits, one space, dash or dot at most between two) replaced by
+/// `shown`, where no letter or digit touches it.
+fn mask_grouped(text: &str, digits: &[u8], shown: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let first = *digits.first()?;
+    let mut out = String::new();
+    let mut last = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] != first || (at > 0 && bytes[at - 1].is_ascii_alphanumeric()) {
+            at += 1;
+            continue;
+        }
+        let mut i = at;
+        let mut matched = 0;
+        while matched < digits.len() && i < bytes.len() {
+            if bytes[i] == digits[matched] {
+                matched += 1;
+                i += 1;
+            } else if matched > 0
+                && matches!(bytes[i], b' ' | b'-' | b'.')
+                && bytes.get(i + 1) == Some(&digits[matched])
+            {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        if matched == digits.len() && bytes.get(i).is_none_or(|b| !b.is_ascii_alphanumeric()) {
+            out.push_str(&text[last..at]);
+            out.push_str(shown);
+            last = i;
+            at = i;
+        } else {
+            at += 1;
+        }
+    }
+    if last == 0 {
+        return None;
+    }
+    out.push_str(&text[last..]);
+    Some(out)
 }
 
 /// An address as payconf shows it: its credentials (`user:pass@`) masked.

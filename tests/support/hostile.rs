@@ -335,14 +335,7 @@ fn echo((sent, answer): (Sent, Answer)) -> Answer {
     let card = &sent.body["paymentTypeDetails"]["creditcard"];
     let number = card["number"].as_str().unwrap_or_default().to_owned();
     let cvv = card["CVV"].as_str().unwrap_or_default().to_owned();
-    let grouped = |sep: &str| {
-        number
-            .as_bytes()
-            .chunks(4)
-            .map(|c| String::from_utf8_lossy(c).into_owned())
-            .collect::<Vec<_>>()
-            .join(sep)
-    };
+    let grouped = |sep: &str| grouped(&number, sep);
     let b64 = |text: &str| base64::engine::general_purpose::STANDARD.encode(text);
     let url_encoded: String = url::form_urlencoded::byte_serialize(key.as_bytes()).collect();
     let echo = json!({
@@ -368,6 +361,16 @@ fn echo((sent, answer): (Sent, Answer)) -> Answer {
     }
     parts.headers.remove("content-length");
     Response::from_parts(parts, Full::new(Bytes::from(json.to_string())))
+}
+
+/// A card number in groups of four digits, as people write it.
+pub fn grouped(number: &str, separator: &str) -> String {
+    number
+        .as_bytes()
+        .chunks(4)
+        .map(|c| String::from_utf8_lossy(c).into_owned())
+        .collect::<Vec<_>>()
+        .join(separator)
 }
 
 /// A stand-in for a cloud metadata service, on another loopback address.

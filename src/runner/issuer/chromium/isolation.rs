@@ -79,7 +79,8 @@ impl Isolation {
     }
 
     /// Runs `command` under this isolation, with `profile` (created here)
-    /// as the browser's own folder and home.
+    /// as the browser's own folder, and its home too when it runs as
+    /// another user (whose own home may not exist).
     pub fn prepare(
         &self,
         command: &mut tokio::process::Command,
@@ -90,9 +91,11 @@ impl Isolation {
         std::fs::set_permissions(profile, std::fs::Permissions::from_mode(0o700))?;
         if let Self::SandboxedAs(account) = self {
             std::os::unix::fs::chown(profile, Some(account.uid), Some(account.gid))?;
-            command.uid(account.uid).gid(account.gid);
+            command
+                .uid(account.uid)
+                .gid(account.gid)
+                .env("HOME", profile);
         }
-        command.env("HOME", profile);
         Ok(())
     }
 
