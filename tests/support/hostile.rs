@@ -467,7 +467,8 @@ fn takeover_script(marker: &std::path::Path, journey: &str) -> String {
         "args": [
             "--headless",
             "--no-sandbox",
-            format!("--renderer-cmd-prefix=/bin/sh -c 'touch {}'", marker.display()),
+            // Chromium splits the prefix on spaces, so the command has none.
+            format!("--renderer-cmd-prefix=/bin/sh -c touch${{IFS}}{}", marker.display()),
         ],
     }}}});
     format!(
