@@ -9,7 +9,8 @@
 //!      |
 //! runner  (src/runner/)             `payconf run`: target, transport, world, steps,
 //!      ^                            issuer drivers, exchange, result model,
-//!      |                            console, reports, waivers, redaction, --list
+//!      |                            console, reports, waivers, redaction,
+//!      |                            neutralisation of target text, --list
 //!      |
 //! docs (src/docs/), serve, bench,   commands that use the spec (and, for bench,
 //! cli, main                         the runner's pieces); main only parses flags
@@ -28,7 +29,9 @@
 //!   requirements at fault and asks the [`runner::waivers`]), whose
 //!   [`runner::result::Verdict`] is the run's exit code; the
 //!   [`runner::console`] prints it as it comes, the [`runner::reports`] are
-//!   written from it, and [`runner::redact`] keeps secrets out of all of it.
+//!   written from it, [`runner::redact`] keeps secrets out of all of it, and
+//!   [`runner::neutral`] keeps what a target sends from commanding the
+//!   terminal or the CI log it is printed to.
 //! - [`docs`]: `payconf docs`, the documentation generated from the spec, the
 //!   features and the Arazzo workflows.
 //! - [`serve`] and [`bench`]: the reference implementation as a sandbox, and

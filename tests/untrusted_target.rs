@@ -612,3 +612,54 @@ async fn screenshots_blank_every_frame_or_are_left_out_with_the_reason() {
     drop(turn);
     chromium.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_that_cannot_have_its_sandbox_runs_without_and_the_run_says_so() {
+    if !browser_or_skip("a_browser_that_cannot_have_its_sandbox_runs_without_and_the_run_says_so") {
+        return;
+    }
+    let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
+    use std::os::unix::fs::PermissionsExt;
+    // A machine whose kernel refuses user namespaces: `unshare` says so.
+    let bin = std::env::temp_dir().join(format!("payconf-no-userns-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&bin).expect("folder");
+    let unshare = bin.join("unshare");
+    std::fs::write(
+        &unshare,
+        "#!/bin/sh\necho 'unshare: unshare failed: Operation not permitted' >&2\nexit 1\n",
+    )
+    .expect("script");
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).expect("mode");
+    std::fs::set_permissions(&unshare, std::fs::Permissions::from_mode(0o755)).expect("mode");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let server = RunningServer::start(payconf_reference::ReferenceConfig::default())
+        .await
+        .expect("reference starts");
+    let run = run_against(
+        &server.base_url,
+        BROWSER,
+        "@req:TDS-04",
+        &[],
+        &[("PATH", &path)],
+    )
+    .await;
+    let _ = std::fs::remove_dir_all(&bin);
+    assert_eq!(run.output.code, Some(0), "{}", run.said());
+    let line = run
+        .output
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("browser: "))
+        .unwrap_or_default()
+        .to_owned();
+    assert!(line.contains("WITHOUT its sandbox: "), "{line}");
+    assert!(
+        line.contains("user namespaces, which Chromium's sandbox needs, are not available")
+            && line.contains("Operation not permitted"),
+        "{line}"
+    );
+}

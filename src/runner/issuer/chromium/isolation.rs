@@ -45,9 +45,7 @@ impl Isolation {
             return vec![
                 Self::Sandboxed,
                 Self::Unsandboxed(
-                    "Chromium would not start with its sandbox on this machine (user \
-                     namespaces may be turned off)"
-                        .to_owned(),
+                    "Chromium would not start with its sandbox on this machine".to_owned(),
                 ),
             ];
         }
@@ -60,7 +58,7 @@ impl Isolation {
                 }),
                 Self::Unsandboxed(format!(
                     "payconf runs as root, and Chromium would not start with its sandbox as \
-                     the user {UNPRIVILEGED} (user namespaces may be turned off)"
+                     the user {UNPRIVILEGED}"
                 )),
             ],
             _ => vec![Self::Unsandboxed(format!(
@@ -97,6 +95,51 @@ impl Isolation {
                 .env("HOME", profile);
         }
         Ok(())
+    }
+
+    /// Why this way cannot work on this machine, where that can be told
+    /// without starting Chromium: its sandbox needs user namespaces (or a
+    /// setuid helper beside Chromium), and `unshare` tells in milliseconds
+    /// whether the kernel, a seccomp filter or a security module lets the
+    /// browser's user create them. `None` when it can work, or when that
+    /// cannot be told (no `unshare` on the machine): then starting tells.
+    pub async fn unavailable(&self, chromium: &Path) -> Option<String> {
+        use std::os::unix::fs::PermissionsExt;
+        let account = match self {
+            Self::Unsandboxed(_) => return None,
+            Self::Sandboxed => None,
+            Self::SandboxedAs(account) => Some(account),
+        };
+        let helper = chromium.with_file_name("chrome-sandbox");
+        let setuid = std::fs::metadata(&helper)
+            .is_ok_and(|m| m.permissions().mode() & 0o4000 != 0 && m.is_file());
+        if setuid {
+            return None;
+        }
+        let mut probe = tokio::process::Command::new("unshare");
+        probe
+            .args(["--user", "--pid", "--net", "--fork", "true"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        if let Some(account) = account {
+            probe.uid(account.uid).gid(account.gid);
+        }
+        let output = tokio::time::timeout(std::time::Duration::from_secs(5), probe.output())
+            .await
+            .ok()?
+            .ok()?;
+        if output.status.success() {
+            return None;
+        }
+        let said = String::from_utf8_lossy(&output.stderr);
+        let said = said.lines().next().unwrap_or("no reason given").trim();
+        let who = account.map_or(String::new(), |a| format!(" to the user {}", a.name));
+        Some(format!(
+            "user namespaces, which Chromium's sandbox needs, are not available{who} ({})",
+            crate::runner::neutral::inline(said)
+        ))
     }
 
     /// How the run describes it: `sandboxed as the user nobody`.

@@ -3,13 +3,21 @@
 //!
 //! A run starts one browser, before its first scenario, and closes it when
 //! it ends, also when it is interrupted. ChromeDriver is started on a free
-//! loopback port and starts Chromium over a pipe, so Chromium exits with
-//! ChromeDriver; Chromium gets a fresh profile in a temporary folder that is
-//! removed on close. Scenarios that go through the issuer page take turns
-//! with the browser, each for the whole scenario ([`Chromium::reserve`]):
-//! the wait falls before the scenario creates its payment, so no token ages
-//! while its scenario queues. Each journey starts on a blank page with no
-//! cookies and an empty performance log ([`Chromium::turn`]).
+//! loopback port, taking commands only under a path of 256 random bits (a
+//! page on a loopback origin can reach the port, and ChromeDriver accepts
+//! every loopback `Origin`), as the leader of a process group that holds
+//! every process of the browser ([`processes`]); it starts Chromium over a
+//! pipe, so Chromium opens no port and exits with ChromeDriver. Chromium
+//! runs in its sandbox, as `nobody` when payconf runs as root, or says why
+//! it cannot ([`Isolation`]), with a fresh profile in a temporary folder that
+//! is removed once no process of the browser is left. Scenarios that go
+//! through the issuer page take turns with the browser, each for the whole
+//! scenario ([`Chromium::reserve`]): the wait falls before the scenario
+//! creates its payment, so no token ages while its scenario queues. Each
+//! journey starts in one window, on a blank page with no cookies and an
+//! empty performance log ([`Chromium::turn`]); the windows its pages opened
+//! are closed when it ends ([`Turn::one_window`]), and its pages are ended
+//! when the browser holds more memory than its bound.
 //!
 //! Where the programs are: `acs.browser.chromium` and
 //! `acs.browser.chromedriver` in the target file, overridden by
@@ -83,8 +91,16 @@ impl Chromium {
         settings: &BrowserSettings,
         page_load: Duration,
     ) -> Result<Self, BrowserError> {
-        let mut reasons = Vec::new();
-        for isolation in Isolation::choices() {
+        let mut reasons: Vec<String> = Vec::new();
+        for mut isolation in Isolation::choices() {
+            // Going without the sandbox says what the sandboxed start met.
+            if let (Isolation::Unsandboxed(why), Some(met)) = (&mut isolation, reasons.last()) {
+                why.push_str(&format!(": {met}"));
+            }
+            if let Some(why) = isolation.unavailable(&programs.chromium).await {
+                reasons.push(why);
+                continue;
+            }
             for _ in 0..START_ATTEMPTS {
                 match Self::start_once(programs, settings, page_load, &isolation).await {
                     Ok(browser) => return Ok(browser),
