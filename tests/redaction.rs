@@ -46,7 +46,8 @@ fn token_in_header(text: &str) -> Option<String> {
     })
 }
 
-/// A secret as written and in the forms a server or page re-encodes it in.
+/// A secret as written and in the forms a server or page re-encodes it in:
+/// URL-encoded, base64 (standard and URL-safe), hexadecimal.
 fn encoded_forms(secret: &str) -> Vec<String> {
     use base64::Engine as _;
     let engines = [
@@ -58,6 +59,7 @@ fn encoded_forms(secret: &str) -> Vec<String> {
         url::form_urlencoded::byte_serialize(secret.as_bytes()).collect(),
     ];
     forms.extend(engines.iter().map(|engine| engine.encode(secret)));
+    forms.push(secret.bytes().map(|b| format!("{b:02x}")).collect());
     forms.sort();
     forms.dedup();
     forms

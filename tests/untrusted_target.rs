@@ -372,6 +372,14 @@ async fn secrets_echoed_in_other_encodings_are_masked_in_every_artifact() {
     let mut forms: Vec<String> = vec![
         DEFAULT_API_KEY.to_owned(),
         url::form_urlencoded::byte_serialize(DEFAULT_API_KEY.as_bytes()).collect(),
+        DEFAULT_API_KEY
+            .bytes()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+        DEFAULT_API_KEY
+            .chars()
+            .map(|c| format!("&#{};", u32::from(c)))
+            .collect(),
         format!("CVV {CVV}"),
         format!("cvv={CVV}"),
         format!("\"cvc_code\":\"{CVV}\""),

@@ -264,7 +264,8 @@ impl std::fmt::Debug for Redactor {
 
 /// The forms servers and pages commonly re-encode a secret in: percent-
 /// encoded as forms and as `encodeURIComponent` write it (either case of
-/// hex), and the runs of base64 (standard and URL-safe) that encode it at
+/// hex), hexadecimal, HTML's numeric character references, and the runs of
+/// base64 (standard and URL-safe) that encode it at
 /// each of the three offsets it can stand at inside longer data, so a
 /// Basic credential or a base64 blob that holds it is caught too.
 fn encoded_forms(secret: &str) -> Vec<String> {
@@ -275,6 +276,23 @@ fn encoded_forms(secret: &str) -> Vec<String> {
     let component = uri_component(secret);
     forms.push(component.to_ascii_lowercase_hex());
     forms.push(component);
+    // Hexadecimal, and HTML's numeric character references, as pages
+    // write what they do not want read at a glance.
+    let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
+    forms.push(hex.to_ascii_uppercase());
+    forms.push(hex);
+    forms.push(
+        secret
+            .chars()
+            .map(|c| format!("&#{};", u32::from(c)))
+            .collect(),
+    );
+    forms.push(
+        secret
+            .chars()
+            .map(|c| format!("&#x{:x};", u32::from(c)))
+            .collect(),
+    );
     for engine in [
         base64::engine::general_purpose::STANDARD_NO_PAD,
         base64::engine::general_purpose::URL_SAFE_NO_PAD,
@@ -662,9 +680,17 @@ mod tests {
         use base64::Engine as _;
         let key = "k3y/with+odd=chars";
         let redactor = Redactor::new([key.to_owned()]);
+        let hex: String = key.bytes().map(|b| format!("{b:02x}")).collect();
+        let entities: String = key
+            .chars()
+            .map(|c| format!("&#{};", u32::from(c)))
+            .collect();
         let encoded = [
             "k3y%2Fwith%2Bodd%3Dchars".to_owned(),
             "k3y%2fwith%2bodd%3dchars".to_owned(),
+            hex.to_ascii_uppercase(),
+            hex,
+            entities,
             base64::engine::general_purpose::STANDARD.encode(key),
             base64::engine::general_purpose::URL_SAFE.encode(key),
         ];

@@ -48,7 +48,8 @@ pub enum Attack {
     /// for a cloud metadata service, which answers credentials.
     PrivateAddress,
     /// Submit's answer echoes the API key, the card number and the CVV it
-    /// was sent, re-encoded: URL-encoded, base64, in a Basic credential,
+    /// was sent, re-encoded: URL-encoded, hexadecimal, as HTML character
+    /// references, base64, in a Basic credential,
     /// grouped with spaces and dashes, after the words and under the keys
     /// people use for a CVV, in a header named for it.
     EncodedEcho,
@@ -341,6 +342,8 @@ fn echo((sent, answer): (Sent, Answer)) -> Answer {
     let echo = json!({
         "key_url": url_encoded,
         "key_base64": b64(&key),
+        "key_hex": key.bytes().map(|b| format!("{b:02x}")).collect::<String>(),
+        "key_entities": key.chars().map(|c| format!("&#{};", u32::from(c))).collect::<String>(),
         "credential": format!("Basic {}", b64(&format!("shop:{key}"))),
         "card_spaces": grouped(" "),
         "card_dashes": grouped("-"),
