@@ -422,21 +422,30 @@ async fn a_page_over_the_memory_bound_ends_its_journey_as_an_error() {
     }
     let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
     let target = HostileTarget::start(Attack::MemoryHog).await;
+    // Every journey meets the hog, one after the other: each is ended at
+    // the bound, and the browser serves the next.
     let run = run_against(
         &target.base,
-        "driver = \"browser\"\nfields = { otp = \"123456\" }\nbrowser = { memory_mb = 700 }",
-        "@req:TDS-04",
-        &["--timeout", "30"],
+        &format!("{BROWSER}\nbrowser = {{ memory_mb = 700 }}"),
+        "@issuer",
+        &["--timeout", "30", "--concurrency", "1"],
         &[],
     )
     .await;
     assert_eq!(run.output.code, Some(2), "{}", run.said());
-    let message = run.message("error");
-    assert!(
-        message.contains("over its bound of 700 MiB") && message.contains("acs.browser.memory_mb"),
-        "{message}\n{}",
-        run.said()
-    );
+    let results = run.output.results();
+    let scenarios = results["scenarios"].as_array().expect("scenarios");
+    assert!(scenarios.len() > 1, "{}", run.said());
+    for scenario in scenarios {
+        let message = scenario["message"].as_str().unwrap_or_default();
+        assert!(
+            scenario["outcome"] == "error"
+                && message.contains("over its bound of 700 MiB")
+                && message.contains("acs.browser.memory_mb"),
+            "{scenario}\n{}",
+            run.said()
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

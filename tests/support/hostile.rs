@@ -53,7 +53,8 @@ pub enum Attack {
     /// grouped with spaces and dashes, after the words and under the keys
     /// people use for a CVV, in a header named for it.
     EncodedEcho,
-    /// The issuer page's script allocates memory until something stops it.
+    /// The issuer page's script allocates memory without yielding until
+    /// something stops it.
     MemoryHog,
     /// The issuer page's script never yields.
     Stall,
@@ -510,14 +511,11 @@ const journey = new URLSearchParams(location.search).get('journey');
 setInterval(() => fetch('/hostile/alive?' + journey).catch(() => {}), 100);
 </script><p>still here</p>"#;
 
-/// Allocates and touches memory, a little at a time, until stopped.
+/// Allocates and touches memory without ever yielding, until stopped: the
+/// page answers no command while it runs.
 const MEMORY_HOG: &str = r#"<script>
 window.hoard = [];
-const grow = () => {
-  for (let i = 0; i < 4; i++) { const block = new Uint8Array(16 * 1024 * 1024); block.fill(7); window.hoard.push(block); }
-  setTimeout(grow, 20);
-};
-grow();
+for (;;) { const block = new Uint8Array(16 * 1024 * 1024); block.fill(7); window.hoard.push(block); }
 </script>"#;
 
 /// A body that would rewrite a terminal and command a CI system.

@@ -88,24 +88,42 @@ pub async fn authenticate(
         issuer: issuer.clone(),
         started: false,
         archive: world.ctx.har.then(Archive::default),
-        memory_checked: Instant::now(),
-        over_memory: false,
     };
     // Every command is bounded together: a browser that stops answering
     // (a machine short of CPU, a renderer that hangs) ends the journey as
     // an error of the harness, and is used no more in this run.
     let bound = world.ctx.limits.timeout.max(MIN_JOURNEY) + COMMAND_BOUND;
-    let result = tokio::time::timeout(bound, journey.run(world, issuer, choice, values, steps))
-        .await
-        .unwrap_or_else(|_| {
+    // The memory is watched beside the journey, not between its commands: a
+    // page that allocates without yielding holds every command up. Over
+    // the bound, the journey ends at once.
+    let mut watch = chromium
+        .memory_watch()
+        .map(|watch| tokio::spawn(watch.until_over(MEMORY_CHECK)));
+    let run = tokio::time::timeout(bound, journey.run(world, issuer, choice, values, steps));
+    let (result, over_memory) = tokio::select! {
+        result = run => (result.unwrap_or_else(|_| {
             let why = format!("no answer within {} s", bound.as_secs());
             chromium.stall(&why);
             Err(Failure::harness(format!(
                 "the browser stopped answering: {why}; payconf judges nothing more with it \
                  in this run"
             )))
-        });
-    let over_memory = journey.over_memory;
+        }), None),
+        used = over_memory(&mut watch) => (
+            Err(Failure::harness(format!(
+                "the browser's pages held {} MiB, over its bound of {} MiB, so payconf ended \
+                 them; raise acs.browser.memory_mb in the target file if the issuer's pages \
+                 need more",
+                used / (1024 * 1024),
+                chromium.memory_limit() / (1024 * 1024)
+            ))),
+            Some(used),
+        ),
+    };
+    if let Some(watch) = watch {
+        watch.abort();
+    }
+    let over_memory = over_memory.is_some();
     let screenshot = if chromium.stalled().is_some() || over_memory {
         Err(if over_memory {
             "the page was ended over the browser's memory bound".to_owned()
@@ -148,6 +166,18 @@ pub async fn authenticate(
     result
 }
 
+/// What the browser's pages held when they went over its bound; never, when
+/// the machine does not tell.
+async fn over_memory(watch: &mut Option<tokio::task::JoinHandle<Option<u64>>>) -> u64 {
+    if let Some(Ok(Some(used))) = match watch {
+        Some(watch) => Some(watch.await),
+        None => None,
+    } {
+        return used;
+    }
+    std::future::pending().await
+}
+
 /// One scenario's buyer in the browser.
 struct BrowserJourney<'a> {
     turn: Turn<'a>,
@@ -170,10 +200,6 @@ struct BrowserJourney<'a> {
     started: bool,
     /// With `--har`: the journey's document requests, for the HAR file.
     archive: Option<Archive>,
-    /// When the browser's memory was last measured.
-    memory_checked: Instant,
-    /// Whether the journey's pages were ended over the memory bound.
-    over_memory: bool,
 }
 
 /// Where the journey stands, between looks at the page.
@@ -258,7 +284,6 @@ impl BrowserJourney<'_> {
         };
         self.last_move = Instant::now();
         loop {
-            self.within_memory()?;
             self.observe().await.map_err(browser)?;
             if let Some(landing) = self.landing() {
                 return Ok(landing);
@@ -425,30 +450,6 @@ impl BrowserJourney<'_> {
             }
         }
         Ok(())
-    }
-
-    /// Measures the browser's memory now and then; over the bound, its pages
-    /// are ended and so is the journey, as an error of the harness: the
-    /// contract bounds nothing of a page, so a hungry one is not a failure.
-    fn within_memory(&mut self) -> Result<(), Failure> {
-        if self.memory_checked.elapsed() < MEMORY_CHECK {
-            return Ok(());
-        }
-        self.memory_checked = Instant::now();
-        let browser = self.turn.browser;
-        let limit = browser.memory_limit();
-        match browser.memory_used() {
-            Some(used) if used > limit => {
-                browser.cut_back();
-                self.over_memory = true;
-                Err(Failure::harness(format!(
-                    "the browser's pages held {} MiB, over its bound of {} MiB, so payconf                      ended them; raise acs.browser.memory_mb in the target file if the                      issuer's pages need more",
-                    used / (1024 * 1024),
-                    limit / (1024 * 1024)
-                )))
-            }
-            _ => Ok(()),
-        }
     }
 
     /// The first merchant's page the top-level page was sent to, if any.

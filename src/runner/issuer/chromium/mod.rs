@@ -313,21 +313,43 @@ impl Chromium {
         self.memory_limit
     }
 
-    /// The memory the browser's processes hold together, in bytes, where
-    /// the machine tells (`/proc`).
-    pub fn memory_used(&self) -> Option<u64> {
-        self.group?.resident_bytes()
-    }
-
-    /// Ends the pages of a browser over its memory bound: its renderers are
-    /// killed, and the next journey starts in a new window.
-    pub fn cut_back(&self) -> usize {
-        self.group.map_or(0, |group| group.kill_renderers())
+    /// A watch on the browser's memory, where the machine lets it be
+    /// measured.
+    pub fn memory_watch(&self) -> Option<MemoryWatch> {
+        let group = self.group?;
+        group.resident_bytes()?;
+        Some(MemoryWatch {
+            group,
+            limit: self.memory_limit,
+        })
     }
 
     /// The profile folder, while the browser runs.
     pub fn profile(&self) -> &std::path::Path {
         &self.profile
+    }
+}
+
+/// The browser's memory, measured beside a journey.
+#[derive(Clone, Copy, Debug)]
+pub struct MemoryWatch {
+    group: ProcessGroup,
+    limit: u64,
+}
+
+impl MemoryWatch {
+    /// Measures the browser every `period` until its processes hold more
+    /// than the bound; then ends its pages (their renderers are killed, and
+    /// the next journey starts in a new window) and returns what they held.
+    pub async fn until_over(self, period: Duration) -> Option<u64> {
+        loop {
+            tokio::time::sleep(period).await;
+            let used = self.group.resident_bytes()?;
+            if used > self.limit {
+                self.group.kill_renderers();
+                return Some(used);
+            }
+        }
     }
 }
 

@@ -155,11 +155,14 @@ fn proportional_bytes(pid: i32) -> Option<u64> {
     Some(kib.saturating_mul(1024))
 }
 
+/// Whether the process runs pages. Chromium rewrites the command lines of
+/// the processes its zygote forks into one string, arguments separated by
+/// spaces, so both separators count.
 fn is_renderer(pid: i32) -> bool {
     std::fs::read(format!("/proc/{pid}/cmdline"))
         .map(|cmdline| {
             cmdline
-                .split(|b| *b == 0)
+                .split(|b| *b == 0 || *b == b' ')
                 .any(|arg| arg == b"--type=renderer")
         })
         .unwrap_or(false)
