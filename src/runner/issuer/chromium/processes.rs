@@ -27,8 +27,8 @@ pub struct ProcessGroup {
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Member {
     pid: i32,
-    /// Memory it holds, in bytes: its proportional share where the kernel
-    /// tells it, else its resident size.
+    /// Memory it holds, in bytes: its anonymous resident memory where the
+    /// kernel tells it, else its resident size.
     resident: u64,
     /// Whether it has exited and waits to be reaped (a zombie holds no memory).
     exited: bool,
@@ -112,10 +112,12 @@ impl ProcessGroup {
             if fields.group != self.id {
                 continue;
             }
-            // The proportional share: what the processes share (libraries,
-            // shared memory) counted once across them, not once each.
-            let resident = proportional_bytes(pid)
-                .unwrap_or_else(|| fields.resident_pages.saturating_mul(page));
+            // Its own memory (heap, scripts' objects), not the libraries and
+            // shared memory every process of the browser maps: those would
+            // count once per process.
+            let resident = anonymous_pages(pid)
+                .unwrap_or(fields.resident_pages)
+                .saturating_mul(page);
             members.push(Member {
                 pid,
                 resident,
@@ -147,12 +149,14 @@ fn stat_fields(stat: &str) -> Option<StatFields> {
     })
 }
 
-/// `Pss` of `/proc/PID/smaps_rollup`, in bytes.
-fn proportional_bytes(pid: i32) -> Option<u64> {
-    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
-    let line = rollup.lines().find(|line| line.starts_with("Pss:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib.saturating_mul(1024))
+/// The resident pages of `/proc/PID/statm` that no file or shared mapping
+/// backs: resident less shared.
+fn anonymous_pages(pid: i32) -> Option<u64> {
+    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
+    let mut fields = statm.split_whitespace().skip(1);
+    let resident: u64 = fields.next()?.parse().ok()?;
+    let shared: u64 = fields.next()?.parse().ok()?;
+    Some(resident.saturating_sub(shared))
 }
 
 /// Whether the process runs pages. Chromium rewrites the command lines of
