@@ -19,8 +19,11 @@
 //! page is in [`page`].
 
 mod archive;
+mod ends;
 mod evidence;
 mod page;
+
+use ends::{load_failure, over_memory, over_memory_failure};
 
 pub use evidence::blank_out;
 
@@ -110,13 +113,7 @@ pub async fn authenticate(
             )))
         }), None),
         used = over_memory(&mut watch) => (
-            Err(Failure::harness(format!(
-                "the browser's pages held {} MiB, over its bound of {} MiB, so payconf ended \
-                 them; raise acs.browser.memory_mb in the target file if the issuer's pages \
-                 need more",
-                used / (1024 * 1024),
-                chromium.memory_limit() / (1024 * 1024)
-            ))),
+            Err(over_memory_failure(used, chromium.memory_limit())),
             Some(used),
         ),
     };
@@ -164,18 +161,6 @@ pub async fn authenticate(
     }
     world.browser_reservation = Some(journey.turn.end());
     result
-}
-
-/// What the browser's pages held when they went over its bound; never, when
-/// the machine does not tell.
-async fn over_memory(watch: &mut Option<tokio::task::JoinHandle<Option<u64>>>) -> u64 {
-    if let Some(Ok(Some(used))) = match watch {
-        Some(watch) => Some(watch.await),
-        None => None,
-    } {
-        return used;
-    }
-    std::future::pending().await
 }
 
 /// One scenario's buyer in the browser.
@@ -482,47 +467,6 @@ impl BrowserJourney<'_> {
     }
 }
 
-/// A page that did not load: the target's failure, unless the browser
-/// would not trust its certificate, which payconf cannot judge.
-fn load_failure(world: &PaymentWorld, page: &Url, error: &str) -> Failure {
-    if untrusted_connection(error) {
-        return Failure::harness(format!(
-            "the browser does not trust the connection to {page} ({error}): payconf cannot \
-             judge a page it cannot open. Give Chromium the certificate authority of the \
-             target (for instance in the system's trust store), or its flags with \
-             acs.browser.args"
-        ));
-    }
-    world.failure(
-        "the page to load in the browser",
-        &format!("{page}: {error}"),
-    )
-}
-
-/// Whether Chromium's network error says it does not trust the connection.
-fn untrusted_connection(error: &str) -> bool {
-    error.starts_with("net::ERR_CERT") || error.starts_with("net::ERR_SSL")
-}
-
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or(text)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_certificate_the_browser_does_not_trust_is_not_a_failure_to_load() {
-        for error in [
-            "net::ERR_CERT_AUTHORITY_INVALID",
-            "net::ERR_CERT_COMMON_NAME_INVALID",
-            "net::ERR_SSL_PROTOCOL_ERROR",
-        ] {
-            assert!(untrusted_connection(error), "{error}");
-        }
-        for error in ["net::ERR_CONNECTION_RESET", "net::ERR_NAME_NOT_RESOLVED"] {
-            assert!(!untrusted_connection(error), "{error}");
-        }
-    }
 }

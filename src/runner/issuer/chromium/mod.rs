@@ -33,21 +33,24 @@ use std::{
     time::Duration,
 };
 
-use fantoccini::{Client, ClientBuilder, wd::WebDriverCompatibleCommand};
+use fantoccini::{Client, ClientBuilder};
 use serde_json::{Value, json};
 use tokio::{
     io::{AsyncBufReadExt, BufReader},
     process::{Child, Command},
-    sync::{Mutex, OwnedMutexGuard},
+    sync::Mutex,
 };
 
 mod isolation;
 mod processes;
 mod programs;
+mod turn;
 
 pub use isolation::Isolation;
+pub use processes::MemoryWatch;
 use processes::ProcessGroup;
 pub use programs::{BrowserError, BrowserPrograms, BrowserSettings, INSTALL_HINT, locate};
+pub use turn::{COMMAND_BOUND, Reservation, Turn};
 
 /// How long ChromeDriver and the browser have to start, each try.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
@@ -318,38 +321,12 @@ impl Chromium {
     pub fn memory_watch(&self) -> Option<MemoryWatch> {
         let group = self.group?;
         group.resident_bytes()?;
-        Some(MemoryWatch {
-            group,
-            limit: self.memory_limit,
-        })
+        Some(MemoryWatch::new(group, self.memory_limit))
     }
 
     /// The profile folder, while the browser runs.
     pub fn profile(&self) -> &std::path::Path {
         &self.profile
-    }
-}
-
-/// The browser's memory, measured beside a journey.
-#[derive(Clone, Copy, Debug)]
-pub struct MemoryWatch {
-    group: ProcessGroup,
-    limit: u64,
-}
-
-impl MemoryWatch {
-    /// Measures the browser every `period` until its processes hold more
-    /// than the bound; then ends its pages (their renderers are killed, and
-    /// the next journey starts in a new window) and returns what they held.
-    pub async fn until_over(self, period: Duration) -> Option<u64> {
-        loop {
-            tokio::time::sleep(period).await;
-            let used = self.group.resident_bytes()?;
-            if used > self.limit {
-                self.group.kill_renderers();
-                return Some(used);
-            }
-        }
     }
 }
 
@@ -491,157 +468,5 @@ fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or(text)
 }
 
-/// The browser held for one scenario; free again when dropped.
-#[derive(Debug)]
-pub struct Reservation {
-    _guard: OwnedMutexGuard<()>,
-}
-
-/// One journey's use of the browser.
-#[derive(Debug)]
-pub struct Turn<'a> {
-    /// The WebDriver session, borrowed for one journey and reset after it.
-    pub client: &'a Client,
-    /// The browser, for its memory and its processes.
-    pub browser: &'a Chromium,
-    reservation: Reservation,
-}
-
-/// The longest the browser may take to answer a command that loads
-/// nothing (a reset, a screenshot), however busy the machine.
-pub const COMMAND_BOUND: Duration = Duration::from_secs(10);
-
 /// How often a journey tries to reset the browser before it gives up.
 const RESET_ATTEMPTS: u32 = 3;
-
-impl Turn<'_> {
-    /// A blank page, scripts allowed, no cookies, an empty performance log.
-    /// The last scenario's page may still be loading: it is stopped, and
-    /// replaced, before anything else is looked at.
-    async fn reset(&self) -> Result<(), String> {
-        // One window, its page stopped.
-        self.one_window().await?;
-        self.cdp(
-            "Emulation.setScriptExecutionDisabled",
-            json!({"value": false}),
-        )
-        .await?;
-        self.top_frame().await?;
-        self.client
-            .goto("about:blank")
-            .await
-            .map_err(|e| first_line(&e.to_string()).to_owned())?;
-        self.cdp("Network.clearBrowserCookies", json!({})).await?;
-        self.performance_log().await.map(drop)
-    }
-
-    /// Closes every window but the journey's own: the popups a page opened
-    /// run no script after their journey. A window whose page crashed (a
-    /// renderer ended over the memory bound) is replaced by a new one.
-    pub async fn one_window(&self) -> Result<(), String> {
-        let said = |e: fantoccini::error::CmdError| first_line(&e.to_string()).to_owned();
-        let handles = self.client.windows().await.map_err(said)?;
-        // The usual case, in one command: the journey's window alone, and
-        // its page answering.
-        if handles.len() == 1 && self.cdp("Page.stopLoading", json!({})).await.is_ok() {
-            return Ok(());
-        }
-        let current = self.client.window().await.ok();
-        let healthy = match &current {
-            Some(handle) if handles.contains(handle) => self
-                .cdp("Runtime.evaluate", json!({"expression": "1"}))
-                .await
-                .is_ok(),
-            _ => false,
-        };
-        let keep = match current {
-            Some(handle) if healthy => handle,
-            _ => self.client.new_window(true).await.map_err(said)?.handle,
-        };
-        for handle in handles.into_iter().filter(|h| *h != keep) {
-            if self.client.switch_to_window(handle).await.is_ok() {
-                let _ = self.client.close_window().await;
-            }
-        }
-        self.client.switch_to_window(keep).await.map_err(said)
-    }
-
-    /// Ends the journey, keeping the browser for the rest of the scenario.
-    pub fn end(self) -> Reservation {
-        self.reservation
-    }
-
-    /// Runs a Chrome DevTools Protocol command through ChromeDriver.
-    pub async fn cdp(&self, method: &str, params: Value) -> Result<Value, String> {
-        self.client
-            .issue_cmd(SessionCommand::post(
-                "goog/cdp/execute",
-                json!({"cmd": method, "params": params}),
-            ))
-            .await
-            .map_err(|e| first_line(&e.to_string()).to_owned())
-    }
-
-    /// The DevTools events logged since the last call, oldest first.
-    pub async fn performance_log(&self) -> Result<Vec<Value>, String> {
-        let entries = self
-            .client
-            .issue_cmd(SessionCommand::post(
-                "se/log",
-                json!({"type": "performance"}),
-            ))
-            .await
-            .map_err(|e| first_line(&e.to_string()).to_owned())?;
-        Ok(entries
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|entry| {
-                // Each entry's message is the event as JSON text.
-                serde_json::from_str::<Value>(entry.get("message")?.as_str()?)
-                    .ok()
-                    .map(|mut event| event["message"].take())
-            })
-            .collect())
-    }
-
-    /// Makes the top-level page the context of the next commands.
-    pub async fn top_frame(&self) -> Result<(), String> {
-        self.client
-            .issue_cmd(SessionCommand::post("frame", json!({"id": null})))
-            .await
-            .map(drop)
-            .map_err(|e| first_line(&e.to_string()).to_owned())
-    }
-}
-
-/// A WebDriver command of the session that fantoccini has no method for.
-#[derive(Debug)]
-struct SessionCommand {
-    path: &'static str,
-    body: Value,
-}
-
-impl SessionCommand {
-    fn post(path: &'static str, body: Value) -> Self {
-        Self { path, body }
-    }
-}
-
-impl WebDriverCompatibleCommand for SessionCommand {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/{}",
-            session_id.unwrap_or_default(),
-            self.path
-        ))
-    }
-
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::POST, Some(self.body.to_string()))
-    }
-}

@@ -128,6 +128,34 @@ impl ProcessGroup {
     }
 }
 
+/// The browser's memory, measured beside a journey.
+#[derive(Clone, Copy, Debug)]
+pub struct MemoryWatch {
+    group: ProcessGroup,
+    limit: u64,
+}
+
+impl MemoryWatch {
+    /// A watch on `group`'s memory against `limit` bytes.
+    pub fn new(group: ProcessGroup, limit: u64) -> Self {
+        Self { group, limit }
+    }
+
+    /// Measures the browser every `period` until its processes hold more
+    /// than the bound; then ends its pages (their renderers are killed, and
+    /// the next journey starts in a new window) and returns what they held.
+    pub async fn until_over(self, period: Duration) -> Option<u64> {
+        loop {
+            tokio::time::sleep(period).await;
+            let used = self.group.resident_bytes()?;
+            if used > self.limit {
+                self.group.kill_renderers();
+                return Some(used);
+            }
+        }
+    }
+}
+
 /// What payconf reads of `/proc/PID/stat`.
 #[derive(Debug, PartialEq, Eq)]
 struct StatFields {

@@ -1,0 +1,377 @@
+//! payconf's browser pointed at a server it does not control: an issuer
+//! page that tries to drive ChromeDriver, keeps windows open, eats memory or
+//! hangs; frames a screenshot cannot blank; a machine with no sandbox. Each
+//! test carries one attack of the hostile target ([`support::hostile`]).
+//! Every listener is on loopback.
+
+mod support;
+
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use payconf_reference::RunningServer;
+use support::{
+    hostile::{Attack, HostileTarget},
+    runner::{BROWSER_RUNS, browser_or_skip},
+    untrusted::{BROWSER, run_against, start_chromium},
+};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_issuer_page_can_neither_drive_chromedriver_nor_keep_windows_open() {
+    if !browser_or_skip("an_issuer_page_can_neither_drive_chromedriver_nor_keep_windows_open") {
+        return;
+    }
+    let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
+    let marker = std::env::temp_dir().join(format!("payconf-takeover-{}", uuid::Uuid::new_v4()));
+    let target = HostileTarget::start(Attack::BrowserTakeover {
+        marker: marker.clone(),
+    })
+    .await;
+    let run = run_against(
+        &target.base,
+        BROWSER,
+        "@issuer",
+        &["--concurrency", "1"],
+        &[],
+    )
+    .await;
+
+    // The attack ran: the page found ChromeDriver's port and tried it, and
+    // so did a process beside it.
+    let reports = target.seen.reports.lock().expect("lock").clone();
+    assert!(
+        !reports.is_empty(),
+        "the takeover script never reported\n{}",
+        run.said()
+    );
+    assert!(
+        reports
+            .iter()
+            .any(|r| r.contains("\"ports\":[") && !r.contains("\"ports\":[]")),
+        "the script found no ChromeDriver port: {reports:?}"
+    );
+    // It got nothing and changed nothing.
+    for report in &reports {
+        assert!(
+            !report.contains("sessionId") && !report.contains("ready for new sessions"),
+            "a WebDriver answer reached the page: {report}"
+        );
+    }
+    assert!(
+        !marker.exists(),
+        "a page's WebDriver session ran a command on the machine"
+    );
+    // The buyer still got through: the page conforms but for its script.
+    assert_eq!(run.output.code, Some(0), "{}", run.said());
+
+    // Popups live no longer than their journey: no popup pings after a
+    // later journey's issuer page was served.
+    let pings = target.seen.pings.lock().expect("lock").clone();
+    let pages = target.seen.issuer_pages.lock().expect("lock").clone();
+    assert!(
+        pings.len() > 1 && pages.len() > 1,
+        "the popups never pinged ({} pings, {} journeys): the test proves nothing",
+        pings.len(),
+        pages.len()
+    );
+    for (journey, at) in &pages {
+        let late: Vec<&String> = pings
+            .iter()
+            .filter(|(opener, ping)| !opener.contains(journey.as_str()) && ping > at)
+            .filter(|(opener, _)| {
+                // Only popups of journeys that started before this one.
+                pages
+                    .iter()
+                    .any(|(j, started)| opener.contains(j.as_str()) && started < at)
+            })
+            .map(|(opener, _)| opener)
+            .collect();
+        assert!(
+            late.is_empty(),
+            "popups of earlier journeys still ran during journey {journey}: {late:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_local_process_finds_the_port_but_cannot_drive_the_browser() {
+    if !browser_or_skip("another_local_process_finds_the_port_but_cannot_drive_the_browser") {
+        return;
+    }
+    let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
+    let chromium = start_chromium().await;
+    let port = chromium.driver_port();
+    let profile = chromium.profile().to_path_buf();
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client");
+    let mut answers = Vec::new();
+    for path in ["/session", "/wd/hub/session", "/status", "/sessions", "/"] {
+        for origin in [None, Some(format!("http://127.0.0.1:{port}"))] {
+            let mut request = client
+                .post(format!("http://127.0.0.1:{port}{path}"))
+                .header("content-type", "text/plain")
+                .body(r#"{"capabilities":{}}"#);
+            if let Some(origin) = &origin {
+                request = request.header("origin", origin);
+            }
+            let response = request.send().await.expect("ChromeDriver answers");
+            let status = response.status().as_u16();
+            let text = response.text().await.unwrap_or_default();
+            answers.push(format!("{path} {status} {text}"));
+        }
+    }
+    chromium.close().await;
+    for answer in &answers {
+        assert!(
+            !answer.contains("sessionId") && !answer.contains("\"value\""),
+            "ChromeDriver took a command without its secret path: {answer}"
+        );
+    }
+    assert!(
+        !profile.exists(),
+        "the profile folder outlived the browser: {}",
+        profile.display()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_over_the_memory_bound_ends_its_journey_as_an_error() {
+    if !browser_or_skip("a_page_over_the_memory_bound_ends_its_journey_as_an_error") {
+        return;
+    }
+    let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
+    let target = HostileTarget::start(Attack::MemoryHog).await;
+    // Every journey meets the hog, one after the other: each is ended at
+    // the bound, and the browser serves the next.
+    let run = run_against(
+        &target.base,
+        &format!("{BROWSER}\nbrowser = {{ memory_mb = 700 }}"),
+        "@issuer",
+        &["--timeout", "30", "--concurrency", "1"],
+        &[],
+    )
+    .await;
+    assert_eq!(run.output.code, Some(2), "{}", run.said());
+    let results = run.output.results();
+    let scenarios = results["scenarios"].as_array().expect("scenarios");
+    assert!(scenarios.len() > 1, "{}", run.said());
+    for scenario in scenarios {
+        let message = scenario["message"].as_str().unwrap_or_default();
+        assert!(
+            scenario["outcome"] == "error"
+                && message.contains("over its bound of 700 MiB")
+                && message.contains("acs.browser.memory_mb"),
+            "{scenario}\n{}",
+            run.said()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_browser_leaves_no_process_and_no_folder_behind() {
+    if !browser_or_skip("a_stalled_browser_leaves_no_process_and_no_folder_behind") {
+        return;
+    }
+    let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
+    let target = HostileTarget::start(Attack::Stall).await;
+    let temp = std::env::temp_dir().join(format!("payconf-stall-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&temp).expect("folder");
+    let temp_text = temp.display().to_string();
+    let run = run_against(
+        &target.base,
+        BROWSER,
+        "@req:TDS-04",
+        &[],
+        &[("TMPDIR", &temp_text)],
+    )
+    .await;
+    assert_eq!(run.output.code, Some(2), "{}", run.said());
+    assert!(
+        run.message("error").contains("stopped answering")
+            || run.message("error").contains("no answer"),
+        "{}",
+        run.said()
+    );
+    let left: Vec<PathBuf> = std::fs::read_dir(&temp)
+        .expect("folder")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.display().to_string().contains("payconf-chromium"))
+        .collect();
+    assert!(left.is_empty(), "the browser's folder was left: {left:?}");
+    assert_eq!(processes_naming(&temp), Vec::<String>::new());
+    let _ = std::fs::remove_dir_all(&temp);
+}
+
+/// The command lines of live processes that name `path`.
+fn processes_naming(path: &Path) -> Vec<String> {
+    let needle = path.display().to_string();
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let state = stat
+                .rsplit(')')
+                .next()?
+                .split_whitespace()
+                .next()?
+                .to_owned();
+            if state == "Z" {
+                return None;
+            }
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            cmdline.contains(&needle).then_some(cmdline)
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn screenshots_blank_every_frame_or_are_left_out_with_the_reason() {
+    if !browser_or_skip("screenshots_blank_every_frame_or_are_left_out_with_the_reason") {
+        return;
+    }
+    let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
+    use payconf::runner::issuer::browser::blank_out;
+    const CODE: &str = "4321";
+    let inner = format!("<input id=code value={CODE}><p id=said>typed {CODE}</p>");
+    let other = support::hostile::loopback::serve_pages(vec![("/inner", inner.clone())]).await;
+    let framed = support::hostile::loopback::serve_pages(vec![
+        (
+            "/",
+            format!(
+                "<p id=top>code {CODE}</p><iframe id=same src=/inner></iframe>\
+                 <iframe id=doc srcdoc='<input id=code value={CODE}>'></iframe>"
+            ),
+        ),
+        ("/inner", inner),
+        (
+            "/other",
+            format!("<p>code {CODE}</p><iframe src={other}inner></iframe>"),
+        ),
+    ])
+    .await;
+    let chromium = start_chromium().await;
+    let turn = chromium
+        .turn(chromium.reserve().await)
+        .await
+        .expect("a turn");
+    let secrets = vec![(CODE.to_owned(), "***".to_owned())];
+    // What a script reads of the page, once it can (`""` until then).
+    let read = |script: &str| {
+        let client = turn.client.clone();
+        let script = format!("try {{ {script} }} catch (e) {{ return ''; }}");
+        async move {
+            client
+                .execute(&script, Vec::new())
+                .await
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        }
+    };
+    let settled = |script: &'static str| async move {
+        for _ in 0..200 {
+            let seen = read(script).await;
+            if !seen.is_empty() {
+                return seen;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("the page never showed {script}");
+    };
+
+    // Same-origin frames, one loaded and one written inline: blanked too.
+    turn.client.goto(framed.as_str()).await.expect("page opens");
+    const FRAMES: &str = "const s = document.getElementById('same').contentDocument; \
+        const d = document.getElementById('doc').contentDocument; \
+        return [document.getElementById('top').textContent, \
+                s.getElementById('code').value, s.getElementById('said').textContent, \
+                d.getElementById('code').value].join('|');";
+    assert_eq!(
+        settled(FRAMES).await,
+        format!("code {CODE}|{CODE}|typed {CODE}|{CODE}")
+    );
+    blank_out(&turn, &secrets)
+        .await
+        .expect("every frame is reached");
+    assert_eq!(read(FRAMES).await, "code ***|***|typed ***|***");
+
+    // A frame of another origin cannot be reached: no screenshot, and why.
+    let other_page = framed.join("other").expect("url");
+    turn.client
+        .goto(other_page.as_str())
+        .await
+        .expect("page opens");
+    settled(
+        "const f = document.querySelector('iframe'); \
+         return f && f.contentDocument === null ? 'loaded' : '';",
+    )
+    .await;
+    let refused = blank_out(&turn, &secrets)
+        .await
+        .expect_err("a frame is out of reach");
+    assert!(
+        refused.contains("frame payconf cannot reach") && refused.contains(other.as_str()),
+        "{refused}"
+    );
+    drop(turn);
+    chromium.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_that_cannot_have_its_sandbox_runs_without_and_the_run_says_so() {
+    if !browser_or_skip("a_browser_that_cannot_have_its_sandbox_runs_without_and_the_run_says_so") {
+        return;
+    }
+    let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
+    use std::os::unix::fs::PermissionsExt;
+    // A machine whose kernel refuses user namespaces: `unshare` says so.
+    let bin = std::env::temp_dir().join(format!("payconf-no-userns-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&bin).expect("folder");
+    let unshare = bin.join("unshare");
+    std::fs::write(
+        &unshare,
+        "#!/bin/sh\necho 'unshare: unshare failed: Operation not permitted' >&2\nexit 1\n",
+    )
+    .expect("script");
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).expect("mode");
+    std::fs::set_permissions(&unshare, std::fs::Permissions::from_mode(0o755)).expect("mode");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let server = RunningServer::start(payconf_reference::ReferenceConfig::default())
+        .await
+        .expect("reference starts");
+    let run = run_against(
+        &server.base_url,
+        BROWSER,
+        "@req:TDS-04",
+        &[],
+        &[("PATH", &path)],
+    )
+    .await;
+    let _ = std::fs::remove_dir_all(&bin);
+    assert_eq!(run.output.code, Some(0), "{}", run.said());
+    let line = run
+        .output
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("browser: "))
+        .unwrap_or_default()
+        .to_owned();
+    assert!(line.contains("WITHOUT its sandbox: "), "{line}");
+    assert!(
+        line.contains("user namespaces, which Chromium's sandbox needs, are not available")
+            && line.contains("Operation not permitted"),
+        "{line}"
+    );
+}
