@@ -124,7 +124,9 @@ pub(super) fn takeover_script(marker: &std::path::Path, journey: &str) -> String
 /// A popup that pings the front for as long as it lives.
 pub(super) const POPUP: &str = r#"<!doctype html><title>popup</title><script>
 const journey = new URLSearchParams(location.search).get('journey');
-setInterval(() => fetch('/hostile/alive?' + journey).catch(() => {}), 100);
+const ping = () => fetch('/hostile/alive?' + journey).catch(() => {});
+ping();
+setInterval(ping, 50);
 </script><p>still here</p>"#;
 
 /// Allocates and touches memory without ever yielding, until stopped: the
