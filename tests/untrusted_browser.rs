@@ -14,16 +14,17 @@ use std::{
 use payconf_reference::RunningServer;
 use support::{
     hostile::{Attack, HostileTarget},
-    runner::{BROWSER_RUNS, browser_or_skip},
+    runner::browser_turn,
     untrusted::{BROWSER, run_against, start_chromium},
 };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_issuer_page_can_neither_drive_chromedriver_nor_keep_windows_open() {
-    if !browser_or_skip("an_issuer_page_can_neither_drive_chromedriver_nor_keep_windows_open") {
+    let Some(_turn) =
+        browser_turn("an_issuer_page_can_neither_drive_chromedriver_nor_keep_windows_open").await
+    else {
         return;
-    }
-    let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
+    };
     let marker = std::env::temp_dir().join(format!("payconf-takeover-{}", uuid::Uuid::new_v4()));
     let target = HostileTarget::start(Attack::BrowserTakeover {
         marker: marker.clone(),
@@ -97,10 +98,11 @@ async fn an_issuer_page_can_neither_drive_chromedriver_nor_keep_windows_open() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_local_process_finds_the_port_but_cannot_drive_the_browser() {
-    if !browser_or_skip("another_local_process_finds_the_port_but_cannot_drive_the_browser") {
+    let Some(_turn) =
+        browser_turn("another_local_process_finds_the_port_but_cannot_drive_the_browser").await
+    else {
         return;
-    }
-    let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
+    };
     let chromium = start_chromium().await;
     let port = chromium.driver_port();
     let profile = chromium.profile().to_path_buf();
@@ -140,10 +142,11 @@ async fn another_local_process_finds_the_port_but_cannot_drive_the_browser() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_over_the_memory_bound_ends_its_journey_as_an_error() {
-    if !browser_or_skip("a_page_over_the_memory_bound_ends_its_journey_as_an_error") {
+    let Some(_turn) =
+        browser_turn("a_page_over_the_memory_bound_ends_its_journey_as_an_error").await
+    else {
         return;
-    }
-    let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
+    };
     let target = HostileTarget::start(Attack::MemoryHog).await;
     // Every journey meets the hog, one after the other: each is ended at
     // the bound, and the browser serves the next.
@@ -173,10 +176,11 @@ async fn a_page_over_the_memory_bound_ends_its_journey_as_an_error() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stalled_browser_leaves_no_process_and_no_folder_behind() {
-    if !browser_or_skip("a_stalled_browser_leaves_no_process_and_no_folder_behind") {
+    let Some(_turn) =
+        browser_turn("a_stalled_browser_leaves_no_process_and_no_folder_behind").await
+    else {
         return;
-    }
-    let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
+    };
     let target = HostileTarget::start(Attack::Stall).await;
     let temp = std::env::temp_dir().join(format!("payconf-stall-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&temp).expect("folder");
@@ -234,10 +238,11 @@ fn processes_naming(path: &Path) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn screenshots_blank_every_frame_or_are_left_out_with_the_reason() {
-    if !browser_or_skip("screenshots_blank_every_frame_or_are_left_out_with_the_reason") {
+    let Some(_turn) =
+        browser_turn("screenshots_blank_every_frame_or_are_left_out_with_the_reason").await
+    else {
         return;
-    }
-    let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
+    };
     use payconf::runner::issuer::browser::blank_out;
     const CODE: &str = "4321";
     let inner = format!("<input id=code value={CODE}><p id=said>typed {CODE}</p>");
@@ -327,10 +332,12 @@ async fn screenshots_blank_every_frame_or_are_left_out_with_the_reason() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_browser_that_cannot_have_its_sandbox_runs_without_and_the_run_says_so() {
-    if !browser_or_skip("a_browser_that_cannot_have_its_sandbox_runs_without_and_the_run_says_so") {
+    let Some(_turn) =
+        browser_turn("a_browser_that_cannot_have_its_sandbox_runs_without_and_the_run_says_so")
+            .await
+    else {
         return;
-    }
-    let _turn = BROWSER_RUNS.acquire().await.expect("semaphore");
+    };
     use std::os::unix::fs::PermissionsExt;
     // A machine whose kernel refuses user namespaces: `unshare` says so.
     let bin = std::env::temp_dir().join(format!("payconf-no-userns-{}", uuid::Uuid::new_v4()));

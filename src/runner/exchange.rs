@@ -305,12 +305,7 @@ impl fmt::Display for ShownExchange<'_> {
                 writeln!(f, "response: {}", response.status)?;
                 for (name, value) in &response.headers {
                     if matches!(name.as_str(), "content-type" | "location" | "allow") {
-                        let value = r.header(name, value);
-                        writeln!(
-                            f,
-                            "          {name}: {}",
-                            crate::runner::neutral::inline(&value)
-                        )?;
+                        writeln!(f, "          {name}: {}", r.header(name, value))?;
                     }
                 }
                 write!(

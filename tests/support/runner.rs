@@ -186,3 +186,12 @@ pub fn browser_or_skip(test: &str) -> bool {
         }
     }
 }
+
+/// The browser for one test: `None` (after saying why) where Chromium is not
+/// installed outside CI, else a place among the [`BROWSER_RUNS`].
+pub async fn browser_turn(test: &str) -> Option<tokio::sync::SemaphorePermit<'static>> {
+    if !browser_or_skip(test) {
+        return None;
+    }
+    Some(BROWSER_RUNS.acquire().await.expect("semaphore"))
+}

@@ -53,7 +53,7 @@ impl TargetConfig {
                 "ca_file": self.tls.ca_source,
                 "client_cert": self.tls.client_source,
             },
-            "proxy": self.proxy.as_ref().map(crate::runner::transport::proxy::without_credentials),
+            "proxy": self.proxy.as_ref().map(shown_url),
             "robustness": {
                 "concurrent_submits": self.robustness.concurrent_submits,
                 "parallel_flows": self.robustness.parallel_flows,

@@ -81,7 +81,10 @@ impl ProxyRules {
         } else {
             "the environment"
         };
-        Some(format!("{} (from {from})", without_credentials(&proxy)))
+        Some(format!(
+            "{} (from {from})",
+            crate::runner::redact::shown_url(&proxy)
+        ))
     }
 
     fn excluded(&self, url: &Url) -> bool {
@@ -133,14 +136,6 @@ pub fn is_loopback(url: &Url) -> bool {
         }
         None => false,
     }
-}
-
-/// A proxy's address without its user and password, for messages.
-pub fn without_credentials(url: &Url) -> String {
-    let mut shown = url.clone();
-    let _ = shown.set_username("");
-    let _ = shown.set_password(None);
-    shown.to_string()
 }
 
 fn in_range(ip: IpAddr, net: &str, bits: &str) -> bool {

@@ -2,8 +2,6 @@
 //! page, taken through the DevTools protocol after the page is frozen and
 //! every secret on it blanked out.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use super::BrowserJourney;
@@ -30,10 +28,12 @@ impl BrowserJourney<'_> {
         }
         // Frozen first: a page that moves on by script would not hold still.
         let frozen = self
+            .turn
             .cdp_within("Page.stopLoading", json!({}))
             .await
             .is_some()
             && self
+                .turn
                 .cdp_within(
                     "Emulation.setScriptExecutionDisabled",
                     json!({"value": true}),
@@ -44,6 +44,7 @@ impl BrowserJourney<'_> {
             // A page that cannot be blanked out is not photographed.
             match blank_out(&self.turn, &secrets).await {
                 Ok(()) => self
+                    .turn
                     .cdp_within("Page.captureScreenshot", json!({"format": "png"}))
                     .await
                     .ok_or_else(|| "the browser took no screenshot".to_owned()),
@@ -52,25 +53,17 @@ impl BrowserJourney<'_> {
         } else {
             Err("the page could not be stopped to be photographed".to_owned())
         };
-        self.cdp_within(
-            "Emulation.setScriptExecutionDisabled",
-            json!({"value": false}),
-        )
-        .await;
+        self.turn
+            .cdp_within(
+                "Emulation.setScriptExecutionDisabled",
+                json!({"value": false}),
+            )
+            .await;
         let shot = shot?;
         shot["data"]
             .as_str()
             .and_then(|data| base64::engine::general_purpose::STANDARD.decode(data).ok())
             .ok_or_else(|| "the browser's screenshot was not an image".to_owned())
-    }
-
-    /// A DevTools command that must answer within two seconds, for evidence
-    /// that is worth having but not worth waiting for.
-    async fn cdp_within(&self, method: &str, params: Value) -> Option<Value> {
-        tokio::time::timeout(Duration::from_secs(2), self.turn.cdp(method, params))
-            .await
-            .ok()?
-            .ok()
     }
 }
 
@@ -79,30 +72,20 @@ impl BrowserJourney<'_> {
 /// of each open shadow root; says why not when a frame could not be
 /// reached (another origin's), whose content a screenshot would show.
 pub async fn blank_out(turn: &Turn<'_>, secrets: &[(String, String)]) -> Result<(), String> {
-    let evaluated = tokio::time::timeout(
-        Duration::from_secs(2),
-        turn.cdp(
+    let evaluated = turn
+        .cdp_within(
             "Runtime.evaluate",
             json!({
                 "expression": format!("({BLANK_SECRETS})({})", json!(secrets)),
                 "returnByValue": true,
             }),
-        ),
-    )
-    .await;
-    match evaluated {
-        Ok(Ok(answer)) => {
-            let value = &answer["result"]["value"];
-            if value["blanked"] == true {
-                Ok(())
-            } else if value["frames"].is_array() {
-                Err(unreachable_frames(value))
-            } else {
-                Err("the page's secrets could not be blanked out".to_owned())
-            }
-        }
-        Ok(Err(e)) => Err(format!("the page's secrets could not be blanked out: {e}")),
-        Err(_) => Err("the page's secrets could not be blanked out in time".to_owned()),
+        )
+        .await;
+    let value = evaluated.as_ref().map(|answer| &answer["result"]["value"]);
+    match value {
+        Some(value) if value["blanked"] == true => Ok(()),
+        Some(value) if value["frames"].is_array() => Err(unreachable_frames(value)),
+        _ => Err("the page's secrets could not be blanked out".to_owned()),
     }
 }
 

@@ -87,6 +87,15 @@ impl Turn<'_> {
         self.reservation
     }
 
+    /// A DevTools command that must answer within two seconds, for evidence
+    /// that is worth having but not worth waiting for; `None` otherwise.
+    pub async fn cdp_within(&self, method: &str, params: Value) -> Option<Value> {
+        tokio::time::timeout(Duration::from_secs(2), self.cdp(method, params))
+            .await
+            .ok()?
+            .ok()
+    }
+
     /// Runs a Chrome DevTools Protocol command through ChromeDriver.
     pub async fn cdp(&self, method: &str, params: Value) -> Result<Value, String> {
         self.client
