@@ -28,7 +28,7 @@ Feature: The envelope and refused requests
   Scenario: A body that is not JSON is answered with the envelope and not processed
     When the merchant sends this body to create:
       """
-      shopLogin=DEMO_SHOP&amount=10.00
+      shopLogin={shopLogin}&amount=10.00
       """
     Then the answer is JSON
     And the answer carries the envelope

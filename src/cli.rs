@@ -177,6 +177,12 @@ pub struct RunArgs {
     /// Scenarios run at the same time.
     #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub concurrency: u64,
+    /// At most N requests a second to the target over the whole run, for a
+    /// target whose rate limit is known (fractions allowed: 0.5 is one
+    /// request every two seconds). Without it payconf sends at once, and
+    /// waits out a 429 or 503 that carries Retry-After.
+    #[arg(long, value_name = "N", value_parser = rate)]
+    pub rate: Option<f64>,
     /// Seed of the hostile inputs the @robustness scenarios generate. Every
     /// run that generates them prints its seed; give it here to replay a
     /// finding exactly.
@@ -376,6 +382,7 @@ fn run_options(args: Box<RunArgs>) -> crate::runner::RunOptions {
         spec: args.spec,
         timeout: std::time::Duration::from_secs(args.timeout),
         concurrency: usize::try_from(args.concurrency).unwrap_or(16),
+        rate: args.rate,
         seed: args.seed,
         list: args.list,
         reports: crate::runner::reports::ReportFiles {
@@ -388,5 +395,16 @@ fn run_options(args: Box<RunArgs>) -> crate::runner::RunOptions {
         waivers: args.waivers,
         allow_production: args.allow_production,
         embedded_tls: args.embedded_tls,
+    }
+}
+
+/// `--rate`: a number of requests a second, above zero.
+fn rate(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(rate) if rate.is_finite() && rate > 0.0 && rate <= 100_000.0 => Ok(rate),
+        _ => Err(format!(
+            "{text:?} is not a number of requests a second between 0 and 100000 (0.5 is one \
+             request every two seconds)"
+        )),
     }
 }

@@ -98,6 +98,8 @@ pub struct RunOptions {
     pub timeout: Duration,
     /// `--concurrency N`.
     pub concurrency: usize,
+    /// `--rate N`: requests a second at most, over the run.
+    pub rate: Option<f64>,
     /// `--seed N`: the seed of generated hostile inputs; random when absent.
     pub seed: Option<u64>,
     /// `--list`.
@@ -121,6 +123,8 @@ struct Knobs {
     seed: u64,
     /// Whether every exchange is kept for `--har`.
     har: bool,
+    /// `--rate`.
+    rate: Option<f64>,
 }
 
 /// A run that could not be carried out, with the cause.
@@ -279,6 +283,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
                 concurrency: options.concurrency.max(1),
                 seed,
                 har: options.reports.har.is_some(),
+                rate: options.rate,
             },
             waivers.clone(),
             browser.clone(),
@@ -395,6 +400,7 @@ async fn execute(
         browser,
         seed,
         har: knobs.har,
+        pace: Arc::new(crate::runner::exchange::Pace::new(knobs.rate)),
     });
 
     let cucumber = PaymentWorld::cucumber::<PathBuf>()

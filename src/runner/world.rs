@@ -16,7 +16,7 @@ use serde_json::Value;
 use url::Url;
 
 use crate::runner::{
-    exchange::{Exchange, Limits, RecordedRequest, Unreported},
+    exchange::{Exchange, Limits, Pace, RecordedRequest, Sent, Unreported, send_patiently},
     issuer::{
         IssuerEvidence,
         chromium::{Chromium, Reservation},
@@ -52,6 +52,16 @@ pub struct RunContext {
     /// Whether every exchange is kept for a HAR file (`--har`), those the
     /// scenario's report leaves out included.
     pub har: bool,
+    /// `--rate`: how fast requests may go out.
+    pub pace: Arc<Pace>,
+}
+
+impl RunContext {
+    /// Sends a request as the run's patient client: in its turn of
+    /// `--rate`, waiting out answers that ask to come back later.
+    pub async fn send(&self, request: RecordedRequest) -> Sent {
+        send_patiently(request, &self.client, self.limits, &self.pace).await
+    }
 }
 
 tokio::task_local! {
@@ -206,15 +216,52 @@ impl PaymentWorld {
             .ok_or_else(|| Failure::plain("a payment created earlier in the scenario"))
     }
 
+    /// Notes each time the target asked payconf to wait, and keeps the
+    /// answers that asked for the HAR file.
+    pub fn note_waits(&mut self, sent: &Sent) {
+        let redactor = &self.ctx.redactor;
+        self.observations
+            .extend(sent.notes(|url| redactor.text(url)));
+        self.also_sent(sent.waits.iter().map(|(exchange, _)| exchange));
+    }
+
     /// Keeps, for the HAR file, exchanges the scenario sent but does not keep.
     pub fn also_sent<'a>(&self, exchanges: impl IntoIterator<Item = &'a Exchange>) {
         self.unreported.sent(&self.ctx.redactor, exchanges);
     }
 
-    /// Sends a request and records the exchange; fails when nothing usable came back.
+    /// Sends a request and records the exchange; fails when nothing usable
+    /// came back. Answers that ask payconf to come back later are waited
+    /// out ([`send_patiently`]) and noted; past payconf's patience a rate
+    /// limit is an error of the harness that names `--rate`.
     pub async fn exchange(&mut self, request: RecordedRequest) -> Result<usize, Failure> {
-        let exchange = request.send(&self.ctx.client, self.ctx.limits).await;
+        let sent = self.ctx.send(request).await;
+        self.note_waits(&sent);
+        let Sent {
+            exchange, gave_up, ..
+        } = sent;
+        let limited = exchange
+            .response
+            .as_ref()
+            .is_ok_and(|response| response.status == 429);
         self.exchanges.push(exchange);
+        if let (Some(asked), true) = (gave_up, limited) {
+            let mut failure = Failure::harness(format!(
+                "the target still limits payconf's rate: it answered HTTP 429 again after \
+                 payconf waited {} times, and asks for {} s more. Its limit is its own to \
+                 choose; give it to payconf with --rate N (requests a second) or run fewer \
+                 scenarios at once with --concurrency",
+                crate::runner::exchange::TRIES,
+                asked.as_secs()
+            ));
+            if let Some(exchange) = self.exchanges.last() {
+                failure.message.push('\n');
+                failure
+                    .message
+                    .push_str(&exchange.display(&self.ctx.redactor).to_string());
+            }
+            return Err(failure);
+        }
         let index = self.exchanges.len() - 1;
         let exchange = &self.exchanges[index];
         if let Err(reason) = &exchange.response {

@@ -1,6 +1,6 @@
-//! A form's controls as a browser without script sees them: which control
-//! confirms and which cancels (by the words a person reads on it), and what
-//! the form sends when one of them is clicked.
+//! A form's controls as a browser without script sees them: the one the
+//! buyer presses (by the rule of [`super::words`]), and what the form sends
+//! when it is clicked.
 
 use std::collections::BTreeMap;
 
@@ -8,7 +8,10 @@ use reqwest::Method;
 use scraper::{ElementRef, Selector};
 use url::Url;
 
-use super::Choice;
+use super::{
+    Choice,
+    words::{Choosing, choose},
+};
 
 /// A form, read off a page and filled.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,36 +28,11 @@ pub(super) fn selector(css: &str) -> Selector {
     Selector::parse(css).expect("a valid selector")
 }
 
-/// Words by which a control says it cancels, in the languages issuers'
-/// pages are most often written in; matched at the start of a word.
-pub const CANCEL_WORDS: [&str; 12] = [
-    "cancel",
-    "abort",
-    "back",
-    "decline",
-    "reject",
-    "annul",
-    "abbrechen",
-    "zurück",
-    "annuler",
-    "cancelar",
-    "indietro",
-    "rifiuta",
-];
-
-/// Whether a control's label (its value, text, title or ARIA label) says it cancels.
-pub fn label_cancels(label: &str) -> bool {
-    let label = label.to_lowercase();
-    label
-        .split(|c: char| !c.is_alphanumeric())
-        .any(|word| CANCEL_WORDS.iter().any(|w| word.starts_with(w)))
-}
-
 /// The label a person reads on a control.
 pub(super) fn control_label(control: ElementRef<'_>) -> String {
     let element = control.value();
     let mut label = String::new();
-    for attribute in ["value", "title", "aria-label", "name"] {
+    for attribute in ["value", "title", "aria-label", "alt", "name"] {
         if let Some(text) = element.attr(attribute) {
             label.push_str(text);
             label.push(' ');
@@ -89,37 +67,49 @@ pub(super) fn clickable(form: ElementRef<'_>) -> Vec<ElementRef<'_>> {
         .collect()
 }
 
-/// The submit control that does `choice` in `form`, if the form has one
-/// that works without a script.
+/// Why a form offers no control to press without a script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The control to press is one only a script makes act, or there is none.
+    Script(String),
+    /// payconf cannot tell which control confirms.
+    Unclear(Choosing),
+}
+
+impl Refusal {
+    /// The reason, in words.
+    pub fn words(&self) -> String {
+        match self {
+            Self::Script(why) => why.clone(),
+            Self::Unclear(choosing) => choosing.words(),
+        }
+    }
+}
+
+/// The submit control that does `choice` in `form` ([`choose`]), if the form
+/// has one that works without a script; `Ok(None)` for a form without any
+/// control, which the buyer's Enter key submits.
 pub(super) fn submitter(
     form: ElementRef<'_>,
     choice: Choice,
-) -> Result<Option<ElementRef<'_>>, String> {
+) -> Result<Option<ElementRef<'_>>, Refusal> {
     let controls = clickable(form);
-    let wanted =
-        |c: &ElementRef<'_>| label_cancels(&control_label(*c)) == (choice == Choice::Cancel);
-    if let Some(control) = controls.iter().find(|c| wanted(c)) {
-        return if submits(*control) {
-            Ok(Some(*control))
-        } else {
-            Err(format!(
-                "its {} control is a button only a script makes act",
-                if choice == Choice::Cancel {
-                    "cancel"
-                } else {
-                    "confirming"
-                }
-            ))
-        };
-    }
-    // A form without any clickable control is submitted by the buyer's
-    // Enter key; one whose every control does the other thing cannot do this.
-    if controls.is_empty() {
-        Ok(None)
-    } else if choice == Choice::Authenticate {
-        Err("its only controls cancel".to_owned())
-    } else {
-        Ok(None)
+    let labels: Vec<String> = controls.iter().map(|c| control_label(*c)).collect();
+    let chosen = match choose(&labels, choice) {
+        Ok(chosen) => chosen,
+        Err(Choosing::None(why)) => return Err(Refusal::Script(why.to_owned())),
+        Err(unclear) => return Err(Refusal::Unclear(unclear)),
+    };
+    match chosen.map(|i| controls[i]) {
+        Some(control) if !submits(control) => Err(Refusal::Script(format!(
+            "its {} control is a button only a script makes act",
+            if choice == Choice::Cancel {
+                "cancel"
+            } else {
+                "confirming"
+            }
+        ))),
+        control => Ok(control),
     }
 }
 
@@ -260,18 +250,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cancel_words_are_matched_at_the_start_of_a_word_in_several_languages() {
-        for label in [
-            "Cancel payment",
-            "ABBRECHEN",
-            "Annulla",
-            "← Back",
-            "decline",
-        ] {
-            assert!(label_cancels(label), "{label}");
-        }
-        for label in ["Confirm", "Continue", "Send the code", "Feedback"] {
-            assert!(!label_cancels(label), "{label}");
-        }
+    fn an_image_input_is_labelled_by_its_alt_text_and_submits() {
+        let html = scraper::Html::parse_fragment(
+            r#"<form><input type="image" src="b.png" alt="Resend"><input type="submit" value="Conferma"></form>"#,
+        );
+        let form = html.select(&selector("form")).next().expect("form");
+        let chosen = submitter(form, Choice::Authenticate).expect("chosen").expect("one");
+        assert_eq!(chosen.value().attr("value"), Some("Conferma"));
     }
 }

@@ -195,6 +195,12 @@ impl Reading {
                 Err(Unread::Failure(needs_browser(page, &why)))
             }
             Err(Unreadable::NoForm) => Err(Unread::NoForm),
+            Err(Unreadable::Unclear(why)) => Err(Unread::Failure(Failure::harness(format!(
+                "payconf cannot tell how the buyer answers the issuer page at {page}: {why}"
+            )))),
+            Err(Unreadable::UnnamedFields(asked)) => Err(Unread::Failure(unnamed_fields(
+                page, &asked, values,
+            ))),
         }
     }
 }
@@ -243,6 +249,32 @@ fn no_form(
             .push_str(&exchange.display(&world.ctx.redactor).to_string());
     }
     failure
+}
+
+/// The error of a page that asks the buyer to type into fields the target
+/// file does not name: the configuration, not the page, is to be fixed.
+pub fn unnamed_fields(page: &Url, asked: &[String], values: &BTreeMap<String, String>) -> Failure {
+    let list = |names: &mut dyn Iterator<Item = &String>| {
+        names
+            .map(|name| crate::runner::neutral::inline(name).into_owned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let configured = if values.is_empty() {
+        "the target file names none ([acs] fields is empty or missing)".to_owned()
+    } else {
+        format!("acs.fields names {}", list(&mut values.keys()))
+    };
+    Failure::harness(format!(
+        "the issuer page at {page} asks the buyer to type into {} and {configured}: payconf \
+         would send it empty. Set the values a buyer types there in [acs] fields of the \
+         target file (for instance fields = {{ {} = \"...\" }}), or describe the page with \
+         [[acs.steps]]",
+        list(&mut asked.iter()),
+        asked
+            .first()
+            .map_or("otp".to_owned(), |name| crate::runner::neutral::inline(name).into_owned()),
+    ))
 }
 
 /// Runs the steps that apply to this page, up to the one that moves the

@@ -16,9 +16,10 @@ use url::Url;
 use super::{
     Choice,
     controls::{
-        FormSubmission, clickable, control_label, declares_field, fill_form, label_cancels,
-        selector, submits, submitter,
+        FormSubmission, Refusal, clickable, control_label, declares_field, fill_form, selector,
+        submits, submitter,
     },
+    words::{Role, role},
 };
 
 /// What the buyer can do on a page, as read without running its scripts.
@@ -42,6 +43,11 @@ pub enum Unreadable {
     /// The page has a form that needs what a script does (a button that is
     /// not a submit button, a form that only cancels).
     FormNeedsScript(String),
+    /// payconf cannot tell which of the form's controls confirms.
+    Unclear(String),
+    /// Before the buyer answers, the page's only form asks the buyer to type
+    /// into fields `acs.fields` does not name: their names.
+    UnnamedFields(Vec<String>),
     /// No form holds the configured fields, and nothing leads on.
     NoForm,
 }
@@ -55,7 +61,7 @@ pub fn read_form(
 ) -> Result<FormSubmission, String> {
     let document = super::parse::document(html).map_err(|why| why.to_string())?;
     match answer_form(&document, page, choice, values) {
-        Some(result) => result,
+        Some(result) => result.map_err(|refusal| refusal.words()),
         None => Err(match choice {
             Choice::Authenticate => "an HTML page with a form holding the configured fields",
             Choice::Cancel => "a form that cancels (a control saying cancel)",
@@ -73,7 +79,7 @@ fn answer_form(
     page: &Url,
     choice: Choice,
     values: &BTreeMap<String, String>,
-) -> Option<Result<FormSubmission, String>> {
+) -> Option<Result<FormSubmission, Refusal>> {
     let forms: Vec<ElementRef<'_>> = document.select(&selector("form")).collect();
     let form = match choice {
         Choice::Authenticate if values.is_empty() => forms.first().copied(),
@@ -82,13 +88,21 @@ fn answer_form(
             .copied()
             .find(|form| values.keys().all(|name| declares_field(*form, name))),
         Choice::Cancel => forms.iter().copied().find(|form| {
-            clickable(*form)
-                .iter()
-                .any(|c| label_cancels(&control_label(*c)))
+            clickable(*form).iter().any(|c| {
+                matches!(
+                    role(&control_label(*c)),
+                    Role::Cancel | Role::Back | Role::Shop
+                )
+            })
         }),
         Choice::Follow => None,
     }?;
-    Some(submitter(form, choice).and_then(|control| fill_form(form, page, control, values)))
+    Some(
+        submitter(form, choice)
+            .and_then(|control| {
+                fill_form(form, page, control, values).map_err(Refusal::Script)
+            }),
+    )
 }
 
 /// What the buyer can do on a page without running its scripts.
@@ -99,19 +113,27 @@ pub fn page_action(
     values: &BTreeMap<String, String>,
 ) -> Result<PageAction, Unreadable> {
     if let Some(answer) = answer_form(document, page, choice, values) {
-        return answer.map(PageAction::Answer).map_err(|why| {
-            Unreadable::FormNeedsScript(format!("the form for the buyer's answer: {why}"))
+        return answer.map(PageAction::Answer).map_err(|refusal| match refusal {
+            Refusal::Unclear(unclear) => Unreadable::Unclear(unclear.words()),
+            Refusal::Script(why) => {
+                Unreadable::FormNeedsScript(format!("the form for the buyer's answer: {why}"))
+            }
         });
     }
     let forms: Vec<ElementRef<'_>> = document.select(&selector("form")).collect();
     if let [form] = forms.as_slice() {
         let configured = values.keys().any(|name| declares_field(*form, name));
         if !configured {
+            let asked = typed_fields(*form);
+            if !asked.is_empty() && choice == Choice::Authenticate {
+                return Err(Unreadable::UnnamedFields(asked));
+            }
             return match submitter(*form, Choice::Authenticate) {
                 Ok(control) => fill_form(*form, page, control, &BTreeMap::new())
                     .map(PageAction::Walk)
                     .map_err(Unreadable::FormNeedsScript),
-                Err(why) => Err(Unreadable::FormNeedsScript(format!(
+                Err(Refusal::Unclear(unclear)) => Err(Unreadable::Unclear(unclear.words())),
+                Err(Refusal::Script(why)) => Err(Unreadable::FormNeedsScript(format!(
                     "the page's only form: {why}"
                 ))),
             };
@@ -187,6 +209,23 @@ pub fn click(
         .find(|e| e.value().name() == "form")
         .ok_or_else(|| format!("{css:?} is in no form: a script makes it act"))?;
     fill_form(form, page, Some(control), values)
+}
+
+/// The names of the fields of `form` a buyer types into (text, password,
+/// number and the like, and text areas), empty or not.
+pub fn typed_fields(form: ElementRef<'_>) -> Vec<String> {
+    form.select(&selector("input[name], textarea[name]"))
+        .filter(|e| {
+            let kind = e.value().attr("type").unwrap_or("text").to_ascii_lowercase();
+            e.value().name() == "textarea"
+                || matches!(
+                    kind.as_str(),
+                    "text" | "password" | "email" | "tel" | "number" | "search" | "url" | ""
+                )
+        })
+        .filter(|e| e.value().attr("disabled").is_none() && e.value().attr("readonly").is_none())
+        .filter_map(|e| e.value().attr("name").map(str::to_owned))
+        .collect()
 }
 
 /// Whether a page runs scripts, which may move the buyer on by themselves.

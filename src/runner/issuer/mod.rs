@@ -12,9 +12,10 @@
 //! - [`browser`]: a real headless Chromium ([`chromium`]), for pages built
 //!   with JavaScript, frames from other origins and script redirects.
 //!
-//! They share the rules of the way ([`navigation`]: bounds on pages, the
-//! merchant's pages where the journey ends, the record of pages visited)
-//! and the explicit steps of the target file ([`steps`]). A driver that
+//! They share the rules of the way ([`navigation`]: bounds on pages and on
+//! time, the merchant's pages where the journey ends, the record of pages
+//! visited), the rule for which control the buyer presses ([`words`]) and
+//! the explicit steps of the target file ([`steps`]). A driver that
 //! cannot read a page ends the scenario as an error of the harness, never
 //! as a failure of the target.
 
@@ -27,6 +28,7 @@ pub mod navigation;
 pub mod parse;
 pub mod relay;
 pub mod steps;
+pub mod words;
 
 use std::collections::BTreeMap;
 

@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 use scraper::{ElementRef, Html};
 use url::Url;
 
-use super::controls::{
-    FormSubmission, clickable, control_label, fill_form, label_cancels, selector,
+use super::{
+    controls::{FormSubmission, clickable, control_label, fill_form, selector},
+    words::role,
 };
 
 /// How a page moves the buyer on without the buyer doing anything, as a
@@ -81,7 +82,7 @@ fn is_relay_form(form: ElementRef<'_>) -> bool {
     hidden > 0
         && !clickable(form)
             .iter()
-            .any(|c| label_cancels(&control_label(*c)))
+            .any(|c| role(&control_label(*c)).holds_back())
 }
 
 #[cfg(test)]

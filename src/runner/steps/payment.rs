@@ -177,9 +177,16 @@ async fn creates_with_authorization(
     create_json(world, Credentials::Header(header), &body).await
 }
 
+/// The body as written, `{shopLogin}` standing for the target's shop: a
+/// body that is refused must be refused for what it is, not for its shop.
 #[when("the merchant sends this body to create:")]
 async fn sends_body_to_create(world: &mut PaymentWorld, step: &Step) -> Result<(), Failure> {
-    let body = step.docstring.as_deref().unwrap_or("").trim().to_owned();
+    let body = step
+        .docstring
+        .as_deref()
+        .unwrap_or("")
+        .trim()
+        .replace("{shopLogin}", &world.target().shop_login);
     send_create(
         world,
         Credentials::MerchantKey,

@@ -10,6 +10,7 @@
 //! FAIL.
 
 pub mod certificate;
+pub mod encodings;
 pub mod proxy;
 
 use std::{error::Error as _, time::Duration};

@@ -226,6 +226,10 @@ enum Acted {
     Walked,
     /// Nothing to do yet.
     Nothing,
+    /// payconf cannot tell which control answers: why, in words.
+    Unclear(String),
+    /// The page asks to type into fields the target file does not name.
+    UnnamedFields(Vec<String>),
 }
 
 impl BrowserJourney<'_> {
@@ -358,6 +362,17 @@ impl BrowserJourney<'_> {
                     ))));
                 }
                 self.last_move = Instant::now();
+            }
+            Acted::Unclear(why) => {
+                return Ok(Look::Unreadable(Failure::harness(format!(
+                    "payconf cannot tell how the buyer answers the issuer page at {}: {why}",
+                    state.url
+                ))));
+            }
+            Acted::UnnamedFields(asked) => {
+                return Ok(Look::Unreadable(crate::runner::issuer::form::unnamed_fields(
+                    &state.url, &asked, values,
+                )));
             }
             Acted::Nothing if state.answered => return Ok(Look::Landed(state.url.clone())),
             Acted::Nothing if self.last_move.elapsed() >= PATIENCE => {

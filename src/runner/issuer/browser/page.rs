@@ -11,8 +11,8 @@ use url::Url;
 use super::{Acted, BrowserJourney, StepDone, first_line};
 use crate::runner::issuer::{
     Choice,
-    controls::CANCEL_WORDS,
     steps::{IssuerStep, StepAction, StepValue},
+    words::{Choosing, choose},
 };
 
 /// The key under which WebDriver returns an element from a script.
@@ -55,12 +55,14 @@ impl BrowserJourney<'_> {
     ) -> Result<Option<Acted>, String> {
         let client = self.turn.client;
         let found = client
-            .execute(
-                ANALYSE,
-                vec![json!(names), json!(cancelling), json!(CANCEL_WORDS)],
-            )
+            .execute(ANALYSE, vec![json!(names)])
             .await
             .map_err(|e| first_line(&e.to_string()).to_owned())?;
+        let choice = if cancelling {
+            Choice::Cancel
+        } else {
+            Choice::Authenticate
+        };
         let element = |value: &Value| {
             value
                 .get(ELEMENT_KEY)
@@ -74,8 +76,20 @@ impl BrowserJourney<'_> {
                     .map(|a| a.iter().map(element).collect())
                     .unwrap_or_default();
                 let all_fields = !fields.is_empty() && fields.iter().all(Option::is_some);
-                if let Some(control) = element(&found["answer"]) {
-                    if cancelling || all_fields || names.is_empty() {
+                if cancelling || all_fields || names.is_empty() {
+                    // The controls of the fields' form, else the page's.
+                    let chosen = match pick(&found["formControls"], choice) {
+                        Err(Choosing::None(_)) | Ok(None) => pick(&found["pageControls"], choice),
+                        chosen => chosen,
+                    };
+                    let control = match chosen {
+                        Ok(control) => control.as_ref().and_then(element),
+                        Err(Choosing::Unclear(labels)) => {
+                            return Ok(Some(Acted::Unclear(Choosing::Unclear(labels).words())));
+                        }
+                        Err(Choosing::None(_)) => None,
+                    };
+                    if let Some(control) = control {
                         if !cancelling {
                             for (field, name) in fields.iter().flatten().zip(names) {
                                 let value = values.get(*name).map_or("", String::as_str);
@@ -88,10 +102,28 @@ impl BrowserJourney<'_> {
                 }
             }
             Pass::Walk => {
-                let key = if answered { "continue" } else { "lone" };
-                if let Some(control) = element(&found[key]) {
-                    click(client, &control).await?;
-                    return Ok(Some(Acted::Walked));
+                let typed: Vec<String> = found["loneTyped"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                    .unwrap_or_default();
+                // After the answer only a form with nothing to type is walked.
+                if answered && !typed.is_empty() {
+                    return Ok(None);
+                }
+                match pick(&found["loneControls"], Choice::Authenticate) {
+                    Ok(Some(control)) => {
+                        if !typed.is_empty() && !cancelling {
+                            return Ok(Some(Acted::UnnamedFields(typed)));
+                        }
+                        if let Some(control) = element(&control) {
+                            click(client, &control).await?;
+                            return Ok(Some(Acted::Walked));
+                        }
+                    }
+                    Err(Choosing::Unclear(labels)) if !answered => {
+                        return Ok(Some(Acted::Unclear(Choosing::Unclear(labels).words())));
+                    }
+                    _ => {}
                 }
             }
         }
@@ -184,6 +216,17 @@ impl BrowserJourney<'_> {
     }
 }
 
+/// The control [`choose`] presses among those a script listed (each
+/// `{element, label}`), as the element's reference.
+fn pick(controls: &Value, choice: Choice) -> Result<Option<Value>, Choosing> {
+    let controls = controls.as_array().map(Vec::as_slice).unwrap_or_default();
+    let labels: Vec<&str> = controls
+        .iter()
+        .map(|c| c["label"].as_str().unwrap_or(""))
+        .collect();
+    Ok(choose(&labels, choice)?.map(|i| controls[i]["element"].clone()))
+}
+
 /// The two looks at a page: for the buyer's answer, then for a lone form.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Pass {
@@ -220,49 +263,43 @@ async fn click(client: &fantoccini::Client, control: &Element) -> Result<(), Str
         .map_err(|e| first_line(&e.to_string()).to_owned())
 }
 
-/// Reads the current document for the driver. Arguments: the configured
-/// field names, whether the buyer cancels, and the words by which a control
-/// says it cancels (the form driver's own, [`CANCEL_WORDS`]). Returns the visible, enabled
-/// fields by name (null where missing); the control that answers (the one
-/// that confirms, or cancels); a lone form's control that does not cancel
-/// (`lone`: any lone form, `continue`: one with nothing to type); and the
-/// frames.
+/// Reads the current document for the driver. Argument: the configured
+/// field names. Returns the visible, enabled fields by name (null where
+/// missing) and whether each is shown; the controls of the first found
+/// field's form and of the whole page, each `{element, label}` for
+/// [`choose`] to choose from (the rule both drivers share); a lone form's
+/// controls and the names of the fields it asks to type into (`lone*`,
+/// only when no configured field is shown); and the frames.
 const ANALYSE: &str = r#"
-const [names, cancelling, cancelWords] = arguments;
-const word = (list) => new RegExp('(^|[^\\p{L}\\p{N}])(' + list + ')', 'iu');
-const CANCEL = word(cancelWords.join('|'));
-const CONFIRM = word('confirm|submit|verify|continue|proceed|authori|authenti|approve|validat|pay|send|next|ok|done|conferm|bestätig|weiter|valider|confirmar|continuar|invia|procedi');
+const [names] = arguments;
 const shown = (e) => !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length)
   && getComputedStyle(e).visibility !== 'hidden';
-const label = (e) => [e.value, e.title, e.getAttribute('aria-label'), e.textContent]
+const label = (e) => [e.value, e.title, e.getAttribute('aria-label'), e.getAttribute('alt'),
+    e.getAttribute('name'), e.textContent]
   .filter(Boolean).join(' ');
 const TYPED = /^(text|password|email|tel|number|search|url|)$/i;
 const typed = (e) => e.tagName === 'TEXTAREA' || (e.tagName === 'INPUT' && TYPED.test(e.getAttribute('type') || ''));
 const controls = (root) => Array.from(root.querySelectorAll(
     'button, input[type=submit], input[type=image], input[type=button], [role=button]'))
-  .filter((e) => !e.disabled && shown(e) && (e.getAttribute('type') || '').toLowerCase() !== 'reset');
-const pick = (list, cancel) => {
-  const wanted = list.filter((e) => CANCEL.test(label(e)) === cancel);
-  return wanted.find((e) => cancel || CONFIRM.test(label(e))) || wanted[0] || null;
-};
+  .filter((e) => !e.disabled && shown(e) && (e.getAttribute('type') || '').toLowerCase() !== 'reset')
+  .map((e) => ({ element: e, label: label(e) }));
 const fields = names.map((name) => Array.from(document.getElementsByName(name))
   .find((e) => !e.disabled && !e.readOnly && shown(e)) || null);
 const found = fields.find((f) => f);
-let answer = null;
-if (cancelling) {
-  const form = found && found.form;
-  answer = (form && pick(controls(form), true)) || pick(controls(document), true);
-} else if (names.length === 0 || fields.every((f) => f)) {
-  const form = found && found.form;
-  answer = (form && pick(controls(form), false)) || pick(controls(document), false);
-}
-let lone = null, further = null;
+const form = found && found.form;
+let loneControls = [], loneTyped = [];
 const forms = Array.from(document.forms).filter((f) => controls(f).length > 0 && shown(f));
 if (!found && forms.length === 1) {
-  lone = pick(controls(forms[0]), false);
-  const toType = Array.from(forms[0].elements).some((e) => typed(e) && shown(e));
-  further = toType ? null : lone;
+  loneControls = controls(forms[0]);
+  loneTyped = Array.from(forms[0].elements)
+    .filter((e) => typed(e) && shown(e) && !e.disabled && !e.readOnly && e.name)
+    .map((e) => e.name);
 }
 const frames = Array.from(document.querySelectorAll('iframe, frame')).filter(shown);
-return { fields, answer, lone, 'continue': further, frames };
+return {
+  fields,
+  formControls: form ? controls(form) : [],
+  pageControls: controls(document),
+  loneControls, loneTyped, frames,
+};
 "#;

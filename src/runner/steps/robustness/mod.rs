@@ -116,10 +116,8 @@ fn envelope_problem(exchange: &Exchange) -> Option<String> {
 }
 
 async fn send_all(world: &PaymentWorld, requests: Vec<RecordedRequest>) -> Vec<Exchange> {
-    let client = world.ctx.client.clone();
-    let limits = world.ctx.limits;
     let exchanges: Vec<Exchange> = stream::iter(requests)
-        .map(|request| request.send(&client, limits))
+        .map(|request| async { world.ctx.send(request).await.exchange })
         .buffered(IN_FLIGHT)
         .collect()
         .await;
@@ -127,10 +125,12 @@ async fn send_all(world: &PaymentWorld, requests: Vec<RecordedRequest>) -> Vec<E
     exchanges
 }
 
-/// Sends requests all at once, not bounded by [`IN_FLIGHT`].
+/// Sends requests all at once, not bounded by [`IN_FLIGHT`], nor spaced
+/// by `--rate`: the volley takes the turns of all its requests together.
 async fn send_at_once(world: &PaymentWorld, requests: Vec<RecordedRequest>) -> Vec<Exchange> {
     let client = world.ctx.client.clone();
     let limits = world.ctx.limits;
+    world.ctx.pace.turns(requests.len()).await;
     let exchanges =
         futures_util::future::join_all(requests.into_iter().map(|r| r.send(&client, limits))).await;
     world.also_sent(&exchanges);
@@ -187,7 +187,7 @@ fn create_request(world: &PaymentWorld, body: Vec<u8>) -> RecordedRequest {
 /// One buyer's whole payment: (token, create's ID, submit's ID).
 async fn one_flow(world: &PaymentWorld, body: Vec<u8>) -> Result<(String, String, String), String> {
     let create = create_request(world, create_body(world).to_string().into_bytes());
-    let created = create.send(&world.ctx.client, world.ctx.limits).await;
+    let created = world.ctx.send(create).await.exchange;
     world.also_sent([&created]);
     let json = json_of(&created).ok_or("create gave no JSON answer")?;
     let text = |json: &Value, pointer: &str| {
@@ -197,9 +197,11 @@ async fn one_flow(world: &PaymentWorld, body: Vec<u8>) -> Result<(String, String
     };
     let token = text(&json, "/payload/paymentToken").ok_or("create gave no paymentToken")?;
     let id = text(&json, "/payload/paymentID").ok_or("create gave no paymentID")?;
-    let paid = submit_request(world, Some(&token), body)
-        .send(&world.ctx.client, world.ctx.limits)
-        .await;
+    let paid = world
+        .ctx
+        .send(submit_request(world, Some(&token), body))
+        .await
+        .exchange;
     world.also_sent([&paid]);
     let json = json_of(&paid).ok_or("submit gave no JSON answer")?;
     let answered = text(&json, "/payload/paymentID").ok_or("submit gave no paymentID")?;
@@ -338,7 +340,7 @@ async fn hostile_creates(world: &mut PaymentWorld) -> Result<(), Failure> {
 /// because an earlier one used the token up.
 async fn fresh_token(world: &PaymentWorld) -> Option<String> {
     let create = create_request(world, create_body(world).to_string().into_bytes());
-    let answer = create.send(&world.ctx.client, world.ctx.limits).await;
+    let answer = world.ctx.send(create).await.exchange;
     world.also_sent([&answer]);
     json_of(&answer)?
         .pointer("/payload/paymentToken")
@@ -371,7 +373,7 @@ async fn shrink(
             token.as_deref(),
             run.generator.render(&mutation),
         );
-        let exchange = request.send(&world.ctx.client, world.ctx.limits).await;
+        let exchange = world.ctx.send(request).await.exchange;
         world.also_sent([&exchange]);
         sent += 1;
         if let Some(why) = problem(run.operation, &exchange) {

@@ -2,19 +2,25 @@
 //! for the console and reports, and sent with the run's bounds: a time limit
 //! per request and a size limit on what is read.
 
+mod patience;
+mod record;
+
+pub use patience::{PATIENCE, Pace, Sent, TRIES, retry_after, send_patiently};
+pub use record::{ExchangeRecord, Unreported};
+
 use std::{
     fmt,
-    sync::{
-        Arc, Mutex,
-        atomic::{AtomicU64, Ordering},
-    },
+    sync::atomic::{AtomicU64, Ordering},
     time::{Duration, Instant, SystemTime},
 };
 
 use reqwest::{Client, Method};
 use url::Url;
 
-use crate::runner::redact::Redactor;
+use crate::runner::{
+    redact::Redactor,
+    transport::encodings::{ACCEPTED, decode},
+};
 
 /// Bounds on every exchange with the target.
 #[derive(Clone, Copy, Debug)]
@@ -56,7 +62,8 @@ pub struct RecordedResponse {
     pub version: &'static str,
     /// Headers, in order.
     pub headers: Vec<(String, String)>,
-    /// Body, up to the size limit.
+    /// Body, its content codings undone, up to the size limit; `headers`
+    /// keep the `Content-Encoding` it came in.
     pub body: Vec<u8>,
 }
 
@@ -134,8 +141,17 @@ impl RecordedRequest {
         self
     }
 
-    /// Sends the request within `limits`; never follows a redirect.
-    pub async fn send(self, client: &Client, limits: Limits) -> Exchange {
+    /// Sends the request within `limits`; never follows a redirect. It asks
+    /// for the content codings payconf decodes, as merchants' HTTP clients
+    /// do, unless it names its own.
+    pub async fn send(mut self, client: &Client, limits: Limits) -> Exchange {
+        if !self
+            .headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("accept-encoding"))
+        {
+            self = self.header("Accept-Encoding", ACCEPTED);
+        }
         let started = SystemTime::now();
         let clock = Instant::now();
         let mut headers_at = None;
@@ -198,7 +214,7 @@ impl RecordedRequest {
             reqwest::Version::HTTP_3 => "HTTP/3",
             _ => "HTTP/1.1",
         };
-        let headers = response
+        let headers: Vec<(String, String)> = response
             .headers()
             .iter()
             .map(|(n, v)| {
@@ -223,6 +239,13 @@ impl RecordedRequest {
             }
             body.extend_from_slice(&chunk);
         }
+        let coding = headers
+            .iter()
+            .filter(|(name, _)| name.eq_ignore_ascii_case("content-encoding"))
+            .map(|(_, value)| value.as_str())
+            .collect::<Vec<_>>()
+            .join(",");
+        let body = decode((!coding.is_empty()).then_some(coding.as_str()), body, max_body)?.body;
         Ok(RecordedResponse {
             status,
             version,
@@ -323,149 +346,3 @@ impl fmt::Display for ShownExchange<'_> {
     }
 }
 
-/// How much of a body the reports keep.
-const REPORTED_BODY: usize = 64 * 1024;
-
-/// An exchange as the reports show it: every part redacted, with a `curl`
-/// command that replays the request. Nothing secret is left in it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct ExchangeRecord {
-    /// Method.
-    pub method: String,
-    /// Address, redacted.
-    pub url: String,
-    /// Request headers, redacted.
-    pub request_headers: Vec<(String, String)>,
-    /// Request body, redacted.
-    pub request_body: Option<String>,
-    /// HTTP status, when an answer came.
-    pub status: Option<u16>,
-    /// Response headers, redacted.
-    pub response_headers: Vec<(String, String)>,
-    /// Response body, redacted, up to 64 KiB.
-    pub response_body: Option<String>,
-    /// Why no usable answer came.
-    pub error: Option<String>,
-    /// A `curl` command that sends the request again, with the API key and
-    /// the payment token read from `$PAYCONF_API_KEY` and `$PAYMENT_TOKEN`.
-    pub curl: String,
-    /// The exchange's id in the run.
-    #[serde(skip)]
-    pub id: u64,
-    /// The answer's protocol, when one came.
-    #[serde(skip)]
-    pub version: Option<&'static str>,
-    /// When it was sent, and how long its parts took.
-    #[serde(skip)]
-    pub timing: Option<Timing>,
-}
-
-fn clip(text: String) -> String {
-    truncate(text, REPORTED_BODY)
-}
-
-/// `'text'` for a POSIX shell.
-fn shell_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
-impl Exchange {
-    /// The exchange as the reports keep it.
-    pub fn record(&self, redactor: &Redactor) -> ExchangeRecord {
-        let request = &self.request;
-        let request_headers: Vec<(String, String)> = request
-            .headers
-            .iter()
-            .map(|(n, v)| (n.clone(), redactor.header(n, v)))
-            .collect();
-        let shown_body = request.body.as_ref().map(|b| redactor.body(b));
-        let url = redactor.text(request.url.as_str());
-
-        let mut curl = format!("curl -i -X {} {}", request.method, shell_quote(&url));
-        for (name, value) in &request.headers {
-            let shown = match name.to_ascii_lowercase().as_str() {
-                "authorization" => match value.split_once(' ') {
-                    Some((scheme, _)) => format!("\"{name}: {scheme} $PAYCONF_API_KEY\""),
-                    None => format!("\"{name}: $PAYCONF_API_KEY\""),
-                },
-                "paymenttoken" => format!("\"{name}: $PAYMENT_TOKEN\""),
-                _ => shell_quote(&format!("{name}: {}", redactor.header(name, value))),
-            };
-            curl.push_str(&format!(" -H {shown}"));
-        }
-        if let Some(body) = &shown_body {
-            curl.push_str(&format!(" --data-raw {}", shell_quote(body)));
-        }
-        let request_body = shown_body.map(clip);
-
-        let (status, response_headers, response_body, error) = match &self.response {
-            Ok(response) => (
-                Some(response.status),
-                response
-                    .headers
-                    .iter()
-                    .map(|(n, v)| (n.clone(), redactor.header(n, v)))
-                    .collect(),
-                Some(clip(redactor.answer_body(&request.url, &response.body))),
-                None,
-            ),
-            Err(reason) => (None, Vec::new(), None, Some(redactor.text(reason))),
-        };
-        ExchangeRecord {
-            method: request.method.to_string(),
-            url,
-            request_headers,
-            request_body,
-            status,
-            response_headers,
-            response_body,
-            error,
-            curl,
-            id: self.id,
-            version: self.response.as_ref().ok().map(|r| r.version),
-            timing: Some(self.timing),
-        }
-    }
-}
-
-/// With `--har`, the exchanges a scenario sent or saw but does not keep in
-/// its report (volleys, generated bodies, pages the browser loaded),
-/// redacted; without, nothing is kept.
-#[derive(Clone, Debug, Default)]
-pub struct Unreported(Option<Arc<Mutex<Vec<ExchangeRecord>>>>);
-
-impl Unreported {
-    /// Keeps records when `keep`, else nothing.
-    pub fn new(keep: bool) -> Self {
-        Self(keep.then(Default::default))
-    }
-
-    /// Keeps exchanges sent, redacted.
-    pub fn sent<'a>(&self, redactor: &Redactor, exchanges: impl IntoIterator<Item = &'a Exchange>) {
-        if let Some(kept) = &self.0 {
-            let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
-            kept.extend(exchanges.into_iter().map(|e| e.record(redactor)));
-        }
-    }
-
-    /// Keeps a record already redacted.
-    pub fn seen(&self, record: ExchangeRecord) {
-        if let Some(kept) = &self.0 {
-            kept.lock().unwrap_or_else(|e| e.into_inner()).push(record);
-        }
-    }
-
-    /// `reported`'s records and the kept ones, each once, in the order they
-    /// were sent; empty when nothing is kept.
-    pub fn all(&self, redactor: &Redactor, reported: &[Exchange]) -> Vec<ExchangeRecord> {
-        let Some(kept) = &self.0 else {
-            return Vec::new();
-        };
-        let mut records: Vec<ExchangeRecord> =
-            reported.iter().map(|e| e.record(redactor)).collect();
-        records.append(&mut kept.lock().unwrap_or_else(|e| e.into_inner()));
-        records.sort_by_key(|r| (r.timing.map(|t| t.started), r.id));
-        records.dedup_by_key(|r| r.id);
-        records
-    }
-}

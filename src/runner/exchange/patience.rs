@@ -1,0 +1,216 @@
+//! A patient client where the contract is silent: it says nothing of rate
+//! limits ("Limits (rate limits, ...): not shown"), so a server may have
+//! them, and a merchant's HTTP client honours them.
+//!
+//! - An answer `429 Too Many Requests` (with or without `Retry-After`), or
+//!   `503 Service Unavailable` with `Retry-After` (seconds or an HTTP date),
+//!   is waited out and the same request sent again, up to [`TRIES`] times
+//!   and [`PATIENCE`] of waiting for one request. Each wait is kept, so the
+//!   scenario can say it waited.
+//! - `--rate N` ([`Pace`]) spaces the run's requests to N a second, for a
+//!   target whose limit is known: payconf then never meets it.
+//!
+//! A target that still limits payconf past that patience is not at fault
+//! (its limit is its own to choose): the scenario is an error of the
+//! harness that names `--rate`. A `503` that never ends is the target's.
+
+use std::{
+    sync::Mutex,
+    time::{Duration, SystemTime},
+};
+
+use tokio::time::Instant;
+
+use reqwest::Client;
+
+use super::{Exchange, Limits, RecordedRequest};
+
+/// The most times one request is sent again after being asked to wait.
+pub const TRIES: usize = 5;
+
+/// The most time one request waits, in all, on the target's asking.
+pub const PATIENCE: Duration = Duration::from_secs(30);
+
+/// A request sent patiently: the answer kept, and the answers that asked
+/// payconf to wait before it.
+#[derive(Debug)]
+pub struct Sent {
+    /// The last exchange: the answer payconf judges.
+    pub exchange: Exchange,
+    /// Each answer that asked payconf to wait, and how long it waited.
+    pub waits: Vec<(Exchange, Duration)>,
+    /// Set when the last answer still asks to wait but payconf's patience is
+    /// spent: how long it asked.
+    pub gave_up: Option<Duration>,
+}
+
+impl Sent {
+    /// One line a person reads for each wait.
+    pub fn notes(&self, shown_url: impl Fn(&str) -> String) -> Vec<String> {
+        self.waits
+            .iter()
+            .map(|(refused, waited)| {
+                let request = &refused.request;
+                let (status, asked) = match &refused.response {
+                    Ok(response) => (
+                        response.status,
+                        response
+                            .header("retry-after")
+                            .map(|value| {
+                                format!(
+                                    " and Retry-After: {}",
+                                    crate::runner::neutral::inline(value)
+                                )
+                            })
+                            .unwrap_or_default(),
+                    ),
+                    Err(_) => (0, String::new()),
+                };
+                format!(
+                    "the target answered {} {} with HTTP {status}{asked}; payconf waited {:.1} s \
+                     and sent the request again (a rate limit is the target's to choose)",
+                    request.method,
+                    shown_url(request.url.as_str()),
+                    waited.as_secs_f64()
+                )
+            })
+            .collect()
+    }
+}
+
+/// Sends `request`, waiting out the answers that ask payconf to come back
+/// later, within [`TRIES`] and [`PATIENCE`]; each send takes its turn in `pace`.
+pub async fn send_patiently(
+    request: RecordedRequest,
+    client: &Client,
+    limits: Limits,
+    pace: &Pace,
+) -> Sent {
+    let mut waits = Vec::new();
+    let mut spent = Duration::ZERO;
+    loop {
+        pace.turns(1).await;
+        let exchange = request.clone().send(client, limits).await;
+        let Some(wait) = asks_to_wait(&exchange, waits.len()) else {
+            return Sent {
+                exchange,
+                waits,
+                gave_up: None,
+            };
+        };
+        if waits.len() >= TRIES || spent + wait > PATIENCE {
+            return Sent {
+                exchange,
+                waits,
+                gave_up: Some(wait),
+            };
+        }
+        tokio::time::sleep(wait).await;
+        spent += wait;
+        waits.push((exchange, wait));
+    }
+}
+
+/// How long an answer asks payconf to wait before sending again, if it
+/// does: a `429`'s `Retry-After`, or else 1, 2, 4… seconds by the number
+/// of waits so far; a `503`'s `Retry-After` only.
+fn asks_to_wait(exchange: &Exchange, waited: usize) -> Option<Duration> {
+    let response = exchange.response.as_ref().ok()?;
+    let asked = response
+        .header("retry-after")
+        .and_then(|value| retry_after(value, SystemTime::now()));
+    match response.status {
+        429 => Some(asked.unwrap_or(Duration::from_secs(1 << waited.min(5)))),
+        503 => asked,
+        _ => None,
+    }
+}
+
+/// A `Retry-After` value (RFC 9110 10.2.3): a number of seconds, or an HTTP
+/// date, read against `now`; a date past is no wait at all.
+pub fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// `--rate N`: the run's requests spaced so that no more than N go out in
+/// a second. Without a rate, every request goes at once.
+#[derive(Debug)]
+pub struct Pace {
+    /// The time between two requests.
+    interval: Option<Duration>,
+    /// When the next request may go.
+    next: Mutex<Instant>,
+}
+
+impl Pace {
+    /// At most `rate` requests a second; unbounded without one.
+    pub fn new(rate: Option<f64>) -> Self {
+        Self {
+            interval: rate
+                .filter(|rate| rate.is_finite() && *rate > 0.0)
+                .map(|rate| Duration::from_secs_f64(1.0 / rate)),
+            next: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// The requests a second it allows, if it bounds them.
+    pub fn rate(&self) -> Option<f64> {
+        self.interval.map(|interval| 1.0 / interval.as_secs_f64())
+    }
+
+    /// Waits for the turn of `count` requests sent together (a volley goes
+    /// at once, and the requests after it wait for all of it).
+    pub async fn turns(&self, count: usize) {
+        let Some(interval) = self.interval else {
+            return;
+        };
+        let at = {
+            let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
+            let at = (*next).max(Instant::now());
+            *next = at + interval * u32::try_from(count).unwrap_or(u32::MAX);
+            at
+        };
+        tokio::time::sleep_until(at).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_is_read_as_seconds_or_as_an_http_date() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_777);
+        assert_eq!(retry_after("2", now), Some(Duration::from_secs(2)));
+        assert_eq!(
+            retry_after("Sun, 06 Nov 1994 08:49:40 GMT", now),
+            Some(Duration::from_secs(3))
+        );
+        assert_eq!(
+            retry_after("Sun, 06 Nov 1994 08:49:30 GMT", now),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(retry_after("soon", now), None);
+        assert_eq!(retry_after("-1", now), None);
+    }
+
+    #[tokio::test]
+    async fn a_pace_spaces_requests_and_a_volley_takes_its_whole_share() {
+        let pace = Pace::new(Some(50.0));
+        let start = Instant::now();
+        pace.turns(1).await;
+        pace.turns(1).await;
+        assert!(start.elapsed() >= Duration::from_millis(20));
+        pace.turns(5).await;
+        pace.turns(1).await;
+        // 1 + 1 + 5 turns of 20 ms went before the last request.
+        assert!(start.elapsed() >= Duration::from_millis(140), "{:?}", start.elapsed());
+        assert_eq!(Pace::new(None).rate(), None);
+        assert!(Pace::new(Some(20.0)).rate().is_some_and(|r| (r - 20.0).abs() < 1e-9));
+    }
+}
