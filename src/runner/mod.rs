@@ -33,6 +33,7 @@ pub mod neutral;
 pub mod redact;
 pub mod reports;
 pub mod result;
+pub mod settings;
 pub mod steps;
 pub mod target;
 pub mod transport;
@@ -234,6 +235,13 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         }
     }
 
+    let selected: Vec<ScenarioEntry> = suite
+        .features
+        .scenarios()
+        .into_iter()
+        .filter(|s| tags.eval(s.tags.iter()))
+        .collect();
+    settings::check_issuer(&target, &selected).map_err(NotRun)?;
     let limits = Limits {
         timeout: options.timeout,
         ..Limits::default()
@@ -245,6 +253,9 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         }
         let client = crate::runner::transport::client(&target, limits).map_err(NotRun)?;
         crate::runner::transport::preflight(&client, &target, limits.timeout)
+            .await
+            .map_err(NotRun)?;
+        settings::check_credentials(&client, &target, limits)
             .await
             .map_err(NotRun)?;
     }

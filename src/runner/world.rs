@@ -417,9 +417,15 @@ impl PaymentWorld {
 
     /// A failure with what was expected, what was seen, and the last exchange.
     pub fn failure(&self, expected: &str, actual: &str) -> Failure {
+        self.failure_on(expected, actual, self.exchanges.last())
+    }
+
+    /// A failure of the target shown with `exchange` (the page where the
+    /// buyer stopped, say), or with none.
+    pub fn failure_on(&self, expected: &str, actual: &str, exchange: Option<&Exchange>) -> Failure {
         let redactor = &self.ctx.redactor;
         let mut message = format!("expected: {expected}\nactual:   {}", redactor.text(actual));
-        if let Some(exchange) = self.exchanges.last() {
+        if let Some(exchange) = exchange {
             message.push('\n');
             message.push_str(&exchange.display(redactor).to_string());
         }

@@ -258,6 +258,11 @@ impl RecordedRequest {
 /// reqwest's error with its causes, which say what really happened
 /// (connection refused, reset, malformed HTTP).
 fn describe_error(error: &reqwest::Error) -> String {
+    if crate::runner::transport::speaks_no_tls(error) {
+        return "the server does not speak TLS at this https address: its answer to the \
+                TLS handshake is not TLS (plain HTTP on an https port?)"
+            .to_owned();
+    }
     let what = if error.is_connect() {
         "cannot connect"
     } else if error.is_body() || error.is_decode() {

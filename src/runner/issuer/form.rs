@@ -48,7 +48,8 @@ use crate::runner::{
 /// What a browser asks for when it opens a page.
 const BROWSER_ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 
-/// Drives the buyer from the issuer address to wherever they land.
+/// Drives the buyer from the issuer address to wherever they land, within
+/// the journey's bound (`acs.journey_timeout`).
 pub async fn authenticate(
     world: &mut PaymentWorld,
     issuer: Url,
@@ -57,6 +58,32 @@ pub async fn authenticate(
     steps: &[IssuerStep],
 ) -> Result<(Url, Visited), Failure> {
     let mut journey = Journey::default();
+    let bound = world.target().acs.journey_bound();
+    let walked = tokio::time::timeout(
+        bound,
+        walk(world, &mut journey, issuer, choice, values, steps),
+    )
+    .await;
+    match walked {
+        Ok(walked) => walked.map(|landing| (landing, journey.visited)),
+        Err(_) => Err(super::navigation::over_bound(
+            world,
+            bound,
+            journey.visited.pages.last().map(String::as_str),
+            "still on their way",
+            world.exchanges.last(),
+        )),
+    }
+}
+
+async fn walk(
+    world: &mut PaymentWorld,
+    journey: &mut Journey,
+    issuer: Url,
+    choice: Choice,
+    values: &BTreeMap<String, String>,
+    steps: &[IssuerStep],
+) -> Result<Url, Failure> {
     // Steps describe the way to authenticate; cancelling is found on the page.
     let mut steps: VecDeque<IssuerStep> = match choice {
         Choice::Authenticate => steps.iter().cloned().collect(),
@@ -68,7 +95,7 @@ pub async fn authenticate(
     let mut walks = 0;
     loop {
         let (page, body) = match journey.follow(world, request).await? {
-            Stop::Landed(url) => return Ok((url, journey.visited)),
+            Stop::Landed(url) => return Ok(url),
             Stop::Page(url, body) => (url, body),
         };
         // Read off the runtime, within the time an exchange has.
@@ -93,7 +120,7 @@ pub async fn authenticate(
             journey.visited.frame(&frame.url);
         }
         request = match next {
-            Next::Landed => return Ok((page, journey.visited)),
+            Next::Landed => return Ok(page),
             Next::Relay(request) => {
                 journey.hop(world)?;
                 request
@@ -168,6 +195,9 @@ impl Reading {
                 Relay::Refresh(address) => RecordedRequest::new(Method::GET, address),
                 Relay::Form(form) => form.request(),
             }));
+        }
+        if answered && choice == Choice::Authenticate && html::asks_again(&document, values) {
+            return Err(Unread::Failure(asked_again(page, values)));
         }
         if answered && html::runs_scripts(&document) {
             // A script may send the buyer on from here: only a browser knows.
@@ -249,6 +279,23 @@ fn no_form(
             .push_str(&exchange.display(&world.ctx.redactor).to_string());
     }
     failure
+}
+
+/// The error of a page that, after the buyer's answer, asks again for what
+/// payconf typed: the configured values were not accepted, which payconf
+/// cannot tell from a target at fault.
+pub fn asked_again(page: &Url, values: &BTreeMap<String, String>) -> Failure {
+    let names: Vec<String> = values
+        .keys()
+        .map(|name| format!("acs.fields.{}", crate::runner::neutral::inline(name)))
+        .collect();
+    Failure::harness(format!(
+        "after payconf typed {} and confirmed, the issuer page at {page} asks for {} \
+         again: the configured value was not accepted. Check it against the values the \
+         target's test environment takes (a fixed one-time code, for instance)",
+        names.join(", "),
+        if names.len() == 1 { "it" } else { "them" },
+    ))
 }
 
 /// The error of a page that asks the buyer to type into fields the target
@@ -366,7 +413,7 @@ impl Journey {
     fn hop(&mut self, world: &PaymentWorld) -> Result<(), Failure> {
         self.hops += 1;
         if self.hops > MAX_PAGES {
-            return Err(too_many_pages(world));
+            return Err(too_many_pages(world, world.exchanges.last()));
         }
         Ok(())
     }
@@ -416,6 +463,14 @@ impl Journey {
                 .as_ref()
                 .expect("exchange() returned Ok only for a response");
             let status = response.status;
+            if status >= 400 {
+                return Err(super::navigation::error_status(
+                    world,
+                    &url,
+                    status,
+                    world.exchanges.last(),
+                ));
+            }
             if !(300..400).contains(&status) || status == 304 {
                 let body = String::from_utf8_lossy(&response.body).into_owned();
                 return Ok(Stop::Page(url, body));

@@ -228,6 +228,14 @@ pub fn typed_fields(form: ElementRef<'_>) -> Vec<String> {
         .collect()
 }
 
+/// Whether a page has a form that asks for every configured field again.
+pub fn asks_again(document: &Html, values: &BTreeMap<String, String>) -> bool {
+    !values.is_empty()
+        && document
+            .select(&selector("form"))
+            .any(|form| values.keys().all(|name| declares_field(form, name)))
+}
+
 /// Whether a page runs scripts, which may move the buyer on by themselves.
 pub fn runs_scripts(document: &Html) -> bool {
     document.select(&selector("script")).next().is_some()

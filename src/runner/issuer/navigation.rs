@@ -4,7 +4,10 @@
 
 use url::Url;
 
-use crate::runner::world::{Failure, PaymentWorld};
+use crate::runner::{
+    exchange::Exchange,
+    world::{Failure, PaymentWorld},
+};
 
 /// The most navigations (HTTP redirects, relay pages, script navigations)
 /// between the issuer address and the landing page. Past it the target is
@@ -45,11 +48,52 @@ pub fn merchant_pages(world: &PaymentWorld) -> Vec<Url> {
         .collect()
 }
 
-/// The failure of a target whose pages never stop moving the buyer on.
-pub fn too_many_pages(world: &PaymentWorld) -> Failure {
-    world.failure(
+/// The failure of a target whose pages never stop moving the buyer on,
+/// shown with the last page's exchange when the driver has it.
+pub fn too_many_pages(world: &PaymentWorld, page: Option<&Exchange>) -> Failure {
+    world.failure_on(
         &format!("the buyer to land within {MAX_PAGES} redirects"),
         "the redirects go on",
+        page,
+    )
+}
+
+/// The failure of a journey that reached its bound (`acs.journey_timeout`):
+/// the contract shows no time-out, and this one is generous, so the target
+/// kept the buyer too long. `last` is the last page, `state` what it was doing.
+pub fn over_bound(
+    world: &PaymentWorld,
+    bound: std::time::Duration,
+    last: Option<&str>,
+    state: &str,
+    page: Option<&Exchange>,
+) -> Failure {
+    world.failure_on(
+        &format!(
+            "the buyer to land within the journey's bound (acs.journey_timeout, {} s)",
+            bound.as_secs_f64()
+        ),
+        &format!(
+            "the buyer had not landed after {} s: the issuer's pages were {state}{}",
+            bound.as_secs_f64(),
+            last.map(|page| format!(", at {page}")).unwrap_or_default()
+        ),
+        page,
+    )
+}
+
+/// The failure of a page of the journey that answered with an HTTP error:
+/// a page of the target's that the buyer cannot use.
+pub fn error_status(
+    world: &PaymentWorld,
+    page: &Url,
+    status: u16,
+    exchange: Option<&Exchange>,
+) -> Failure {
+    world.failure_on(
+        "the issuer's pages to open for the buyer (no HTTP error status)",
+        &format!("HTTP {status} from {page}"),
+        exchange,
     )
 }
 

@@ -6,7 +6,7 @@
 
 mod answer;
 mod card;
-mod payment;
+pub(crate) mod payment;
 mod redirect;
 pub mod robustness;
 

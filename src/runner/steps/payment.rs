@@ -13,7 +13,11 @@ use crate::runner::{
 
 /// The create body the merchant sends, with a reference of its own.
 pub fn create_body(world: &PaymentWorld) -> Value {
-    let target = world.target();
+    create_body_for(world.target())
+}
+
+/// The create body the merchant sends to `target`, with a reference of its own.
+pub fn create_body_for(target: &crate::runner::target::TargetConfig) -> Value {
     json!({
         "shopLogin": target.shop_login,
         "amount": target.amount,

@@ -62,6 +62,31 @@ pub struct AcsConfig {
     /// headers and digest only.
     #[serde(default)]
     pub origins: Vec<String>,
+    /// Seconds the buyer's whole way through the issuer's pages may take,
+    /// from the issuer address to the landing page, whichever driver walks
+    /// it (default [`DEFAULT_JOURNEY_SECS`]). The contract shows no
+    /// time-outs, so the bound is generous: a slow bank's pages pass, and
+    /// a journey that never ends fails at it. Each request still has its
+    /// own `--timeout`.
+    #[serde(default)]
+    pub journey_timeout: Option<f64>,
+}
+
+/// The journey's bound when the target file gives none: a minute, enough
+/// for a bank whose pages take seconds each.
+pub const DEFAULT_JOURNEY_SECS: f64 = 60.0;
+
+impl AcsConfig {
+    /// The bound on one journey through the issuer's pages.
+    pub fn journey_bound(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.journey_timeout.unwrap_or(DEFAULT_JOURNEY_SECS))
+    }
+
+    /// Whether the target file says what the buyer types at the issuer:
+    /// field values, or explicit steps.
+    pub fn says_what_to_type(&self) -> bool {
+        !self.fields.is_empty() || !self.steps.is_empty()
+    }
 }
 
 /// The issuer driver the flag, else the environment (`PAYCONF_ACS_DRIVER`),

@@ -300,6 +300,17 @@ impl TargetFile {
         for (i, origin) in self.acs.origins.iter().enumerate() {
             http_url(&format!("acs.origins[{i}]"), origin)?;
         }
+        if self
+            .acs
+            .journey_timeout
+            .is_some_and(|secs| !(1.0..=3600.0).contains(&secs))
+        {
+            return Err(target_error(
+                "acs.journey_timeout",
+                "must be between 1 and 3600 (seconds the buyer's way through the issuer's \
+                 pages may take)",
+            ));
+        }
         if self.acs.browser.memory_mb.is_some_and(|mb| mb < 64) {
             return Err(target_error(
                 "acs.browser.memory_mb",
@@ -395,6 +406,7 @@ impl TargetConfig {
                 steps: Vec::new(),
                 browser: BrowserSettings::default(),
                 origins: Vec::new(),
+                journey_timeout: None,
             },
             robustness: RobustnessSettings::default(),
             tls: TlsSettings::default(),

@@ -48,6 +48,7 @@ impl TargetConfig {
                 "driver": self.acs.driver.name(),
                 "fields": fields,
                 "steps": self.acs.steps.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "journey_timeout_secs": self.acs.journey_bound().as_secs_f64(),
             },
             "tls": {
                 "ca_file": self.tls.ca_source,

@@ -114,6 +114,10 @@ pub fn tls_or_dns_fault(error: &reqwest::Error) -> Option<Fault> {
         let tls = inner.downcast_ref::<rustls::Error>();
         if let Some(tls) = tls {
             return Some(match tls {
+                // The server's first bytes are no TLS record: it speaks
+                // something else (plain HTTP) on an https address. The
+                // target's doing, not a setting of payconf's.
+                rustls::Error::InvalidMessage(_) => return None,
                 rustls::Error::InvalidCertificate(e) => Fault::Certificate(e.clone()),
                 rustls::Error::AlertReceived(alert) if is_client_refusal(*alert) => {
                     Fault::ClientCertificate(*alert)
@@ -128,6 +132,29 @@ pub fn tls_or_dns_fault(error: &reqwest::Error) -> Option<Fault> {
         return Some(Fault::Dns(text));
     }
     None
+}
+
+/// Whether `error` is a server that does not speak TLS on an `https`
+/// address: its answer to the handshake is no TLS record.
+pub fn speaks_no_tls(error: &reqwest::Error) -> bool {
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let mut inner: &(dyn std::error::Error + 'static) = cause;
+        while let Some(wrapped) = inner
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+        {
+            inner = wrapped;
+        }
+        if matches!(
+            inner.downcast_ref::<rustls::Error>(),
+            Some(rustls::Error::InvalidMessage(_))
+        ) {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 /// The alerts a server sends when it will not take the client's certificate.

@@ -39,15 +39,22 @@ pub(super) fn load_failure(world: &PaymentWorld, page: &Url, error: &str) -> Fai
              acs.browser.args"
         ));
     }
-    world.failure(
+    world.failure_on(
         "the page to load in the browser",
         &format!("{page}: {error}"),
+        None,
     )
 }
 
-/// Whether Chromium's network error says it does not trust the connection.
+/// Whether Chromium's network error says it does not trust the connection
+/// (a certificate), or lacks what the server asks of it (a client
+/// certificate): settings of the run. Other TLS failures
+/// (`ERR_SSL_PROTOCOL_ERROR`: a server that speaks plain HTTP on an https
+/// address) are the target's.
 fn untrusted_connection(error: &str) -> bool {
-    error.starts_with("net::ERR_CERT") || error.starts_with("net::ERR_SSL")
+    error.starts_with("net::ERR_CERT")
+        || error.starts_with("net::ERR_SSL_CLIENT_AUTH")
+        || error.starts_with("net::ERR_BAD_SSL_CLIENT_AUTH")
 }
 
 #[cfg(test)]
@@ -59,11 +66,15 @@ mod tests {
         for error in [
             "net::ERR_CERT_AUTHORITY_INVALID",
             "net::ERR_CERT_COMMON_NAME_INVALID",
-            "net::ERR_SSL_PROTOCOL_ERROR",
+            "net::ERR_SSL_CLIENT_AUTH_CERT_NEEDED",
         ] {
             assert!(untrusted_connection(error), "{error}");
         }
-        for error in ["net::ERR_CONNECTION_RESET", "net::ERR_NAME_NOT_RESOLVED"] {
+        for error in [
+            "net::ERR_CONNECTION_RESET",
+            "net::ERR_NAME_NOT_RESOLVED",
+            "net::ERR_SSL_PROTOCOL_ERROR",
+        ] {
             assert!(!untrusted_connection(error), "{error}");
         }
     }

@@ -12,9 +12,11 @@
 //! posts, script redirects, a frame posting to the top. The driver reads the
 //! browser's own log of document requests, so it sees each of them, redirect
 //! hops included: the first top-level request for one of the merchant's
-//! pages is where the buyer lands. After the buyer answers, a page that
-//! stays still for [`SETTLE`] is where the buyer lands too. Pages and time
-//! are bounded; the pages visited and a screenshot of the last one (secrets
+//! pages is where the buyer lands, and a top-level page that answers with
+//! an HTTP error status fails the journey there. After the buyer answers, a
+//! page that stays still for [`SETTLE`] with nothing pending ([`still`]) is
+//! where the buyer lands too. Pages and time (`acs.journey_timeout`) are
+//! bounded; the pages visited and a screenshot of the last one (secrets
 //! blanked out, [`evidence`]) are kept for the report. What it does on a
 //! page is in [`page`].
 
@@ -22,6 +24,7 @@ mod archive;
 mod ends;
 mod evidence;
 mod page;
+mod still;
 
 use ends::{load_failure, over_memory, over_memory_failure};
 
@@ -32,14 +35,18 @@ use std::{
     time::{Duration, Instant},
 };
 
-use serde_json::json;
+use serde_json::{Value, json};
 use url::Url;
 
 use self::archive::Archive;
 use super::{
     Choice, IssuerEvidence,
     chromium::{COMMAND_BOUND, Chromium, Turn},
-    navigation::{MAX_PAGES, MAX_WALKS, Visited, merchant_pages, same_page, too_many_pages},
+    form::asked_again,
+    navigation::{
+        MAX_PAGES, MAX_WALKS, Visited, error_status, merchant_pages, over_bound, same_page,
+        too_many_pages,
+    },
     steps::{IssuerStep, StepAction},
 };
 use crate::runner::world::{Failure, PaymentWorld};
@@ -57,9 +64,6 @@ const PATIENCE: Duration = Duration::from_secs(3);
 /// How often the browser's memory is measured during a journey.
 const MEMORY_CHECK: Duration = Duration::from_millis(250);
 
-/// The least time a browser journey gets, whatever `--timeout` says: a
-/// browser takes longer than one HTTP request.
-const MIN_JOURNEY: Duration = Duration::from_secs(10);
 
 /// Drives the buyer from the issuer address to wherever they land, and
 /// leaves the pages visited and a screenshot in the world.
@@ -88,6 +92,9 @@ pub async fn authenticate(
         documents: 0,
         requests: std::collections::HashMap::new(),
         failed_load: None,
+        failed_status: None,
+        page_exchange: None,
+        counter: None,
         issuer: issuer.clone(),
         started: false,
         archive: world.ctx.har.then(Archive::default),
@@ -95,7 +102,7 @@ pub async fn authenticate(
     // Every command is bounded together: a browser that stops answering
     // (a machine short of CPU, a renderer that hangs) ends the journey as
     // an error of the harness, and is used no more in this run.
-    let bound = world.ctx.limits.timeout.max(MIN_JOURNEY) + COMMAND_BOUND;
+    let bound = world.target().acs.journey_bound() + COMMAND_BOUND;
     // The memory is watched beside the journey, not between its commands: a
     // page that allocates without yielding holds every command up. Over
     // the bound, the journey ends at once.
@@ -154,6 +161,10 @@ pub async fn authenticate(
         screenshot: screenshot.as_ref().ok().cloned(),
         screenshot_left_out: screenshot.err().map(|why| world.ctx.redactor.text(&why)),
     });
+    journey.stop_counting().await;
+    if let Some(exchange) = journey.page_exchange.take() {
+        world.exchanges.push(exchange);
+    }
     if let Some(archive) = journey.archive.take() {
         for record in archive.finish(&world.ctx.redactor) {
             world.unreported.seen(record);
@@ -175,10 +186,17 @@ struct BrowserJourney<'a> {
     last_move: Instant,
     /// Top-level document requests seen.
     documents: usize,
-    /// Addresses of the top-level document requests under way, by request id.
-    requests: std::collections::HashMap<String, Url>,
+    /// Methods and addresses of the top-level document requests, by request id.
+    requests: std::collections::HashMap<String, (reqwest::Method, Url)>,
     /// A top-level page that did not load, and why.
     failed_load: Option<(Url, String)>,
+    /// A top-level page that answered with an HTTP error: its request id
+    /// and the response as DevTools logged it.
+    failed_status: Option<(String, Value)>,
+    /// The exchange of the page where the journey failed, for the report.
+    page_exchange: Option<crate::runner::exchange::Exchange>,
+    /// The DevTools identifier of the script counting what is pending.
+    counter: Option<String>,
     /// The issuer address the journey opens.
     issuer: Url,
     /// Whether the browser has asked for the issuer address yet.
@@ -241,9 +259,10 @@ impl BrowserJourney<'_> {
         values: &BTreeMap<String, String>,
         steps: &[IssuerStep],
     ) -> Result<Url, Failure> {
-        let bound = world.ctx.limits.timeout.max(MIN_JOURNEY);
+        let bound = world.target().acs.journey_bound();
         let deadline = Instant::now() + bound;
         let browser = |e: String| Failure::harness(format!("the browser failed: {e}"));
+        self.count_pending().await.map_err(browser)?;
         let frame_tree = self
             .turn
             .cdp("Page.getFrameTree", json!({}))
@@ -280,27 +299,53 @@ impl BrowserJourney<'_> {
             if let Some((page, error)) = self.failed_load.take() {
                 return Err(load_failure(world, &page, &error));
             }
+            if let Some((id, response)) = self.failed_status.take() {
+                let Some(request) = self.requests.get(&id).cloned() else {
+                    continue;
+                };
+                let status = response["status"].as_u64().unwrap_or_default();
+                let exchange = self
+                    .page_exchange(&id, &request, &response, world.ctx.limits.max_body)
+                    .await;
+                let failure = error_status(
+                    world,
+                    &request.1,
+                    u16::try_from(status).unwrap_or_default(),
+                    Some(&exchange),
+                );
+                self.page_exchange = Some(exchange);
+                return Err(failure);
+            }
             if self.documents > MAX_PAGES + state.actions {
-                return Err(too_many_pages(world));
+                return Err(too_many_pages(world, None));
             }
             if Instant::now() > deadline {
                 let url = &state.url;
-                return Err(if state.answered {
-                    world.failure(
-                        &format!("the buyer to land on a page within {} s", bound.as_secs()),
-                        &format!("the browser is still at {url}, moving on"),
+                let still = self.last_move.elapsed() >= SETTLE;
+                return Err(if state.answered || !still {
+                    over_bound(
+                        world,
+                        bound,
+                        Some(url.as_str()),
+                        if still {
+                            "keeping the buyer waiting"
+                        } else {
+                            "still loading or moving"
+                        },
+                        None,
                     )
                 } else {
                     Failure::harness(format!(
-                        "payconf could not get the buyer through the issuer page within {} s; \
-                         the browser is at {url}. See the screenshot: name the page's fields in \
-                         acs.fields, or describe the page with [[acs.steps]]",
-                        bound.as_secs()
+                        "payconf could not get the buyer through the issuer page within the \
+                         journey's bound (acs.journey_timeout, {} s); the browser is at {url}. \
+                         See the screenshot: name the page's fields in acs.fields, or describe \
+                         the page with [[acs.steps]]",
+                        bound.as_secs_f64()
                     ))
                 });
             }
             // A page being replaced answers with errors: looked at again.
-            match self.look(&mut state, choice, values).await {
+            match self.look(&mut state, choice, values, deadline).await {
                 Ok(Look::Continue) | Err(_) => {}
                 Ok(Look::Landed(url)) => return Ok(url),
                 Ok(Look::Unreadable(failure)) => return Err(failure),
@@ -315,6 +360,7 @@ impl BrowserJourney<'_> {
         state: &mut Progress<'_>,
         choice: Choice,
         values: &BTreeMap<String, String>,
+        deadline: Instant,
     ) -> Result<Look, String> {
         state.url = self.current_url().await?;
         if !self.ready().await? {
@@ -374,7 +420,16 @@ impl BrowserJourney<'_> {
                     &state.url, &asked, values,
                 )));
             }
-            Acted::Nothing if state.answered => return Ok(Look::Landed(state.url.clone())),
+            Acted::Nothing if state.answered => {
+                // Still, but a landing only when nothing will move it on.
+                let still = self.stillness(values, still::left(deadline)).await?;
+                if still.asking && choice == Choice::Authenticate {
+                    return Ok(Look::Unreadable(asked_again(&state.url, values)));
+                }
+                if still.pending.is_none() {
+                    return Ok(Look::Landed(state.url.clone()));
+                }
+            }
             Acted::Nothing if self.last_move.elapsed() >= PATIENCE => {
                 return Ok(Look::Unreadable(Failure::harness(format!(
                     "payconf could not get the buyer through the issuer page at {}: it \
@@ -427,7 +482,11 @@ impl BrowserJourney<'_> {
                         self.documents += 1;
                         self.visited.page(&url);
                         if let Some(id) = params["requestId"].as_str() {
-                            self.requests.insert(id.to_owned(), url);
+                            let method = params["request"]["method"]
+                                .as_str()
+                                .and_then(|m| reqwest::Method::from_bytes(m.as_bytes()).ok())
+                                .unwrap_or(reqwest::Method::GET);
+                            self.requests.insert(id.to_owned(), (method, url));
                         }
                     } else {
                         self.visited.frame(&url);
@@ -438,9 +497,21 @@ impl BrowserJourney<'_> {
                     let failed = params["requestId"]
                         .as_str()
                         .and_then(|id| self.requests.get(id));
-                    if let Some(url) = failed {
+                    if let Some((_, url)) = failed {
                         let error = params["errorText"].as_str().unwrap_or("failed");
                         self.failed_load = Some((url.clone(), error.to_owned()));
+                    }
+                }
+                Some("Network.responseReceived")
+                    if params["type"] == "Document"
+                        && params["response"]["status"].as_u64().unwrap_or(0) >= 400 =>
+                {
+                    if let Some(id) = params["requestId"]
+                        .as_str()
+                        .filter(|id| self.requests.contains_key(*id))
+                    {
+                        self.failed_status
+                            .get_or_insert_with(|| (id.to_owned(), params["response"].clone()));
                     }
                 }
                 Some("Page.frameNavigated") | Some("Page.navigatedWithinDocument") => {

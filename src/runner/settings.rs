@@ -1,0 +1,151 @@
+//! The run's settings checked before anything is judged: a mistake in the
+//! target file must not read as the target's failure.
+//!
+//! - Scenarios that authenticate the buyer at the issuer need to know what
+//!   the buyer types there (`acs.fields` or `[[acs.steps]]`); without it
+//!   payconf would post an empty code and blame the target.
+//! - The configured API key and shop must be accepted: one create is sent
+//!   before the first scenario, and an answer that refuses it as
+//!   unauthenticated stops the run, quoting the answer, instead of failing
+//!   every scenario that creates a payment.
+//!
+//! Both stop the run with exit 2 and name the setting that resolves it.
+
+use payconf_spec::features::ScenarioEntry;
+use reqwest::{Client, Method};
+use serde_json::Value;
+
+use crate::runner::{
+    ISSUER_TAG,
+    exchange::{Exchange, Limits, RecordedRequest},
+    steps::{CREATE_PATH, payment::create_body_for},
+    target::{AcsDriver, TargetConfig},
+};
+
+/// Stops the run when a selected scenario authenticates the buyer at the
+/// issuer and the target file does not say what the buyer types there.
+pub fn check_issuer(target: &TargetConfig, selected: &[ScenarioEntry]) -> Result<(), String> {
+    if target.acs.driver == AcsDriver::None || target.acs.says_what_to_type() {
+        return Ok(());
+    }
+    let Some(scenario) = selected.iter().find(|s| s.has_tag(ISSUER_TAG)) else {
+        return Ok(());
+    };
+    Err(format!(
+        "the selected scenarios take the buyer through the issuer's authentication page \
+         ({} is one), and the target file does not say what the buyer types there.\nfix: \
+         name the page's fields and the values your test environment accepts in [acs] \
+         fields (for instance fields = {{ otp = \"123456\" }}), or describe the page with \
+         [[acs.steps]]; to leave those scenarios out, set acs.driver = \"none\"",
+        scenario.name
+    ))
+}
+
+/// Sends one create with the configured key and shop; stops the run when
+/// the target refuses it as unauthenticated.
+pub async fn check_credentials(
+    client: &Client,
+    target: &TargetConfig,
+    limits: Limits,
+) -> Result<(), String> {
+    let request = RecordedRequest::new(Method::POST, target.api_url(CREATE_PATH))
+        .header(
+            "Authorization",
+            format!("apikey {}", target.api_key.expose()),
+        )
+        .header("Content-Type", "application/json")
+        .body(create_body_for(target).to_string());
+    let exchange = request.send(client, limits).await;
+    match refusal(&exchange) {
+        None => Ok(()),
+        Some(why) => {
+            let redactor = target.redactor();
+            Err(format!(
+                "the target refused the configured credentials: {why}.\nfix: check api_key \
+                 (--api-key, PAYCONF_API_KEY) and shop_login (--shop-login) in the target \
+                 file: the key must be one the target accepts for that shop\n{}",
+                exchange.display(&redactor)
+            ))
+        }
+    }
+}
+
+/// Why an answer to a create with the configured credentials reads as a
+/// refusal of those credentials, if it does: HTTP 401 or 403, or an
+/// envelope that refuses it in words of authentication.
+fn refusal(exchange: &Exchange) -> Option<String> {
+    let response = exchange.response.as_ref().ok()?;
+    if matches!(response.status, 401 | 403) {
+        return Some(format!("it answered a create with HTTP {}", response.status));
+    }
+    let json: Value = serde_json::from_slice(&response.body).ok()?;
+    let code = json.pointer("/error/code").and_then(Value::as_str)?;
+    let description = json
+        .pointer("/error/description")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_lowercase();
+    let about_credentials = [
+        "api key",
+        "apikey",
+        "authenticat",
+        "authoriz",
+        "authoris",
+        "credential",
+        "shop",
+        "merchant",
+    ]
+    .iter()
+    .any(|word| description.contains(word));
+    (code != "0" && about_credentials).then(|| {
+        format!(
+            "it answered a create with error.code \"{}\"",
+            crate::runner::neutral::inline(code)
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, SystemTime};
+
+    use super::*;
+    use crate::runner::exchange::{RecordedResponse, Timing};
+
+    fn answered(status: u16, body: &str) -> Exchange {
+        Exchange {
+            id: 1,
+            request: RecordedRequest::new(
+                Method::POST,
+                url::Url::parse("http://127.0.0.1/api").expect("url"),
+            ),
+            response: Ok(RecordedResponse {
+                status,
+                version: "HTTP/1.1",
+                headers: Vec::new(),
+                body: body.as_bytes().to_vec(),
+            }),
+            timing: Timing {
+                started: SystemTime::now(),
+                wait: Duration::ZERO,
+                receive: Duration::ZERO,
+            },
+            transport_fault: None,
+        }
+    }
+
+    #[test]
+    fn a_refusal_of_the_credentials_is_told_from_other_answers() {
+        let refused = r#"{"error":{"code":"1166","description":"invalid API key"}}"#;
+        assert!(refusal(&answered(403, refused)).is_some());
+        assert!(refusal(&answered(401, "")).is_some());
+        assert!(refusal(&answered(200, refused)).is_some());
+        let shop = r#"{"error":{"code":"E7","description":"Shop not recognized"}}"#;
+        assert!(refusal(&answered(400, shop)).is_some());
+        let fine = r#"{"error":{"code":"0","description":"ok"},"payload":{}}"#;
+        assert!(refusal(&answered(200, fine)).is_none());
+        let other = r#"{"error":{"code":"1105","description":"invalid amount"}}"#;
+        assert!(refusal(&answered(400, other)).is_none());
+        assert!(refusal(&answered(500, "oops")).is_none());
+    }
+}
