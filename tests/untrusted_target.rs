@@ -165,7 +165,17 @@ async fn credentials_in_the_base_url_are_masked_everywhere() {
     base.set_password(Some("planted-pass-9x"))
         .expect("password");
     let run = run_against(&base, FORM, "@req:CREATE-01", &[], &[]).await;
-    assert!(run.output.results.is_some(), "{}", run.said());
+    // The credentials go with every request as Basic authentication, which
+    // the target takes for the merchant's key and refuses: the run stops
+    // before any scenario, saying so, and what it says is masked too.
+    assert_eq!(run.output.code, Some(2), "{}", run.said());
+    assert!(
+        run.output
+            .stderr
+            .contains("the target refused the configured credentials"),
+        "{}",
+        run.said()
+    );
     for secret in ["planted-user", "planted-pass-9x"] {
         assert_eq!(
             run.holding(secret),

@@ -241,7 +241,6 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         .into_iter()
         .filter(|s| tags.eval(s.tags.iter()))
         .collect();
-    settings::check_issuer(&target, &selected).map_err(NotRun)?;
     let limits = Limits {
         timeout: options.timeout,
         ..Limits::default()
@@ -259,6 +258,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             .await
             .map_err(NotRun)?;
     }
+    settings::check_issuer(&target, &selected).map_err(NotRun)?;
     let browser = match start_browser(&suite, &target, &tags, limits).await {
         Ok(browser) => browser,
         Err(error) => {

@@ -76,7 +76,10 @@ pub async fn check_credentials(
 fn refusal(exchange: &Exchange) -> Option<String> {
     let response = exchange.response.as_ref().ok()?;
     if matches!(response.status, 401 | 403) {
-        return Some(format!("it answered a create with HTTP {}", response.status));
+        return Some(format!(
+            "it answered a create with HTTP {}",
+            response.status
+        ));
     }
     let json: Value = serde_json::from_slice(&response.body).ok()?;
     let code = json.pointer("/error/code").and_then(Value::as_str)?;

@@ -6,6 +6,7 @@
 #![allow(dead_code)] // each test binary uses its own part of this module
 
 pub mod hostile;
+pub mod journeys;
 pub mod reports;
 pub mod runner;
 pub mod tls;

@@ -245,7 +245,12 @@ impl RecordedRequest {
             .map(|(_, value)| value.as_str())
             .collect::<Vec<_>>()
             .join(",");
-        let body = decode((!coding.is_empty()).then_some(coding.as_str()), body, max_body)?.body;
+        let body = decode(
+            (!coding.is_empty()).then_some(coding.as_str()),
+            body,
+            max_body,
+        )?
+        .body;
         Ok(RecordedResponse {
             status,
             version,
@@ -350,4 +355,3 @@ impl fmt::Display for ShownExchange<'_> {
         }
     }
 }
-

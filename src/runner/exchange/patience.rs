@@ -209,8 +209,16 @@ mod tests {
         pace.turns(5).await;
         pace.turns(1).await;
         // 1 + 1 + 5 turns of 20 ms went before the last request.
-        assert!(start.elapsed() >= Duration::from_millis(140), "{:?}", start.elapsed());
+        assert!(
+            start.elapsed() >= Duration::from_millis(140),
+            "{:?}",
+            start.elapsed()
+        );
         assert_eq!(Pace::new(None).rate(), None);
-        assert!(Pace::new(Some(20.0)).rate().is_some_and(|r| (r - 20.0).abs() < 1e-9));
+        assert!(
+            Pace::new(Some(20.0))
+                .rate()
+                .is_some_and(|r| (r - 20.0).abs() < 1e-9)
+        );
     }
 }

@@ -255,7 +255,9 @@ mod tests {
             r#"<form><input type="image" src="b.png" alt="Resend"><input type="submit" value="Conferma"></form>"#,
         );
         let form = html.select(&selector("form")).next().expect("form");
-        let chosen = submitter(form, Choice::Authenticate).expect("chosen").expect("one");
+        let chosen = submitter(form, Choice::Authenticate)
+            .expect("chosen")
+            .expect("one");
         assert_eq!(chosen.value().attr("value"), Some("Conferma"));
     }
 }

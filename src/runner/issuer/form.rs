@@ -228,9 +228,9 @@ impl Reading {
             Err(Unreadable::Unclear(why)) => Err(Unread::Failure(Failure::harness(format!(
                 "payconf cannot tell how the buyer answers the issuer page at {page}: {why}"
             )))),
-            Err(Unreadable::UnnamedFields(asked)) => Err(Unread::Failure(unnamed_fields(
-                page, &asked, values,
-            ))),
+            Err(Unreadable::UnnamedFields(asked)) => {
+                Err(Unread::Failure(unnamed_fields(page, &asked, values)))
+            }
         }
     }
 }
@@ -320,7 +320,10 @@ pub fn unnamed_fields(page: &Url, asked: &[String], values: &BTreeMap<String, St
         list(&mut asked.iter()),
         asked
             .first()
-            .map_or("otp".to_owned(), |name| crate::runner::neutral::inline(name).into_owned()),
+            .map_or("otp".to_owned(), |name| crate::runner::neutral::inline(
+                name
+            )
+            .into_owned()),
     ))
 }
 

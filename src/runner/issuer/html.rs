@@ -99,9 +99,7 @@ fn answer_form(
     }?;
     Some(
         submitter(form, choice)
-            .and_then(|control| {
-                fill_form(form, page, control, values).map_err(Refusal::Script)
-            }),
+            .and_then(|control| fill_form(form, page, control, values).map_err(Refusal::Script)),
     )
 }
 
@@ -113,12 +111,14 @@ pub fn page_action(
     values: &BTreeMap<String, String>,
 ) -> Result<PageAction, Unreadable> {
     if let Some(answer) = answer_form(document, page, choice, values) {
-        return answer.map(PageAction::Answer).map_err(|refusal| match refusal {
-            Refusal::Unclear(unclear) => Unreadable::Unclear(unclear.words()),
-            Refusal::Script(why) => {
-                Unreadable::FormNeedsScript(format!("the form for the buyer's answer: {why}"))
-            }
-        });
+        return answer
+            .map(PageAction::Answer)
+            .map_err(|refusal| match refusal {
+                Refusal::Unclear(unclear) => Unreadable::Unclear(unclear.words()),
+                Refusal::Script(why) => {
+                    Unreadable::FormNeedsScript(format!("the form for the buyer's answer: {why}"))
+                }
+            });
     }
     let forms: Vec<ElementRef<'_>> = document.select(&selector("form")).collect();
     if let [form] = forms.as_slice() {
@@ -216,7 +216,11 @@ pub fn click(
 pub fn typed_fields(form: ElementRef<'_>) -> Vec<String> {
     form.select(&selector("input[name], textarea[name]"))
         .filter(|e| {
-            let kind = e.value().attr("type").unwrap_or("text").to_ascii_lowercase();
+            let kind = e
+                .value()
+                .attr("type")
+                .unwrap_or("text")
+                .to_ascii_lowercase();
             e.value().name() == "textarea"
                 || matches!(
                     kind.as_str(),

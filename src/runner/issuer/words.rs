@@ -248,14 +248,18 @@ pub fn choose<S: AsRef<str>>(labels: &[S], choice: Choice) -> Result<Option<usiz
     if let Some(confirm) = first(&|role| role == Role::Confirm) {
         return Ok(Some(confirm));
     }
-    let open: Vec<usize> = (0..roles.len()).filter(|&i| !roles[i].holds_back()).collect();
+    let open: Vec<usize> = (0..roles.len())
+        .filter(|&i| !roles[i].holds_back())
+        .collect();
     match open.as_slice() {
         [] => Err(Choosing::None(
             "its only controls cancel, send the code again, go back or return to the shop",
         )),
         [only] => Ok(Some(*only)),
         _ => Err(Choosing::Unclear(
-            open.iter().map(|&i| labels[i].as_ref().to_owned()).collect(),
+            open.iter()
+                .map(|&i| labels[i].as_ref().to_owned())
+                .collect(),
         )),
     }
 }
@@ -321,13 +325,17 @@ mod tests {
 
     #[test]
     fn two_controls_that_may_confirm_and_say_nothing_are_an_unclear_choice() {
-        let choosing = choose(&["Alpha", "Resend", "Beta"], Choice::Authenticate)
-            .expect_err("unclear");
+        let choosing =
+            choose(&["Alpha", "Resend", "Beta"], Choice::Authenticate).expect_err("unclear");
         assert_eq!(
             choosing,
             Choosing::Unclear(vec!["Alpha".to_owned(), "Beta".to_owned()])
         );
-        assert!(choosing.words().contains("\"Alpha\", \"Beta\""), "{}", choosing.words());
+        assert!(
+            choosing.words().contains("\"Alpha\", \"Beta\""),
+            "{}",
+            choosing.words()
+        );
         assert!(choosing.words().contains("[[acs.steps]]"));
     }
 }

@@ -25,7 +25,11 @@ pub struct Decoded {
 
 /// Undoes the codings `content_encoding` names (applied in the order given,
 /// so undone last first), keeping at most `max` decoded bytes.
-pub fn decode(content_encoding: Option<&str>, body: Vec<u8>, max: usize) -> Result<Decoded, String> {
+pub fn decode(
+    content_encoding: Option<&str>,
+    body: Vec<u8>,
+    max: usize,
+) -> Result<Decoded, String> {
     let codings: Vec<String> = content_encoding
         .unwrap_or("")
         .split(',')
@@ -122,7 +126,10 @@ mod tests {
         // Small enough to pass the limit on the wire.
         assert!(bomb.len() < 1024 * 1024, "{} bytes", bomb.len());
         let error = decode(Some("gzip"), bomb, 1024 * 1024).expect_err("cut");
-        assert!(error.contains("larger than 1048576 bytes once its gzip"), "{error}");
+        assert!(
+            error.contains("larger than 1048576 bytes once its gzip"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -263,6 +263,12 @@ impl Twin {
                     }
                     // A path: the merchant's redirect would resolve it on the merchant's host.
                     (None, Some(Defect::IssuerAddressRelative)) => begin,
+                    // The issuer's plain HTTP port, named as https.
+                    (None, Some(Defect::IssuerHttpsOnPlainPort)) => {
+                        let mut https = self.issuer.join(&begin).expect("joins");
+                        https.set_scheme("https").expect("https");
+                        https.to_string()
+                    }
                     _ => self.address(&self.issuer, &begin),
                 };
                 payload["transactionResult"] = json!("");

@@ -34,6 +34,8 @@ pub enum Defect {
     IssuerLandsElsewhere,
     IssuerRedirectsForever,
     IssuerResetsConnection,
+    IssuerPageServerError,
+    IssuerHttpsOnPlainPort,
     ScriptedIssuerLandsOnFailure,
     ScriptedIssuerRedirectsForever,
     PaidSubmitAsksFor8006,
@@ -51,7 +53,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 43] = [
+    pub const ALL: [Self; 45] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -82,6 +84,8 @@ impl Defect {
         Self::IssuerLandsElsewhere,
         Self::IssuerRedirectsForever,
         Self::IssuerResetsConnection,
+        Self::IssuerPageServerError,
+        Self::IssuerHttpsOnPlainPort,
         Self::ScriptedIssuerLandsOnFailure,
         Self::ScriptedIssuerRedirectsForever,
         Self::PaidSubmitAsksFor8006,

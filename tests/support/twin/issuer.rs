@@ -97,6 +97,15 @@ impl Twin {
         if self.session_of(request, session).is_none() {
             return page("Session expired", "<p>Your session has expired.</p>");
         }
+        if self.has(Defect::IssuerPageServerError) {
+            // A page whose body still shows the form: only the status says it broke.
+            return super::answer(
+                500,
+                super::HTML,
+                "<!DOCTYPE html><html><head><title>Twin Bank</title></head>\
+                 <body><h1>Something went wrong</h1><p>Please try again later.</p></body></html>",
+            );
+        }
         let hidden = hidden(session);
         match self.style {
             IssuerStyle::Form | IssuerStyle::ScriptReturn | IssuerStyle::Frozen => page(

@@ -72,16 +72,27 @@ pub enum Variation {
     /// Redirect addresses are scheme-relative (`//host/path`): the buyer's
     /// browser completes them with the scheme of the page it is on.
     SchemeRelativeRedirects,
+    /// Over 20 API requests a second are answered `429 Too Many Requests`
+    /// with the envelope and `Retry-After: 1`: the contract shows no rate
+    /// limits ("not shown"), so a server may have one, and a client that
+    /// waits as asked is served.
+    RateLimited,
+    /// Every JSON answer is gzip-compressed, whatever the request's
+    /// `Accept-Encoding`: a request that names none accepts any coding
+    /// (RFC 9110 12.5.3), and the contract says nothing of compression.
+    GzipAlways,
 }
 
 impl Variation {
     /// Every variation.
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 7] = [
         Self::NullPayloadOnRefusals,
         Self::ApiKeyRequiredOnSubmit,
         Self::RefusesReservedDomains,
         Self::OwnResultPage,
         Self::SchemeRelativeRedirects,
+        Self::RateLimited,
+        Self::GzipAlways,
     ];
 }
 
@@ -111,6 +122,8 @@ struct State {
     /// When recent payments were paid, for the defect that mixes them up
     /// under load.
     recent_pays: Mutex<std::collections::VecDeque<std::time::Instant>>,
+    /// When the last API requests came, for the rate-limited variation.
+    recent_requests: Mutex<std::collections::VecDeque<std::time::Instant>>,
 }
 
 #[derive(Clone)]
@@ -224,7 +237,38 @@ impl Twin {
             "error": {"code": "0", "description": description, "traceId": "t-0"},
             "payload": payload,
         });
-        answer(200, JSON, body.to_string())
+        self.json(200, body.to_string())
+    }
+
+    /// A JSON answer, compressed in the variation that always compresses.
+    fn json(&self, status: u16, body: String) -> ResponseTemplate {
+        if self.variation != Some(Variation::GzipAlways) {
+            return answer(status, JSON, body);
+        }
+        use std::io::Write as _;
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gzip.write_all(body.as_bytes()).expect("gzip");
+        answer(status, JSON, gzip.finish().expect("gzip")).insert_header("Content-Encoding", "gzip")
+    }
+
+    /// Whether this API request is over the rate-limited variation's 20 a second.
+    fn over_rate(&self) -> bool {
+        if self.variation != Some(Variation::RateLimited) {
+            return false;
+        }
+        let now = std::time::Instant::now();
+        let mut recent = self.state.recent_requests.lock().expect("lock");
+        while recent
+            .front()
+            .is_some_and(|at| now.duration_since(*at) > Duration::from_secs(1))
+        {
+            recent.pop_front();
+        }
+        if recent.len() >= 20 {
+            return true;
+        }
+        recent.push_back(now);
+        false
     }
 
     /// A refusal as the twin writes it: HTTP 200, a code of its own, an
@@ -237,7 +281,7 @@ impl Twin {
         };
         let body = json!({"requestId": uuid::Uuid::new_v4().to_string(),
                           "error": {"code": code, "description": description}, "payload": payload});
-        answer(200, JSON, body.to_string())
+        self.json(200, body.to_string())
     }
 
     /// A refusal of a payment operation the service's own code decides
@@ -305,6 +349,13 @@ impl Twin {
         let found = match origin {
             Origin::Service if self.crashes_on(request) => {
                 return ResponseTemplate::new(500).set_body_raw("Internal Server Error", HTML);
+            }
+            Origin::Service if path.starts_with("/api/") && self.over_rate() => {
+                let body = json!({"error": {"code": "RATE_LIMITED", "description": "too many requests"},
+                                  "payload": {}});
+                return self
+                    .json(429, body.to_string())
+                    .insert_header("Retry-After", "1");
             }
             Origin::Service => match (method, path) {
                 ("POST", "/api/v1/payment/create/" | "/api/v1/payment/create") => {

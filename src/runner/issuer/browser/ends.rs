@@ -1,7 +1,42 @@
 //! How a browser journey ends without a landing that payconf can judge: a
-//! page that did not load, or pages over the browser's memory bound.
+//! page that did not load, pages over the browser's memory bound, or a
+//! browser that stopped answering ([`Heartbeat`]).
+
+use std::{
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
 
 use url::Url;
+
+/// When the browser last answered a look at the page. A slow bank's pages
+/// keep the journey going for as long as `acs.journey_timeout` allows; a
+/// browser that answers nothing (a page whose script never yields blocks
+/// every command) is let go much sooner.
+#[derive(Clone, Debug)]
+pub(super) struct Heartbeat(Arc<Mutex<Instant>>);
+
+impl Heartbeat {
+    pub(super) fn new() -> Self {
+        Self(Arc::new(Mutex::new(Instant::now())))
+    }
+
+    /// The browser answered.
+    pub(super) fn beat(&self) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+    }
+
+    /// Resolves once the browser has not answered for `bound`.
+    pub(super) async fn silent_for(&self, bound: Duration) {
+        loop {
+            let since = self.0.lock().unwrap_or_else(|e| e.into_inner()).elapsed();
+            if since >= bound {
+                return;
+            }
+            tokio::time::sleep((bound - since).min(Duration::from_millis(250))).await;
+        }
+    }
+}
 
 use crate::runner::world::{Failure, PaymentWorld};
 

@@ -26,7 +26,7 @@ mod evidence;
 mod page;
 mod still;
 
-use ends::{load_failure, over_memory, over_memory_failure};
+use ends::{Heartbeat, load_failure, over_memory, over_memory_failure};
 
 pub use evidence::blank_out;
 
@@ -61,9 +61,13 @@ pub const SETTLE: Duration = Duration::from_secs(1);
 /// may build the form late).
 const PATIENCE: Duration = Duration::from_secs(3);
 
+/// The least time the browser gets to answer one look at the page, whatever
+/// `--timeout` says; past it (and [`COMMAND_BOUND`] more) it has stopped
+/// answering.
+const MIN_ANSWER: Duration = Duration::from_secs(10);
+
 /// How often the browser's memory is measured during a journey.
 const MEMORY_CHECK: Duration = Duration::from_millis(250);
-
 
 /// Drives the buyer from the issuer address to wherever they land, and
 /// leaves the pages visited and a screenshot in the world.
@@ -95,6 +99,7 @@ pub async fn authenticate(
         failed_status: None,
         page_exchange: None,
         counter: None,
+        heartbeat: Heartbeat::new(),
         issuer: issuer.clone(),
         started: false,
         archive: world.ctx.har.then(Archive::default),
@@ -103,6 +108,8 @@ pub async fn authenticate(
     // (a machine short of CPU, a renderer that hangs) ends the journey as
     // an error of the harness, and is used no more in this run.
     let bound = world.target().acs.journey_bound() + COMMAND_BOUND;
+    let answer_bound = world.ctx.limits.timeout.max(MIN_ANSWER) + COMMAND_BOUND;
+    let heartbeat = journey.heartbeat.clone();
     // The memory is watched beside the journey, not between its commands: a
     // page that allocates without yielding holds every command up. Over
     // the bound, the journey ends at once.
@@ -123,6 +130,14 @@ pub async fn authenticate(
             Err(over_memory_failure(used, chromium.memory_limit())),
             Some(used),
         ),
+        () = heartbeat.silent_for(answer_bound) => {
+            let why = format!("no answer within {} s", answer_bound.as_secs());
+            chromium.stall(&why);
+            (Err(Failure::harness(format!(
+                "the browser stopped answering: {why}; payconf judges nothing more with it \
+                 in this run"
+            ))), None)
+        }
     };
     if let Some(watch) = watch {
         watch.abort();
@@ -197,6 +212,8 @@ struct BrowserJourney<'a> {
     page_exchange: Option<crate::runner::exchange::Exchange>,
     /// The DevTools identifier of the script counting what is pending.
     counter: Option<String>,
+    /// When the browser last answered.
+    heartbeat: Heartbeat,
     /// The issuer address the journey opens.
     issuer: Url,
     /// Whether the browser has asked for the issuer address yet.
@@ -293,6 +310,7 @@ impl BrowserJourney<'_> {
         self.last_move = Instant::now();
         loop {
             self.observe().await.map_err(browser)?;
+            self.heartbeat.beat();
             if let Some(landing) = self.landing() {
                 return Ok(landing);
             }
@@ -416,9 +434,9 @@ impl BrowserJourney<'_> {
                 ))));
             }
             Acted::UnnamedFields(asked) => {
-                return Ok(Look::Unreadable(crate::runner::issuer::form::unnamed_fields(
-                    &state.url, &asked, values,
-                )));
+                return Ok(Look::Unreadable(
+                    crate::runner::issuer::form::unnamed_fields(&state.url, &asked, values),
+                ));
             }
             Acted::Nothing if state.answered => {
                 // Still, but a landing only when nothing will move it on.

@@ -104,7 +104,12 @@ impl BrowserJourney<'_> {
             Pass::Walk => {
                 let typed: Vec<String> = found["loneTyped"]
                     .as_array()
-                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
                     .unwrap_or_default();
                 // After the answer only a form with nothing to type is walked.
                 if answered && !typed.is_empty() {
