@@ -26,6 +26,7 @@ use payconf_spec::{
 
 pub mod console;
 pub mod exchange;
+pub mod failure;
 pub mod hostile;
 pub mod issuer;
 pub mod list;

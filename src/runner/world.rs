@@ -10,7 +10,7 @@
 //! to; otherwise it is noted as an observation, so that one broken field
 //! fails exactly the scenarios that check it and no others.
 
-use std::{fmt, sync::Arc};
+use std::sync::Arc;
 
 use serde_json::Value;
 use url::Url;
@@ -63,6 +63,8 @@ impl RunContext {
         send_patiently(request, &self.client, self.limits, &self.pace).await
     }
 }
+
+pub use super::failure::Failure;
 
 tokio::task_local! {
     static CONTEXT: Arc<RunContext>;
@@ -429,10 +431,7 @@ impl PaymentWorld {
             message.push('\n');
             message.push_str(&exchange.display(redactor).to_string());
         }
-        Failure {
-            message,
-            harness: false,
-        }
+        Failure::target(message)
     }
 
     /// Passes a step's outcome through, remembering an error of the
@@ -478,48 +477,6 @@ pub fn is_json_media_type(value: &str) -> bool {
         || essence == "text/json"
         || (essence.contains('/') && essence.ends_with("+json"))
 }
-
-/// Why a step failed, for a person: expected, actual, and the exchange.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Failure {
-    /// The whole message, secrets redacted.
-    pub message: String,
-    /// Whether payconf itself could not carry the step out (a page it cannot
-    /// read, a browser that does not answer): the target is not judged.
-    harness: bool,
-}
-
-impl Failure {
-    /// A failure that involves no exchange.
-    pub fn plain(expected: &str) -> Self {
-        Self {
-            message: format!("expected: {expected}"),
-            harness: false,
-        }
-    }
-
-    /// An error of the harness: `message` says what payconf could not do
-    /// and what would let it.
-    pub fn harness(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-            harness: true,
-        }
-    }
-
-    /// Whether this is an error of the harness rather than of the target.
-    pub fn is_harness(&self) -> bool {
-        self.harness
-    }
-}
-
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Failure {}
 
 #[cfg(test)]
 mod tests {

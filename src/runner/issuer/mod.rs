@@ -28,6 +28,7 @@ pub mod navigation;
 pub mod parse;
 pub mod relay;
 pub mod steps;
+pub mod unsure;
 pub mod words;
 
 use std::collections::BTreeMap;

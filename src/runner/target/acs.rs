@@ -82,6 +82,21 @@ impl AcsConfig {
         std::time::Duration::from_secs_f64(self.journey_timeout.unwrap_or(DEFAULT_JOURNEY_SECS))
     }
 
+    /// Checks the bounds the target file sets.
+    pub fn check_bounds(&self) -> Result<(), TargetError> {
+        if self
+            .journey_timeout
+            .is_some_and(|secs| !(1.0..=3600.0).contains(&secs))
+        {
+            return Err(target_error(
+                "acs.journey_timeout",
+                "must be between 1 and 3600 (seconds the buyer's way through the issuer's \
+                 pages may take)",
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether the target file says what the buyer types at the issuer:
     /// field values, or explicit steps.
     pub fn says_what_to_type(&self) -> bool {

@@ -300,17 +300,7 @@ impl TargetFile {
         for (i, origin) in self.acs.origins.iter().enumerate() {
             http_url(&format!("acs.origins[{i}]"), origin)?;
         }
-        if self
-            .acs
-            .journey_timeout
-            .is_some_and(|secs| !(1.0..=3600.0).contains(&secs))
-        {
-            return Err(target_error(
-                "acs.journey_timeout",
-                "must be between 1 and 3600 (seconds the buyer's way through the issuer's \
-                 pages may take)",
-            ));
-        }
+        self.acs.check_bounds()?;
         if self.acs.browser.memory_mb.is_some_and(|mb| mb < 64) {
             return Err(target_error(
                 "acs.browser.memory_mb",

@@ -24,6 +24,7 @@
 mod api;
 mod defect;
 mod issuer;
+mod transport;
 
 pub use defect::Defect;
 pub use issuer::IssuerStyle;
@@ -238,37 +239,6 @@ impl Twin {
             "payload": payload,
         });
         self.json(200, body.to_string())
-    }
-
-    /// A JSON answer, compressed in the variation that always compresses.
-    fn json(&self, status: u16, body: String) -> ResponseTemplate {
-        if self.variation != Some(Variation::GzipAlways) {
-            return answer(status, JSON, body);
-        }
-        use std::io::Write as _;
-        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gzip.write_all(body.as_bytes()).expect("gzip");
-        answer(status, JSON, gzip.finish().expect("gzip")).insert_header("Content-Encoding", "gzip")
-    }
-
-    /// Whether this API request is over the rate-limited variation's 20 a second.
-    fn over_rate(&self) -> bool {
-        if self.variation != Some(Variation::RateLimited) {
-            return false;
-        }
-        let now = std::time::Instant::now();
-        let mut recent = self.state.recent_requests.lock().expect("lock");
-        while recent
-            .front()
-            .is_some_and(|at| now.duration_since(*at) > Duration::from_secs(1))
-        {
-            recent.pop_front();
-        }
-        if recent.len() >= 20 {
-            return true;
-        }
-        recent.push_back(now);
-        false
     }
 
     /// A refusal as the twin writes it: HTTP 200, a code of its own, an

@@ -23,6 +23,7 @@
 mod archive;
 mod ends;
 mod evidence;
+mod log;
 mod page;
 mod still;
 
@@ -42,12 +43,11 @@ use self::archive::Archive;
 use super::{
     Choice, IssuerEvidence,
     chromium::{COMMAND_BOUND, Chromium, Turn},
-    form::asked_again,
     navigation::{
-        MAX_PAGES, MAX_WALKS, Visited, error_status, merchant_pages, over_bound, same_page,
-        too_many_pages,
+        MAX_PAGES, MAX_WALKS, Visited, error_status, merchant_pages, over_bound, too_many_pages,
     },
     steps::{IssuerStep, StepAction},
+    unsure::{asked_again, unnamed_fields},
 };
 use crate::runner::world::{Failure, PaymentWorld};
 
@@ -434,9 +434,7 @@ impl BrowserJourney<'_> {
                 ))));
             }
             Acted::UnnamedFields(asked) => {
-                return Ok(Look::Unreadable(
-                    crate::runner::issuer::form::unnamed_fields(&state.url, &asked, values),
-                ));
+                return Ok(Look::Unreadable(unnamed_fields(&state.url, &asked, values)));
             }
             Acted::Nothing if state.answered => {
                 // Still, but a landing only when nothing will move it on.
@@ -462,93 +460,6 @@ impl BrowserJourney<'_> {
             Acted::Nothing => {}
         }
         Ok(Look::Continue)
-    }
-
-    /// Reads the browser's log: the document requests since the last look.
-    async fn observe(&mut self) -> Result<(), String> {
-        for event in self.turn.performance_log().await? {
-            let params = &event["params"];
-            if let (Some(archive), Some(method)) = (&mut self.archive, event["method"].as_str()) {
-                archive.event(method, params);
-            }
-            match event["method"].as_str() {
-                Some("Network.requestWillBeSent") if params["type"] == "Document" => {
-                    let Some(url) = params["request"]["url"]
-                        .as_str()
-                        .and_then(|u| Url::parse(u).ok())
-                    else {
-                        continue;
-                    };
-                    if !matches!(url.scheme(), "http" | "https") {
-                        continue;
-                    }
-                    let top = self.top_frame.is_none()
-                        || params["frameId"].as_str() == self.top_frame.as_deref();
-                    // What the last scenario's page still logged is not this journey's.
-                    if top && !self.started {
-                        if params["documentURL"].as_str() != Some(self.issuer.as_str())
-                            && url != self.issuer
-                        {
-                            continue;
-                        }
-                        self.started = true;
-                    }
-                    if let Some(archive) = self.archive.as_mut().filter(|_| self.started) {
-                        archive.request(params);
-                    }
-                    if top {
-                        self.documents += 1;
-                        self.visited.page(&url);
-                        if let Some(id) = params["requestId"].as_str() {
-                            let method = params["request"]["method"]
-                                .as_str()
-                                .and_then(|m| reqwest::Method::from_bytes(m.as_bytes()).ok())
-                                .unwrap_or(reqwest::Method::GET);
-                            self.requests.insert(id.to_owned(), (method, url));
-                        }
-                    } else {
-                        self.visited.frame(&url);
-                    }
-                    self.last_move = Instant::now();
-                }
-                Some("Network.loadingFailed") if params["canceled"] != true => {
-                    let failed = params["requestId"]
-                        .as_str()
-                        .and_then(|id| self.requests.get(id));
-                    if let Some((_, url)) = failed {
-                        let error = params["errorText"].as_str().unwrap_or("failed");
-                        self.failed_load = Some((url.clone(), error.to_owned()));
-                    }
-                }
-                Some("Network.responseReceived")
-                    if params["type"] == "Document"
-                        && params["response"]["status"].as_u64().unwrap_or(0) >= 400 =>
-                {
-                    if let Some(id) = params["requestId"]
-                        .as_str()
-                        .filter(|id| self.requests.contains_key(*id))
-                    {
-                        self.failed_status
-                            .get_or_insert_with(|| (id.to_owned(), params["response"].clone()));
-                    }
-                }
-                Some("Page.frameNavigated") | Some("Page.navigatedWithinDocument") => {
-                    self.last_move = Instant::now();
-                }
-                _ => {}
-            }
-        }
-        Ok(())
-    }
-
-    /// The first merchant's page the top-level page was sent to, if any.
-    fn landing(&self) -> Option<Url> {
-        self.visited
-            .pages
-            .iter()
-            .filter(|p| !p.starts_with("(frame)"))
-            .filter_map(|p| Url::parse(p).ok())
-            .find(|url| self.merchant.iter().any(|m| same_page(m, url)))
     }
 
     async fn current_url(&self) -> Result<Url, String> {

@@ -1,0 +1,99 @@
+//! What the browser's own log tells a journey: each document request,
+//! redirect hops included (the pages visited, the first merchant's page),
+//! a page that did not load, a top-level page answering an HTTP error.
+
+use std::time::Instant;
+
+use url::Url;
+
+use super::BrowserJourney;
+use crate::runner::issuer::navigation::same_page;
+
+impl BrowserJourney<'_> {
+    /// Reads the browser's log: the document requests since the last look.
+    pub(super) async fn observe(&mut self) -> Result<(), String> {
+        for event in self.turn.performance_log().await? {
+            let params = &event["params"];
+            if let (Some(archive), Some(method)) = (&mut self.archive, event["method"].as_str()) {
+                archive.event(method, params);
+            }
+            match event["method"].as_str() {
+                Some("Network.requestWillBeSent") if params["type"] == "Document" => {
+                    let Some(url) = params["request"]["url"]
+                        .as_str()
+                        .and_then(|u| Url::parse(u).ok())
+                    else {
+                        continue;
+                    };
+                    if !matches!(url.scheme(), "http" | "https") {
+                        continue;
+                    }
+                    let top = self.top_frame.is_none()
+                        || params["frameId"].as_str() == self.top_frame.as_deref();
+                    // What the last scenario's page still logged is not this journey's.
+                    if top && !self.started {
+                        if params["documentURL"].as_str() != Some(self.issuer.as_str())
+                            && url != self.issuer
+                        {
+                            continue;
+                        }
+                        self.started = true;
+                    }
+                    if let Some(archive) = self.archive.as_mut().filter(|_| self.started) {
+                        archive.request(params);
+                    }
+                    if top {
+                        self.documents += 1;
+                        self.visited.page(&url);
+                        if let Some(id) = params["requestId"].as_str() {
+                            let method = params["request"]["method"]
+                                .as_str()
+                                .and_then(|m| reqwest::Method::from_bytes(m.as_bytes()).ok())
+                                .unwrap_or(reqwest::Method::GET);
+                            self.requests.insert(id.to_owned(), (method, url));
+                        }
+                    } else {
+                        self.visited.frame(&url);
+                    }
+                    self.last_move = Instant::now();
+                }
+                Some("Network.loadingFailed") if params["canceled"] != true => {
+                    let failed = params["requestId"]
+                        .as_str()
+                        .and_then(|id| self.requests.get(id));
+                    if let Some((_, url)) = failed {
+                        let error = params["errorText"].as_str().unwrap_or("failed");
+                        self.failed_load = Some((url.clone(), error.to_owned()));
+                    }
+                }
+                Some("Network.responseReceived")
+                    if params["type"] == "Document"
+                        && params["response"]["status"].as_u64().unwrap_or(0) >= 400 =>
+                {
+                    if let Some(id) = params["requestId"]
+                        .as_str()
+                        .filter(|id| self.requests.contains_key(*id))
+                    {
+                        self.failed_status
+                            .get_or_insert_with(|| (id.to_owned(), params["response"].clone()));
+                    }
+                }
+                Some("Page.frameNavigated") | Some("Page.navigatedWithinDocument") => {
+                    self.last_move = Instant::now();
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The first merchant's page the top-level page was sent to, if any.
+    pub(super) fn landing(&self) -> Option<Url> {
+        self.visited
+            .pages
+            .iter()
+            .filter(|p| !p.starts_with("(frame)"))
+            .filter_map(|p| Url::parse(p).ok())
+            .find(|url| self.merchant.iter().any(|m| same_page(m, url)))
+    }
+}
