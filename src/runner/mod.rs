@@ -425,7 +425,7 @@ async fn execute(
             let report = Arc::clone(&report);
             move |feature, _, scenario, _, world| {
                 let key = (file_name(feature), scenario.position.line);
-                let (observations, exchanges, issuer, har) = world
+                let (observations, waited, exchanges, issuer, har) = world
                     .map(|w| {
                         // The browser is free for the next scenario.
                         w.browser_reservation = None;
@@ -434,6 +434,7 @@ async fn execute(
                         let har = w.ctx.har.then(|| w.unreported.all(redactor, &w.exchanges));
                         (
                             std::mem::take(&mut w.observations),
+                            std::mem::take(&mut w.waited),
                             exchanges,
                             w.issuer_evidence.take(),
                             har,
@@ -446,6 +447,9 @@ async fn execute(
                 }
                 if !observations.is_empty() {
                     report.observations.push((key.clone(), observations));
+                }
+                if !waited.is_empty() {
+                    report.waited.push((key.clone(), waited));
                 }
                 if let Some(issuer) = issuer {
                     report.issuer_evidence.push((key.clone(), issuer));
@@ -478,6 +482,7 @@ fn skipped(scenario: ScenarioEntry, reason: String) -> ScenarioResult {
         tags: scenario.tags,
         outcome: Outcome::Skipped(reason),
         observations: Vec::new(),
+        waited: Vec::new(),
         steps: Vec::new(),
         exchanges: Vec::new(),
         issuer: None,

@@ -147,6 +147,8 @@ pub struct PaymentWorld {
     pub unreported: Unreported,
     /// Violations of requirements this scenario does not check.
     pub observations: Vec<String>,
+    /// Each time the target asked payconf to wait and it did, said.
+    pub waited: Vec<String>,
     /// The requirements a failed spec check blamed: what a waiver must cover.
     /// Empty for other failures, which are the scenario's as a whole.
     pub blamed: Vec<String>,
@@ -178,6 +180,7 @@ impl PaymentWorld {
             landing: None,
             exchanges: Vec::new(),
             observations: Vec::new(),
+            waited: Vec::new(),
             blamed: Vec::new(),
             harness_error: None,
             issuer_evidence: None,
@@ -222,8 +225,7 @@ impl PaymentWorld {
     /// answers that asked for the HAR file.
     pub fn note_waits(&mut self, sent: &Sent) {
         let redactor = &self.ctx.redactor;
-        self.observations
-            .extend(sent.notes(|url| redactor.text(url)));
+        self.waited.extend(sent.notes(|url| redactor.text(url)));
         self.also_sent(sent.waits.iter().map(|(exchange, _)| exchange));
     }
 

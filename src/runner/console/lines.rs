@@ -48,6 +48,9 @@ pub(super) fn result_lines(result: &ScenarioResult) -> Vec<String> {
     for observation in &result.observations {
         out.push(format!("        noted: {observation}"));
     }
+    for wait in &result.waited {
+        out.push(format!("        waited: {wait}"));
+    }
     out
 }
 

@@ -40,6 +40,9 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
             if !r.observations.is_empty() {
                 entry["noted"] = json!(r.observations);
             }
+            if !r.waited.is_empty() {
+                entry["waited"] = json!(r.waited);
+            }
             entry
         })
         .collect();

@@ -145,6 +145,8 @@ pub struct ScenarioResult {
     pub outcome: Outcome,
     /// Violations of requirements it does not check, noted in passing.
     pub observations: Vec<String>,
+    /// Each time the target asked payconf to wait (a rate limit) and it did.
+    pub waited: Vec<String>,
     /// Its steps, background first.
     pub steps: Vec<StepResult>,
     /// Every exchange with the target, redacted.
@@ -223,6 +225,8 @@ pub struct RunReport {
     pub harness_errors: Vec<String>,
     /// Number of features run.
     pub features: usize,
+    /// Waits of each scenario (file, line), recorded when it ends.
+    pub waited: Vec<((String, usize), Vec<String>)>,
     /// Observations of each scenario (file, line), recorded when it ends.
     pub observations: Vec<((String, usize), Vec<String>)>,
     /// Exchanges of each scenario (file, line), recorded when it ends.

@@ -278,6 +278,10 @@ impl Recorder {
                 if let Some(i) = report.observations.iter().position(|(k, _)| *k == key) {
                     observations = report.observations.remove(i).1;
                 }
+                let waited = match report.waited.iter().position(|(k, _)| *k == key) {
+                    Some(i) => report.waited.remove(i).1,
+                    None => Vec::new(),
+                };
                 let exchanges = match report.evidence.iter().position(|(k, _)| *k == key) {
                     Some(i) => report.evidence.remove(i).1,
                     None => Vec::new(),
@@ -310,6 +314,7 @@ impl Recorder {
                     tags,
                     outcome,
                     observations,
+                    waited,
                     steps,
                     exchanges,
                     issuer,
