@@ -98,8 +98,8 @@ pub fn transport_fault(error: &reqwest::Error, target: &TargetConfig) -> Option<
     tls_or_dns_fault(error)
 }
 
-/// A certificate, TLS or name-resolution failure in `error`'s causes.
-pub fn tls_or_dns_fault(error: &reqwest::Error) -> Option<Fault> {
+/// The TLS failure among `error`'s causes, if any.
+fn tls_error(error: &reqwest::Error) -> Option<&rustls::Error> {
     let mut source = error.source();
     while let Some(cause) = source {
         // An io::Error's own source skips the error it wraps (and it may
@@ -111,21 +111,28 @@ pub fn tls_or_dns_fault(error: &reqwest::Error) -> Option<Fault> {
         {
             inner = wrapped;
         }
-        let tls = inner.downcast_ref::<rustls::Error>();
-        if let Some(tls) = tls {
-            return Some(match tls {
-                // The server's first bytes are no TLS record: it speaks
-                // something else (plain HTTP) on an https address. The
-                // target's doing, not a setting of payconf's.
-                rustls::Error::InvalidMessage(_) => return None,
-                rustls::Error::InvalidCertificate(e) => Fault::Certificate(e.clone()),
-                rustls::Error::AlertReceived(alert) if is_client_refusal(*alert) => {
-                    Fault::ClientCertificate(*alert)
-                }
-                other => Fault::Tls(other.to_string()),
-            });
+        if let Some(tls) = inner.downcast_ref::<rustls::Error>() {
+            return Some(tls);
         }
         source = cause.source();
+    }
+    None
+}
+
+/// A certificate, TLS or name-resolution failure in `error`'s causes.
+pub fn tls_or_dns_fault(error: &reqwest::Error) -> Option<Fault> {
+    if let Some(tls) = tls_error(error) {
+        return match tls {
+            // The server's first bytes are no TLS record: it speaks
+            // something else (plain HTTP) on an https address. The
+            // target's doing, not a setting of payconf's.
+            rustls::Error::InvalidMessage(_) => None,
+            rustls::Error::InvalidCertificate(e) => Some(Fault::Certificate(e.clone())),
+            rustls::Error::AlertReceived(alert) if is_client_refusal(*alert) => {
+                Some(Fault::ClientCertificate(*alert))
+            }
+            other => Some(Fault::Tls(other.to_string())),
+        };
     }
     let text = causes(error);
     if text.contains("dns error") || text.contains("failed to lookup address") {
@@ -137,24 +144,7 @@ pub fn tls_or_dns_fault(error: &reqwest::Error) -> Option<Fault> {
 /// Whether `error` is a server that does not speak TLS on an `https`
 /// address: its answer to the handshake is no TLS record.
 pub fn speaks_no_tls(error: &reqwest::Error) -> bool {
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let mut inner: &(dyn std::error::Error + 'static) = cause;
-        while let Some(wrapped) = inner
-            .downcast_ref::<std::io::Error>()
-            .and_then(std::io::Error::get_ref)
-        {
-            inner = wrapped;
-        }
-        if matches!(
-            inner.downcast_ref::<rustls::Error>(),
-            Some(rustls::Error::InvalidMessage(_))
-        ) {
-            return true;
-        }
-        source = cause.source();
-    }
-    false
+    matches!(tls_error(error), Some(rustls::Error::InvalidMessage(_)))
 }
 
 /// The alerts a server sends when it will not take the client's certificate.
