@@ -88,18 +88,29 @@ fn refusal(exchange: &Exchange) -> Option<String> {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_lowercase();
-    let about_credentials = [
-        "api key",
+    let words: Vec<&str> = description
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .collect();
+    // Whole words, or their beginnings: "shop" is not "shopTransactionID".
+    let whole = [
+        "key",
         "apikey",
+        "shop",
+        "shoplogin",
+        "merchant",
+        "credentials",
+    ];
+    let starts = [
         "authenticat",
         "authoriz",
         "authoris",
         "credential",
-        "shop",
-        "merchant",
-    ]
-    .iter()
-    .any(|word| description.contains(word));
+        "unauthori",
+    ];
+    let about_credentials = words
+        .iter()
+        .any(|word| whole.contains(word) || starts.iter().any(|start| word.starts_with(start)));
     (code != "0" && about_credentials).then(|| {
         format!(
             "it answered a create with error.code \"{}\"",
@@ -149,6 +160,10 @@ mod tests {
         assert!(refusal(&answered(200, fine)).is_none());
         let other = r#"{"error":{"code":"1105","description":"invalid amount"}}"#;
         assert!(refusal(&answered(400, other)).is_none());
+        let reference = r#"{"error":{"code":"4801","description":"invalid shopTransactionID"}}"#;
+        assert!(refusal(&answered(400, reference)).is_none());
+        let login = r#"{"error":{"code":"E1","description":"unknown shopLogin"}}"#;
+        assert!(refusal(&answered(400, login)).is_some());
         assert!(refusal(&answered(500, "oops")).is_none());
     }
 }

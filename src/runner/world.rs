@@ -241,32 +241,13 @@ impl PaymentWorld {
     pub async fn exchange(&mut self, request: RecordedRequest) -> Result<usize, Failure> {
         let sent = self.ctx.send(request).await;
         self.note_waits(&sent);
-        let Sent {
-            exchange, gave_up, ..
-        } = sent;
-        let limited = exchange
-            .response
-            .as_ref()
-            .is_ok_and(|response| response.status == 429);
-        self.exchanges.push(exchange);
-        if let (Some(asked), true) = (gave_up, limited) {
-            let mut failure = Failure::harness(format!(
-                "the target still limits payconf's rate: it answered HTTP 429 again after \
-                 payconf waited {} times, and asks for {} s more. Its limit is its own to \
-                 choose; give it to payconf with --rate N (requests a second) or run fewer \
-                 scenarios at once with --concurrency",
-                crate::runner::exchange::TRIES,
-                asked.as_secs()
-            ));
-            if let Some(exchange) = self.exchanges.last() {
-                failure.message.push('\n');
-                failure
-                    .message
-                    .push_str(&exchange.display(&self.ctx.redactor).to_string());
-            }
-            return Err(failure);
-        }
+        let limited = sent.still_limited();
+        self.exchanges.push(sent.exchange);
         let index = self.exchanges.len() - 1;
+        if let Some(why) = limited {
+            let shown = self.exchanges[index].display(&self.ctx.redactor);
+            return Err(Failure::harness(format!("{why}\n{shown}")));
+        }
         let exchange = &self.exchanges[index];
         if let Err(reason) = &exchange.response {
             let reason = reason.clone();

@@ -5,7 +5,7 @@
 mod patience;
 mod record;
 
-pub use patience::{PATIENCE, Pace, Sent, TRIES, retry_after, send_patiently};
+pub use patience::{Pace, Sent, send_patiently};
 pub use record::{ExchangeRecord, Unreported};
 
 use std::{

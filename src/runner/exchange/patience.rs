@@ -26,10 +26,10 @@ use reqwest::Client;
 use super::{Exchange, Limits, RecordedRequest};
 
 /// The most times one request is sent again after being asked to wait.
-pub const TRIES: usize = 5;
+const TRIES: usize = 5;
 
 /// The most time one request waits, in all, on the target's asking.
-pub const PATIENCE: Duration = Duration::from_secs(30);
+const PATIENCE: Duration = Duration::from_secs(30);
 
 /// A request sent patiently: the answer kept, and the answers that asked
 /// payconf to wait before it.
@@ -45,6 +45,24 @@ pub struct Sent {
 }
 
 impl Sent {
+    /// Why the target still limits payconf's rate, when payconf's patience
+    /// is spent and the last answer is a `429` again: an error of the
+    /// harness, naming the setting that resolves it.
+    pub fn still_limited(&self) -> Option<String> {
+        let asked = self.gave_up?;
+        let status = self.exchange.response.as_ref().ok()?.status;
+        (status == 429).then(|| {
+            format!(
+                "the target still limits payconf's rate: it answered HTTP 429 again after \
+                 payconf waited {} times, and asks for {} s more. Its limit is its own to \
+                 choose; give it to payconf with --rate N (requests a second) or run fewer \
+                 scenarios at once with --concurrency",
+                self.waits.len(),
+                asked.as_secs()
+            )
+        })
+    }
+
     /// One line a person reads for each wait.
     pub fn notes(&self, shown_url: impl Fn(&str) -> String) -> Vec<String> {
         self.waits
@@ -128,7 +146,7 @@ fn asks_to_wait(exchange: &Exchange, waited: usize) -> Option<Duration> {
 
 /// A `Retry-After` value (RFC 9110 10.2.3): a number of seconds, or an HTTP
 /// date, read against `now`; a date past is no wait at all.
-pub fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     if let Ok(seconds) = value.parse::<u64>() {
         return Some(Duration::from_secs(seconds));
