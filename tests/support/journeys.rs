@@ -6,18 +6,17 @@
 //! file. Every listener is on loopback.
 
 use std::{
-    convert::Infallible,
     sync::{Arc, Mutex},
     time::Duration,
 };
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::{Request, Response, body::Incoming, service::service_fn};
-use hyper_util::rt::TokioIo;
+use http_body_util::BodyExt;
+use hyper::{Request, body::Incoming};
 use payconf_reference::{ReferenceConfig, RunningServer};
-use tokio::net::TcpListener;
 use url::Url;
+
+use super::front::{Answer, Behind, Front, forward, respond};
 
 /// One change to the way through the issuer's pages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,25 +40,13 @@ pub enum Quirk {
     AsksAgain,
 }
 
-type Answer = Response<Full<Bytes>>;
-
-fn respond(status: u16, headers: &[(&str, &str)], body: impl Into<Bytes>) -> Answer {
-    let mut response = Response::builder().status(status);
-    for (name, value) in headers {
-        response = response.header(*name, *value);
-    }
-    response
-        .body(Full::new(body.into()))
-        .expect("a valid response")
-}
-
 /// The front and the reference implementation behind it.
 pub struct JourneyFront {
     pub base: Url,
     _reference: RunningServer,
 }
 
-struct Front {
+struct QuirkFront {
     quirk: Quirk,
     reference: Url,
     client: reqwest::Client,
@@ -70,52 +57,22 @@ struct Front {
 impl JourneyFront {
     /// The front with `quirk`, over a reference implementation of its own.
     pub async fn start(quirk: Quirk) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
-        let address = listener.local_addr().expect("address");
-        let base = Url::parse(&format!("http://{address}/")).expect("url");
-        // The service's pages are addressed through the front.
-        let config = ReferenceConfig {
-            public_url: Some(base.clone()),
-            ..ReferenceConfig::default()
-        };
-        let inner = TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("reference binds");
-        let inner_url =
-            Url::parse(&format!("http://{}/", inner.local_addr().expect("address"))).expect("url");
-        let reference = RunningServer::start_on(inner, config).expect("reference starts");
-        let front = Arc::new(Front {
+        let behind = Behind::start(ReferenceConfig::default()).await;
+        let base = behind.base.clone();
+        let front = Arc::new(QuirkFront {
             quirk,
-            reference: inner_url,
-            client: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .no_proxy()
-                .build()
-                .expect("client"),
+            reference: behind.inner.clone(),
+            client: super::front::client(),
             last_page: Mutex::new(String::new()),
-        });
-        tokio::spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                let front = Arc::clone(&front);
-                tokio::spawn(async move {
-                    let service = service_fn(move |request: Request<Incoming>| {
-                        let front = Arc::clone(&front);
-                        async move { Ok::<_, Infallible>(front.answer(request).await) }
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
-                });
-            }
         });
         Self {
             base,
-            _reference: reference,
+            _reference: behind.serve(front),
         }
     }
 }
 
-impl Front {
+impl Front for QuirkFront {
     async fn answer(&self, request: Request<Incoming>) -> Answer {
         let path = request.uri().path().to_owned();
         let query = request.uri().query().unwrap_or("").to_owned();
@@ -163,9 +120,10 @@ impl Front {
                 _ => {}
             }
         }
-        let (status, headers, answer) = self.forward(&parts, body).await;
-        let html = String::from_utf8_lossy(&answer).into_owned();
+        let forwarded = forward(&self.client, &self.reference, &parts, body, &[]).await;
+        let status = forwarded.status;
         if issuer && method == "GET" && status == 200 {
+            let html = String::from_utf8_lossy(&forwarded.body).into_owned();
             let page = match self.quirk {
                 Quirk::ResendFirst => html.replacen(
                     r#"<button type="submit" name="action" value="authenticate">"#,
@@ -183,11 +141,7 @@ impl Front {
             return respond(200, &[("content-type", "text/html")], page);
         }
         if let (Quirk::WaitPage { seconds, script }, true, 303) = (self.quirk, issuer, status) {
-            let to = headers
-                .iter()
-                .find(|(n, _)| n == "location")
-                .map(|(_, v)| v.clone())
-                .unwrap_or_default();
+            let to = forwarded.header("location").unwrap_or_default();
             let page = if script {
                 format!(
                     "<!doctype html><title>Please wait</title><p>Please wait…</p>\
@@ -202,52 +156,13 @@ impl Front {
             };
             return respond(200, &[("content-type", "text/html")], page);
         }
-        let pairs: Vec<(&str, &str)> = headers
-            .iter()
-            .map(|(n, v)| (n.as_str(), v.as_str()))
-            .collect();
-        respond(status, &pairs, answer)
+        forwarded.answer()
     }
+}
 
+impl QuirkFront {
     fn page_again(&self) -> Answer {
         let page = self.last_page.lock().expect("lock").clone();
         respond(200, &[("content-type", "text/html")], page)
-    }
-
-    async fn forward(
-        &self,
-        parts: &hyper::http::request::Parts,
-        body: Bytes,
-    ) -> (u16, Vec<(String, String)>, Bytes) {
-        let path = parts
-            .uri
-            .path_and_query()
-            .map_or("/", |p| p.as_str())
-            .trim_start_matches('/');
-        let url = self.reference.join(path).expect("url");
-        let mut forwarded = self.client.request(parts.method.clone(), url);
-        for (name, value) in &parts.headers {
-            if name != "host" && name != "content-length" {
-                forwarded = forwarded.header(name, value);
-            }
-        }
-        match forwarded.body(body).send().await {
-            Ok(response) => {
-                let status = response.status().as_u16();
-                let headers = response
-                    .headers()
-                    .iter()
-                    .filter(|(n, _)| {
-                        !matches!(
-                            n.as_str(),
-                            "content-length" | "transfer-encoding" | "connection"
-                        )
-                    })
-                    .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_owned()))
-                    .collect();
-                (status, headers, response.bytes().await.unwrap_or_default())
-            }
-            Err(e) => (502, Vec::new(), Bytes::from(e.to_string())),
-        }
     }
 }

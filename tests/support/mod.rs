@@ -5,6 +5,7 @@
 //! for the sandbox's defaults.
 #![allow(dead_code)] // each test binary uses its own part of this module
 
+pub mod front;
 pub mod hostile;
 pub mod journeys;
 pub mod reports;

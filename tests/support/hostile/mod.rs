@@ -12,7 +12,6 @@
 //! journey. Every listener is on loopback.
 
 use std::{
-    convert::Infallible,
     path::PathBuf,
     sync::{Arc, Mutex},
     time::Instant,
@@ -20,12 +19,13 @@ use std::{
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::{Request, Response, body::Incoming, service::service_fn};
-use hyper_util::rt::TokioIo;
+use hyper::{Request, Response, body::Incoming};
 use payconf_reference::{ReferenceConfig, RunningServer};
 use serde_json::Value;
-use tokio::net::TcpListener;
 use url::Url;
+
+pub(crate) use super::front::{Answer, respond};
+use super::front::{Behind, Front, forward};
 
 pub mod attacks;
 pub mod loopback;
@@ -88,7 +88,7 @@ pub struct HostileTarget {
     _reference: RunningServer,
 }
 
-struct Front {
+struct AttackFront {
     attack: Attack,
     reference: Url,
     metadata: Option<Url>,
@@ -103,73 +103,30 @@ impl HostileTarget {
     }
 
     /// [`Self::start`] with the reference implementation configured so.
-    pub async fn start_with(attack: Attack, mut config: ReferenceConfig) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("front binds");
-        let base = Url::parse(&format!(
-            "http://{}/",
-            listener.local_addr().expect("address")
-        ))
-        .expect("url");
-        // The service's pages are addressed through the front.
-        config.public_url = Some(base.clone());
-        // Bound here, so the front knows where the service really listens.
-        let inner = TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("reference binds");
-        let inner_url =
-            Url::parse(&format!("http://{}/", inner.local_addr().expect("address"))).expect("url");
-        let reference = RunningServer::start_on(inner, config).expect("reference starts");
+    pub async fn start_with(attack: Attack, config: ReferenceConfig) -> Self {
+        let behind = Behind::start(config).await;
+        let base = behind.base.clone();
         let metadata = match attack {
             Attack::PrivateAddress => Some(serve_metadata().await),
             _ => None,
         };
         let seen = Arc::new(Seen::default());
-        let front = Arc::new(Front {
+        let front = Arc::new(AttackFront {
             attack,
-            reference: inner_url,
+            reference: behind.inner.clone(),
             metadata,
-            client: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .no_proxy()
-                .build()
-                .expect("client"),
+            client: super::front::client(),
             seen: Arc::clone(&seen),
-        });
-        tokio::spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                let front = Arc::clone(&front);
-                tokio::spawn(async move {
-                    let service = service_fn(move |request| {
-                        let front = Arc::clone(&front);
-                        async move { Ok::<_, Infallible>(front.answer(request).await) }
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
-                });
-            }
         });
         Self {
             base,
             seen,
-            _reference: reference,
+            _reference: behind.serve(front),
         }
     }
 }
 
-pub(crate) type Answer = Response<Full<Bytes>>;
-
-pub(crate) fn respond(status: u16, headers: &[(&str, &str)], body: impl Into<Bytes>) -> Answer {
-    let mut response = Response::builder().status(status);
-    for (name, value) in headers {
-        response = response.header(*name, *value);
-    }
-    response
-        .body(Full::new(body.into()))
-        .expect("a valid response")
-}
-
-impl Front {
+impl Front for AttackFront {
     async fn answer(&self, request: Request<Incoming>) -> Answer {
         let path = request.uri().path().to_owned();
         let query = request.uri().query().unwrap_or("").to_owned();
@@ -237,7 +194,9 @@ impl Front {
             _ => sent.1,
         }
     }
+}
 
+impl AttackFront {
     /// Passes the request to the reference implementation; keeps what it
     /// was sent for the attacks that echo it.
     async fn forward(&self, request: Request<Incoming>) -> (Sent, Answer) {
@@ -247,18 +206,6 @@ impl Front {
             .await
             .map(|b| b.to_bytes())
             .unwrap_or_default();
-        let path = parts
-            .uri
-            .path_and_query()
-            .map_or("/", |p| p.as_str())
-            .trim_start_matches('/');
-        let url = self.reference.join(path).expect("url");
-        let mut forwarded = self.client.request(parts.method.clone(), url);
-        for (name, value) in &parts.headers {
-            if name != "host" && name != "content-length" {
-                forwarded = forwarded.header(name, value);
-            }
-        }
         let sent = Sent {
             authorization: parts
                 .headers
@@ -267,33 +214,9 @@ impl Front {
                 .map(str::to_owned),
             body: serde_json::from_slice(&body).unwrap_or(Value::Null),
         };
-        let answer = match forwarded.body(body).send().await {
-            Ok(response) => {
-                let status = response.status().as_u16();
-                let headers: Vec<(String, String)> = response
-                    .headers()
-                    .iter()
-                    .filter(|(n, _)| {
-                        !matches!(
-                            n.as_str(),
-                            "content-length"
-                                | "transfer-encoding"
-                                | "connection"
-                                | "content-security-policy"
-                        )
-                    })
-                    .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_owned()))
-                    .collect();
-                let body = response.bytes().await.unwrap_or_default();
-                let pairs: Vec<(&str, &str)> = headers
-                    .iter()
-                    .map(|(n, v)| (n.as_str(), v.as_str()))
-                    .collect();
-                respond(status, &pairs, body)
-            }
-            Err(e) => respond(502, &[], e.to_string()),
-        };
-        (sent, answer)
+        let dropped = ["content-security-policy"];
+        let answer = forward(&self.client, &self.reference, &parts, body, &dropped).await;
+        (sent, answer.answer())
     }
 
     /// The issuer page with the attack's script in it.
