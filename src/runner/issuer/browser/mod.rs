@@ -442,7 +442,10 @@ impl BrowserJourney<'_> {
                 if still.asking && choice == Choice::Authenticate {
                     return Ok(Look::Unreadable(asked_again(&state.url, values)));
                 }
-                if still.pending.is_none() {
+                // What was read is the page the buyer is on only if the
+                // browser has not moved on meanwhile (a refresh or timer
+                // that fired between the looks): else it is looked at again.
+                if still.pending.is_none() && self.current_url().await? == state.url {
                     return Ok(Look::Landed(state.url.clone()));
                 }
             }

@@ -4,14 +4,13 @@
 //! After the buyer answers, a page that has not navigated for [`SETTLE`]
 //! is where the buyer lands only on evidence that nothing more will move
 //! them: no refresh declared, no script timer due within the journey's
-//! bound, no request of a script under way. Issuer pages often say "please
+//! bound, no request of a script under way, and none that ended or ran
+//! within [`SETTLE`] (what it started may not show yet). Issuer pages often say "please
 //! wait" for seconds before they pass the buyer on; the browser follows
 //! them, and the journey's bound (`acs.journey_timeout`) ends the wait.
 //!
 //! The timers and requests are counted by a script the browser runs in
 //! every document before the page's own ([`COUNTER`]).
-//!
-//! [`SETTLE`]: super::SETTLE
 
 use std::{
     collections::BTreeMap,
@@ -21,20 +20,24 @@ use std::{
 use serde_json::{Value, json};
 use url::Url;
 
-use super::{BrowserJourney, first_line};
+use super::{BrowserJourney, SETTLE, first_line};
 use crate::runner::exchange::{Exchange, RecordedRequest, RecordedResponse, Timing, next_id};
 
 /// Runs in every document before the page's scripts: counts the timers set
-/// and not yet run or cleared (with when each is due) and the requests
-/// scripts have under way. Kept out of the page's sight as far as it can be
+/// and not yet run or cleared (with when each is due), the requests
+/// scripts have under way, and when a timer last ran or a request last
+/// ended (what it started, a navigation say, may not be logged yet). Kept out of the page's sight as far as it can be
 /// (not enumerable); a page that tampers with it only delays its own verdict
 /// or hastens a landing that is not the merchant's.
 const COUNTER: &str = r#"(() => {
   if (window.__payconfPending) return;
   const w = window, due = new Map();
-  let requests = 0;
+  let requests = 0, last = 0;
   const st = w.setTimeout, ct = w.clearTimeout, si = w.setInterval, ci = w.clearInterval;
-  const call = (f, args) => typeof f === 'function' ? f(...args) : (0, eval)(String(f));
+  const call = (f, args) => {
+    last = Date.now();
+    return typeof f === 'function' ? f(...args) : (0, eval)(String(f));
+  };
   w.setTimeout = function (f, delay, ...args) {
     const id = st.call(w, () => { due.delete(id); call(f, args); }, delay);
     due.set(id, Date.now() + (Number(delay) || 0));
@@ -52,19 +55,20 @@ const COUNTER: &str = r#"(() => {
   if (fetch) {
     w.fetch = function (...args) {
       requests++;
-      return fetch.apply(this, args).finally(() => { requests--; });
+      return fetch.apply(this, args).finally(() => { requests--; last = Date.now(); });
     };
   }
   const send = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function (...args) {
     requests++;
-    this.addEventListener('loadend', () => { requests--; }, { once: true });
+    this.addEventListener('loadend', () => { requests--; last = Date.now(); }, { once: true });
     return send.apply(this, args);
   };
   Object.defineProperty(w, '__payconfPending', {
     value: () => ({
       next: due.size ? Math.max(0, Math.min(...due.values()) - Date.now()) : null,
       requests,
+      since: last ? Date.now() - last : null,
     }),
   });
 })();"#;
@@ -73,7 +77,8 @@ const COUNTER: &str = r#"(() => {
 /// whether it (or a frame of its own origin) shows every configured field.
 const PENDING: &str = r#"
 const [names] = arguments;
-const counted = window.__payconfPending ? window.__payconfPending() : { next: null, requests: 0 };
+const counted = window.__payconfPending
+  ? window.__payconfPending() : { next: null, requests: 0, since: null };
 let refresh = null;
 for (const meta of document.querySelectorAll('meta[http-equiv]')) {
   if (meta.httpEquiv.toLowerCase() === 'refresh') {
@@ -88,7 +93,8 @@ const asks = (doc) => {
   }
   return false;
 };
-return { next: counted.next, requests: counted.requests, refresh, asking: asks(document) };
+return { next: counted.next, requests: counted.requests, since: counted.since, refresh,
+  asking: asks(document) };
 "#;
 
 /// What a still page may yet do.
@@ -147,6 +153,11 @@ impl BrowserJourney<'_> {
             Some(format!("declares a refresh after {refresh} s"))
         } else if read["requests"].as_u64().unwrap_or(0) > 0 {
             Some("has a script's request under way".to_owned())
+        } else if read["since"]
+            .as_f64()
+            .is_some_and(|since| since < SETTLE.as_secs_f64() * 1000.0)
+        {
+            Some("ran a script timer or request a moment ago".to_owned())
         } else {
             read["next"]
                 .as_f64()
