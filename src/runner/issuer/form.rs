@@ -39,7 +39,7 @@ use super::{
     parse,
     relay::{self, Relay},
     steps::{IssuerStep, StepAction, StepValue},
-    unsure::{asked_again, unnamed_fields},
+    unsure::{asked_again, unclear, unnamed_fields},
 };
 use crate::runner::{
     exchange::RecordedRequest,
@@ -226,9 +226,7 @@ impl Reading {
                 Err(Unread::Failure(needs_browser(page, &why)))
             }
             Err(Unreadable::NoForm) => Err(Unread::NoForm),
-            Err(Unreadable::Unclear(why)) => Err(Unread::Failure(Failure::harness(format!(
-                "payconf cannot tell how the buyer answers the issuer page at {page}: {why}"
-            )))),
+            Err(Unreadable::Unclear(why)) => Err(Unread::Failure(unclear(page, &why))),
             Err(Unreadable::UnnamedFields(asked)) => {
                 Err(Unread::Failure(unnamed_fields(page, &asked, values)))
             }

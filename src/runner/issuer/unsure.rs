@@ -53,3 +53,11 @@ pub fn unnamed_fields(page: &Url, asked: &[String], values: &BTreeMap<String, St
             .into_owned()),
     ))
 }
+
+/// The error of a page whose controls payconf cannot tell apart: `why`
+/// lists them ([`super::words::Choosing::words`]).
+pub fn unclear(page: &Url, why: &str) -> Failure {
+    Failure::harness(format!(
+        "payconf cannot tell how the buyer answers the issuer page at {page}: {why}"
+    ))
+}

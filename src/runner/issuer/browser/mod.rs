@@ -47,7 +47,7 @@ use super::{
         MAX_PAGES, MAX_WALKS, Visited, error_status, merchant_pages, over_bound, too_many_pages,
     },
     steps::{IssuerStep, StepAction},
-    unsure::{asked_again, unnamed_fields},
+    unsure::{asked_again, unclear, unnamed_fields},
 };
 use crate::runner::world::{Failure, PaymentWorld};
 
@@ -427,12 +427,7 @@ impl BrowserJourney<'_> {
                 }
                 self.last_move = Instant::now();
             }
-            Acted::Unclear(why) => {
-                return Ok(Look::Unreadable(Failure::harness(format!(
-                    "payconf cannot tell how the buyer answers the issuer page at {}: {why}",
-                    state.url
-                ))));
-            }
+            Acted::Unclear(why) => return Ok(Look::Unreadable(unclear(&state.url, &why))),
             Acted::UnnamedFields(asked) => {
                 return Ok(Look::Unreadable(unnamed_fields(&state.url, &asked, values)));
             }
