@@ -84,6 +84,8 @@ async fn a_slow_bank_is_given_the_journeys_bound_and_a_journey_past_it_fails() {
     let test = "a_slow_bank_is_given_the_journeys_bound_and_a_journey_past_it_fails";
     // Six pages of two seconds: past the browser's old clock of ten.
     assert_passes(Quirk::SlowPages(6), test).await;
+    // A slow answer to the code: the form shows until it comes.
+    assert_passes(Quirk::SlowAnswer, test).await;
     for (acs, _permit) in drivers(test).await {
         let bounded = format!("{acs}\njourney_timeout = 3");
         let run = run(Quirk::SlowPages(6), &bounded, &[]).await;

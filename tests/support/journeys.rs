@@ -32,6 +32,9 @@ pub enum Quirk {
     ShopFirst,
     /// This many pages, each answered after two seconds, before the issuer page.
     SlowPages(u32),
+    /// The answer to the issuer's form comes after two seconds, the form
+    /// showing meanwhile.
+    SlowAnswer,
     /// The answer to the issuer's form is HTTP 403: a balancer's cookie
     /// replaced the issuer's session. A fault of the target.
     SessionLost,
@@ -105,6 +108,7 @@ impl Front for QuirkFront {
         if issuer && method == "POST" {
             let form = String::from_utf8_lossy(&body).into_owned();
             match self.quirk {
+                Quirk::SlowAnswer => tokio::time::sleep(Duration::from_secs(2)).await,
                 Quirk::SessionLost => {
                     return respond(
                         403,
