@@ -99,7 +99,7 @@ impl Sent {
 /// Sends `request`, waiting out the answers that ask payconf to come back
 /// later, within [`TRIES`] and [`PATIENCE`]; each send takes its turn in `pace`.
 pub async fn send_patiently(
-    request: RecordedRequest,
+    mut request: RecordedRequest,
     client: &Client,
     limits: Limits,
     pace: &Pace,
@@ -108,7 +108,7 @@ pub async fn send_patiently(
     let mut spent = Duration::ZERO;
     loop {
         pace.turns(1).await;
-        let exchange = request.clone().send(client, limits).await;
+        let exchange = request.send(client, limits).await;
         let Some(wait) = asks_to_wait(&exchange, waits.len()) else {
             return Sent {
                 exchange,
@@ -125,6 +125,8 @@ pub async fn send_patiently(
         }
         tokio::time::sleep(wait).await;
         spent += wait;
+        // Copied only to be sent again: most requests are sent once.
+        request = exchange.request.clone();
         waits.push((exchange, wait));
     }
 }
