@@ -182,6 +182,32 @@ async fn mutual_tls_passes_with_the_client_certificate_and_stops_without_one_or_
     let _ = sandbox.shutdown().await;
 }
 
+/// The HTTP client may see only the connection closing when a server
+/// refuses it after the TLS 1.3 handshake; payconf's own handshake, which
+/// sends nothing and reads, hears the alert: none for the certificate the
+/// server trusts, the refusal for none and for a stranger's.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_handshake_of_payconfs_own_hears_the_server_refuse_the_client() {
+    use payconf::runner::transport::certificate::client_refusal;
+    use rustls::AlertDescription;
+    let ca = TestCa::new("payconf test CA");
+    let clients = TestCa::new("merchant clients CA");
+    let (cert, key) = ca.certificate(&["127.0.0.1"], VALID);
+    let sandbox = tls_sandbox(server_tls(&cert, &key, Some(&clients))).await;
+    let url = &sandbox.base_url;
+    let within = std::time::Duration::from_secs(2);
+    let pem = |(cert, key): (String, String)| format!("{cert}\n{key}").into_bytes();
+    let trusted = pem(clients.certificate(&["merchant.example"], VALID));
+    let stranger = pem(TestCa::new("someone else").certificate(&["merchant.example"], VALID));
+    assert_eq!(
+        client_refusal(url, None, within).await,
+        Some(AlertDescription::CertificateRequired)
+    );
+    assert!(client_refusal(url, Some(&stranger), within).await.is_some());
+    assert_eq!(client_refusal(url, Some(&trusted), within).await, None);
+    let _ = sandbox.shutdown().await;
+}
+
 #[test]
 fn a_name_that_does_not_resolve_stops_the_run() {
     let base = url::Url::parse("https://payconf-no-such-host.invalid/").expect("url");

@@ -50,6 +50,8 @@ pub struct TlsSettings {
     pub client_source: Option<String>,
     /// The client certificate with its key, for mutual TLS.
     pub identity: Option<reqwest::Identity>,
+    /// The same, as PEM, for a handshake of payconf's own.
+    pub identity_pem: Option<Vec<u8>>,
 }
 
 impl TlsSettings {
@@ -128,6 +130,7 @@ impl TlsFile {
                 })?;
                 settings.client_source = Some(cert.display().to_string());
                 settings.identity = Some(identity);
+                settings.identity_pem = Some(pem);
             }
         }
         Ok(settings)

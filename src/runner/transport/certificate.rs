@@ -2,12 +2,13 @@
 //! trust it: who issued it, which names it is for, when it is valid. The
 //! certificate is fetched by a handshake of its own that trusts nothing and
 //! sends nothing after it: it only reads what the server presents, to
-//! describe it. No request of the run ever goes over such a connection.
+//! describe it, or whether it refuses the client ([`client_refusal`]). No
+//! request of the run ever goes over such a connection.
 
 use std::{sync::Arc, time::Duration};
 
 use rustls::{
-    DigitallySignedStruct, SignatureScheme,
+    AlertDescription, DigitallySignedStruct, SignatureScheme,
     client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier},
     pki_types::{CertificateDer, ServerName, UnixTime},
 };
@@ -51,25 +52,9 @@ impl CertificateFacts {
 
 /// The certificate the server at `url` presents, read without trusting it.
 pub async fn fetch(url: &Url, timeout: Duration) -> Option<CertificateFacts> {
-    let host = url
-        .host_str()?
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_owned();
-    let port = url.port_or_known_default()?;
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .ok()?
-    .dangerous()
-    .with_custom_certificate_verifier(Arc::new(ReadOnly))
-    .with_no_client_auth();
-    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
-    let name = ServerName::try_from(host.clone()).ok()?;
+    let config = reading_only()?.with_no_client_auth();
     let handshake = async {
-        let tcp = TcpStream::connect((host.as_str(), port)).await.ok()?;
-        let tls = connector.connect(name, tcp).await.ok()?;
+        let tls = handshake(url, config).await?.ok()?;
         let (_, session) = tls.get_ref();
         let leaf = session.peer_certificates()?.first()?.clone();
         facts(&leaf)
@@ -78,6 +63,79 @@ pub async fn fetch(url: &Url, timeout: Duration) -> Option<CertificateFacts> {
         .await
         .ok()
         .flatten()
+}
+
+/// The alert by which the server at `url` refuses a client that shows
+/// `identity` (a PEM certificate and key) or none, if it does. In TLS 1.3
+/// the refusal comes after the handshake, at the client's first read: an
+/// HTTP client that wrote its request first may see only the connection
+/// closing, so payconf asks again by a handshake of its own that sends
+/// nothing and reads.
+pub async fn client_refusal(
+    url: &Url,
+    identity: Option<&[u8]>,
+    timeout: Duration,
+) -> Option<AlertDescription> {
+    use rustls::pki_types::{PrivateKeyDer, pem::PemObject};
+    use tokio::io::AsyncReadExt;
+    let builder = reading_only()?;
+    let config = match identity {
+        Some(pem) => {
+            let chain = CertificateDer::pem_slice_iter(pem)
+                .collect::<Result<Vec<_>, _>>()
+                .ok()?;
+            let key = PrivateKeyDer::from_pem_slice(pem).ok()?;
+            builder.with_client_auth_cert(chain, key).ok()?
+        }
+        None => builder.with_no_client_auth(),
+    };
+    let alert = |error: &std::io::Error| match error
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<rustls::Error>())
+    {
+        Some(rustls::Error::AlertReceived(alert)) => Some(*alert),
+        _ => None,
+    };
+    let probe = async {
+        match handshake(url, config).await? {
+            Err(error) => alert(&error),
+            Ok(mut tls) => tls.read(&mut [0_u8; 1]).await.err().and_then(|e| alert(&e)),
+        }
+    };
+    tokio::time::timeout(timeout, probe).await.ok().flatten()
+}
+
+/// A client configuration that trusts whatever the server presents: for
+/// handshakes that send nothing after them.
+fn reading_only()
+-> Option<rustls::ConfigBuilder<rustls::ClientConfig, rustls::client::WantsClientCert>> {
+    Some(
+        rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::aws_lc_rs::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .ok()?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(ReadOnly)),
+    )
+}
+
+/// A TLS handshake with the server at `url`: the stream, or the
+/// handshake's error; `None` when it cannot be reached at all.
+async fn handshake(
+    url: &Url,
+    config: rustls::ClientConfig,
+) -> Option<std::io::Result<tokio_rustls::client::TlsStream<TcpStream>>> {
+    let host = url
+        .host_str()?
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
+    let port = url.port_or_known_default()?;
+    let name = ServerName::try_from(host.clone()).ok()?;
+    let tcp = TcpStream::connect((host.as_str(), port)).await.ok()?;
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+    Some(connector.connect(name, tcp).await)
 }
 
 /// A certificate's facts, from its DER form.

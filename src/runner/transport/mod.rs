@@ -60,15 +60,37 @@ pub async fn preflight(
     let request = client.get(url.clone()).send();
     match tokio::time::timeout(timeout, request).await {
         Ok(Ok(_)) => Ok(()),
-        Ok(Err(error)) => Err(match transport_fault(&error, target) {
-            Some(fault) => describe(fault, target, timeout).await,
-            None => format!("target unreachable: {url}: {}", causes(&error)),
-        }),
+        Ok(Err(error)) => {
+            let fault = match transport_fault(&error, target) {
+                Some(fault) => Some(fault),
+                None if url.scheme() == "https" => refused_client(target, timeout).await,
+                None => None,
+            };
+            Err(match fault {
+                Some(fault) => describe(fault, target, timeout).await,
+                None => format!("target unreachable: {url}: {}", causes(&error)),
+            })
+        }
         Err(_) => Err(format!(
             "target unreachable: {url}: no answer within {} s",
             timeout.as_secs()
         )),
     }
+}
+
+/// Whether the target refuses payconf's client certificate (or its lack of
+/// one), asked by a handshake of payconf's own when the HTTP client saw
+/// only the connection closing.
+async fn refused_client(target: &TargetConfig, timeout: Duration) -> Option<Fault> {
+    let identity = target.tls.identity_pem.as_deref();
+    certificate::client_refusal(
+        &target.base_url,
+        identity,
+        timeout.min(Duration::from_secs(2)),
+    )
+    .await
+    .filter(|alert| is_client_refusal(*alert))
+    .map(Fault::ClientCertificate)
 }
 
 /// A failure to reach a server that is payconf's setting to fix.
