@@ -70,23 +70,27 @@ impl Behind {
     /// Serves `front` on the front's socket; returns the reference
     /// implementation, to keep running as long as the front.
     pub fn serve<T: Front>(self, front: Arc<T>) -> RunningServer {
-        let listener = self.listener;
-        tokio::spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                let front = Arc::clone(&front);
-                tokio::spawn(async move {
-                    let service = service_fn(move |request| {
-                        let front = Arc::clone(&front);
-                        async move { Ok::<_, Infallible>(front.answer(request).await) }
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
-                });
-            }
-        });
+        serve_on(self.listener, front);
         self.reference
     }
+}
+
+/// Serves `front` on `listener` (a front may answer on more than one host).
+pub fn serve_on<T: Front>(listener: TcpListener, front: Arc<T>) {
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let front = Arc::clone(&front);
+            tokio::spawn(async move {
+                let service = service_fn(move |request| {
+                    let front = Arc::clone(&front);
+                    async move { Ok::<_, Infallible>(front.answer(request).await) }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
 }
 
 /// What a front does with each request.

@@ -1,7 +1,8 @@
 //! Shared by the integration tests: the spec as the repository has it, the
 //! runner as a subprocess ([`runner`]), a test CA and TLS servers ([`tls`]),
 //! the conformant twin and its defects ([`twin`]), the hostile target
-//! ([`hostile`]) and the runs against it ([`untrusted`]), and a target file
+//! ([`hostile`]) and the runs against it ([`untrusted`]), issuer journeys
+//! built other ways ([`journeys`]) and composed from seeds ([`zoo`]), and a target file
 //! for the sandbox's defaults.
 #![allow(dead_code)] // each test binary uses its own part of this module
 
@@ -13,6 +14,7 @@ pub mod runner;
 pub mod tls;
 pub mod twin;
 pub mod untrusted;
+pub mod zoo;
 
 use std::sync::OnceLock;
 

@@ -127,6 +127,7 @@ async fn walk(
                 request
             }
             Next::Walk(request) | Next::Frame(request) => {
+                journey.hops = 0;
                 walks += 1;
                 if walks > MAX_WALKS {
                     return Err(Failure::harness(format!(
@@ -137,6 +138,7 @@ async fn walk(
                 request
             }
             Next::Answer(request) => {
+                journey.hops = 0;
                 answered = true;
                 request
             }

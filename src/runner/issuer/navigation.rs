@@ -10,9 +10,11 @@ use crate::runner::{
 };
 
 /// The most navigations (HTTP redirects, relay pages, script navigations)
-/// between the issuer address and the landing page. Past it the target is
-/// sending the buyer round in circles: a failure of the target.
-pub const MAX_PAGES: usize = 10;
+/// from one action of the buyer (opening the issuer address, submitting a
+/// form) to the next page that asks something, or to the landing page: 20,
+/// as many redirects as browsers follow (Chromium, Firefox). Past it the
+/// target is sending the buyer round in circles: a failure of the target.
+pub const MAX_PAGES: usize = 20;
 
 /// The most pages payconf moves on by itself before the buyer answers (a
 /// lone form submitted as it stands, a frame opened). Past it payconf has
@@ -52,7 +54,7 @@ pub fn merchant_pages(world: &PaymentWorld) -> Vec<Url> {
 /// shown with the last page's exchange when the driver has it.
 pub fn too_many_pages(world: &PaymentWorld, page: Option<&Exchange>) -> Failure {
     world.failure_on(
-        &format!("the buyer to land within {MAX_PAGES} redirects"),
+        &format!("the buyer to land within {MAX_PAGES} redirects of each step"),
         "the redirects go on",
         page,
     )

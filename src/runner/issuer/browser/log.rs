@@ -1,8 +1,12 @@
 //! What the browser's own log tells a journey: each document request,
 //! redirect hops included (the pages visited, the first merchant's page),
-//! a page that did not load, a top-level page answering an HTTP error.
+//! a page that did not load, a top-level page answering an HTTP error,
+//! the documents still under way and a frame that did not load.
 
-use std::time::Instant;
+use std::{
+    collections::{HashMap, HashSet},
+    time::Instant,
+};
 
 use url::Url;
 
@@ -42,6 +46,14 @@ impl BrowserJourney<'_> {
                     if let Some(archive) = self.archive.as_mut().filter(|_| self.started) {
                         archive.request(params);
                     }
+                    if let Some(id) = params["requestId"].as_str() {
+                        if top {
+                            self.loading.top.insert(id.to_owned());
+                            self.loading.failed_frame = None;
+                        } else {
+                            self.loading.frames.insert(id.to_owned(), url.clone());
+                        }
+                    }
                     if top {
                         self.documents += 1;
                         self.visited.page(&url);
@@ -57,25 +69,35 @@ impl BrowserJourney<'_> {
                     }
                     self.last_move = Instant::now();
                 }
-                Some("Network.loadingFailed") if params["canceled"] != true => {
-                    let failed = params["requestId"]
-                        .as_str()
-                        .and_then(|id| self.requests.get(id));
-                    if let Some((_, url)) = failed {
-                        let error = params["errorText"].as_str().unwrap_or("failed");
+                Some("Network.loadingFailed") => {
+                    let id = params["requestId"].as_str().unwrap_or_default();
+                    self.loading.top.remove(id);
+                    if params["canceled"] == true {
+                        continue;
+                    }
+                    let error = params["errorText"].as_str().unwrap_or("failed");
+                    if let Some((_, url)) = self.requests.get(id) {
                         self.failed_load = Some((url.clone(), error.to_owned()));
+                    } else if let Some(url) = self.loading.frames.get(id) {
+                        let failed = (url.clone(), FrameFailure::Error(error.to_owned()));
+                        self.loading.failed_frame.get_or_insert(failed);
                     }
                 }
-                Some("Network.responseReceived")
-                    if params["type"] == "Document"
-                        && params["response"]["status"].as_u64().unwrap_or(0) >= 400 =>
-                {
-                    if let Some(id) = params["requestId"]
-                        .as_str()
-                        .filter(|id| self.requests.contains_key(*id))
-                    {
+                Some("Network.responseReceived") if params["type"] == "Document" => {
+                    let id = params["requestId"].as_str().unwrap_or_default();
+                    self.loading.top.remove(id);
+                    self.last_move = Instant::now();
+                    let status = params["response"]["status"].as_u64().unwrap_or(0);
+                    if status < 400 {
+                        continue;
+                    }
+                    if self.requests.contains_key(id) {
                         self.failed_status
                             .get_or_insert_with(|| (id.to_owned(), params["response"].clone()));
+                    } else if let Some(url) = self.loading.frames.get(id) {
+                        let status = u16::try_from(status).unwrap_or(u16::MAX);
+                        let failed = (url.clone(), FrameFailure::Status(status));
+                        self.loading.failed_frame.get_or_insert(failed);
                     }
                 }
                 Some("Page.frameNavigated") | Some("Page.navigatedWithinDocument") => {
@@ -96,4 +118,25 @@ impl BrowserJourney<'_> {
             .filter_map(|p| Url::parse(p).ok())
             .find(|url| self.merchant.iter().any(|m| same_page(m, url)))
     }
+}
+
+/// The documents the log shows under way, and the frames of the page.
+#[derive(Debug, Default)]
+pub(super) struct Loading {
+    /// Top-level document requests not yet answered: the target is still
+    /// answering, the buyer is not stuck.
+    pub top: HashSet<String>,
+    /// The addresses of the frames' document requests, by request id.
+    frames: HashMap<String, Url>,
+    /// The first frame of the top-level page that did not load.
+    pub failed_frame: Option<(Url, FrameFailure)>,
+}
+
+/// Why a frame did not load.
+#[derive(Debug)]
+pub(super) enum FrameFailure {
+    /// It answered this HTTP error status.
+    Status(u16),
+    /// The browser's network error.
+    Error(String),
 }

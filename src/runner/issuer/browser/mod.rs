@@ -28,6 +28,7 @@ mod page;
 mod still;
 
 use ends::{Heartbeat, load_failure, over_memory, over_memory_failure};
+use log::{FrameFailure, Loading};
 
 pub use evidence::blank_out;
 
@@ -97,6 +98,7 @@ pub async fn authenticate(
         requests: std::collections::HashMap::new(),
         failed_load: None,
         failed_status: None,
+        loading: Loading::default(),
         page_exchange: None,
         counter: None,
         heartbeat: Heartbeat::new(),
@@ -208,6 +210,8 @@ struct BrowserJourney<'a> {
     /// A top-level page that answered with an HTTP error: its request id
     /// and the response as DevTools logged it.
     failed_status: Option<(String, Value)>,
+    /// The documents under way, and a frame that did not load.
+    loading: Loading,
     /// The exchange of the page where the journey failed, for the report.
     page_exchange: Option<crate::runner::exchange::Exchange>,
     /// The DevTools identifier of the script counting what is pending.
@@ -244,6 +248,8 @@ enum Look {
     Landed(Url),
     /// payconf cannot go on.
     Unreadable(Failure),
+    /// The page stays still, a frame of it having failed to load.
+    FrameFailed(Url, FrameFailure),
 }
 
 /// Whether an explicit step ran.
@@ -334,7 +340,7 @@ impl BrowserJourney<'_> {
                 self.page_exchange = Some(exchange);
                 return Err(failure);
             }
-            if self.documents > MAX_PAGES + state.actions {
+            if self.documents > MAX_PAGES * state.actions {
                 return Err(too_many_pages(world, None));
             }
             if Instant::now() > deadline {
@@ -367,6 +373,12 @@ impl BrowserJourney<'_> {
                 Ok(Look::Continue) | Err(_) => {}
                 Ok(Look::Landed(url)) => return Ok(url),
                 Ok(Look::Unreadable(failure)) => return Err(failure),
+                Ok(Look::FrameFailed(frame, FrameFailure::Status(status))) => {
+                    return Err(error_status(world, &frame, status, None));
+                }
+                Ok(Look::FrameFailed(frame, FrameFailure::Error(error))) => {
+                    return Err(load_failure(world, &frame, &error));
+                }
             }
             tokio::time::sleep(POLL).await;
         }
@@ -380,7 +392,12 @@ impl BrowserJourney<'_> {
         values: &BTreeMap<String, String>,
         deadline: Instant,
     ) -> Result<Look, String> {
-        state.url = self.current_url().await?;
+        let url = self.current_url().await?;
+        if url != state.url {
+            // The log may not show it yet: the page is new all the same.
+            self.last_move = Instant::now();
+            state.url = url;
+        }
         if !self.ready().await? {
             return Ok(Look::Continue);
         }
@@ -445,15 +462,7 @@ impl BrowserJourney<'_> {
                 }
             }
             Acted::Nothing if self.last_move.elapsed() >= PATIENCE => {
-                return Ok(Look::Unreadable(Failure::harness(format!(
-                    "payconf could not get the buyer through the issuer page at {}: it \
-                     shows none of the fields acs.fields names ({}) and nothing that leads \
-                     on, {} s after it last moved. See the screenshot: name the page's \
-                     fields in acs.fields, or describe the page with [[acs.steps]]",
-                    state.url,
-                    values.keys().cloned().collect::<Vec<_>>().join(", "),
-                    PATIENCE.as_secs()
-                ))));
+                return self.stuck(&state.url, values, deadline).await;
             }
             Acted::Nothing => {}
         }

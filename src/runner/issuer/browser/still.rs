@@ -20,8 +20,9 @@ use std::{
 use serde_json::{Value, json};
 use url::Url;
 
-use super::{BrowserJourney, SETTLE, first_line};
+use super::{BrowserJourney, Look, SETTLE, first_line};
 use crate::runner::exchange::{Exchange, RecordedRequest, RecordedResponse, Timing, next_id};
+use crate::runner::world::Failure;
 
 /// Runs in every document before the page's scripts: counts the timers set
 /// and not yet run or cleared (with when each is due), the requests
@@ -168,6 +169,44 @@ impl BrowserJourney<'_> {
             pending,
             asking: read["asking"] == true,
         })
+    }
+
+    /// A page that has shown nothing to do for [`super::PATIENCE`] before
+    /// the buyer answered: still waited on while the target is answering
+    /// a document or the page has a refresh, a timer or a request pending
+    /// (the journey's bound ends the wait); the target's failure when a
+    /// frame of it did not load; else an error that names the settings.
+    pub(super) async fn stuck(
+        &mut self,
+        url: &Url,
+        values: &BTreeMap<String, String>,
+        deadline: Instant,
+    ) -> Result<Look, String> {
+        if !self.loading.top.is_empty() {
+            return Ok(Look::Continue);
+        }
+        if let Some((frame, why)) = self.loading.failed_frame.take() {
+            return Ok(Look::FrameFailed(frame, why));
+        }
+        // What was read is this page's only if the browser has not moved
+        // on meanwhile (a refresh or timer firing between the looks).
+        if self
+            .stillness(values, left(deadline))
+            .await?
+            .pending
+            .is_some()
+            || self.current_url().await? != *url
+        {
+            return Ok(Look::Continue);
+        }
+        Ok(Look::Unreadable(Failure::harness(format!(
+            "payconf could not get the buyer through the issuer page at {url}: it \
+             shows none of the fields acs.fields names ({}) and nothing that leads \
+             on, {} s after it last moved. See the screenshot: name the page's \
+             fields in acs.fields, or describe the page with [[acs.steps]]",
+            values.keys().cloned().collect::<Vec<_>>().join(", "),
+            super::PATIENCE.as_secs()
+        ))))
     }
 
     /// The exchange of a top-level page that answered `status`, as the
