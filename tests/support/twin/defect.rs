@@ -35,6 +35,7 @@ pub enum Defect {
     IssuerRedirectsForever,
     IssuerResetsConnection,
     IssuerPageServerError,
+    IssuerFrameServerError,
     IssuerHttpsOnPlainPort,
     ScriptedIssuerLandsOnFailure,
     ScriptedIssuerRedirectsForever,
@@ -53,7 +54,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 45] = [
+    pub const ALL: [Self; 46] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -85,6 +86,7 @@ impl Defect {
         Self::IssuerRedirectsForever,
         Self::IssuerResetsConnection,
         Self::IssuerPageServerError,
+        Self::IssuerFrameServerError,
         Self::IssuerHttpsOnPlainPort,
         Self::ScriptedIssuerLandsOnFailure,
         Self::ScriptedIssuerRedirectsForever,
@@ -122,6 +124,7 @@ impl Defect {
             Self::ScriptedIssuerLandsOnFailure | Self::ScriptedIssuerRedirectsForever => {
                 super::IssuerStyle::Scripted
             }
+            Self::IssuerFrameServerError => super::IssuerStyle::Framed,
             _ => super::IssuerStyle::Form,
         }
     }

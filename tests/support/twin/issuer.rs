@@ -6,7 +6,7 @@
 
 use wiremock::{Request, ResponseTemplate};
 
-use super::{Defect, Session, Twin, cookie, form_fields, page, query, redirect};
+use super::{Defect, Session, Twin, Variation, cookie, form_fields, page, query, redirect};
 
 /// How the twin's issuer builds its challenge page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,7 +97,7 @@ impl Twin {
         if self.session_of(request, session).is_none() {
             return page("Session expired", "<p>Your session has expired.</p>");
         }
-        if self.has(Defect::IssuerPageServerError) {
+        if self.has(Defect::IssuerPageServerError) || self.has(Defect::IssuerFrameServerError) {
             // A page whose body still shows the form: only the status says it broke.
             return super::answer(
                 500,
@@ -111,7 +111,7 @@ impl Twin {
             IssuerStyle::Form | IssuerStyle::ScriptReturn | IssuerStyle::Frozen => page(
                 "Twin Bank SecureCode",
                 &format!(
-                    r#"{freeze}<h1>Confirm your purchase</h1>
+                    r#"{freeze}{decoration}<h1>Confirm your purchase</h1>
 <form id="challenge" method="POST" action="{session}/confirm">
   {hidden}
   <label>Send the code by <select name="channel"><option value="sms" selected>SMS</option><option value="app">App</option></select></label>
@@ -123,6 +123,11 @@ impl Twin {
   <input type="hidden" name="txn" value="{session}">
   <button type="submit">Cancel payment</button>
 </form>"#,
+                    decoration = if self.variation == Some(Variation::BrokenDecorativeFrame) {
+                        r#"<iframe src="/acs/analytics/pixel" title="analytics" width="1" height="1"></iframe>"#
+                    } else {
+                        ""
+                    },
                     freeze = if self.style == IssuerStyle::Frozen {
                         "<script>for (;;) {}</script>"
                     } else {

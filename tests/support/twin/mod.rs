@@ -82,11 +82,15 @@ pub enum Variation {
     /// `Accept-Encoding`: a request that names none accepts any coding
     /// (RFC 9110 12.5.3), and the contract says nothing of compression.
     GzipAlways,
+    /// The issuer page holds a decorative frame (analytics) whose address
+    /// answers 404: a frame that fails is the target's fault only when the
+    /// buyer's way stops on it, and here the form beside it works.
+    BrokenDecorativeFrame,
 }
 
 impl Variation {
     /// Every variation.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::NullPayloadOnRefusals,
         Self::ApiKeyRequiredOnSubmit,
         Self::RefusesReservedDomains,
@@ -94,6 +98,7 @@ impl Variation {
         Self::SchemeRelativeRedirects,
         Self::RateLimited,
         Self::GzipAlways,
+        Self::BrokenDecorativeFrame,
     ];
 }
 
