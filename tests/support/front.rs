@@ -7,7 +7,7 @@
 use std::{convert::Infallible, future::Future, sync::Arc};
 
 use bytes::Bytes;
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full};
 use hyper::{Request, Response, body::Incoming, http::request::Parts, service::service_fn};
 use hyper_util::rt::TokioIo;
 use payconf_reference::{ReferenceConfig, RunningServer};
@@ -97,6 +97,17 @@ pub fn serve_on<T: Front>(listener: TcpListener, front: Arc<T>) {
 pub trait Front: Send + Sync + 'static {
     /// The answer to `request`.
     fn answer(&self, request: Request<Incoming>) -> impl Future<Output = Answer> + Send;
+}
+
+/// A request's head, and its body read whole (a front's requests are small).
+pub async fn read(request: Request<Incoming>) -> (Parts, Bytes) {
+    let (parts, body) = request.into_parts();
+    let body = body
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
+    (parts, body)
 }
 
 /// The front's client to the reference implementation: no redirects

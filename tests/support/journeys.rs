@@ -11,7 +11,6 @@ use std::{
 };
 
 use bytes::Bytes;
-use http_body_util::BodyExt;
 use hyper::{Request, body::Incoming};
 use payconf_reference::{ReferenceConfig, RunningServer};
 use url::Url;
@@ -80,12 +79,7 @@ impl Front for QuirkFront {
         let path = request.uri().path().to_owned();
         let query = request.uri().query().unwrap_or("").to_owned();
         let method = request.method().clone();
-        let (parts, body) = request.into_parts();
-        let mut body = body
-            .collect()
-            .await
-            .map(|b| b.to_bytes())
-            .unwrap_or_default();
+        let (parts, mut body) = super::front::read(request).await;
         let issuer = path == "/acs/authenticate";
         if issuer && method == "GET" {
             if let Quirk::SlowPages(pages) = self.quirk {

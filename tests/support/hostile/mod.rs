@@ -200,12 +200,7 @@ impl AttackFront {
     /// Passes the request to the reference implementation; keeps what it
     /// was sent for the attacks that echo it.
     async fn forward(&self, request: Request<Incoming>) -> (Sent, Answer) {
-        let (parts, body) = request.into_parts();
-        let body = body
-            .collect()
-            .await
-            .map(|b| b.to_bytes())
-            .unwrap_or_default();
+        let (parts, body) = super::front::read(request).await;
         let sent = Sent {
             authorization: parts
                 .headers

@@ -13,7 +13,6 @@ use std::{
 };
 
 use bytes::Bytes;
-use http_body_util::BodyExt;
 use hyper::{Request, body::Incoming};
 use payconf_reference::{ReferenceConfig, RunningServer};
 use tokio::net::TcpListener;
@@ -94,12 +93,7 @@ impl Front for ZooFront {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_owned();
-        let (parts, body) = request.into_parts();
-        let body = body
-            .collect()
-            .await
-            .map(|b| b.to_bytes())
-            .unwrap_or_default();
+        let (parts, body) = crate::support::front::read(request).await;
         let mut params: Vec<(String, String)> =
             form_urlencoded::parse(parts.uri.query().unwrap_or("").as_bytes())
                 .into_owned()
