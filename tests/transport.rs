@@ -2,18 +2,13 @@
 //! here (rcgen): the whole suite over TLS with `tls.ca_file`, and against a
 //! mutual-TLS server with a client certificate; every transport failure
 //! (a private CA not given, an expired certificate, a name mismatch, no
-//! client certificate, a refused one, a name that does not resolve, a proxy
-//! that cannot be reached) stops the run with exit code 2 and a message
-//! naming what fixes it; and proxies as chosen: a loopback target never
-//! through one, another through the `proxy` setting, as a proxy that records
-//! what it is asked shows.
+//! client certificate, a refused one, a name that does not resolve) stops
+//! the run with exit code 2 and a message naming what fixes it. Proxies
+//! are tested in `proxy.rs`.
 
 mod support;
 
-use std::{
-    net::SocketAddr,
-    sync::{Arc, Mutex},
-};
+use std::sync::Arc;
 
 use payconf_reference::{ReferenceConfig, RunningServer};
 use rustls::{
@@ -21,13 +16,11 @@ use rustls::{
     pki_types::{CertificateDer, pem::PemObject},
 };
 use support::{
-    runner::{RunOutput, TempFile, payconf_run_async, payconf_run_with},
+    runner::{RunOutput, TempFile, assert_stopped, payconf_run_async, payconf_run_with},
+    sandbox_target,
     tls::{TestCa, VALID, server_tls},
 };
-use tokio::{
-    io::{AsyncReadExt, AsyncWriteExt},
-    net::{TcpListener, TcpStream},
-};
+use tokio::net::{TcpListener, TcpStream};
 
 /// The sandbox over TLS with this configuration.
 async fn tls_sandbox(tls: Arc<rustls::ServerConfig>) -> RunningServer {
@@ -36,41 +29,10 @@ async fn tls_sandbox(tls: Arc<rustls::ServerConfig>) -> RunningServer {
         .expect("sandbox starts")
 }
 
-/// A target file for the sandbox at `base`, with `extra` lines.
-fn target_file(base: &url::Url, extra: &str) -> TempFile {
-    TempFile::new(
-        "target.toml",
-        &support::reference_target_file(base, extra, "fields = { otp = \"123456\" }\n"),
-    )
-}
-
 async fn run(target: &TempFile, args: &[&str]) -> RunOutput {
     let mut all = vec!["--target".to_owned(), target.0.display().to_string()];
     all.extend(args.iter().map(|a| (*a).to_owned()));
     payconf_run_async(all).await
-}
-
-fn assert_stopped(output: &RunOutput, says: &[&str]) {
-    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
-    for words in says {
-        assert!(
-            output.stderr.contains(words),
-            "{words:?} not in:\n{}",
-            output.stderr
-        );
-    }
-    assert!(
-        !output.stdout.contains("scenarios ("),
-        "no scenario ran:\n{}",
-        output.stdout
-    );
-    for debug in ["Some(", "Custom {", "kind:"] {
-        assert!(
-            !output.stderr.contains(debug),
-            "Debug text in:\n{}",
-            output.stderr
-        );
-    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -87,11 +49,11 @@ async fn the_suite_passes_over_tls_with_the_private_ca_given_and_stops_without_i
         .to_string_lossy()
         .into_owned();
     // A relative path is taken from the target file's folder.
-    let trusted = target_file(&sandbox.base_url, &format!("[tls]\nca_file = \"{name}\"\n"));
+    let trusted = sandbox_target(&sandbox.base_url, &format!("[tls]\nca_file = \"{name}\"\n"));
     let output = run(&trusted, &["--tags", "@core"]).await;
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
 
-    let untrusted = target_file(&sandbox.base_url, "");
+    let untrusted = sandbox_target(&sandbox.base_url, "");
     let output = run(&untrusted, &[]).await;
     assert_stopped(
         &output,
@@ -123,7 +85,7 @@ async fn an_expired_certificate_and_a_name_mismatch_stop_the_run_saying_so() {
     ] {
         let (cert, key) = ca.certificate(&names, days);
         let sandbox = tls_sandbox(server_tls(&cert, &key, None)).await;
-        let output = run(&target_file(&sandbox.base_url, &ca_line), &[]).await;
+        let output = run(&sandbox_target(&sandbox.base_url, &ca_line), &[]).await;
         assert_stopped(&output, &[says, &format!("names: {}", names.join(", "))]);
         let _ = sandbox.shutdown().await;
     }
@@ -141,7 +103,7 @@ async fn mutual_tls_passes_with_the_client_certificate_and_stops_without_one_or_
     let (client_cert, client_key) = clients.certificate(&["merchant.example"], VALID);
     let client_cert = TempFile::new("client.pem", &client_cert);
     let client_key = TempFile::new("client.key", &client_key);
-    let target = target_file(&sandbox.base_url, &ca_line);
+    let target = sandbox_target(&sandbox.base_url, &ca_line);
     let output = run(
         &target,
         &[
@@ -211,127 +173,12 @@ async fn a_handshake_of_payconfs_own_hears_the_server_refuse_the_client() {
 #[test]
 fn a_name_that_does_not_resolve_stops_the_run() {
     let base = url::Url::parse("https://payconf-no-such-host.invalid/").expect("url");
-    let target = target_file(&base, "");
+    let target = sandbox_target(&base, "");
     let output = payconf_run_with(&["--target", &target.0.display().to_string()], &[]);
     assert_stopped(
         &output,
         &["the name payconf-no-such-host.invalid does not resolve"],
     );
-}
-
-/// A forward proxy that records the first request line of every connection
-/// and passes everything on to `upstream`, whatever host was asked for.
-async fn recording_proxy(upstream: SocketAddr) -> (SocketAddr, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let address = listener.local_addr().expect("address");
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let recorded = Arc::clone(&asked);
-    tokio::spawn(async move {
-        while let Ok((mut client, _)) = listener.accept().await {
-            let recorded = Arc::clone(&recorded);
-            tokio::spawn(async move {
-                let mut head = vec![0; 8192];
-                let Ok(n) = client.read(&mut head).await else {
-                    return;
-                };
-                let text = String::from_utf8_lossy(&head[..n]).into_owned();
-                recorded
-                    .lock()
-                    .expect("lock")
-                    .push(text.lines().next().unwrap_or_default().to_owned());
-                let Ok(mut server) = TcpStream::connect(upstream).await else {
-                    return;
-                };
-                if server.write_all(&head[..n]).await.is_ok() {
-                    let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
-                }
-            });
-        }
-    });
-    (address, asked)
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn a_loopback_target_is_never_proxied_and_another_goes_through_the_proxy_setting() {
-    let sandbox = RunningServer::start(ReferenceConfig::default())
-        .await
-        .expect("sandbox");
-    let upstream: SocketAddr = format!(
-        "{}:{}",
-        sandbox.base_url.host_str().expect("host"),
-        sandbox.base_url.port().expect("port")
-    )
-    .parse()
-    .expect("address");
-    let (proxy, asked) = recording_proxy(upstream).await;
-    let proxy_url = format!("http://{proxy}");
-
-    // Every proxy variable set: a run against 127.0.0.1 is unaffected.
-    let target = target_file(&sandbox.base_url, "");
-    let vars = [
-        "HTTP_PROXY",
-        "http_proxy",
-        "HTTPS_PROXY",
-        "https_proxy",
-        "ALL_PROXY",
-        "all_proxy",
-    ];
-    let env: Vec<(&str, &str)> = vars.iter().map(|v| (*v, proxy_url.as_str())).collect();
-    let output = payconf_run_with(
-        &[
-            "--target",
-            &target.0.display().to_string(),
-            "--tags",
-            "@core",
-        ],
-        &env,
-    );
-    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
-    assert!(
-        asked.lock().expect("lock").is_empty(),
-        "the proxy was asked: {:?}",
-        asked.lock()
-    );
-
-    // A target by a name that is not loopback goes through the proxy setting.
-    let named = url::Url::parse("http://payments.proxied.test/").expect("url");
-    let target = target_file(&named, &format!("proxy = \"{proxy_url}\"\n"));
-    let output = payconf_run_with(
-        &[
-            "--target",
-            &target.0.display().to_string(),
-            "--tags",
-            "@core and @production-safe",
-        ],
-        &[],
-    );
-    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
-    assert!(
-        output
-            .stdout
-            .contains(&format!("proxy: {proxy_url}/ (from the proxy setting)")),
-        "{}",
-        output.stdout
-    );
-    let asked = asked.lock().expect("lock").clone();
-    assert!(
-        asked.iter().any(
-            |line| line.starts_with("POST http://payments.proxied.test/api/v1/payment/create/")
-        ),
-        "{asked:?}"
-    );
-
-    // A proxy that cannot be reached stops the run.
-    let closed = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let gone = closed.local_addr().expect("address");
-    drop(closed);
-    let target = target_file(&named, &format!("proxy = \"http://{gone}\"\n"));
-    let output = payconf_run_with(&["--target", &target.0.display().to_string()], &[]);
-    assert_stopped(
-        &output,
-        &["the proxy payconf goes through to payments.proxied.test cannot be reached"],
-    );
-    let _ = sandbox.shutdown().await;
 }
 
 #[test]
@@ -437,7 +284,7 @@ async fn serve_with_a_certificate_serves_https_with_http2_by_alpn_and_https_page
     let ca_file = TempFile::new("ca.pem", &ca.pem);
     let har = TempFile::new("run.har", "");
     let base_url = url::Url::parse(&base).expect("url");
-    let target = target_file(
+    let target = sandbox_target(
         &base_url,
         &format!("[tls]\nca_file = \"{}\"\n", ca_file.0.display()),
     );
@@ -482,7 +329,7 @@ async fn a_transport_failure_during_a_scenario_is_an_error_not_a_failure() {
     let api = url::Url::parse(&format!("https://127.0.0.1:{port}/")).expect("url");
     let ca_file = TempFile::new("ca.pem", &ca.pem);
     let results = TempFile::new("results.json", "");
-    let target = target_file(
+    let target = sandbox_target(
         &api,
         &format!("[tls]\nca_file = \"{}\"\n", ca_file.0.display()),
     );

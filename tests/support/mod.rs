@@ -52,6 +52,15 @@ pub fn resolve(value: &Value) -> &Value {
     payconf_spec::json_ref::resolve(contract().document(), value)
 }
 
+/// A target file for the reference implementation at `base` with its
+/// default back-office, `extra` lines at the top and the form driver's code.
+pub fn sandbox_target(base: &Url, extra: &str) -> runner::TempFile {
+    runner::TempFile::new(
+        "target.toml",
+        &reference_target_file(base, extra, "fields = { otp = \"123456\" }\n"),
+    )
+}
+
 /// A target file for a reference implementation with its default back-office
 /// at `base`: `head` is added to the top-level settings, `acs` is the body
 /// of the `[acs]` table.

@@ -195,3 +195,28 @@ pub async fn browser_turn(test: &str) -> Option<tokio::sync::SemaphorePermit<'st
     }
     Some(BROWSER_RUNS.acquire().await.expect("semaphore"))
 }
+
+/// The run stopped with exit code 2 before any scenario, saying each of
+/// `says` on stderr in words, with no Rust `Debug` text.
+pub fn assert_stopped(output: &RunOutput, says: &[&str]) {
+    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
+    for words in says {
+        assert!(
+            output.stderr.contains(words),
+            "{words:?} not in:\n{}",
+            output.stderr
+        );
+    }
+    assert!(
+        !output.stdout.contains("scenarios ("),
+        "no scenario ran:\n{}",
+        output.stdout
+    );
+    for debug in ["Some(", "Custom {", "kind:"] {
+        assert!(
+            !output.stderr.contains(debug),
+            "Debug text in:\n{}",
+            output.stderr
+        );
+    }
+}

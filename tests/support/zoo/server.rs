@@ -200,9 +200,7 @@ impl ZooFront {
         match journey.pages[at].way {
             Way::Redirect(status) => {
                 headers.push(("location", next));
-                let pairs: Vec<(&str, &str)> =
-                    headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
-                respond(status, &pairs, "")
+                reply(status, headers, String::new())
             }
             Way::Channel { post, cancel } => {
                 html(headers, channel_page(&next, post, cancel, language))
@@ -366,10 +364,15 @@ fn host_key(host: Host) -> &'static str {
     }
 }
 
-fn html(headers: Vec<(&'static str, String)>, page: String) -> Answer {
-    let mut pairs: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
-    pairs.push(("content-type", "text/html; charset=utf-8"));
-    respond(200, &pairs, Bytes::from(page))
+/// An HTML page, with the session's cookies when they are set.
+fn html(mut headers: Vec<(&'static str, String)>, page: String) -> Answer {
+    headers.push(("content-type", "text/html; charset=utf-8".to_owned()));
+    reply(200, headers, page)
+}
+
+fn reply(status: u16, headers: Vec<(&'static str, String)>, body: String) -> Answer {
+    let pairs: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    respond(status, &pairs, Bytes::from(body))
 }
 
 fn error_page(status: u16) -> Answer {

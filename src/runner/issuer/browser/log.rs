@@ -55,7 +55,7 @@ impl BrowserJourney<'_> {
                         }
                     }
                     if top {
-                        self.documents += 1;
+                        self.navigations += 1;
                         self.visited.page(&url);
                         if let Some(id) = params["requestId"].as_str() {
                             let method = params["request"]["method"]

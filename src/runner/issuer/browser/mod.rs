@@ -94,7 +94,7 @@ pub async fn authenticate(
         visited: Visited::default(),
         top_frame: None,
         last_move: Instant::now(),
-        documents: 0,
+        navigations: 0,
         requests: std::collections::HashMap::new(),
         failed_load: None,
         failed_status: None,
@@ -201,8 +201,10 @@ struct BrowserJourney<'a> {
     top_frame: Option<String>,
     /// When the page last navigated or payconf last acted.
     last_move: Instant,
-    /// Top-level document requests seen.
-    documents: usize,
+    /// Top-level document requests since payconf last acted (opened the
+    /// issuer address, submitted a form): past [`MAX_PAGES`], the target
+    /// sends the buyer round in circles.
+    navigations: usize,
     /// Methods and addresses of the top-level document requests, by request id.
     requests: std::collections::HashMap<String, (reqwest::Method, Url)>,
     /// A top-level page that did not load, and why.
@@ -232,8 +234,6 @@ struct Progress<'s> {
     steps: VecDeque<&'s IssuerStep>,
     /// Whether the buyer has answered the issuer.
     answered: bool,
-    /// Navigations payconf caused (the first page, answers, walks).
-    actions: usize,
     /// Lone forms submitted.
     walks: usize,
     /// The top-level page's address at the last look.
@@ -309,7 +309,6 @@ impl BrowserJourney<'_> {
             },
             // A buyer who only follows has nothing to answer.
             answered: choice == Choice::Follow,
-            actions: 1,
             walks: 0,
             url: issuer,
         };
@@ -340,7 +339,7 @@ impl BrowserJourney<'_> {
                 self.page_exchange = Some(exchange);
                 return Err(failure);
             }
-            if self.documents > MAX_PAGES * state.actions {
+            if self.navigations > MAX_PAGES {
                 return Err(too_many_pages(world, None));
             }
             if Instant::now() > deadline {
@@ -407,7 +406,7 @@ impl BrowserJourney<'_> {
                 StepDone::Done => {
                     state.steps.pop_front();
                     if matches!(step.action, StepAction::Click(_)) {
-                        state.actions += 1;
+                        self.navigations = 0;
                         state.answered |= state.steps.is_empty();
                     }
                     self.last_move = Instant::now();
@@ -429,12 +428,12 @@ impl BrowserJourney<'_> {
         match self.act(choice, values, state.answered).await? {
             Acted::Answered => {
                 state.answered = true;
-                state.actions += 1;
+                self.navigations = 0;
                 self.last_move = Instant::now();
             }
             Acted::Walked => {
                 state.walks += 1;
-                state.actions += 1;
+                self.navigations = 0;
                 if state.walks > MAX_WALKS {
                     return Ok(Look::Unreadable(Failure::harness(format!(
                         "payconf passed {MAX_WALKS} pages without finding where the buyer \

@@ -1,0 +1,55 @@
+//! The twin's conforming variations: choices the contract leaves open,
+//! each made the way some real servers make it.
+
+/// A conforming variation of the twin: a choice the contract leaves open,
+/// made the way some real servers make it. Each stands for a reading of the
+/// contract the suite takes; the twin with any of them passes every `@core`
+/// scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variation {
+    /// Refusals answer `"payload": null`: the contract says nothing of the
+    /// payload of a refusal, and null is how most serialisers write "none".
+    NullPayloadOnRefusals,
+    /// Submit needs the merchant's API key as well as the payment token:
+    /// whether it does, the contract does not say.
+    ApiKeyRequiredOnSubmit,
+    /// Submit refuses buyers' e-mail addresses in the reserved example
+    /// domains (`.example`, `.test`, `.invalid`, `.localhost`); its target
+    /// file names another address.
+    RefusesReservedDomains,
+    /// A paid submit sends the buyer to a result page of the service's own,
+    /// which passes them on to the shop's success page: the contract says
+    /// the address comes from the back-office configuration, not that it is
+    /// that page.
+    OwnResultPage,
+    /// Redirect addresses are scheme-relative (`//host/path`): the buyer's
+    /// browser completes them with the scheme of the page it is on.
+    SchemeRelativeRedirects,
+    /// Over 20 API requests a second are answered `429 Too Many Requests`
+    /// with the envelope and `Retry-After: 1`: the contract shows no rate
+    /// limits ("not shown"), so a server may have one, and a client that
+    /// waits as asked is served.
+    RateLimited,
+    /// Every JSON answer is gzip-compressed, whatever the request's
+    /// `Accept-Encoding`: a request that names none accepts any coding
+    /// (RFC 9110 12.5.3), and the contract says nothing of compression.
+    GzipAlways,
+    /// The issuer page holds a decorative frame (analytics) whose address
+    /// answers 404: a frame that fails is the target's fault only when the
+    /// buyer's way stops on it, and here the form beside it works.
+    BrokenDecorativeFrame,
+}
+
+impl Variation {
+    /// Every variation.
+    pub const ALL: [Self; 8] = [
+        Self::NullPayloadOnRefusals,
+        Self::ApiKeyRequiredOnSubmit,
+        Self::RefusesReservedDomains,
+        Self::OwnResultPage,
+        Self::SchemeRelativeRedirects,
+        Self::RateLimited,
+        Self::GzipAlways,
+        Self::BrokenDecorativeFrame,
+    ];
+}
