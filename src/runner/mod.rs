@@ -29,6 +29,7 @@ pub mod exchange;
 pub mod failure;
 pub mod hostile;
 pub mod issuer;
+pub mod json;
 pub mod list;
 pub mod neutral;
 pub mod redact;
@@ -38,6 +39,7 @@ pub mod settings;
 pub mod steps;
 pub mod target;
 pub mod transport;
+pub mod volley;
 pub mod waivers;
 pub mod world;
 
@@ -413,6 +415,7 @@ async fn execute(
         seed,
         har: knobs.har,
         pace: Arc::new(crate::runner::exchange::Pace::new(knobs.rate)),
+        floor: crate::runner::exchange::Floor::default(),
     });
 
     let cucumber = PaymentWorld::cucumber::<PathBuf>()
@@ -425,7 +428,7 @@ async fn execute(
             let report = Arc::clone(&report);
             move |feature, _, scenario, _, world| {
                 let key = (file_name(feature), scenario.position.line);
-                let (observations, waited, exchanges, issuer, har) = world
+                let (observations, waited, measured, exchanges, issuer, har) = world
                     .map(|w| {
                         // The browser is free for the next scenario.
                         w.browser_reservation = None;
@@ -435,6 +438,7 @@ async fn execute(
                         (
                             std::mem::take(&mut w.observations),
                             std::mem::take(&mut w.waited),
+                            std::mem::take(&mut w.measured),
                             exchanges,
                             w.issuer_evidence.take(),
                             har,
@@ -450,6 +454,9 @@ async fn execute(
                 }
                 if !waited.is_empty() {
                     report.waited.push((key.clone(), waited));
+                }
+                if !measured.is_empty() {
+                    report.measured.push((key.clone(), measured));
                 }
                 if let Some(issuer) = issuer {
                     report.issuer_evidence.push((key.clone(), issuer));
@@ -483,6 +490,7 @@ fn skipped(scenario: ScenarioEntry, reason: String) -> ScenarioResult {
         outcome: Outcome::Skipped(reason),
         observations: Vec::new(),
         waited: Vec::new(),
+        measured: Vec::new(),
         steps: Vec::new(),
         exchanges: Vec::new(),
         issuer: None,

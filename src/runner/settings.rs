@@ -81,7 +81,7 @@ fn refusal(exchange: &Exchange) -> Option<String> {
             response.status
         ));
     }
-    let json: Value = serde_json::from_slice(&response.body).ok()?;
+    let json: Value = crate::runner::json::parse_ok(&response.body)?;
     let code = json.pointer("/error/code").and_then(Value::as_str)?;
     let description = json
         .pointer("/error/description")

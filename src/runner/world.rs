@@ -16,7 +16,7 @@ use serde_json::Value;
 use url::Url;
 
 use crate::runner::{
-    exchange::{Exchange, Limits, Pace, RecordedRequest, Sent, Unreported, send_patiently},
+    exchange::{Exchange, Floor, Limits, Pace, RecordedRequest, Sent, Unreported, send_patiently},
     issuer::{
         IssuerEvidence,
         chromium::{Chromium, Reservation},
@@ -54,13 +54,15 @@ pub struct RunContext {
     pub har: bool,
     /// `--rate`: how fast requests may go out.
     pub pace: Arc<Pace>,
+    /// Shared by every exchange in flight; a volley has it alone.
+    pub floor: Floor,
 }
 
 impl RunContext {
     /// Sends a request as the run's patient client: in its turn of
     /// `--rate`, waiting out answers that ask to come back later.
     pub async fn send(&self, request: RecordedRequest) -> Sent {
-        send_patiently(request, &self.client, self.limits, &self.pace).await
+        send_patiently(request, &self.client, self.limits, &self.pace, &self.floor).await
     }
 }
 
@@ -133,8 +135,8 @@ pub struct PaymentWorld {
     pub last_submit_body: Option<Value>,
     /// The last API answer, which the `Then` steps judge.
     pub answer: Option<Answer>,
-    /// The answers to a burst of requests sent at once (`@robustness`).
-    pub volley: Vec<crate::runner::exchange::Exchange>,
+    /// The volleys of submits of one token (`@robustness`).
+    pub volley: Option<crate::runner::steps::robustness::SubmitVolleys>,
     /// Whole payments run in parallel: (token, create's ID, submit's ID).
     pub flows: Vec<(String, String, String)>,
     /// Generated hostile bodies sent, and their findings.
@@ -149,6 +151,9 @@ pub struct PaymentWorld {
     pub observations: Vec<String>,
     /// Each time the target asked payconf to wait and it did, said.
     pub waited: Vec<String>,
+    /// What the scenario measured of its own sharpness (the volleys sent
+    /// and their spread), said whatever its outcome.
+    pub measured: Vec<String>,
     /// The requirements a failed spec check blamed: what a waiver must cover.
     /// Empty for other failures, which are the scenario's as a whole.
     pub blamed: Vec<String>,
@@ -173,7 +178,7 @@ impl PaymentWorld {
             payments: Vec::new(),
             submitted_token: None,
             last_submit_body: None,
-            volley: Vec::new(),
+            volley: None,
             flows: Vec::new(),
             hostile: None,
             answer: None,
@@ -181,6 +186,7 @@ impl PaymentWorld {
             exchanges: Vec::new(),
             observations: Vec::new(),
             waited: Vec::new(),
+            measured: Vec::new(),
             blamed: Vec::new(),
             harness_error: None,
             issuer_evidence: None,
@@ -296,7 +302,7 @@ impl PaymentWorld {
             .expect("exchange() returned Ok only for a response");
         let status = response.status;
         let media_type = response.header("content-type").unwrap_or("").to_owned();
-        let json = serde_json::from_slice::<Value>(&response.body).ok();
+        let json = crate::runner::json::parse_ok(&response.body);
         self.answer = Some(Answer {
             operation,
             exchange: index,

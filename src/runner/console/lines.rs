@@ -51,6 +51,9 @@ pub(super) fn result_lines(result: &ScenarioResult) -> Vec<String> {
     for wait in &result.waited {
         out.push(format!("        waited: {wait}"));
     }
+    for measure in &result.measured {
+        out.push(format!("        measured: {measure}"));
+    }
     out
 }
 

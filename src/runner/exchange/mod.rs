@@ -2,9 +2,11 @@
 //! for the console and reports, and sent with the run's bounds: a time limit
 //! per request and a size limit on what is read.
 
+mod floor;
 mod patience;
 mod record;
 
+pub use floor::Floor;
 pub use patience::{Pace, Sent, send_patiently};
 pub use record::{ExchangeRecord, Unreported};
 
@@ -144,7 +146,20 @@ impl RecordedRequest {
     /// Sends the request within `limits`; never follows a redirect. It asks
     /// for the content codings payconf decodes, as merchants' HTTP clients
     /// do, unless it names its own.
-    pub async fn send(mut self, client: &Client, limits: Limits) -> Exchange {
+    pub async fn send(self, client: &Client, limits: Limits) -> Exchange {
+        let body = self.body.clone().map(reqwest::Body::from);
+        self.send_carrying(client, limits, body).await
+    }
+
+    /// Sends the request as [`send`](Self::send) does, its body coming from
+    /// `body` (which yields the bytes of `self.body`, in its own time: a
+    /// volley holds back the last byte until its release).
+    pub async fn send_carrying(
+        mut self,
+        client: &Client,
+        limits: Limits,
+        body: Option<reqwest::Body>,
+    ) -> Exchange {
         if !self
             .headers
             .iter()
@@ -160,6 +175,7 @@ impl RecordedRequest {
             limits.timeout,
             self.perform(
                 client,
+                body,
                 limits.max_body,
                 &mut headers_at,
                 &mut transport_fault,
@@ -190,6 +206,7 @@ impl RecordedRequest {
     async fn perform(
         &self,
         client: &Client,
+        body: Option<reqwest::Body>,
         max_body: usize,
         headers_at: &mut Option<Instant>,
         transport_fault: &mut Option<crate::runner::transport::Fault>,
@@ -198,8 +215,8 @@ impl RecordedRequest {
         for (name, value) in &self.headers {
             builder = builder.header(name.as_str(), value.as_str());
         }
-        if let Some(body) = &self.body {
-            builder = builder.body(body.clone());
+        if let Some(body) = body {
+            builder = builder.body(body);
         }
         let mut response = builder.send().await.map_err(|e| {
             *transport_fault = crate::runner::transport::tls_or_dns_fault(&e);

@@ -23,7 +23,7 @@ use tokio::time::Instant;
 
 use reqwest::Client;
 
-use super::{Exchange, Limits, RecordedRequest};
+use super::{Exchange, Floor, Limits, RecordedRequest};
 
 /// The most times one request is sent again after being asked to wait.
 const TRIES: usize = 5;
@@ -97,18 +97,23 @@ impl Sent {
 }
 
 /// Sends `request`, waiting out the answers that ask payconf to come back
-/// later, within [`TRIES`] and [`PATIENCE`]; each send takes its turn in `pace`.
+/// later, within [`TRIES`] and [`PATIENCE`]; each send takes its turn in
+/// `pace` and holds `floor` shared while it is in flight.
 pub async fn send_patiently(
     mut request: RecordedRequest,
     client: &Client,
     limits: Limits,
     pace: &Pace,
+    floor: &Floor,
 ) -> Sent {
     let mut waits = Vec::new();
     let mut spent = Duration::ZERO;
     loop {
         pace.turns(1).await;
-        let exchange = request.send(client, limits).await;
+        let exchange = {
+            let _shared = floor.share().await;
+            request.send(client, limits).await
+        };
         let Some(wait) = asks_to_wait(&exchange, waits.len()) else {
             return Sent {
                 exchange,

@@ -217,7 +217,7 @@ impl Redactor {
     /// anything else (a compressed or binary answer) by its length and its
     /// first bytes.
     pub fn body(&self, bytes: &[u8]) -> String {
-        if let Ok(value) = serde_json::from_slice::<Value>(bytes) {
+        if let Ok(value) = crate::runner::json::parse(bytes) {
             return self.json(&value).to_string();
         }
         let text = String::from_utf8_lossy(bytes);

@@ -36,6 +36,7 @@ struct ScenarioView {
     reason: Option<String>,
     waivers: Vec<String>,
     observations: Vec<String>,
+    measured: Vec<String>,
     steps: Vec<StepView>,
     exchanges: Vec<ExchangeRecord>,
     issuer: Option<IssuerView>,
@@ -92,6 +93,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
                 reason: r.outcome.skip_reason().map(str::to_owned),
                 waivers: r.outcome.waivers().to_vec(),
                 observations: r.observations.clone(),
+                measured: r.measured.clone(),
                 steps: r
                     .steps
                     .iter()

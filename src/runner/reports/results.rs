@@ -43,6 +43,9 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
             if !r.waited.is_empty() {
                 entry["waited"] = json!(r.waited);
             }
+            if !r.measured.is_empty() {
+                entry["measured"] = json!(r.measured);
+            }
             entry
         })
         .collect();

@@ -147,6 +147,9 @@ pub struct ScenarioResult {
     pub observations: Vec<String>,
     /// Each time the target asked payconf to wait (a rate limit) and it did.
     pub waited: Vec<String>,
+    /// What it measured of its own sharpness: the volleys a race check sent
+    /// and how close together their requests went.
+    pub measured: Vec<String>,
     /// Its steps, background first.
     pub steps: Vec<StepResult>,
     /// Every exchange with the target, redacted.
@@ -227,6 +230,8 @@ pub struct RunReport {
     pub features: usize,
     /// Waits of each scenario (file, line), recorded when it ends.
     pub waited: Vec<((String, usize), Vec<String>)>,
+    /// What each scenario (file, line) measured, recorded when it ends.
+    pub measured: Vec<((String, usize), Vec<String>)>,
     /// Observations of each scenario (file, line), recorded when it ends.
     pub observations: Vec<((String, usize), Vec<String>)>,
     /// Exchanges of each scenario (file, line), recorded when it ends.

@@ -282,6 +282,10 @@ impl Recorder {
                     Some(i) => report.waited.remove(i).1,
                     None => Vec::new(),
                 };
+                let measured = match report.measured.iter().position(|(k, _)| *k == key) {
+                    Some(i) => report.measured.remove(i).1,
+                    None => Vec::new(),
+                };
                 let exchanges = match report.evidence.iter().position(|(k, _)| *k == key) {
                     Some(i) => report.evidence.remove(i).1,
                     None => Vec::new(),
@@ -315,6 +319,7 @@ impl Recorder {
                     outcome,
                     observations,
                     waited,
+                    measured,
                     steps,
                     exchanges,
                     issuer,

@@ -9,8 +9,11 @@ use super::{TargetError, target_error};
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(default, deny_unknown_fields)]
 pub struct RobustnessSettings {
-    /// Submits of one token sent at once (ROB-01).
+    /// Submits of one token sent at once (ROB-01), in each volley.
     pub concurrent_submits: usize,
+    /// Volleys of those submits, each on a fresh payment, until one
+    /// executes the payment twice (ROB-01).
+    pub volleys: usize,
     /// Complete payments run in parallel (ROB-03).
     pub parallel_flows: usize,
     /// Generated hostile bodies for create, and as many for submit (ROB-04).
@@ -21,6 +24,7 @@ impl Default for RobustnessSettings {
     fn default() -> Self {
         Self {
             concurrent_submits: 20,
+            volleys: 10,
             parallel_flows: 32,
             hostile_requests: 300,
         }
@@ -32,6 +36,7 @@ impl RobustnessSettings {
     pub fn check(&self) -> Result<(), TargetError> {
         for (name, value, low, high) in [
             ("concurrent_submits", self.concurrent_submits, 2, 1_000),
+            ("volleys", self.volleys, 1, 1_000),
             ("parallel_flows", self.parallel_flows, 2, 1_000),
             ("hostile_requests", self.hostile_requests, 1, 100_000),
         ] {

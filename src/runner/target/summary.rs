@@ -57,6 +57,7 @@ impl TargetConfig {
             "proxy": self.proxy.as_ref().map(shown_url),
             "robustness": {
                 "concurrent_submits": self.robustness.concurrent_submits,
+                "volleys": self.robustness.volleys,
                 "parallel_flows": self.robustness.parallel_flows,
                 "hostile_requests": self.robustness.hostile_requests,
             },

@@ -20,8 +20,32 @@ use crate::runner::{exchange::Limits, target::TargetConfig};
 use reqwest::Client;
 use rustls::{AlertDescription, CertificateError};
 
-/// The run's HTTP client for `target`.
+/// The run's HTTP client for `target`: HTTP/1.1, as merchants' servers
+/// most often call a payment API.
 pub fn client(target: &TargetConfig, limits: Limits) -> Result<Client, String> {
+    build(builder(target, limits).http1_only())
+}
+
+/// A volley's client (see [`crate::runner::volley`]): the run's client,
+/// but keeping as many idle connections as the volley has requests, for
+/// longer, and offering HTTP/2 in the TLS handshake (ALPN), so that the
+/// requests of a volley to a server that speaks it share one connection
+/// and their last bytes can go out together.
+pub fn volley_client(target: &TargetConfig, limits: Limits) -> Result<Client, String> {
+    build(
+        builder(target, limits)
+            .pool_idle_timeout(Duration::from_secs(30))
+            .pool_max_idle_per_host(usize::MAX),
+    )
+}
+
+fn build(builder: reqwest::ClientBuilder) -> Result<Client, String> {
+    builder
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {}", causes(&e)))
+}
+
+fn builder(target: &TargetConfig, limits: Limits) -> reqwest::ClientBuilder {
     let rules = rules(target);
     let mut builder = Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -39,8 +63,6 @@ pub fn client(target: &TargetConfig, limits: Limits) -> Result<Client, String> {
         builder = builder.identity(identity.clone());
     }
     builder
-        .build()
-        .map_err(|e| format!("cannot build the HTTP client: {}", causes(&e)))
 }
 
 /// The proxy rules of a run against `target`.

@@ -41,19 +41,20 @@ impl Twin {
         if self.defect.is_some_and(Defect::framework_refuses) && !media_type.contains("json") {
             return self.unusable(415, "MEDIA_TYPE", "send application/json");
         }
-        let body = match serde_json::from_slice::<Value>(&request.body) {
-            Ok(body) => body,
+        let body = match self.read(&request.body) {
+            Some(body) => body,
             // Taken for a payment of the shop's defaults.
-            Err(_) if self.has(Defect::NonJsonBodyProcessed) => json!({
+            None if self.has(Defect::NonJsonBodyProcessed) => json!({
                 "shopLogin": SHOP, "amount": "1.00", "currency": "USD", "shopTransactionID": "default",
             }),
-            Err(_) => return self.unusable(400, "BAD_JSON", "request body is not JSON"),
+            None => return self.unusable(400, "BAD_JSON", "request body is not JSON"),
         };
+        let lenient = self.variation == Some(Variation::EchoesRequest);
         if body["shopLogin"] != SHOP {
             return self.refusal("SHOP_UNKNOWN", "unknown shop");
         }
         for field in ["amount", "currency", "shopTransactionID"] {
-            if !body[field].is_string() {
+            if !body[field].is_string() && !(lenient && body.get(field).is_some()) {
                 return self.unusable(400, "FIELD_MISSING", &format!("{field} is required"));
             }
         }
@@ -105,7 +106,48 @@ impl Twin {
         } else {
             "Request processed successfully"
         };
-        self.processed(description, payload)
+        self.processed_for(request, description, payload)
+    }
+
+    /// A request's body as JSON, `None` when it is none. In the lenient
+    /// variation any depth is read: each top-level field is taken as it
+    /// came, and one nested past serde_json's limit stands as `null` for
+    /// the twin's own decisions (it is echoed whole all the same).
+    fn read(&self, body: &[u8]) -> Option<Value> {
+        if self.variation != Some(Variation::EchoesRequest) {
+            return serde_json::from_slice(body).ok();
+        }
+        type Fields = std::collections::BTreeMap<String, Box<serde_json::value::RawValue>>;
+        let fields: serde_json::Map<String, Value> = serde_json::from_slice::<Fields>(body)
+            .ok()?
+            .into_iter()
+                .map(|(name, raw)| {
+                    let value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+                    (name, value)
+                })
+                .collect();
+        Some(Value::Object(fields))
+    }
+
+    /// A processed answer; in the lenient variation it echoes the request
+    /// (`payload.received`) byte for byte.
+    fn processed_for(&self, request: &Request, description: &str, payload: Value) -> ResponseTemplate {
+        let echo = std::str::from_utf8(&request.body).ok().filter(|_| {
+            self.variation == Some(Variation::EchoesRequest)
+        });
+        let Some(echo) = echo else {
+            return self.processed(description, payload);
+        };
+        let mut payload = payload;
+        payload["received"] = json!(ECHO);
+        let body = json!({
+            "requestId": uuid::Uuid::new_v4().to_string(),
+            "error": {"code": "0", "description": description},
+            "payload": payload,
+        })
+        .to_string()
+        .replace(&json!(ECHO).to_string(), echo.trim());
+        self.json(200, body)
     }
 
     /// Whether a request carries `Authorization: apikey <the merchant's key>`.
@@ -129,7 +171,7 @@ impl Twin {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_owned();
-        let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
+        let Some(body) = self.read(&request.body) else {
             return self.unusable(400, "BAD_JSON", "request body is not JSON");
         };
         let now = std::time::Instant::now();
@@ -137,13 +179,25 @@ impl Twin {
         // submits at once and a submit again tell apart.
         let late =
             self.has(Defect::ConcurrentSubmitsPayTwice) || self.has(Defect::PaidTokenPaidAgain);
+        // The race: a check, then the claim written `race_window` later with
+        // no lock between, as a handler that reads the payment, awaits its
+        // work (a database, a call to the bank) and then writes it. The twin
+        // answers one request at a time, so the write that has not landed
+        // yet is kept as the time it lands.
+        let claim_after = if self.has(Defect::TokenClaimedAMillisecondLate) {
+            self.race_window
+        } else {
+            LATE
+        };
+        let racing = self.has(Defect::ConcurrentSubmitsPayTwice)
+            || self.has(Defect::TokenClaimedAMillisecondLate);
         let payment = {
             let mut payments = self.state.payments.lock().expect("lock");
             match payments.get_mut(&token) {
-                // Checked, but claimed only once its answer went out.
+                // Checked, but its claim has not landed yet.
                 Some(payment)
                     if payment.submitted
-                        && self.has(Defect::ConcurrentSubmitsPayTwice)
+                        && racing
                         && payment.answered_at.is_some_and(|at| at > now) =>
                 {
                     payment.clone()
@@ -161,7 +215,7 @@ impl Twin {
                 }
                 Some(payment) => {
                     payment.submitted = true;
-                    payment.answered_at = Some(now + LATE);
+                    payment.answered_at = Some(now + claim_after);
                     payment.clone()
                 }
                 None if self.has(Defect::UnknownTokenPaid) => Payment {
@@ -305,7 +359,7 @@ impl Twin {
                 .expect("an object")
                 .remove("transactionType");
         }
-        let answer = self.processed("Request processed successfully", payload);
+        let answer = self.processed_for(request, "Request processed successfully", payload);
         // Only payments the twin executes answer late.
         if late && matches!(number, FRICTIONLESS_CARD | THREE_DS_CARD) {
             answer.set_delay(LATE)
@@ -357,6 +411,9 @@ impl Twin {
         )
     }
 }
+
+/// What stands for the echoed request until the answer is written.
+const ECHO: &str = "\u{0}received";
 
 /// How late the two-step-claim defects answer a submit.
 const LATE: Duration = Duration::from_secs(1);

@@ -46,6 +46,7 @@ pub enum Defect {
     NonJsonBodyProcessed,
     WrongTokenLocksPayment,
     ConcurrentSubmitsPayTwice,
+    TokenClaimedAMillisecondLate,
     PaidTokenPaidAgain,
     PaymentsMixedUnderLoad,
     DeepNestingCrashes,
@@ -54,7 +55,7 @@ pub enum Defect {
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 46] = [
+    pub const ALL: [Self; 47] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -97,6 +98,7 @@ impl Defect {
         Self::NonJsonBodyProcessed,
         Self::WrongTokenLocksPayment,
         Self::ConcurrentSubmitsPayTwice,
+        Self::TokenClaimedAMillisecondLate,
         Self::PaidTokenPaidAgain,
         Self::PaymentsMixedUnderLoad,
         Self::DeepNestingCrashes,
@@ -145,6 +147,7 @@ impl Defect {
         matches!(
             self,
             Self::ConcurrentSubmitsPayTwice
+                | Self::TokenClaimedAMillisecondLate
                 | Self::PaidTokenPaidAgain
                 | Self::PaymentsMixedUnderLoad
                 | Self::DeepNestingCrashes

@@ -59,8 +59,9 @@ struct Payment {
     id: String,
     /// Whether submit was called with its token.
     submitted: bool,
-    /// When its first submit's answer has gone out (the defects that
-    /// claim a token in two steps tell "at once" from "again" by it).
+    /// When its first submit's claim lands: when its answer has gone out,
+    /// for the defects that claim a token in two steps (which tell "at
+    /// once" from "again" by it), or its check and the race's window.
     answered_at: Option<std::time::Instant>,
 }
 
@@ -104,8 +105,14 @@ struct Twin {
     shop: Url,
     /// Where the reset-connection defect points the buyer.
     resetting: Option<Url>,
+    /// The race defect's window: how long after its check a submit's
+    /// claim of the token lands.
+    race_window: std::time::Duration,
     state: State,
 }
+
+/// The race defect's window in the catalogue's twin.
+pub const RACE_WINDOW: std::time::Duration = std::time::Duration::from_millis(1);
 
 fn answer(status: u16, media_type: &str, body: impl Into<Vec<u8>>) -> ResponseTemplate {
     ResponseTemplate::new(status).set_body_raw(body.into(), media_type)
@@ -358,18 +365,31 @@ impl TwinService {
 
     /// The conformant twin with one of its variations switched on.
     pub async fn start_varied(variation: Variation) -> Self {
-        Self::start_with(None, IssuerStyle::Form, Some(variation)).await
+        Self::start_with(None, IssuerStyle::Form, Some(variation), RACE_WINDOW).await
     }
 
     /// The twin with its issuer page in a given style.
     pub async fn start_styled(defect: Option<Defect>, style: IssuerStyle) -> Self {
-        Self::start_with(defect, style, None).await
+        Self::start_with(defect, style, None, RACE_WINDOW).await
+    }
+
+    /// The twin whose submit checks a token and claims it `window` later
+    /// ([`Defect::TokenClaimedAMillisecondLate`] with another window).
+    pub async fn start_racing(window: std::time::Duration) -> Self {
+        Self::start_with(
+            Some(Defect::TokenClaimedAMillisecondLate),
+            IssuerStyle::Form,
+            None,
+            window,
+        )
+        .await
     }
 
     async fn start_with(
         defect: Option<Defect>,
         style: IssuerStyle,
         variation: Option<Variation>,
+        race_window: std::time::Duration,
     ) -> Self {
         let (service, issuer, shop) = tokio::join!(
             MockServer::start(),
@@ -390,6 +410,7 @@ impl TwinService {
             issuer: base(&issuer),
             shop: base(&shop),
             resetting,
+            race_window,
             state: State::default(),
         });
         for (server, origin) in [

@@ -38,11 +38,18 @@ pub enum Variation {
     /// answers 404: a frame that fails is the target's fault only when the
     /// buyer's way stops on it, and here the form beside it works.
     BrokenDecorativeFrame,
+    /// Lenient: create takes any JSON type for `amount`, `currency` and
+    /// `shopTransactionID`, values of any depth are read, and every
+    /// processed answer echoes the request it answers (`payload.received`),
+    /// as it came: an answer is as deep as what it was sent. The contract
+    /// states no validation rules, and the submit payload's "other fields
+    /// are present".
+    EchoesRequest,
 }
 
 impl Variation {
     /// Every variation.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::NullPayloadOnRefusals,
         Self::ApiKeyRequiredOnSubmit,
         Self::RefusesReservedDomains,
@@ -51,5 +58,6 @@ impl Variation {
         Self::RateLimited,
         Self::GzipAlways,
         Self::BrokenDecorativeFrame,
+        Self::EchoesRequest,
     ];
 }

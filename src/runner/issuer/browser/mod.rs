@@ -88,6 +88,10 @@ pub async fn authenticate(
         .turn(reservation)
         .await
         .map_err(|e| Failure::harness(format!("the browser does not answer: {e}")))?;
+    // The browser's requests to the target are its own, not payconf's to
+    // hold one by one: the journey holds the floor for its whole length.
+    let ctx = world.ctx.clone();
+    let _shared = ctx.floor.share().await;
     let mut journey = BrowserJourney {
         turn,
         merchant: merchant_pages(world),

@@ -30,7 +30,8 @@ use crate::runner::{
     world::{Failure, PaymentWorld, is_json_media_type},
 };
 
-/// Requests of one step in flight at once.
+/// Requests of one step in flight at once, for the generated bodies (the
+/// requests sent "at once" go as volleys).
 const IN_FLIGHT: usize = 16;
 
 /// The most requests a shrink sends.
@@ -73,7 +74,7 @@ fn executes(exchange: &Exchange) -> bool {
 
 fn json_of(exchange: &Exchange) -> Option<Value> {
     let response = exchange.response.as_ref().ok()?;
-    serde_json::from_slice(&response.body).ok()
+    crate::runner::json::parse_ok(&response.body)
 }
 
 /// Why an answer breaks the envelope rule, if it does: it must come whole
@@ -96,7 +97,7 @@ fn envelope_problem(exchange: &Exchange) -> Option<String> {
             }
         ));
     }
-    let Ok(json) = serde_json::from_slice::<Value>(&response.body) else {
+    let Ok(json) = crate::runner::json::parse(&response.body) else {
         return Some(format!(
             "HTTP {}, a body that does not parse as JSON",
             response.status
@@ -125,34 +126,31 @@ async fn send_all(world: &PaymentWorld, requests: Vec<RecordedRequest>) -> Vec<E
     exchanges
 }
 
-/// Sends requests all at once, not bounded by [`IN_FLIGHT`], nor spaced
-/// by `--rate`: the volley takes the turns of all its requests together.
-async fn send_at_once(world: &PaymentWorld, requests: Vec<RecordedRequest>) -> Vec<Exchange> {
-    let client = world.ctx.client.clone();
-    let limits = world.ctx.limits;
-    world.ctx.pace.turns(requests.len()).await;
-    let exchanges =
-        futures_util::future::join_all(requests.into_iter().map(|r| r.send(&client, limits))).await;
-    world.also_sent(&exchanges);
-    exchanges
+/// The volleys of submits of one token sent in a scenario: the answers of
+/// the last (the first that executed the payment twice, if one did).
+#[derive(Debug)]
+pub struct SubmitVolleys {
+    /// The last volley's answers.
+    answers: Vec<Exchange>,
+    /// Which volley that was, from 1.
+    round: usize,
 }
 
 #[then("at most one of those answers executes the payment")]
 fn at_most_one_executes(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let executed: Vec<Exchange> = world
-        .volley
-        .iter()
-        .filter(|e| executes(e))
-        .cloned()
-        .collect();
+    let Some(volleys) = world.volley.take() else {
+        return Err(Failure::plain("submits of one token sent at once earlier in the scenario"));
+    };
+    let executed: Vec<&Exchange> = volleys.answers.iter().filter(|e| executes(e)).collect();
     if executed.len() > 1 {
-        let count = world.volley.len();
-        world.exchanges.extend(executed.iter().take(2).cloned());
+        let count = volleys.answers.len();
+        let shown: Vec<Exchange> = executed.iter().take(2).map(|e| (*e).clone()).collect();
+        let (executed, round) = (executed.len(), volleys.round);
+        world.exchanges.extend(shown);
         return Err(world.failure(
             &format!("at most one of {count} submits of one token at once executing the payment"),
             &format!(
-                "{} of them executed it (the last two shown)",
-                executed.len()
+                "{executed} of them executed it, in volley {round} (the first two shown)"
             ),
         ));
     }
@@ -182,30 +180,6 @@ fn create_request(world: &PaymentWorld, body: Vec<u8>) -> RecordedRequest {
         )
         .header("Content-Type", "application/json")
         .body(body)
-}
-
-/// One buyer's whole payment: (token, create's ID, submit's ID).
-async fn one_flow(world: &PaymentWorld, body: Vec<u8>) -> Result<(String, String, String), String> {
-    let create = create_request(world, create_body(world).to_string().into_bytes());
-    let created = world.ctx.send(create).await.exchange;
-    world.also_sent([&created]);
-    let json = json_of(&created).ok_or("create gave no JSON answer")?;
-    let text = |json: &Value, pointer: &str| {
-        json.pointer(pointer)
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
-    let token = text(&json, "/payload/paymentToken").ok_or("create gave no paymentToken")?;
-    let id = text(&json, "/payload/paymentID").ok_or("create gave no paymentID")?;
-    let paid = world
-        .ctx
-        .send(submit_request(world, Some(&token), body))
-        .await
-        .exchange;
-    world.also_sent([&paid]);
-    let json = json_of(&paid).ok_or("submit gave no JSON answer")?;
-    let answered = text(&json, "/payload/paymentID").ok_or("submit gave no paymentID")?;
-    Ok((token, id, answered))
 }
 
 #[then("each payment has its own token and payment ID")]

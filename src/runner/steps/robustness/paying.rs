@@ -1,30 +1,136 @@
-//! The robustness steps that send card data: one payment submitted by many
-//! requests at once, many buyers paying at once, and generated submit
-//! bodies. They are apart so that `@production-safe` scenarios can be
-//! checked against their definitions ([`crate::runner::steps::CARD_DATA_DEFINITIONS`]).
+//! The robustness steps that send card data: one payment submitted by
+//! volleys of requests at once, many buyers paying at once, and generated
+//! submit bodies. They are apart so that `@production-safe` scenarios can
+//! be checked against their definitions ([`crate::runner::steps::CARD_DATA_DEFINITIONS`]).
+//!
+//! Requests "at once" go as volleys ([`crate::runner::volley`]): last bytes
+//! released together over connections opened beforehand, with the floor
+//! to themselves.
+
+use std::time::Duration;
 
 use cucumber::when;
+use serde_json::Value;
 
-use super::{Operation, one_flow, send_at_once, send_hostile};
+use super::{Operation, SubmitVolleys, create_request, executes, fresh_token, json_of, send_hostile};
 use crate::runner::{
-    steps::card::{CardChoice, card, submit_body, submit_request},
+    exchange::{Exchange, RecordedRequest},
+    steps::{
+        card::{CardChoice, card, submit_body, submit_request},
+        payment::create_body,
+    },
+    volley::{self, Volley, spreads},
     world::{Failure, PaymentWorld},
 };
 
 /// Where these definitions are.
 pub const DEFINED_IN: &str = file!();
 
+/// Sends a volley, keeping every exchange for `--har`.
+async fn volley_of(
+    world: &PaymentWorld,
+    what: &str,
+    requests: Vec<RecordedRequest>,
+) -> Result<Volley, Failure> {
+    let volley = volley::send(&world.ctx, requests)
+        .await
+        .map_err(|why| Failure::harness(format!("payconf could not send {what} at once: {why}")))?;
+    world.also_sent(&volley.warm);
+    world.also_sent(&volley.exchanges);
+    Ok(volley)
+}
+
+/// How the volleys went out, for the scenario's `measured:` line.
+fn how_sent(protocol: &str, held: usize, count: usize) -> String {
+    let (connections, last) = if protocol == "HTTP/2" {
+        ("one connection", "final frame")
+    } else {
+        ("a connection each", "last byte")
+    };
+    let gate = if held == count {
+        format!("every request's {last} released together")
+    } else {
+        format!(
+            "{held} of {count} requests' {last}s released together (the others had not gone out)"
+        )
+    };
+    format!("over {protocol} on {connections} opened beforehand, {gate}")
+}
+
 #[when("the buyer's payment is submitted by many requests at once")]
 async fn submitted_at_once(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let token = world.payment()?.token.clone();
     let card = card(world, CardChoice::Frictionless)?.clone();
     let body = submit_body(world, &card).to_string().into_bytes();
-    let count = world.target().robustness.concurrent_submits;
-    let requests = (0..count)
-        .map(|_| submit_request(world, Some(&token), body.clone()))
-        .collect();
-    world.volley = send_at_once(world, requests).await;
+    let settings = world.target().robustness;
+    let mut token = Some(world.payment()?.token.clone());
+    let mut measured: Vec<Option<Duration>> = Vec::new();
+    let mut fewest_held = settings.concurrent_submits;
+    let mut protocol = "HTTP/1.1";
+    let mut no_payment = None;
+    for round in 1..=settings.volleys {
+        let token = match token.take() {
+            Some(token) => token,
+            None => match fresh_token(world).await {
+                Some(token) => token,
+                None => {
+                    no_payment = Some(round);
+                    break;
+                }
+            },
+        };
+        let requests = (0..settings.concurrent_submits)
+            .map(|_| submit_request(world, Some(&token), body.clone()))
+            .collect();
+        let volley = volley_of(world, "the submits", requests).await?;
+        measured.push(volley.spread);
+        fewest_held = fewest_held.min(volley.held);
+        protocol = volley.protocol;
+        let twice = volley.exchanges.iter().filter(|e| executes(e)).count() > 1;
+        world.volley = Some(SubmitVolleys {
+            answers: volley.exchanges,
+            round,
+        });
+        if twice {
+            break;
+        }
+    }
+    let sent = measured.len();
+    let mut line = format!(
+        "{sent} {} of {} submits of one token, each on a fresh payment, {}; \
+         between the first and the last request: {}",
+        if sent == 1 { "volley" } else { "volleys" },
+        settings.concurrent_submits,
+        how_sent(protocol, fewest_held, settings.concurrent_submits),
+        spreads(&measured),
+    );
+    if let Some(round) = no_payment {
+        line.push_str(&format!(
+            "; no more volleys: the create for volley {round} gave no payment token"
+        ));
+    }
+    world.measured.push(line);
     Ok(())
+}
+
+/// A field of a JSON answer, as text.
+fn text(json: &Value, pointer: &str) -> Option<String> {
+    json.pointer(pointer)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// (token, payment ID) of a create's answer.
+fn created(exchange: &Exchange) -> Result<(String, String), &'static str> {
+    let json = json_of(exchange).ok_or("create gave no JSON answer")?;
+    let token = text(&json, "/payload/paymentToken").ok_or("create gave no paymentToken")?;
+    let id = text(&json, "/payload/paymentID").ok_or("create gave no paymentID")?;
+    Ok((token, id))
+}
+
+/// The payment ID a submit's answer names.
+fn answered(exchange: &Exchange) -> Result<String, &'static str> {
+    let json = json_of(exchange).ok_or("submit gave no JSON answer")?;
+    text(&json, "/payload/paymentID").ok_or("submit gave no paymentID")
 }
 
 #[when("many buyers each pay a payment of their own at once")]
@@ -32,13 +138,33 @@ async fn many_buyers(world: &mut PaymentWorld) -> Result<(), Failure> {
     let card = card(world, CardChoice::Frictionless)?.clone();
     let body = submit_body(world, &card).to_string().into_bytes();
     let count = world.target().robustness.parallel_flows;
-    let flows =
-        futures_util::future::join_all((0..count).map(|_| one_flow(world, body.clone()))).await;
-    let mut done = Vec::new();
-    for flow in flows {
-        done.push(flow.map_err(|why| world.failure("a whole payment: create, then submit", &why))?);
+    let whole = "a whole payment: create, then submit";
+    let creates = (0..count)
+        .map(|_| create_request(world, create_body(world).to_string().into_bytes()))
+        .collect();
+    let creates = volley_of(world, "the creates", creates).await?;
+    let mut payments = Vec::with_capacity(count);
+    for exchange in &creates.exchanges {
+        payments.push(created(exchange).map_err(|why| world.failure(whole, why))?);
     }
-    world.flows = done;
+    let submits = payments
+        .iter()
+        .map(|(token, _)| submit_request(world, Some(token), body.clone()))
+        .collect();
+    let submits = volley_of(world, "the submits", submits).await?;
+    let mut flows = Vec::with_capacity(count);
+    for ((token, id), exchange) in payments.into_iter().zip(&submits.exchanges) {
+        let answered = answered(exchange).map_err(|why| world.failure(whole, why))?;
+        flows.push((token, id, answered));
+    }
+    world.flows = flows;
+    world.measured.push(format!(
+        "{count} creates at once, then their {count} submits at once, {}; \
+         between the first and the last request: {} for the creates, {} for the submits",
+        how_sent(creates.protocol, creates.held.min(submits.held), count),
+        spreads(&[creates.spread]),
+        spreads(&[submits.spread]),
+    ));
     Ok(())
 }
 

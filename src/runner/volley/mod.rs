@@ -1,0 +1,235 @@
+//! Volleys: requests that reach the target together, for every check of
+//! what a service does with requests arriving at once (submits of one
+//! token, ROB-01; payments of many buyers, ROB-03).
+//!
+//! A race in a server (a token checked, then claimed a moment later) is
+//! found only if a second request arrives inside that moment, often under
+//! a millisecond. Requests simply sent together arrive spread out by
+//! connection set-up, by the client's tasks starting one after another and
+//! by whatever else the machine does. A volley uses last-byte
+//! synchronisation instead, the technique of James Kettle's "Smashing the
+//! state machine: the true potential of web race conditions" (PortSwigger
+//! Research, 2023), as Turbo Intruder and Burp Repeater's "send group in
+//! parallel" do:
+//!
+//! 1. **The floor alone** ([`crate::runner::exchange::Floor`]): the volley
+//!    waits for the requests of other scenarios in flight to end, and
+//!    theirs wait for it.
+//! 2. **Connections opened and warmed.** A client of its own
+//!    ([`crate::runner::transport::volley_client`]: the run's TLS trust,
+//!    client certificate and proxies) sends the harmless request the run
+//!    starts with (`GET` of the base URL) once per request of the volley,
+//!    all at once, so that as many connections are open, their handshakes
+//!    done, and idle in its pool. Over TLS it offers HTTP/2: a server that
+//!    takes it gets the whole volley on one connection.
+//! 3. **Everything but the last byte.** Each request goes out on its own
+//!    task through the ordinary HTTP stack (reqwest on hyper, rustls),
+//!    with a body that has an exact length and holds back its last byte
+//!    ([`gate`]). The server has the headers and all but one byte of each
+//!    body, and cannot act on any request yet.
+//! 4. **A pause to settle**, as long as the slowest warm-up took (20 ms at
+//!    least, 1 s at most), so the bytes sent have reached the server.
+//! 5. **The last bytes released together.** The gate opens and every
+//!    request's last byte goes at once: on HTTP/1.1 one small write per
+//!    connection, on HTTP/2 the requests' final DATA frames, which the
+//!    stack writes out together as far as its tasks let it.
+//!
+//! The spread is measured from payconf's side: between the first and the
+//! last request handing its last byte to the stack. A race window
+//! narrower than that spread (plus the server's own queueing) may escape
+//! one volley; the checks send several, each on a fresh payment.
+//!
+//! A volley never sends a request twice: no retry, no replay, so each
+//! answer counts once.
+
+pub mod gate;
+
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use reqwest::{Client, Method};
+use tokio::task::JoinHandle;
+use url::Url;
+
+use self::gate::{Gate, GatedBody};
+use crate::runner::{
+    exchange::{Exchange, Limits, RecordedRequest},
+    world::RunContext,
+};
+
+/// The least pause between the prefixes and the last bytes.
+const LEAST_SETTLE: Duration = Duration::from_millis(20);
+
+/// The longest pause between the prefixes and the last bytes.
+const MOST_SETTLE: Duration = Duration::from_secs(1);
+
+/// How often the wait for prefixes looks at requests that ended early.
+const LOOK_AGAIN: Duration = Duration::from_millis(10);
+
+/// A volley sent, and what came back.
+#[derive(Debug)]
+pub struct Volley {
+    /// Each request's exchange, in the order the requests were given.
+    pub exchanges: Vec<Exchange>,
+    /// The warm-up exchanges that opened the connections.
+    pub warm: Vec<Exchange>,
+    /// How many requests were held at the gate when it opened.
+    pub held: usize,
+    /// Between the first and the last request giving its last byte.
+    pub spread: Option<Duration>,
+    /// The protocol most answers came in.
+    pub protocol: &'static str,
+}
+
+impl Volley {
+    /// How many requests the volley sent.
+    pub fn len(&self) -> usize {
+        self.exchanges.len()
+    }
+
+    /// Whether it sent none.
+    pub fn is_empty(&self) -> bool {
+        self.exchanges.is_empty()
+    }
+}
+
+/// A request of the volley before the gate opens.
+enum Pending {
+    /// On its way, its last byte held.
+    Held(JoinHandle<Exchange>),
+    /// Nothing to hold back (no body): sent when the gate opens.
+    Unheld(RecordedRequest),
+}
+
+/// Sends `requests` as a volley of the run (see the module's guide), in
+/// its pace and with the floor alone. An error is the harness's: its
+/// client could not be built, or a task of its failed.
+pub async fn send(ctx: &RunContext, requests: Vec<RecordedRequest>) -> Result<Volley, String> {
+    let client = crate::runner::transport::volley_client(&ctx.target, ctx.limits)?;
+    // The warm-ups and the volley, in the run's pace.
+    ctx.pace.turns(2 * requests.len()).await;
+    let _alone = ctx.floor.alone().await;
+    fire(&client, &ctx.target.base_url, ctx.limits, requests).await
+}
+
+/// Sends `requests` as a volley through `client`, warming its connections
+/// with `GET` of `base_url` (steps 2 to 5 of the module's guide).
+pub async fn fire(
+    client: &Client,
+    base_url: &Url,
+    limits: Limits,
+    requests: Vec<RecordedRequest>,
+) -> Result<Volley, String> {
+    let count = requests.len();
+    let warm_up = RecordedRequest::new(Method::GET, base_url.clone());
+    let warm =
+        futures_util::future::join_all((0..count).map(|_| warm_up.clone().send(client, limits)))
+            .await;
+    let settle = warm
+        .iter()
+        .map(|e| e.timing.total())
+        .max()
+        .unwrap_or_default()
+        .clamp(LEAST_SETTLE, MOST_SETTLE);
+
+    let gate = Arc::new(Gate::default());
+    let mut pending = Vec::with_capacity(count);
+    for request in requests {
+        // The request keeps its bytes for the record; the body sent is the gate's.
+        let Some(bytes) = request.body.clone().filter(|b| !b.is_empty()) else {
+            pending.push(Pending::Unheld(request));
+            continue;
+        };
+        let body = reqwest::Body::wrap(GatedBody::new(gate.clone(), bytes));
+        let client = client.clone();
+        pending.push(Pending::Held(tokio::spawn(async move {
+            request.send_carrying(&client, limits, Some(body)).await
+        })));
+    }
+    let held = pending
+        .iter()
+        .filter(|p| matches!(p, Pending::Held(_)))
+        .count();
+    let deadline = Instant::now() + limits.timeout;
+    loop {
+        let readied = gate.readied();
+        let ended = pending
+            .iter()
+            .filter(|p| matches!(p, Pending::Held(task) if task.is_finished()))
+            .count();
+        if gate.ready() + ended >= held || Instant::now() >= deadline {
+            break;
+        }
+        let _ = tokio::time::timeout(LOOK_AGAIN, readied).await;
+    }
+    let ready = gate.ready();
+    tokio::time::sleep(settle).await;
+    gate.open();
+
+    let pending: Vec<JoinHandle<Exchange>> = pending
+        .into_iter()
+        .map(|p| match p {
+            Pending::Held(task) => task,
+            Pending::Unheld(request) => {
+                let client = client.clone();
+                tokio::spawn(async move { request.send(&client, limits).await })
+            }
+        })
+        .collect();
+    let mut exchanges = Vec::with_capacity(count);
+    for task in pending {
+        exchanges.push(
+            task.await
+                .map_err(|e| format!("a request of the volley was lost: {e}"))?,
+        );
+    }
+    let released = gate.released();
+    let spread = match (released.iter().min(), released.iter().max()) {
+        (Some(first), Some(last)) if released.len() > 1 => Some(last.duration_since(*first)),
+        _ => None,
+    };
+    Ok(Volley {
+        protocol: protocol(&exchanges),
+        exchanges,
+        warm,
+        held: ready.min(held),
+        spread,
+    })
+}
+
+/// The protocol most of the answers came in, `HTTP/1.1` when none came.
+fn protocol(exchanges: &[Exchange]) -> &'static str {
+    let versions: Vec<&'static str> = exchanges
+        .iter()
+        .filter_map(|e| e.response.as_ref().ok().map(|r| r.version))
+        .collect();
+    let two = versions.iter().filter(|v| **v == "HTTP/2").count();
+    if two * 2 > versions.len() {
+        "HTTP/2"
+    } else {
+        "HTTP/1.1"
+    }
+}
+
+/// Milliseconds with two decimals, for people.
+pub fn millis(duration: Duration) -> String {
+    format!("{:.2} ms", duration.as_secs_f64() * 1000.0)
+}
+
+/// The spreads of several volleys in words: their range and median.
+pub fn spreads(volleys: &[Option<Duration>]) -> String {
+    let mut measured: Vec<Duration> = volleys.iter().flatten().copied().collect();
+    measured.sort();
+    match measured.as_slice() {
+        [] => "not measured".to_owned(),
+        [one] => millis(*one),
+        all => format!(
+            "{} to {} (median {})",
+            millis(all[0]),
+            millis(all[all.len() - 1]),
+            millis(all[all.len() / 2])
+        ),
+    }
+}

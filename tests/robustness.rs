@@ -1,0 +1,130 @@
+//! The robustness profile finds a narrow race every time, and fails no
+//! server that has none.
+//!
+//! ROB-01 sends volleys of submits of one token (last bytes released
+//! together, the floor to themselves, on a fresh payment each) until one
+//! executes the payment twice. The twin whose submit claims a token a
+//! millisecond after checking it must fail ROB-01, and only ROB-01, in
+//! every run of the whole profile; the conforming twin, and its lenient
+//! variation that echoes what it is sent (answers nested as deep as the
+//! generated bodies), must pass every run.
+
+mod support;
+
+use std::collections::BTreeSet;
+
+use support::{
+    runner::{RunOutput, TempFile, payconf_run_async, scenarios_where},
+    twin::{RACE_WINDOW, TwinService, Variation},
+};
+
+/// Runs of the whole profile per claim.
+const RUNS: usize = 20;
+
+/// `payconf run --tags @robustness` against `twin`, with more arguments.
+async fn profile(twin: &TwinService, more: &[String]) -> RunOutput {
+    let target = TempFile::new("twin-target.toml", &twin.target_toml());
+    let mut args = vec![
+        "--target".to_owned(),
+        target.0.display().to_string(),
+        "--tags".to_owned(),
+        "@robustness".to_owned(),
+    ];
+    args.extend_from_slice(more);
+    payconf_run_async(args).await
+}
+
+fn checking(requirement: &str) -> BTreeSet<String> {
+    scenarios_where(|s| s.requirements().any(|r| r == requirement))
+}
+
+/// The `measured:` lines of a run's console.
+fn measured(output: &RunOutput) -> Vec<&str> {
+    output
+        .stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("measured:"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_race_window_of_one_millisecond_fails_rob_01_in_every_run_of_the_whole_profile() {
+    let twin = TwinService::start_racing(RACE_WINDOW).await;
+    let rob_01 = checking("ROB-01");
+    let mut volleys = Vec::new();
+    for run in 1..=RUNS {
+        let output = profile(&twin, &[]).await;
+        assert_eq!(
+            (output.code, output.failed()),
+            (Some(1), rob_01.clone()),
+            "run {run} of {RUNS}:\n{}\n{}",
+            output.stdout,
+            output.stderr
+        );
+        assert!(output.errors().is_empty(), "run {run}: {}", output.stdout);
+        assert!(
+            output.stdout.contains("executed it, in volley"),
+            "run {run}: {}",
+            output.stdout
+        );
+        let line = measured(&output)
+            .into_iter()
+            .find(|l| l.contains("submits of one token"))
+            .unwrap_or_else(|| panic!("run {run} says how sharp it was: {}", output.stdout))
+            .to_owned();
+        volleys.push(line);
+    }
+    eprintln!("the volleys of each run:\n{}", volleys.join("\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_a_race_passes_every_run_of_the_whole_profile() {
+    let all = scenarios_where(|s| s.profile == Some(payconf_spec::Profile::Robustness));
+    for variation in [None, Some(Variation::EchoesRequest)] {
+        let twin = match variation {
+            None => TwinService::start(None).await,
+            Some(variation) => TwinService::start_varied(variation).await,
+        };
+        for run in 1..=RUNS {
+            let output = profile(&twin, &[]).await;
+            assert_eq!(
+                (output.code, output.passed()),
+                (Some(0), all.clone()),
+                "{variation:?}, run {run} of {RUNS}:\n{}\n{}",
+                output.stdout,
+                output.stderr
+            );
+            let lines = measured(&output);
+            assert!(
+                lines.iter().any(|l| l.contains("10 volleys of 20 submits")),
+                "every volley is sent when none pays twice: {lines:?}"
+            );
+        }
+    }
+}
+
+/// The lenient twin's answers to generated bodies are nested as deep as
+/// those bodies (up to 10,000 levels): payconf reads them as the valid JSON
+/// they are, and its reports show what it did not keep.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_nested_past_serde_jsons_limit_are_read_and_shown_as_such() {
+    let twin = TwinService::start_varied(Variation::EchoesRequest).await;
+    let har = std::env::temp_dir().join(format!("payconf-deep-{}.har", std::process::id()));
+    let output = profile(
+        &twin,
+        &[
+            "--har".to_owned(),
+            har.display().to_string(),
+            "--seed".to_owned(),
+            "7".to_owned(),
+        ],
+    )
+    .await;
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    let log = std::fs::read_to_string(&har).expect("the HAR file");
+    let _ = std::fs::remove_file(&har);
+    assert!(
+        log.contains("nested deeper than 100 levels: read and valid, not kept"),
+        "an answer nested deeper than 100 levels was among those of seed 7"
+    );
+}
