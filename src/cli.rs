@@ -91,6 +91,13 @@ pub struct BenchArgs {
     /// in-process reference implementation.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub hostile: Option<u64>,
+    /// Measure the robustness profile's volleys instead: how close together
+    /// 20 requests sent at once reach a server on loopback, over plain
+    /// HTTP, TLS with HTTP/1.1 and TLS with HTTP/2, beside requests simply
+    /// sent together, ROUNDS volleys of each (30 when not given).
+    #[arg(long, value_name = "ROUNDS", num_args = 0..=1, default_missing_value = "30",
+          value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub volley: Option<u64>,
 }
 
 /// Flags of `payconf docs`.
@@ -271,6 +278,12 @@ pub fn main(cli: Cli) -> ExitCode {
         Command::Bench(args) if args.hostile.is_some() => runtime
             .block_on(crate::bench::hostile(
                 usize::try_from(args.hostile.unwrap_or(1)).unwrap_or(1),
+            ))
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(anyhow::Error::msg),
+        Command::Bench(args) if args.volley.is_some() => runtime
+            .block_on(crate::bench::volley(
+                usize::try_from(args.volley.unwrap_or(30)).unwrap_or(30),
             ))
             .map(|()| ExitCode::SUCCESS)
             .map_err(anyhow::Error::msg),

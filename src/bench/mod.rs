@@ -16,8 +16,9 @@
 //! its peak resident memory.
 //!
 //! `payconf bench --issuer-pages` measures the browser driver instead
-//! ([`issuer_pages`]), and `payconf bench --hostile N` the generated-input
-//! check ([`hostile`]).
+//! ([`issuer_pages`]), `payconf bench --hostile N` the generated-input
+//! check ([`hostile`]), and `payconf bench --volley` how close together a
+//! volley's requests reach a server ([`volley`]).
 
 mod baseline;
 mod hostile;
@@ -27,11 +28,13 @@ mod memory;
 mod processes;
 mod suite;
 mod tls;
+mod volley;
 
 pub use baseline::serve_baseline;
 pub use hostile::hostile;
 pub use issuer_pages::issuer_pages;
 pub use processes::measure_child;
+pub use volley::volley;
 
 use std::{
     net::SocketAddr,

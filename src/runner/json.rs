@@ -227,7 +227,11 @@ mod tests {
             "{} trailing".to_owned(),
             String::new(),
         ] {
-            assert!(parse(bad.as_bytes()).is_err(), "{}", &bad[..bad.len().min(40)]);
+            assert!(
+                parse(bad.as_bytes()).is_err(),
+                "{}",
+                &bad[..bad.len().min(40)]
+            );
         }
     }
 

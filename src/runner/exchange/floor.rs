@@ -57,7 +57,10 @@ mod tests {
             })
         };
         tokio::time::sleep(Duration::from_millis(20)).await;
-        assert!(!alone.is_finished(), "the volley waits for the exchange in flight");
+        assert!(
+            !alone.is_finished(),
+            "the volley waits for the exchange in flight"
+        );
         // A new exchange queues behind the waiting volley.
         let newcomer = {
             let floor = floor.clone();

@@ -152,10 +152,16 @@ mod tests {
         let mut body = GatedBody::new(gate.clone(), b"{\"a\":1}".to_vec());
         assert_eq!(body.size_hint().exact(), Some(7));
         let first = body.frame().await.expect("a frame").expect("data");
-        assert_eq!(first.into_data().expect("data"), Bytes::from_static(b"{\"a\":1"));
+        assert_eq!(
+            first.into_data().expect("data"),
+            Bytes::from_static(b"{\"a\":1")
+        );
         let waiting = tokio::spawn(async move {
             let last = body.frame().await.expect("a frame").expect("data");
-            (last.into_data().expect("data"), body.frame().await.is_none())
+            (
+                last.into_data().expect("data"),
+                body.frame().await.is_none(),
+            )
         });
         while gate.ready() < 1 {
             tokio::task::yield_now().await;

@@ -233,3 +233,149 @@ pub fn spreads(volleys: &[Option<Duration>]) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::{sync::Mutex, time::Duration};
+
+    use tokio::{
+        io::{AsyncReadExt, AsyncWriteExt},
+        net::{TcpListener, TcpStream},
+    };
+
+    use super::*;
+    use crate::runner::target::TargetConfig;
+
+    /// What a raw server saw of one POST.
+    #[derive(Clone, Debug)]
+    struct Seen {
+        head: String,
+        /// When all but the last byte of the body had come.
+        prefix: Instant,
+        /// When the last byte came.
+        whole: Instant,
+    }
+
+    /// A server that reads requests byte by byte, noting when each POST's
+    /// body lacked only its last byte and when it was whole; `close` ends
+    /// every connection after its first answer.
+    async fn raw_server(close: bool) -> (Url, Arc<Mutex<Vec<Seen>>>) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let url =
+            Url::parse(&format!("http://{}/", listener.local_addr().expect("addr"))).expect("url");
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                tokio::spawn(serve(stream, log.clone(), close));
+            }
+        });
+        (url, seen)
+    }
+
+    async fn serve(mut stream: TcpStream, seen: Arc<Mutex<Vec<Seen>>>, close: bool) {
+        loop {
+            let mut head = Vec::new();
+            let mut byte = [0_u8; 1];
+            while !head.ends_with(b"\r\n\r\n") {
+                if stream.read(&mut byte).await.unwrap_or(0) == 0 {
+                    return;
+                }
+                head.push(byte[0]);
+            }
+            let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0);
+            let mut prefix = Instant::now();
+            for read in 0..length {
+                if read + 1 == length {
+                    prefix = Instant::now();
+                }
+                if stream.read(&mut byte).await.unwrap_or(0) == 0 {
+                    return;
+                }
+            }
+            if head.starts_with("post") {
+                let whole = Instant::now();
+                seen.lock().expect("lock").push(Seen {
+                    head: head.clone(),
+                    prefix,
+                    whole,
+                });
+            }
+            let connection = if close { "close" } else { "keep-alive" };
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: {connection}\r\n\r\n{{}}"
+            );
+            if stream.write_all(answer.as_bytes()).await.is_err() || close {
+                return;
+            }
+        }
+    }
+
+    async fn volley_to(url: &Url, count: usize) -> Volley {
+        let target = TargetConfig::reference_defaults(url.clone(), Duration::from_secs(900));
+        let limits = Limits::default();
+        let client = crate::runner::transport::volley_client(&target, limits).expect("a client");
+        let requests = (0..count)
+            .map(|i| {
+                RecordedRequest::new(Method::POST, url.join("/submit").expect("a path"))
+                    .header("Content-Type", "application/json")
+                    .body(format!(r#"{{"request":{i}}}"#))
+            })
+            .collect();
+        fire(&client, url, limits, requests)
+            .await
+            .expect("a volley")
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_last_byte_waits_until_every_other_byte_has_arrived() {
+        let (url, seen) = raw_server(false).await;
+        let volley = volley_to(&url, 12).await;
+        let seen = seen.lock().expect("lock").clone();
+        assert_eq!(seen.len(), 12, "each request arrived once");
+        assert_eq!(volley.len(), 12);
+        assert_eq!(volley.held, 12);
+        assert!(
+            volley
+                .exchanges
+                .iter()
+                .all(|e| e.response.as_ref().is_ok_and(|r| r.status == 200))
+        );
+        for request in &seen {
+            // A length the server knows: it waits for the last byte.
+            assert!(request.head.contains("content-length:"), "{}", request.head);
+            assert!(
+                !request.head.contains("transfer-encoding"),
+                "{}",
+                request.head
+            );
+        }
+        let last_prefix = seen.iter().map(|s| s.prefix).max().expect("some");
+        let first_whole = seen.iter().map(|s| s.whole).min().expect("some");
+        assert!(
+            first_whole.duration_since(last_prefix) >= LEAST_SETTLE / 2,
+            "no request was whole before every request but its last byte had arrived, and \
+             the pause came between: {:?}",
+            first_whole.checked_duration_since(last_prefix)
+        );
+        let spread = volley.spread.expect("measured");
+        assert!(spread < Duration::from_millis(50), "{spread:?}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_server_that_closes_warmed_connections_still_gets_each_request_once_and_held() {
+        let (url, seen) = raw_server(true).await;
+        let volley = volley_to(&url, 8).await;
+        let seen = seen.lock().expect("lock").clone();
+        assert_eq!(seen.len(), 8, "no request sent twice: {seen:?}");
+        assert_eq!(volley.held, 8);
+        let last_prefix = seen.iter().map(|s| s.prefix).max().expect("some");
+        let first_whole = seen.iter().map(|s| s.whole).min().expect("some");
+        assert!(first_whole > last_prefix);
+    }
+}

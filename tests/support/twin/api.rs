@@ -54,7 +54,8 @@ impl Twin {
             return self.refusal("SHOP_UNKNOWN", "unknown shop");
         }
         for field in ["amount", "currency", "shopTransactionID"] {
-            if !body[field].is_string() && !(lenient && body.get(field).is_some()) {
+            let taken = body[field].is_string() || (lenient && body.get(field).is_some());
+            if !taken {
                 return self.unusable(400, "FIELD_MISSING", &format!("{field} is required"));
             }
         }
@@ -121,20 +122,25 @@ impl Twin {
         let fields: serde_json::Map<String, Value> = serde_json::from_slice::<Fields>(body)
             .ok()?
             .into_iter()
-                .map(|(name, raw)| {
-                    let value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
-                    (name, value)
-                })
-                .collect();
+            .map(|(name, raw)| {
+                let value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+                (name, value)
+            })
+            .collect();
         Some(Value::Object(fields))
     }
 
     /// A processed answer; in the lenient variation it echoes the request
     /// (`payload.received`) byte for byte.
-    fn processed_for(&self, request: &Request, description: &str, payload: Value) -> ResponseTemplate {
-        let echo = std::str::from_utf8(&request.body).ok().filter(|_| {
-            self.variation == Some(Variation::EchoesRequest)
-        });
+    fn processed_for(
+        &self,
+        request: &Request,
+        description: &str,
+        payload: Value,
+    ) -> ResponseTemplate {
+        let echo = std::str::from_utf8(&request.body)
+            .ok()
+            .filter(|_| self.variation == Some(Variation::EchoesRequest));
         let Some(echo) = echo else {
             return self.processed(description, payload);
         };

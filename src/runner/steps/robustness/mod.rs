@@ -139,7 +139,9 @@ pub struct SubmitVolleys {
 #[then("at most one of those answers executes the payment")]
 fn at_most_one_executes(world: &mut PaymentWorld) -> Result<(), Failure> {
     let Some(volleys) = world.volley.take() else {
-        return Err(Failure::plain("submits of one token sent at once earlier in the scenario"));
+        return Err(Failure::plain(
+            "submits of one token sent at once earlier in the scenario",
+        ));
     };
     let executed: Vec<&Exchange> = volleys.answers.iter().filter(|e| executes(e)).collect();
     if executed.len() > 1 {
@@ -149,9 +151,7 @@ fn at_most_one_executes(world: &mut PaymentWorld) -> Result<(), Failure> {
         world.exchanges.extend(shown);
         return Err(world.failure(
             &format!("at most one of {count} submits of one token at once executing the payment"),
-            &format!(
-                "{executed} of them executed it, in volley {round} (the first two shown)"
-            ),
+            &format!("{executed} of them executed it, in volley {round} (the first two shown)"),
         ));
     }
     Ok(())

@@ -12,7 +12,9 @@ use std::time::Duration;
 use cucumber::when;
 use serde_json::Value;
 
-use super::{Operation, SubmitVolleys, create_request, executes, fresh_token, json_of, send_hostile};
+use super::{
+    Operation, SubmitVolleys, create_request, executes, fresh_token, json_of, send_hostile,
+};
 use crate::runner::{
     exchange::{Exchange, RecordedRequest},
     steps::{
