@@ -372,8 +372,28 @@ fn given_path(path: Option<PathBuf>) -> Option<PathBuf> {
     path.filter(|p| !p.as_os_str().is_empty())
 }
 
+/// The report files the flags ask for, each format's flag found by an
+/// exhaustive match: a new format does not compile until it has its flag.
+fn report_files(args: &mut RunArgs) -> crate::runner::reports::ReportFiles {
+    use crate::runner::reports::Format;
+    Format::ALL
+        .into_iter()
+        .filter_map(|format| {
+            let file = match format {
+                Format::Junit => args.junit.take(),
+                Format::CucumberJson => args.cucumber_json.take(),
+                Format::Html => args.html.take(),
+                Format::Results => args.results.take(),
+                Format::Har => args.har.take(),
+            };
+            file.map(|file| (format, file))
+        })
+        .collect()
+}
+
 fn run_options(args: Box<RunArgs>) -> crate::runner::RunOptions {
-    let args = *args;
+    let mut args = *args;
+    let reports = report_files(&mut args);
     crate::runner::RunOptions {
         target_file: args.target,
         // A flag, or else its PAYCONF_* variable (clap's `env`), overrides
@@ -398,13 +418,7 @@ fn run_options(args: Box<RunArgs>) -> crate::runner::RunOptions {
         rate: args.rate,
         seed: args.seed,
         list: args.list,
-        reports: crate::runner::reports::ReportFiles {
-            junit: args.junit,
-            cucumber_json: args.cucumber_json,
-            html: args.html,
-            results: args.results,
-            har: args.har,
-        },
+        reports,
         waivers: args.waivers,
         allow_production: args.allow_production,
         embedded_tls: args.embedded_tls,

@@ -8,6 +8,7 @@
 
 mod support;
 
+use payconf::runner::reports::Format;
 use payconf_reference::{ReferenceConfig, RunningServer};
 use support::runner::{TempFile, browser_or_skip};
 
@@ -115,14 +116,8 @@ async fn assert_no_leak(driver: &str, issuer_code: &str) {
 
     let dir = std::env::temp_dir().join(format!("payconf-redaction-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).expect("folder");
-    let reports = [
-        "junit.xml",
-        "cucumber.json",
-        "report.html",
-        "results.json",
-        "run.har",
-    ];
-    let flags = ["--junit", "--cucumber-json", "--html", "--results", "--har"];
+    // Every format there is: a new one is checked for leaks as it lands.
+    let reports = Format::ALL.map(Format::file_name);
     let mut args: Vec<String> = vec![
         "run".into(),
         "--target".into(),
@@ -130,9 +125,9 @@ async fn assert_no_leak(driver: &str, issuer_code: &str) {
         "--tags".into(),
         "@core or @reference".into(),
     ];
-    for (flag, name) in flags.iter().zip(reports) {
-        args.push((*flag).to_owned());
-        args.push(dir.join(name).display().to_string());
+    for format in Format::ALL {
+        args.push(format.flag().to_owned());
+        args.push(dir.join(format.file_name()).display().to_string());
     }
     let output = tokio::task::spawn_blocking(move || {
         std::process::Command::new(env!("CARGO_BIN_EXE_payconf"))

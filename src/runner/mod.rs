@@ -296,7 +296,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             Knobs {
                 concurrency: options.concurrency.max(1),
                 seed,
-                har: options.reports.har.is_some(),
+                har: options.reports.of(reports::Format::Har).is_some(),
                 rate: options.rate,
             },
             waivers.clone(),
@@ -404,6 +404,7 @@ async fn execute(
         .extend(set_aside);
 
     let client = crate::runner::transport::client(&target, limits).map_err(NotRun)?;
+    let target_driver = target.acs.driver;
     let context = Arc::new(RunContext {
         redactor: target.redactor(),
         target,
@@ -411,7 +412,7 @@ async fn execute(
         limits,
         contract: suite.contract,
         requirements: suite.requirements,
-        browser,
+        driver: crate::runner::issuer::Driver::of(target_driver, browser),
         seed,
         har: knobs.har,
         pace: Arc::new(crate::runner::exchange::Pace::new(knobs.rate)),

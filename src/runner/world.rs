@@ -17,10 +17,7 @@ use url::Url;
 
 use crate::runner::{
     exchange::{Exchange, Floor, Limits, Pace, RecordedRequest, Sent, Unreported, send_patiently},
-    issuer::{
-        IssuerEvidence,
-        chromium::{Chromium, Reservation},
-    },
+    issuer::{IssuerEvidence, chromium::Reservation},
     redact::Redactor,
     target::TargetConfig,
 };
@@ -45,8 +42,8 @@ pub struct RunContext {
     pub requirements: Requirements,
     /// Keeps secrets out of everything shown.
     pub redactor: Redactor,
-    /// The headless browser of the browser driver, started once for the run.
-    pub browser: Option<Arc<Chromium>>,
+    /// The issuer driver, with the browser the browser driver started for the run.
+    pub driver: crate::runner::issuer::Driver,
     /// The seed of the hostile inputs `@robustness` generates.
     pub seed: u64,
     /// Whether every exchange is kept for a HAR file (`--har`), those the
@@ -198,7 +195,7 @@ impl PaymentWorld {
     /// waits for the browser when the scenario will need it.
     pub async fn configure(&mut self, tags: &[String]) {
         if crate::runner::drives_buyer(tags) {
-            if let Some(browser) = &self.ctx.browser {
+            if let Some(browser) = self.ctx.driver.browser() {
                 self.browser_reservation = Some(browser.reserve().await);
             }
         }

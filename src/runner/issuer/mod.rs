@@ -77,12 +77,8 @@ pub async fn authenticate(
     choice: Choice,
     values: &BTreeMap<String, String>,
 ) -> Result<Url, Failure> {
-    match world.target().acs.driver {
-        AcsDriver::None => Err(Failure::plain(
-            "an issuer-authentication driver (acs.driver is none)",
-        )),
-        driver => drive(world, driver, issuer, choice, values).await,
-    }
+    let driver = world.ctx.driver.clone();
+    drive(world, &driver, issuer, choice, values).await
 }
 
 /// Sends the buyer to an address the service gave and follows where its
@@ -97,16 +93,53 @@ pub async fn follow(world: &mut PaymentWorld, address: Url) -> Result<Url, Failu
     {
         return Ok(address);
     }
-    let driver = match world.target().acs.driver {
-        AcsDriver::Browser if world.ctx.browser.is_some() => AcsDriver::Browser,
-        _ => AcsDriver::Form,
+    let driver = match &world.ctx.driver {
+        Driver::None | Driver::Form => Driver::Form,
+        Driver::Browser(chromium) => Driver::Browser(chromium.clone()),
     };
-    drive(world, driver, address, Choice::Follow, &BTreeMap::new()).await
+    drive(world, &driver, address, Choice::Follow, &BTreeMap::new()).await
+}
+
+/// The run's issuer driver, as the run context holds it. Every use of it
+/// is an exhaustive `match`: a new driver does not compile until each
+/// place says what it does with it.
+#[derive(Clone, Debug)]
+pub enum Driver {
+    /// `acs.driver = "none"`: the scenarios that need a driver are set
+    /// aside before the run, and a step that still asks for one fails
+    /// saying so.
+    None,
+    /// HTTP and a real HTML parser, no script ([`form`]).
+    Form,
+    /// A headless Chromium, started once for the run ([`browser`]).
+    Browser(std::sync::Arc<chromium::Chromium>),
+}
+
+impl Driver {
+    /// The run's driver: the target's choice, with the browser the run
+    /// started for it. The browser is started whenever a selected scenario
+    /// drives the buyer, so a browser driver without one drives no buyer;
+    /// it stands as the form driver.
+    pub fn of(choice: AcsDriver, browser: Option<std::sync::Arc<chromium::Chromium>>) -> Self {
+        match (choice, browser) {
+            (AcsDriver::None, _) => Self::None,
+            (AcsDriver::Browser, Some(chromium)) => Self::Browser(chromium),
+            (AcsDriver::Form | AcsDriver::Browser, _) => Self::Form,
+        }
+    }
+
+    /// The browser, for the browser driver.
+    pub fn browser(&self) -> Option<&chromium::Chromium> {
+        match self {
+            Self::Browser(chromium) => Some(chromium),
+            Self::None | Self::Form => None,
+        }
+    }
 }
 
 async fn drive(
     world: &mut PaymentWorld,
-    driver: AcsDriver,
+    driver: &Driver,
     start: Url,
     choice: Choice,
     values: &BTreeMap<String, String>,
@@ -115,15 +148,26 @@ async fn drive(
         Choice::Authenticate => world.target().acs.steps.clone(),
         Choice::Cancel | Choice::Follow => Vec::new(),
     };
-    if driver == AcsDriver::Browser {
-        let Some(chromium) = world.ctx.browser.clone() else {
-            return Err(Failure::harness(
-                "the browser driver was chosen but no browser was started",
-            ));
-        };
-        return browser::authenticate(world, &chromium, start, choice, values, &steps).await;
+    match driver {
+        Driver::None => Err(Failure::plain(
+            "an issuer-authentication driver (acs.driver is none)",
+        )),
+        Driver::Browser(chromium) => {
+            browser::authenticate(world, chromium, start, choice, values, &steps).await
+        }
+        Driver::Form => drive_form(world, start, choice, values, &steps).await,
     }
-    let result = form::authenticate(world, start, choice, values, &steps).await;
+}
+
+/// The form driver's journey, its pages kept as the evidence.
+async fn drive_form(
+    world: &mut PaymentWorld,
+    start: Url,
+    choice: Choice,
+    values: &BTreeMap<String, String>,
+    steps: &[steps::IssuerStep],
+) -> Result<Url, Failure> {
+    let result = form::authenticate(world, start, choice, values, steps).await;
     let pages = match &result {
         Ok((_, visited)) => visited.pages.clone(),
         Err(_) => Vec::new(),

@@ -16,7 +16,11 @@ pub mod html;
 pub mod junit;
 pub mod results;
 
-use std::{path::PathBuf, time::Duration};
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -28,42 +32,104 @@ use crate::runner::{
 };
 use payconf_spec::{contract::Contract, features::Features, requirements::Requirements};
 
-/// Where to write each report; `None` writes none.
+/// A report format: its flag, its name in messages, and its writer. Every
+/// list of formats (the command line, the writers, the planted-secret test)
+/// goes through [`Format::ALL`] or an exhaustive `match`, so a new format
+/// is a new variant the compiler leads to every place it must be added.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Format {
+    /// `--junit`: JUnit XML.
+    Junit,
+    /// `--cucumber-json`: the standard Cucumber JSON.
+    CucumberJson,
+    /// `--html`: the self-contained HTML report.
+    Html,
+    /// `--results`: the results JSON.
+    Results,
+    /// `--har`: HAR 1.2.
+    Har,
+}
+
+impl Format {
+    /// Every format, in the order they are written.
+    pub const ALL: [Self; 5] = [
+        Self::Junit,
+        Self::CucumberJson,
+        Self::Html,
+        Self::Results,
+        Self::Har,
+    ];
+
+    /// The flag that asks for it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Self::Junit => "--junit",
+            Self::CucumberJson => "--cucumber-json",
+            Self::Html => "--html",
+            Self::Results => "--results",
+            Self::Har => "--har",
+        }
+    }
+
+    /// Its name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Junit => "JUnit",
+            Self::CucumberJson => "Cucumber JSON",
+            Self::Html => "HTML",
+            Self::Results => "results",
+            Self::Har => "HAR",
+        }
+    }
+
+    /// A file name it is commonly written to.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Self::Junit => "junit.xml",
+            Self::CucumberJson => "cucumber.json",
+            Self::Html => "report.html",
+            Self::Results => "results.json",
+            Self::Har => "run.har",
+        }
+    }
+
+    fn render(self) -> Render {
+        match self {
+            Self::Junit => junit::render,
+            Self::CucumberJson => cucumber_json::render,
+            Self::Html => html::render,
+            Self::Results => results::render,
+            Self::Har => har::render,
+        }
+    }
+}
+
+/// Where to write each report asked for.
 #[derive(Clone, Debug, Default)]
-pub struct ReportFiles {
-    /// `--junit FILE`.
-    pub junit: Option<PathBuf>,
-    /// `--cucumber-json FILE`.
-    pub cucumber_json: Option<PathBuf>,
-    /// `--html FILE`.
-    pub html: Option<PathBuf>,
-    /// `--results FILE`.
-    pub results: Option<PathBuf>,
-    /// `--har FILE`.
-    pub har: Option<PathBuf>,
+pub struct ReportFiles(BTreeMap<Format, PathBuf>);
+
+impl FromIterator<(Format, PathBuf)> for ReportFiles {
+    fn from_iter<I: IntoIterator<Item = (Format, PathBuf)>>(files: I) -> Self {
+        Self(files.into_iter().collect())
+    }
 }
 
 impl ReportFiles {
     /// Whether any report was asked for.
     pub fn any(&self) -> bool {
-        self.junit.is_some()
-            || self.cucumber_json.is_some()
-            || self.html.is_some()
-            || self.results.is_some()
-            || self.har.is_some()
+        !self.0.is_empty()
+    }
+
+    /// Where a format is to be written, if it was asked for.
+    pub fn of(&self, format: Format) -> Option<&Path> {
+        self.0.get(&format).map(PathBuf::as_path)
     }
 
     /// Every report's folder must exist, and its path not be a folder,
     /// before a run that would end unable to write it.
     pub fn check_paths(&self) -> Result<(), String> {
-        for (flag, path) in [
-            ("--junit", &self.junit),
-            ("--cucumber-json", &self.cucumber_json),
-            ("--html", &self.html),
-            ("--results", &self.results),
-            ("--har", &self.har),
-        ] {
-            let Some(path) = path else { continue };
+        for (format, path) in &self.0 {
+            let flag = format.flag();
             let folder = match path.parent() {
                 Some(p) if !p.as_os_str().is_empty() => p,
                 _ => std::path::Path::new("."),
@@ -132,21 +198,13 @@ type Render = fn(&ReportInputs<'_>) -> Result<String, String>;
 
 /// Writes every report asked for.
 pub fn write_reports(files: &ReportFiles, inputs: &ReportInputs<'_>) -> Result<(), ReportError> {
-    let outputs: [(&'static str, &Option<PathBuf>, Render); 5] = [
-        ("JUnit", &files.junit, junit::render),
-        ("Cucumber JSON", &files.cucumber_json, cucumber_json::render),
-        ("HTML", &files.html, html::render),
-        ("results", &files.results, results::render),
-        ("HAR", &files.har, har::render),
-    ];
-    for (what, path, render) in outputs {
-        let Some(path) = path else { continue };
+    for (format, path) in &files.0 {
         let error = |reason: String| ReportError {
-            what,
+            what: format.name(),
             path: path.display().to_string(),
             reason,
         };
-        let text = render(inputs).map_err(error)?;
+        let text = format.render()(inputs).map_err(error)?;
         std::fs::write(path, text).map_err(|e| error(e.to_string()))?;
     }
     Ok(())
