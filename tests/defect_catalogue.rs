@@ -310,12 +310,21 @@ fn the_twin_has_a_switch_for_every_defect_of_the_catalogue_and_no_other() {
     assert_eq!(listed, switches);
 }
 
-/// The README's table of the catalogue, as it must read.
-fn readme_table() -> String {
+/// `docs/defects.md`, as it must read: the catalogue with the scenarios
+/// that catch each defect.
+fn defect_page() -> String {
     let features = Features::embedded().expect("features parse");
     let scenarios = features.scenarios();
-    let mut table =
-        String::from("| defect | breaks | requirement | caught by |\n|---|---|---|---|\n");
+    let mut page = String::from(
+        "# The defect catalogue\n\n\
+         [README](../README.md) · [how we know the suite works](how-we-know.md)\n\n\
+         Generated from `spec/defects.yaml` and `features/` by \
+         `PAYCONF_WRITE_DOCS=1 cargo test --test defect_catalogue the_defect_page`; the same \
+         test, without the variable, fails when this page is out of date. Each defect is the \
+         twin (`tests/support/twin/`) with one switch turned on, breaking one requirement; \
+         the scenarios listed must fail, and no other.\n\n\
+         | defect | breaks | requirement | caught by |\n|---|---|---|---|\n",
+    );
     for defect in catalogue().all() {
         let catching: Vec<String> = scenarios
             .iter()
@@ -323,7 +332,7 @@ fn readme_table() -> String {
             .filter(|s| s.requirements().any(|id| id == defect.requirement))
             .map(|s| format!("`{}` {}", s.location(), s.name))
             .collect();
-        table.push_str(&format!(
+        page.push_str(&format!(
             "| `{}` | {} | {} | {} |\n",
             defect.id,
             defect.breaks.replace('|', "\\|"),
@@ -331,18 +340,21 @@ fn readme_table() -> String {
             catching.join("<br>")
         ));
     }
-    table
+    page
 }
 
 #[test]
-fn the_readme_shows_the_catalogue_as_it_is() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md reads");
-    let table = readme_table();
+fn the_defect_page_shows_the_catalogue_as_it_is() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/defects.md");
+    let page = defect_page();
+    if std::env::var_os("PAYCONF_WRITE_DOCS").is_some() {
+        std::fs::write(path, &page).expect("docs/defects.md written");
+    }
+    let written = std::fs::read_to_string(path).expect("docs/defects.md reads");
     assert!(
-        readme.contains(&table),
-        "README.md's table under \"How we know the suite works\" is out of date with \
-         spec/defects.yaml and features/; replace it with:\n\n{table}"
+        written == page,
+        "docs/defects.md is out of date with spec/defects.yaml and features/; regenerate it \
+         with PAYCONF_WRITE_DOCS=1 cargo test --test defect_catalogue the_defect_page"
     );
 }
 

@@ -395,3 +395,62 @@ fn workflows_that_call_an_operation_the_spec_lacks_are_refused() {
         "{error}"
     );
 }
+
+/// Every relative link of the hand-written pages (the README, CONTRIBUTING,
+/// docs/*.md) names a file that exists, and every `#anchor` into a page
+/// names one of its headings: pages move, and links must move with them.
+#[test]
+fn the_hand_written_pages_link_only_to_what_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![root.join("README.md"), root.join("CONTRIBUTING.md")];
+    for entry in std::fs::read_dir(root.join("docs")).expect("docs/ reads") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    let anchors = |page: &Path| -> BTreeSet<String> {
+        let text = std::fs::read_to_string(page).unwrap_or_default();
+        text.lines()
+            .filter_map(|l| l.strip_prefix('#'))
+            .map(|heading| {
+                heading
+                    .trim_start_matches('#')
+                    .trim()
+                    .to_lowercase()
+                    .chars()
+                    .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+                    .map(|c| if c == ' ' { '-' } else { c })
+                    .collect()
+            })
+            .collect()
+    };
+    let mut broken = Vec::new();
+    for page in &pages {
+        let text = std::fs::read_to_string(page).expect("a page reads");
+        for event in pulldown_cmark::Parser::new(&text) {
+            let pulldown_cmark::Event::Start(pulldown_cmark::Tag::Link { dest_url, .. }) = event
+            else {
+                continue;
+            };
+            if dest_url.contains("://") || dest_url.starts_with("mailto:") {
+                continue;
+            }
+            let (file, anchor) = dest_url.split_once('#').unwrap_or((&dest_url, ""));
+            let target = if file.is_empty() {
+                page.clone()
+            } else {
+                page.parent().expect("a folder").join(file)
+            };
+            if !target.exists() {
+                broken.push(format!("{}: {dest_url} (no such file)", page.display()));
+            } else if !anchor.is_empty()
+                && target.extension().is_some_and(|e| e == "md")
+                && !anchors(&target).contains(anchor)
+            {
+                broken.push(format!("{}: {dest_url} (no such heading)", page.display()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}

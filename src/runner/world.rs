@@ -32,7 +32,8 @@ use payconf_spec::{
 pub struct RunContext {
     /// The server under test, resolved and checked before the first scenario.
     pub target: TargetConfig,
-    /// HTTP client: no redirects followed, no proxy from the environment.
+    /// HTTP client: no redirects followed, proxies chosen by the target's
+    /// `proxy` setting and the environment (`transport::proxy`).
     pub client: reqwest::Client,
     /// Time and size bounds of every exchange.
     pub limits: Limits,
