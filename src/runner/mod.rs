@@ -8,21 +8,10 @@
 //! concurrently, and turns the outcome into an exit code: 0 all passed,
 //! 1 a check failed, 2 the run could not be carried out.
 
-use std::{
-    collections::HashSet,
-    io::IsTerminal,
-    path::PathBuf,
-    process::ExitCode,
-    sync::{Arc, Mutex},
-    time::Duration,
-};
+use std::{path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
 
-use cucumber::{World as _, gherkin::tagexpr::TagOperation, tag::Ext as _};
-use payconf_spec::{
-    Profile,
-    contract::Contract,
-    features::{ScenarioEntry, effective_tags, file_name},
-};
+use cucumber::{gherkin::tagexpr::TagOperation, tag::Ext as _};
+use payconf_spec::{Profile, contract::Contract, features::ScenarioEntry};
 
 pub mod console;
 pub mod exchange;
@@ -46,22 +35,21 @@ pub mod world;
 mod browser;
 pub(crate) mod embedded;
 mod needs;
+mod scenarios;
 mod suite;
 
 use crate::interruption::Interruption;
 use browser::start_browser;
 pub use needs::{ISSUER_TAG, RESULT_PAGE_TAG, drives_buyer, unmet_need};
+use scenarios::{Knobs, execute};
 pub use suite::{Preparsed, Suite};
 
 use crate::runner::{
-    console::ConsoleWriter,
     exchange::Limits,
-    issuer::chromium::Chromium,
     reports::{ReportFiles, ReportInputs, write_reports},
-    result::{Outcome, RunReport, ScenarioResult, Verdict},
+    result::Verdict,
     target::{Environment, TargetConfig, TargetFile, TargetOverrides},
     waivers::Waivers,
-    world::{PaymentWorld, RunContext, with_context},
 };
 
 /// The token lifetime of the embedded reference implementation, short so the
@@ -116,19 +104,6 @@ pub struct RunOptions {
     pub allow_production: bool,
     /// `--embedded-tls`: the embedded target over HTTPS.
     pub embedded_tls: bool,
-}
-
-/// How a run goes about its scenarios.
-#[derive(Clone, Copy, Debug)]
-struct Knobs {
-    /// Scenarios at the same time.
-    concurrency: usize,
-    /// The seed of generated hostile inputs.
-    seed: u64,
-    /// Whether every exchange is kept for `--har`.
-    har: bool,
-    /// `--rate`.
-    rate: Option<f64>,
 }
 
 /// A run that could not be carried out, with the cause.
@@ -358,144 +333,4 @@ pub fn production_reason(target: &TargetConfig, contract: &Contract) -> Option<S
         .into_iter()
         .find(|address| address.origin() == target.base_url.origin())
         .map(|address| format!("{address} is the spec's production server"))
-}
-
-async fn execute(
-    suite: Suite,
-    target: TargetConfig,
-    tags: &TagOperation,
-    limits: Limits,
-    knobs: Knobs,
-    waivers: Waivers,
-    browser: Option<Arc<Chromium>>,
-) -> Result<RunReport, NotRun> {
-    let (concurrency, seed) = (knobs.concurrency, knobs.seed);
-    let report = Arc::new(Mutex::new(RunReport::default()));
-    let mut console = ConsoleWriter::new(Arc::clone(&report), Box::new(std::io::stdout()))
-        .with_waivers(waivers)
-        .with_requirements(suite.requirements.clone());
-
-    let mut selected: HashSet<(String, usize)> = HashSet::new();
-    let mut set_aside: Vec<ScenarioResult> = Vec::new();
-    for scenario in suite.features.scenarios() {
-        if !tags.eval(scenario.tags.iter()) {
-            continue;
-        }
-        match unmet_need(&target, &scenario.tags) {
-            Some(reason) => set_aside.push(skipped(scenario, reason)),
-            None => {
-                selected.insert((scenario.file, scenario.line));
-            }
-        }
-    }
-    if selected.is_empty() && set_aside.is_empty() {
-        return Err(NotRun("no scenario matches the tag expression".to_owned()));
-    }
-    for result in &set_aside {
-        console.print_result(result);
-    }
-    if std::io::stdout().is_terminal() && std::env::var("TERM").map_or(true, |t| t != "dumb") {
-        console = console.with_progress(selected.len() + set_aside.len());
-    }
-    report
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .scenarios
-        .extend(set_aside);
-
-    let client = crate::runner::transport::client(&target, limits).map_err(NotRun)?;
-    let target_driver = target.acs.driver;
-    let context = Arc::new(RunContext {
-        redactor: target.redactor(),
-        target,
-        client,
-        limits,
-        contract: suite.contract,
-        requirements: suite.requirements,
-        driver: crate::runner::issuer::Driver::of(target_driver, browser),
-        seed,
-        har: knobs.har,
-        pace: Arc::new(crate::runner::exchange::Pace::new(knobs.rate)),
-        floor: crate::runner::exchange::Floor::default(),
-    });
-
-    let cucumber = PaymentWorld::cucumber::<PathBuf>()
-        .max_concurrent_scenarios(concurrency)
-        .before(|feature, rule, scenario, world| {
-            let tags = effective_tags(feature, rule, scenario);
-            Box::pin(async move { world.configure(&tags).await })
-        })
-        .after({
-            let report = Arc::clone(&report);
-            move |feature, _, scenario, _, world| {
-                let key = (file_name(feature), scenario.position.line);
-                let (observations, waited, measured, exchanges, issuer, har) = world
-                    .map(|w| {
-                        // The browser is free for the next scenario.
-                        w.browser_reservation = None;
-                        let redactor = &w.ctx.redactor;
-                        let exchanges = w.exchanges.iter().map(|e| e.record(redactor)).collect();
-                        let har = w.ctx.har.then(|| w.unreported.all(redactor, &w.exchanges));
-                        (
-                            std::mem::take(&mut w.observations),
-                            std::mem::take(&mut w.waited),
-                            std::mem::take(&mut w.measured),
-                            exchanges,
-                            w.issuer_evidence.take(),
-                            har,
-                        )
-                    })
-                    .unwrap_or_default();
-                let mut report = report.lock().unwrap_or_else(|e| e.into_inner());
-                if let Some(har) = har {
-                    report.har.push((key.clone(), har));
-                }
-                if !observations.is_empty() {
-                    report.observations.push((key.clone(), observations));
-                }
-                if !waited.is_empty() {
-                    report.waited.push((key.clone(), waited));
-                }
-                if !measured.is_empty() {
-                    report.measured.push((key.clone(), measured));
-                }
-                if let Some(issuer) = issuer {
-                    report.issuer_evidence.push((key.clone(), issuer));
-                }
-                report.evidence.push((key, exchanges));
-                Box::pin(async {})
-            }
-        })
-        .with_parser(Preparsed(suite.features))
-        .with_writer(cucumber::writer::Normalize::new(console))
-        .fail_on_skipped()
-        .with_default_cli();
-    with_context(
-        context,
-        cucumber.filter_run((), move |feature, _, scenario| {
-            selected.contains(&(file_name(feature), scenario.position.line))
-        }),
-    )
-    .await;
-    let report = report.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    Ok(report)
-}
-
-fn skipped(scenario: ScenarioEntry, reason: String) -> ScenarioResult {
-    ScenarioResult {
-        file: scenario.file,
-        line: scenario.line,
-        feature: scenario.feature,
-        name: scenario.name,
-        tags: scenario.tags,
-        outcome: Outcome::Skipped(reason),
-        observations: Vec::new(),
-        waited: Vec::new(),
-        measured: Vec::new(),
-        steps: Vec::new(),
-        exchanges: Vec::new(),
-        issuer: None,
-        blamed: Vec::new(),
-        duration: std::time::Duration::ZERO,
-    }
 }

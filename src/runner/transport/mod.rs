@@ -27,16 +27,12 @@ pub fn client(target: &TargetConfig, limits: Limits) -> Result<Client, String> {
 }
 
 /// A volley's client (see [`crate::runner::volley`]): the run's client,
-/// but keeping as many idle connections as the volley has requests, for
+/// but keeping its idle connections (as many as the warm-up opened) for
 /// longer, and offering HTTP/2 in the TLS handshake (ALPN), so that the
 /// requests of a volley to a server that speaks it share one connection
 /// and their last bytes can go out together.
 pub fn volley_client(target: &TargetConfig, limits: Limits) -> Result<Client, String> {
-    build(
-        builder(target, limits)
-            .pool_idle_timeout(Duration::from_secs(30))
-            .pool_max_idle_per_host(usize::MAX),
-    )
+    build(builder(target, limits).pool_idle_timeout(Duration::from_secs(30)))
 }
 
 fn build(builder: reqwest::ClientBuilder) -> Result<Client, String> {

@@ -83,18 +83,6 @@ pub struct Volley {
     pub protocol: &'static str,
 }
 
-impl Volley {
-    /// How many requests the volley sent.
-    pub fn len(&self) -> usize {
-        self.exchanges.len()
-    }
-
-    /// Whether it sent none.
-    pub fn is_empty(&self) -> bool {
-        self.exchanges.is_empty()
-    }
-}
-
 /// A request of the volley before the gate opens.
 enum Pending {
     /// On its way, its last byte held.
@@ -338,7 +326,7 @@ mod tests {
         let volley = volley_to(&url, 12).await;
         let seen = seen.lock().expect("lock").clone();
         assert_eq!(seen.len(), 12, "each request arrived once");
-        assert_eq!(volley.len(), 12);
+        assert_eq!(volley.exchanges.len(), 12);
         assert_eq!(volley.held, 12);
         assert!(
             volley

@@ -126,14 +126,34 @@ async fn send_all(world: &PaymentWorld, requests: Vec<RecordedRequest>) -> Vec<E
     exchanges
 }
 
-/// The volleys of submits of one token sent in a scenario: the answers of
-/// the last (the first that executed the payment twice, if one did).
+/// The volleys of submits of one token sent in a scenario, as the last
+/// ended (the first that executed the payment twice, if one did).
 #[derive(Debug)]
 pub struct SubmitVolleys {
-    /// The last volley's answers.
-    answers: Vec<Exchange>,
+    /// How many submits the last volley sent.
+    sent: usize,
+    /// Those of its answers that executed the payment.
+    executed: Vec<Exchange>,
     /// Which volley that was, from 1.
     round: usize,
+}
+
+impl SubmitVolleys {
+    /// The last volley so far: `answers` of volley `round`, each judged once.
+    fn new(answers: Vec<Exchange>, round: usize) -> Self {
+        let sent = answers.len();
+        let executed = answers.into_iter().filter(executes).collect();
+        Self {
+            sent,
+            executed,
+            round,
+        }
+    }
+
+    /// Whether it executed the payment more than once.
+    fn twice(&self) -> bool {
+        self.executed.len() > 1
+    }
 }
 
 #[then("at most one of those answers executes the payment")]
@@ -143,12 +163,9 @@ fn at_most_one_executes(world: &mut PaymentWorld) -> Result<(), Failure> {
             "submits of one token sent at once earlier in the scenario",
         ));
     };
-    let executed: Vec<&Exchange> = volleys.answers.iter().filter(|e| executes(e)).collect();
-    if executed.len() > 1 {
-        let count = volleys.answers.len();
-        let shown: Vec<Exchange> = executed.iter().take(2).map(|e| (*e).clone()).collect();
-        let (executed, round) = (executed.len(), volleys.round);
-        world.exchanges.extend(shown);
+    if volleys.twice() {
+        let (count, executed, round) = (volleys.sent, volleys.executed.len(), volleys.round);
+        world.exchanges.extend(volleys.executed.into_iter().take(2));
         return Err(world.failure(
             &format!("at most one of {count} submits of one token at once executing the payment"),
             &format!("{executed} of them executed it, in volley {round} (the first two shown)"),

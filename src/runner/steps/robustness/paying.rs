@@ -12,9 +12,7 @@ use std::time::Duration;
 use cucumber::when;
 use serde_json::Value;
 
-use super::{
-    Operation, SubmitVolleys, create_request, executes, fresh_token, json_of, send_hostile,
-};
+use super::{Operation, SubmitVolleys, create_request, fresh_token, json_of, send_hostile};
 use crate::runner::{
     exchange::{Exchange, RecordedRequest},
     steps::{
@@ -87,11 +85,9 @@ async fn submitted_at_once(world: &mut PaymentWorld) -> Result<(), Failure> {
         measured.push(volley.spread);
         fewest_held = fewest_held.min(volley.held);
         protocol = volley.protocol;
-        let twice = volley.exchanges.iter().filter(|e| executes(e)).count() > 1;
-        world.volley = Some(SubmitVolleys {
-            answers: volley.exchanges,
-            round,
-        });
+        let volleys = SubmitVolleys::new(volley.exchanges, round);
+        let twice = volleys.twice();
+        world.volley = Some(volleys);
         if twice {
             break;
         }
