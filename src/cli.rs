@@ -398,12 +398,12 @@ fn run_options(args: Box<RunArgs>) -> crate::runner::RunOptions {
         target_file: args.target,
         // A flag, or else its PAYCONF_* variable (clap's `env`), overrides
         // the target file; a variable set but empty counts as unset.
-        overrides: crate::runner::target::TargetOverrides {
+        overrides: crate::runner::target_file::TargetOverrides {
             base_url: given(args.base_url),
             api_key: given(args.api_key),
             shop_login: given(args.shop_login),
             acs_driver: args.acs_driver,
-            transport: crate::runner::target::TransportOverrides {
+            transport: crate::runner::target_file::TransportOverrides {
                 ca_file: given_path(args.tls_ca_file),
                 client_cert: given_path(args.tls_client_cert),
                 client_key: given_path(args.tls_client_key),

@@ -20,7 +20,7 @@
 //! ```
 //!
 //! - [`runner`]: `payconf run`. It loads the suite from `payconf_spec`,
-//!   resolves the [`runner::target`], and runs the scenarios with cucumber:
+//!   resolves the [`runner::target_file`], and runs the scenarios with cucumber:
 //!   the [`runner::steps`] act on a [`runner::world`] that sends every request
 //!   as an [`runner::exchange`] and judges every answer against the contract;
 //!   the buyer goes through the issuer's page with one of the drivers of

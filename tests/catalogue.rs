@@ -152,7 +152,7 @@ fn requirement_fields_name_operations_of_the_spec() {
 fn the_example_target_file_is_complete() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/target.toml");
     let file =
-        payconf::runner::target::TargetFile::load(std::path::Path::new(path)).expect("parses");
+        payconf::runner::target_file::TargetFile::load(std::path::Path::new(path)).expect("parses");
     let target = file.resolve().expect("complete");
     assert_eq!(target.api_key.expose(), payconf_reference::DEFAULT_API_KEY);
     assert!(target.cards.declined.is_some() && target.failure_url.is_some());

@@ -12,7 +12,7 @@ use crate::{
     error::{ApiError, code},
     money::{Amount, AmountError, Currency},
     request_body::{Fields, parse_json_object, read_json_body},
-    service::{Body, Service},
+    state::{Body, Service},
     store::NewPayment,
 };
 

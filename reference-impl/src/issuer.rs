@@ -18,7 +18,7 @@ use uuid::Uuid;
 use crate::{
     config::IssuerPage,
     pages::{error_page, escape, html, html_with_policy, layout},
-    service::{Body, Service},
+    state::{Body, Service},
     store::PaymentState,
 };
 

@@ -39,8 +39,9 @@ mod json;
 mod money;
 mod pages;
 mod request_body;
+mod router;
 mod server;
-mod service;
+mod state;
 mod store;
 mod submit;
 mod tls;
@@ -83,6 +84,6 @@ pub use config::{
 };
 pub use error::{ApiError, code, transaction_code};
 pub use request_body::MAX_BODY_BYTES;
+pub use router::ISSUER_PATH;
 pub use server::{RunningServer, ServeError, run, run_tls};
-pub use service::ISSUER_PATH;
 pub use tls::{TlsError, server_config};

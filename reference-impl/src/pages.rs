@@ -5,7 +5,7 @@ use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
 use http_body_util::Full;
 
-use crate::service::{Body, Service};
+use crate::state::{Body, Service};
 
 /// Escapes text for an HTML element's content or a double-quoted attribute.
 pub fn escape(text: &str) -> String {

@@ -23,10 +23,10 @@ use hyper_util::{
 use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
 use url::Url;
 
-use crate::{config::ReferenceConfig, envelope, error::ApiError, service::Service};
+use crate::{config::ReferenceConfig, envelope, error::ApiError, router, state::Service};
 
 /// The most bytes hyper buffers for a request line and headers; past
-/// [`crate::service::MAX_HEADER_BYTES`] the service refuses with 431 and the
+/// [`crate::router::MAX_HEADER_BYTES`] the service refuses with 431 and the
 /// envelope, past this hyper itself answers a bare 431.
 const MAX_HEAD_BUFFER: usize = 1024 * 1024;
 
@@ -165,8 +165,8 @@ pub async fn run_tls(
 async fn answer(
     service: &Service,
     request: http::Request<hyper::body::Incoming>,
-) -> http::Response<crate::service::Body> {
-    match AssertUnwindSafe(service.handle(request))
+) -> http::Response<crate::state::Body> {
+    match AssertUnwindSafe(router::handle(service, request))
         .catch_unwind()
         .await
     {

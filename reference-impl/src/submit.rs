@@ -15,7 +15,8 @@ use crate::{
     envelope::{self, UserRedirect},
     error::{ApiError, code, transaction_code},
     request_body::{Fields, parse_json_object, read_json_body},
-    service::{Body, ISSUER_PATH, Service},
+    router::ISSUER_PATH,
+    state::{Body, Service},
     store::{BuyerRedirects, PaymentState},
 };
 

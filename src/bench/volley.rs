@@ -35,7 +35,7 @@ use url::Url;
 
 use crate::runner::{
     exchange::{Limits, RecordedRequest},
-    target::{TargetConfig, TlsSettings},
+    target_file::{TargetConfig, TlsSettings},
     transport::volley_client,
     volley,
 };

@@ -8,7 +8,7 @@ use super::{NotRun, Suite, drives_buyer};
 use crate::runner::{
     exchange::Limits,
     issuer::chromium::{self, Chromium},
-    target::{AcsDriver, TargetConfig},
+    target_file::{AcsDriver, TargetConfig},
 };
 
 /// Starts the browser of the browser driver, once for the run, when a

@@ -9,7 +9,7 @@ use payconf_reference::{ReferenceConfig, RunningServer};
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
 
 use super::{EMBEDDED_TOKEN_LIFETIME, NotRun};
-use crate::runner::target::{TargetConfig, TlsSettings};
+use crate::runner::target_file::{TargetConfig, TlsSettings};
 
 /// Starts the embedded reference implementation; returns it and its target.
 /// Its tokens expire after [`EMBEDDED_TOKEN_LIFETIME`] when the expiry

@@ -42,6 +42,16 @@ pub enum Mutation {
     Duplicate(usize, String),
 }
 
+impl Mutation {
+    /// How deep it nests a value, when it nests one.
+    pub fn nesting(&self) -> Option<usize> {
+        match self {
+            Self::Nest { depth, .. } => Some(*depth),
+            _ => None,
+        }
+    }
+}
+
 /// The hostile bodies of one operation.
 #[derive(Clone, Debug)]
 pub struct Generator {

@@ -15,7 +15,6 @@ use payconf_spec::{Profile, contract::Contract, features::ScenarioEntry};
 
 pub mod console;
 pub mod exchange;
-pub mod failure;
 pub mod hostile;
 pub mod issuer;
 pub mod json;
@@ -26,7 +25,7 @@ pub mod reports;
 pub mod result;
 pub mod settings;
 pub mod steps;
-pub mod target;
+pub mod target_file;
 pub mod transport;
 pub mod volley;
 pub mod waivers;
@@ -48,7 +47,7 @@ use crate::runner::{
     exchange::Limits,
     reports::{ReportFiles, ReportInputs, write_reports},
     result::Verdict,
-    target::{Environment, TargetConfig, TargetFile, TargetOverrides},
+    target_file::{Environment, TargetConfig, TargetFile, TargetOverrides},
     waivers::Waivers,
 };
 
@@ -174,7 +173,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     let env = |name: &str| std::env::var(name).ok();
     let mut target = target;
     if let Some(driver) =
-        crate::runner::target::driver_override(options.overrides.acs_driver.as_deref(), env)
+        crate::runner::target_file::driver_override(options.overrides.acs_driver.as_deref(), env)
             .map_err(NotRun::because)?
     {
         target.acs.driver = driver;

@@ -2,7 +2,7 @@
 //! target's settings (a failure page, a declined card, a token lifetime).
 //! A scenario whose needs the target does not meet is skipped, saying why.
 
-use crate::runner::target::{AcsDriver, TargetConfig};
+use crate::runner::target_file::{AcsDriver, TargetConfig};
 
 /// The tag of scenarios that go through the issuer's page.
 pub const ISSUER_TAG: &str = "issuer";

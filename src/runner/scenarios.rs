@@ -11,15 +11,15 @@ use std::{
 };
 
 use cucumber::{World as _, gherkin::tagexpr::TagOperation, tag::Ext as _};
-use payconf_spec::features::{ScenarioEntry, effective_tags, file_name};
+use payconf_spec::features::{effective_tags, file_name};
 
 use super::{NotRun, Preparsed, Suite, unmet_need};
 use crate::runner::{
-    console::ConsoleWriter,
+    console::Console,
     exchange::Limits,
     issuer::chromium::Chromium,
-    result::{Outcome, RunReport, ScenarioResult},
-    target::TargetConfig,
+    result::{Handover, RunReport, ScenarioKey, ScenarioResult, recorder::Recorder},
+    target_file::TargetConfig,
     waivers::Waivers,
     world::{PaymentWorld, RunContext, with_context},
 };
@@ -48,20 +48,18 @@ pub(super) async fn execute(
 ) -> Result<RunReport, NotRun> {
     let (concurrency, seed) = (knobs.concurrency, knobs.seed);
     let report = Arc::new(Mutex::new(RunReport::default()));
-    let mut console = ConsoleWriter::new(Arc::clone(&report), Box::new(std::io::stdout()))
-        .with_waivers(waivers)
-        .with_requirements(suite.requirements.clone());
+    let mut console = Console::new(Box::new(std::io::stdout()));
 
-    let mut selected: HashSet<(String, usize)> = HashSet::new();
+    let mut selected: HashSet<ScenarioKey> = HashSet::new();
     let mut set_aside: Vec<ScenarioResult> = Vec::new();
     for scenario in suite.features.scenarios() {
         if !tags.eval(scenario.tags.iter()) {
             continue;
         }
         match unmet_need(&target, &scenario.tags) {
-            Some(reason) => set_aside.push(skipped(scenario, reason)),
+            Some(reason) => set_aside.push(ScenarioResult::skipped(scenario, reason)),
             None => {
-                selected.insert((scenario.file, scenario.line));
+                selected.insert(ScenarioKey::new(scenario.file, scenario.line));
             }
         }
     }
@@ -96,83 +94,38 @@ pub(super) async fn execute(
         floor: crate::runner::exchange::Floor::default(),
     });
 
+    let handover = Handover::default();
+    let recorder = Recorder::new(Arc::clone(&report), handover.clone())
+        .with_waivers(waivers)
+        .with_requirements(context.requirements.clone())
+        .with_listener(console);
     let cucumber = PaymentWorld::cucumber::<PathBuf>()
         .max_concurrent_scenarios(concurrency)
         .before(|feature, rule, scenario, world| {
             let tags = effective_tags(feature, rule, scenario);
             Box::pin(async move { world.configure(&tags).await })
         })
-        .after({
-            let report = Arc::clone(&report);
-            move |feature, _, scenario, _, world| {
-                let key = (file_name(feature), scenario.position.line);
-                let (observations, waited, measured, exchanges, issuer, har) = world
-                    .map(|w| {
-                        // The browser is free for the next scenario.
-                        w.browser_reservation = None;
-                        let redactor = &w.ctx.redactor;
-                        let exchanges = w.exchanges.iter().map(|e| e.record(redactor)).collect();
-                        let har = w.ctx.har.then(|| w.unreported.all(redactor, &w.exchanges));
-                        (
-                            std::mem::take(&mut w.observations),
-                            std::mem::take(&mut w.waited),
-                            std::mem::take(&mut w.measured),
-                            exchanges,
-                            w.issuer_evidence.take(),
-                            har,
-                        )
-                    })
-                    .unwrap_or_default();
-                let mut report = report.lock().unwrap_or_else(|e| e.into_inner());
-                if let Some(har) = har {
-                    report.har.push((key.clone(), har));
-                }
-                if !observations.is_empty() {
-                    report.observations.push((key.clone(), observations));
-                }
-                if !waited.is_empty() {
-                    report.waited.push((key.clone(), waited));
-                }
-                if !measured.is_empty() {
-                    report.measured.push((key.clone(), measured));
-                }
-                if let Some(issuer) = issuer {
-                    report.issuer_evidence.push((key.clone(), issuer));
-                }
-                report.evidence.push((key, exchanges));
-                Box::pin(async {})
+        .after(move |feature, _, scenario, _, world| {
+            if let Some(world) = world {
+                let key = ScenarioKey::new(file_name(feature), scenario.position.line);
+                handover.hand(key, world.leave());
             }
+            Box::pin(async {})
         })
         .with_parser(Preparsed(suite.features))
-        .with_writer(cucumber::writer::Normalize::new(console))
+        .with_writer(cucumber::writer::Normalize::new(recorder))
         .fail_on_skipped()
         .with_default_cli();
     with_context(
         context,
         cucumber.filter_run((), move |feature, _, scenario| {
-            selected.contains(&(file_name(feature), scenario.position.line))
+            selected.contains(&ScenarioKey::new(
+                file_name(feature),
+                scenario.position.line,
+            ))
         }),
     )
     .await;
     let report = report.lock().unwrap_or_else(|e| e.into_inner()).clone();
     Ok(report)
-}
-
-fn skipped(scenario: ScenarioEntry, reason: String) -> ScenarioResult {
-    ScenarioResult {
-        file: scenario.file,
-        line: scenario.line,
-        feature: scenario.feature,
-        name: scenario.name,
-        tags: scenario.tags,
-        outcome: Outcome::Skipped(reason),
-        observations: Vec::new(),
-        waited: Vec::new(),
-        measured: Vec::new(),
-        steps: Vec::new(),
-        exchanges: Vec::new(),
-        issuer: None,
-        blamed: Vec::new(),
-        duration: std::time::Duration::ZERO,
-    }
 }

@@ -19,7 +19,7 @@ use crate::runner::{
     ISSUER_TAG,
     exchange::{Exchange, Limits, RecordedRequest},
     steps::{CREATE_PATH, payment::create_body_for},
-    target::{AcsDriver, TargetConfig},
+    target_file::{AcsDriver, TargetConfig},
 };
 
 /// Stops the run when a selected scenario authenticates the buyer at the

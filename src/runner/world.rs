@@ -17,9 +17,10 @@ use url::Url;
 
 use crate::runner::{
     exchange::{Exchange, Floor, Limits, Pace, RecordedRequest, Sent, Unreported, send_patiently},
-    issuer::{IssuerEvidence, chromium::Reservation},
+    issuer::chromium::Reservation,
     redact::Redactor,
-    target::TargetConfig,
+    result::{HostileFinding, IssuerEvidence, Leftovers, recorder::Settles},
+    target_file::TargetConfig,
 };
 use payconf_spec::{
     Profile,
@@ -64,7 +65,7 @@ impl RunContext {
     }
 }
 
-pub use super::failure::Failure;
+pub use crate::runner::result::Failure;
 
 tokio::task_local! {
     static CONTEXT: Arc<RunContext>;
@@ -152,14 +153,13 @@ pub struct PaymentWorld {
     /// What the scenario measured of its own sharpness (the volleys sent
     /// and their spread), said whatever its outcome.
     pub measured: Vec<String>,
-    /// The requirements a failed spec check blamed: what a waiver must cover.
-    /// Empty for other failures, which are the scenario's as a whole.
-    pub blamed: Vec<String>,
-    /// Why payconf could not judge the scenario, when a step ended with an
-    /// error of the harness rather than a failure of the target.
-    pub harness_error: Option<String>,
+    /// The failure a step ended with, as [`Self::settle`] kept it for the
+    /// recorder: cucumber hands a step's error on only as text.
+    pub failed: Option<Failure>,
     /// What the issuer driver saw: pages visited, a screenshot.
     pub issuer_evidence: Option<IssuerEvidence>,
+    /// What the generated hostile bodies found, once judged.
+    pub hostile_finding: Option<HostileFinding>,
     /// The browser, held for this scenario from its start when it goes
     /// through the issuer page with the browser driver.
     pub browser_reservation: Option<Reservation>,
@@ -185,9 +185,9 @@ impl PaymentWorld {
             observations: Vec::new(),
             waited: Vec::new(),
             measured: Vec::new(),
-            blamed: Vec::new(),
-            harness_error: None,
+            failed: None,
             issuer_evidence: None,
+            hostile_finding: None,
             browser_reservation: None,
         }
     }
@@ -204,6 +204,27 @@ impl PaymentWorld {
         self.checks = payconf_spec::features::requirement_ids(tags)
             .map(str::to_owned)
             .collect();
+    }
+
+    /// What the scenario leaves for its result, once it is over; the
+    /// browser is free for the next scenario.
+    pub fn leave(&mut self) -> Leftovers {
+        self.browser_reservation = None;
+        let redactor = &self.ctx.redactor;
+        let exchanges = self.exchanges.iter().map(|e| e.record(redactor)).collect();
+        let har = self
+            .ctx
+            .har
+            .then(|| self.unreported.all(redactor, &self.exchanges));
+        Leftovers {
+            observations: std::mem::take(&mut self.observations),
+            waited: std::mem::take(&mut self.waited),
+            measured: std::mem::take(&mut self.measured),
+            exchanges,
+            issuer: self.issuer_evidence.take(),
+            hostile: self.hostile_finding.take(),
+            har,
+        }
     }
 
     /// The target.
@@ -250,7 +271,7 @@ impl PaymentWorld {
         let index = self.exchanges.len() - 1;
         if let Some(why) = limited {
             let shown = self.exchanges[index].display(&self.ctx.redactor);
-            return Err(Failure::harness(format!("{why}\n{shown}")));
+            return Err(Failure::harness(why).on(shown));
         }
         let exchange = &self.exchanges[index];
         if let Err(reason) = &exchange.response {
@@ -290,8 +311,7 @@ impl PaymentWorld {
             Err(failure) => {
                 // An API answer that never comes whole (a hang, a flood, a
                 // reset) is no JSON answer.
-                self.blamed = vec![ids::JSON_ANSWERS.to_owned()];
-                return Err(failure);
+                return Err(failure.blaming(vec![ids::JSON_ANSWERS.to_owned()]));
             }
         };
         let response = self.exchanges[index]
@@ -389,16 +409,16 @@ impl PaymentWorld {
         }
         match failing {
             Some(finding) => {
-                self.blamed.clone_from(&finding.requirements);
                 let requirements = if finding.requirements.is_empty() {
                     String::new()
                 } else {
                     format!(" [{}]", finding.requirements.join(", "))
                 };
-                Err(self.failure(
+                let failure = self.failure(
                     &format!("{}{requirements}", finding.expected),
                     &finding.actual,
-                ))
+                );
+                Err(failure.blaming(finding.requirements))
             }
             None => Ok(()),
         }
@@ -413,26 +433,57 @@ impl PaymentWorld {
     /// buyer stopped, say), or with none.
     pub fn failure_on(&self, expected: &str, actual: &str, exchange: Option<&Exchange>) -> Failure {
         let redactor = &self.ctx.redactor;
-        let mut message = format!("expected: {expected}\nactual:   {}", redactor.text(actual));
-        if let Some(exchange) = exchange {
-            message.push('\n');
-            message.push_str(&exchange.display(redactor).to_string());
+        let failure = Failure::target(expected, redactor.text(actual));
+        match exchange {
+            Some(exchange) => failure.on(exchange.display(redactor)),
+            None => failure,
         }
-        Failure::target(message)
     }
 
-    /// Passes a step's outcome through, remembering an error of the
-    /// harness so that the scenario ends as an error, not as a failure.
-    pub fn judged<T>(&mut self, result: Result<T, Failure>) -> Result<T, Failure> {
-        result.map_err(|mut failure| {
-            if failure.is_harness() {
-                // Its message names pages, whose addresses carry tokens.
-                failure.message = self.ctx.redactor.text(&failure.message);
-                self.harness_error = Some(failure.message.clone());
-            }
-            failure
+    /// A step's end: a failure is redacted (an error's words name pages,
+    /// whose addresses carry tokens) and kept in the world, where the
+    /// recorder reads it whole, with whose fault it is and the
+    /// requirements it blames.
+    pub fn settle(&mut self, result: Result<(), Failure>) -> Result<(), Settled> {
+        result.map_err(|failure| {
+            let redactor = &self.ctx.redactor;
+            let failure = failure.redacted(|text| redactor.text(text));
+            let said = Settled(failure.to_string());
+            self.failed = Some(failure);
+            said
         })
     }
+}
+
+impl Settles for PaymentWorld {
+    fn settled(&self) -> Option<&Failure> {
+        self.failed.as_ref()
+    }
+}
+
+/// A step's failure once [`PaymentWorld::settle`] has kept it: only its
+/// words travel through cucumber; the world holds the failure itself. A
+/// step returns it, so a step that does not settle does not compile.
+#[derive(Debug)]
+pub struct Settled(String);
+
+impl std::fmt::Display for Settled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Runs a step's checks; with [`PaymentWorld::settle`], how every step
+/// ends: `let checked = checked(|| { … }); world.settle(checked)`.
+pub fn checked(step: impl FnOnce() -> Result<(), Failure>) -> Result<(), Failure> {
+    step()
+}
+
+/// [`checked`], for a step that awaits.
+pub async fn checked_async(
+    step: impl std::future::Future<Output = Result<(), Failure>>,
+) -> Result<(), Failure> {
+    step.await
 }
 
 /// A problem found in an answer, and the requirements it breaks.

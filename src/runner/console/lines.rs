@@ -6,7 +6,7 @@ use crate::runner::result::{Counts, Outcome, RunReport, ScenarioResult, Verdict}
 /// A scenario's line, and for a failure, waiver or error its details.
 pub(super) fn result_lines(result: &ScenarioResult) -> Vec<String> {
     let mut out = Vec::new();
-    let place = format!("{}:{}", result.file, result.line);
+    let place = result.location();
     match &result.outcome {
         Outcome::Passed => out.push(format!("  ok    {place}  {}", result.name)),
         Outcome::Skipped(reason) => {
@@ -14,7 +14,7 @@ pub(super) fn result_lines(result: &ScenarioResult) -> Vec<String> {
         }
         Outcome::Waived {
             step,
-            message,
+            failure,
             waivers,
         } => {
             out.push(format!("  WAIVE {place}  {}", result.name));
@@ -22,22 +22,22 @@ pub(super) fn result_lines(result: &ScenarioResult) -> Vec<String> {
                 out.push(format!("        waived: {waiver}"));
             }
             out.push(format!("        step: {step}"));
-            for line in message.lines() {
+            for line in failure.to_string().lines() {
                 out.push(format!("        {line}"));
             }
         }
-        Outcome::Error { step, message } => {
+        Outcome::Error { step, failure } => {
             out.push(format!("  ERROR {place}  {}", result.name));
             out.push(format!("        step: {step}"));
-            for line in message.lines() {
+            for line in failure.to_string().lines() {
                 out.push(format!("        {line}"));
             }
             out.push("        not judged: payconf could not carry this scenario out".to_owned());
         }
-        Outcome::Failed { step, message } => {
+        Outcome::Failed { step, failure } => {
             out.push(format!("  FAIL  {place}  {}", result.name));
             out.push(format!("        step: {step}"));
-            for line in message.lines() {
+            for line in failure.to_string().lines() {
                 out.push(format!("        {line}"));
             }
             if !result.blamed.is_empty() {

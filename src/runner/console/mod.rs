@@ -2,32 +2,18 @@
 //! the step, what was expected and what was seen, with the exchange, secrets
 //! redacted; then cucumber's summary lines, which scripts read.
 //!
-//! The console is cucumber's writer: it hands every event to the result
-//! model's [`Recorder`], which keeps the run in the shared [`RunReport`],
-//! and prints what that recorded. It decides nothing itself.
+//! The console listens to the result model's recorder, cucumber's writer:
+//! it is told of each result as it is recorded and of the run's end, and
+//! prints what it reads. It decides nothing itself.
 
-use std::{
-    io::Write,
-    sync::{Arc, Mutex},
-};
-
-use cucumber::{Event, Writer, event::Cucumber, parser};
-use payconf_spec::requirements::Requirements;
+use std::io::Write;
 
 mod lines;
 
-use crate::runner::{
-    result::{
-        RunReport, ScenarioResult,
-        recorder::{Recorded, Recorder},
-    },
-    waivers::Waivers,
-    world::PaymentWorld,
-};
+use crate::runner::result::{RunReport, ScenarioResult, recorder::Listener};
 
-/// The console writer.
-pub struct ConsoleWriter {
-    recorder: Recorder,
+/// The console.
+pub struct Console {
     out: Box<dyn Write + Send>,
     /// On a terminal: the number of scenarios selected, for the progress line.
     progress: Option<usize>,
@@ -35,33 +21,20 @@ pub struct ConsoleWriter {
     progress_shown: bool,
 }
 
-impl std::fmt::Debug for ConsoleWriter {
+impl std::fmt::Debug for Console {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ConsoleWriter").finish_non_exhaustive()
+        f.debug_struct("Console").finish_non_exhaustive()
     }
 }
 
-impl ConsoleWriter {
-    /// A writer printing to `out` and recording into `report`.
-    pub fn new(report: Arc<Mutex<RunReport>>, out: Box<dyn Write + Send>) -> Self {
+impl Console {
+    /// A console printing to `out`.
+    pub fn new(out: Box<dyn Write + Send>) -> Self {
         Self {
-            recorder: Recorder::new(report),
             out,
             progress: None,
             progress_shown: false,
         }
-    }
-
-    /// Attributes steps to the requirements of this catalogue.
-    pub fn with_requirements(mut self, requirements: Requirements) -> Self {
-        self.recorder = self.recorder.with_requirements(requirements);
-        self
-    }
-
-    /// Judges failures with these waivers.
-    pub fn with_waivers(mut self, waivers: Waivers) -> Self {
-        self.recorder = self.recorder.with_waivers(waivers);
-        self
     }
 
     /// Keeps a live progress line under the results, for a terminal.
@@ -70,11 +43,11 @@ impl ConsoleWriter {
         self
     }
 
-    fn show_progress(&mut self) {
+    fn show_progress(&mut self, report: &RunReport) {
         let Some(selected) = self.progress else {
             return;
         };
-        let counts = self.recorder.report().scenario_counts();
+        let counts = report.scenario_counts();
         let _ = write!(
             self.out,
             "\r\x1b[2K[{}/{selected}] {} failed",
@@ -102,29 +75,20 @@ impl ConsoleWriter {
     }
 
     /// Prints the summary lines.
-    pub fn print_summary(&mut self) {
-        let report = self.recorder.report().clone();
-        for line in lines::summary_lines(&report) {
+    pub fn print_summary(&mut self, report: &RunReport) {
+        for line in lines::summary_lines(report) {
             self.print(&line);
         }
     }
 }
 
-impl Writer<PaymentWorld> for ConsoleWriter {
-    type Cli = cucumber::cli::Empty;
+impl Listener for Console {
+    fn scenario(&mut self, result: &ScenarioResult, report: &RunReport) {
+        self.print_result(result);
+        self.show_progress(report);
+    }
 
-    async fn handle_event(
-        &mut self,
-        event: parser::Result<Event<Cucumber<PaymentWorld>>>,
-        _: &Self::Cli,
-    ) {
-        match self.recorder.record(event) {
-            Recorded::Scenario(result) => {
-                self.print_result(&result);
-                self.show_progress();
-            }
-            Recorded::RunFinished => self.print_summary(),
-            Recorded::Nothing => {}
-        }
+    fn finished(&mut self, report: &RunReport) {
+        self.print_summary(report);
     }
 }

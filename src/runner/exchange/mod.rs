@@ -8,7 +8,9 @@ mod record;
 
 pub use floor::Floor;
 pub use patience::{Pace, Sent, send_patiently};
-pub use record::{ExchangeRecord, Unreported};
+pub use record::Unreported;
+
+pub use crate::runner::result::{ExchangeRecord, Timing};
 
 use std::{
     fmt,
@@ -94,24 +96,6 @@ pub struct Exchange {
     /// does not trust, a refused client certificate, a name that does not
     /// resolve): the harness's to fix, not the target's.
     pub transport_fault: Option<crate::runner::transport::Fault>,
-}
-
-/// When an exchange was sent and how long its parts took.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Timing {
-    /// When the request was sent.
-    pub started: SystemTime,
-    /// From sending to the answer's headers (connecting and sending included).
-    pub wait: Duration,
-    /// Reading the answer's body.
-    pub receive: Duration,
-}
-
-impl Timing {
-    /// The whole exchange.
-    pub fn total(&self) -> Duration {
-        self.wait + self.receive
-    }
 }
 
 /// The next exchange id.

@@ -1,48 +1,14 @@
-//! An exchange as the reports keep it ([`ExchangeRecord`], redacted, with
-//! a `curl` command that replays it) and the exchanges kept only for the
-//! HAR file ([`Unreported`]).
+//! An exchange made into what the reports keep ([`ExchangeRecord`],
+//! redacted, with a `curl` command that replays it), and the exchanges kept
+//! only for the HAR file ([`Unreported`]).
 
 use std::sync::{Arc, Mutex};
 
-use super::{Exchange, Timing, truncate};
-use crate::runner::redact::Redactor;
+use super::{Exchange, truncate};
+use crate::runner::{redact::Redactor, result::ExchangeRecord};
 
 /// How much of a body the reports keep.
 const REPORTED_BODY: usize = 64 * 1024;
-
-/// An exchange as the reports show it: every part redacted, with a `curl`
-/// command that replays the request. Nothing secret is left in it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct ExchangeRecord {
-    /// Method.
-    pub method: String,
-    /// Address, redacted.
-    pub url: String,
-    /// Request headers, redacted.
-    pub request_headers: Vec<(String, String)>,
-    /// Request body, redacted.
-    pub request_body: Option<String>,
-    /// HTTP status, when an answer came.
-    pub status: Option<u16>,
-    /// Response headers, redacted.
-    pub response_headers: Vec<(String, String)>,
-    /// Response body, redacted, up to 64 KiB.
-    pub response_body: Option<String>,
-    /// Why no usable answer came.
-    pub error: Option<String>,
-    /// A `curl` command that sends the request again, with the API key and
-    /// the payment token read from `$PAYCONF_API_KEY` and `$PAYMENT_TOKEN`.
-    pub curl: String,
-    /// The exchange's id in the run.
-    #[serde(skip)]
-    pub id: u64,
-    /// The answer's protocol, when one came.
-    #[serde(skip)]
-    pub version: Option<&'static str>,
-    /// When it was sent, and how long its parts took.
-    #[serde(skip)]
-    pub timing: Option<Timing>,
-}
 
 fn clip(text: String) -> String {
     truncate(text, REPORTED_BODY)

@@ -269,17 +269,14 @@ fn no_form(
             )
         }
     };
-    let mut failure = Failure::harness(format!(
+    let failure = Failure::harness(format!(
         "payconf could not get the buyer through the issuer page at {page}: it shows \
          no {wanted}; check acs.fields against the page, or describe it with [[acs.steps]]"
     ));
-    if let Some(exchange) = world.exchanges.last() {
-        failure.message.push('\n');
-        failure
-            .message
-            .push_str(&exchange.display(&world.ctx.redactor).to_string());
+    match world.exchanges.last() {
+        Some(exchange) => failure.on(exchange.display(&world.ctx.redactor)),
+        None => failure,
     }
-    failure
 }
 
 /// Runs the steps that apply to this page, up to the one that moves the

@@ -38,8 +38,9 @@ use url::Url;
 use navigation::merchant_pages;
 pub use navigation::same_page;
 
+pub use crate::runner::result::{Drove, IssuerEvidence};
 use crate::runner::{
-    target::AcsDriver,
+    target_file::AcsDriver,
     world::{Failure, PaymentWorld},
 };
 
@@ -54,20 +55,6 @@ pub enum Choice {
     /// relay pages, script navigations) to the page where they stop. How a
     /// buyer goes from a service's own result page to the merchant's.
     Follow,
-}
-
-/// What a journey leaves for the report.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct IssuerEvidence {
-    /// `form` or `browser`.
-    pub driver: &'static str,
-    /// The pages visited, in order, redacted.
-    pub pages: Vec<String>,
-    /// A PNG of the last page, secrets blanked out (browser only).
-    pub screenshot: Option<Vec<u8>>,
-    /// Why the browser's journey left no screenshot: a page it could not
-    /// blank out (a frame of another origin) is not photographed.
-    pub screenshot_left_out: Option<String>,
 }
 
 /// Drives the buyer from the issuer address to wherever they land.
@@ -173,7 +160,7 @@ async fn drive_form(
         Err(_) => Vec::new(),
     };
     world.issuer_evidence = Some(IssuerEvidence {
-        driver: "form",
+        driver: Drove::Form,
         pages: pages.iter().map(|p| world.ctx.redactor.text(p)).collect(),
         screenshot: None,
         screenshot_left_out: None,

@@ -147,11 +147,11 @@ mod tests {
         let failure = needs_browser(&page, "the page builds its form with a script");
         assert!(failure.is_harness());
         assert!(
-            failure.message.contains("driver = \"browser\""),
+            failure.to_string().contains("driver = \"browser\""),
             "{failure}"
         );
         assert!(
-            failure.message.contains("https://acs.example/c"),
+            failure.to_string().contains("https://acs.example/c"),
             "{failure}"
         );
     }

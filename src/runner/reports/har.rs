@@ -18,15 +18,14 @@ use time::OffsetDateTime;
 use url::Url;
 
 use super::{ReportInputs, sorted};
-use crate::runner::{exchange::ExchangeRecord, result::ScenarioResult};
+use crate::runner::result::{ExchangeRecord, ScenarioResult};
 
 /// The report as text.
 pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
     let mut pages = Vec::new();
     let mut entries = Vec::new();
     for scenario in sorted(inputs.report) {
-        let key = (scenario.file.clone(), scenario.line);
-        let Some((_, records)) = inputs.report.har.iter().find(|(k, _)| *k == key) else {
+        let Some(records) = &scenario.har else {
             continue;
         };
         let page = scenario.location();

@@ -10,7 +10,7 @@ use payconf_spec::features::html_id;
 use serde::Serialize;
 
 use super::{ReportInputs, requirement_outcomes, sorted, timestamp};
-use crate::runner::{exchange::ExchangeRecord, issuer::IssuerEvidence, result::Outcome};
+use crate::runner::result::{ExchangeRecord, IssuerEvidence, Outcome};
 
 const TEMPLATE: &str = include_str!("report.html");
 
@@ -58,7 +58,7 @@ impl IssuerView {
     fn of(evidence: &IssuerEvidence) -> Self {
         use base64::Engine as _;
         Self {
-            driver: evidence.driver,
+            driver: evidence.driver.name(),
             pages: evidence.pages.clone(),
             screenshot: evidence.screenshot.as_ref().map(|png| {
                 format!(
@@ -89,7 +89,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
                 outcome: r.outcome.name(),
                 requirements: r.requirements().map(str::to_owned).collect(),
                 step: failure.map(|(step, _)| step.to_owned()),
-                message: failure.map(|(_, message)| message.to_owned()),
+                message: failure.map(|(_, failure)| failure.to_string()),
                 reason: r.outcome.skip_reason().map(str::to_owned),
                 waivers: r.outcome.waivers().to_vec(),
                 observations: r.observations.clone(),

@@ -32,20 +32,6 @@ fn seconds(d: std::time::Duration) -> String {
     format!("{:.3}", d.as_secs_f64())
 }
 
-/// `expected: …; actual: …` from a failure message.
-fn headline(message: &str) -> String {
-    let lines: Vec<&str> = message
-        .lines()
-        .filter(|l| l.starts_with("expected:") || l.starts_with("actual:"))
-        .map(str::trim)
-        .collect();
-    if lines.is_empty() {
-        message.lines().next().unwrap_or("").to_owned()
-    } else {
-        lines.join("; ")
-    }
-}
-
 /// The report as text.
 pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
     let mut by_file: BTreeMap<&str, Vec<&ScenarioResult>> = BTreeMap::new();
@@ -133,26 +119,26 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
                     writer.write_event(Event::Empty(case)).map_err(xml)?;
                     continue;
                 }
-                Outcome::Failed { step, message } => (
+                Outcome::Failed { step, failure } => (
                     "failure",
-                    headline(message),
-                    format!("step: {step}\n{message}"),
+                    failure.headline(),
+                    format!("step: {step}\n{failure}"),
                 ),
                 Outcome::Skipped(reason) => ("skipped", reason.clone(), String::new()),
                 // JUnit's own word for a test that could not be carried out.
-                Outcome::Error { step, message } => (
+                Outcome::Error { step, failure } => (
                     "error",
-                    headline(message),
-                    format!("step: {step}\n{message}"),
+                    failure.headline(),
+                    format!("step: {step}\n{failure}"),
                 ),
                 Outcome::Waived {
                     step,
-                    message,
+                    failure,
                     waivers,
                 } => (
                     "skipped",
                     format!("waived: {}", waivers.join("; ")),
-                    format!("step: {step}\n{message}"),
+                    format!("step: {step}\n{failure}"),
                 ),
             };
             writer.write_event(Event::Start(case)).map_err(xml)?;

@@ -27,7 +27,7 @@ use time::OffsetDateTime;
 
 use crate::runner::{
     result::{RunReport, ScenarioResult, Verdict},
-    target::TargetConfig,
+    target_file::TargetConfig,
     waivers::Waivers,
 };
 use payconf_spec::{contract::Contract, features::Features, requirements::Requirements};

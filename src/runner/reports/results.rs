@@ -26,10 +26,22 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
                 "outcome": r.outcome.name(),
                 "duration_ms": u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
             });
-            if let Some((step, message)) = r.outcome.failure() {
+            if let Some((step, failure)) = r.outcome.failure() {
                 entry["step"] = json!(step);
-                entry["message"] = json!(message);
+                entry["message"] = json!(failure.to_string());
+                entry["failure"] = json!({
+                    "fault": failure.fault.name(),
+                    "expected": failure.expected,
+                    "actual": failure.actual,
+                });
                 entry["at_fault"] = json!(r.blamed);
+            }
+            if let Some(issuer) = &r.issuer {
+                entry["driver"] = json!(issuer.driver.name());
+                entry["issuer_pages"] = json!(issuer.pages);
+            }
+            if let Some(hostile) = &r.hostile {
+                entry["hostile"] = json!(hostile);
             }
             if !r.outcome.waivers().is_empty() {
                 entry["waivers"] = json!(r.outcome.waivers());

@@ -1,15 +1,27 @@
-//! What a run leaves: every scenario's outcome, its steps with the
-//! requirements each names, its exchanges and issuer evidence, and the
-//! counts; the console, the reports and the waivers read it, and its
-//! [`Verdict`] is the run's exit code.
+//! What a run leaves: every scenario's outcome and its failure as data,
+//! its steps with the requirements each names, its exchanges, issuer
+//! evidence and hostile-input findings, and the counts. It is the runner's
+//! base layer: it imports nothing of the runner above it. The [`recorder`]
+//! is its only writer; the console, the reports and the waivers read it,
+//! and its [`Verdict`] is the run's exit code.
 
 use std::time::Duration;
 
-use crate::runner::{exchange::ExchangeRecord, issuer::IssuerEvidence};
-
+mod exchange;
+mod failure;
+mod hostile;
+mod issuer;
+mod key;
+mod leftovers;
 pub mod recorder;
 mod verdict;
 
+pub use exchange::{ExchangeRecord, Timing};
+pub use failure::{Failure, FailureParts, Fault};
+pub use hostile::HostileFinding;
+pub use issuer::{Drove, IssuerEvidence};
+pub use key::ScenarioKey;
+pub use leftovers::{Handover, Leftovers};
 pub use verdict::Verdict;
 
 /// How a step ended.
@@ -65,8 +77,8 @@ pub enum Outcome {
     Failed {
         /// The step, as written (`Then the …`).
         step: String,
-        /// Expected, actual, exchange.
-        message: String,
+        /// Expected, actual, the exchange, the requirements it blames.
+        failure: Failure,
     },
     /// Not run, with the reason.
     Skipped(String),
@@ -76,26 +88,26 @@ pub enum Outcome {
         /// The step, as written.
         step: String,
         /// What payconf could not do, and what would let it.
-        message: String,
+        failure: Failure,
     },
     /// A step failed, but every requirement the scenario checks is waived.
     Waived {
         /// The step, as written.
         step: String,
-        /// Expected, actual, exchange.
-        message: String,
+        /// Expected, actual, the exchange, the requirements it blames.
+        failure: Failure,
         /// The waivers in force, described.
         waivers: Vec<String>,
     },
 }
 
 impl Outcome {
-    /// The failing step and what it says, for a failed or waived scenario.
-    pub fn failure(&self) -> Option<(&str, &str)> {
+    /// The failing step and its failure, for a failed, waived or erred scenario.
+    pub fn failure(&self) -> Option<(&str, &Failure)> {
         match self {
-            Self::Failed { step, message }
-            | Self::Waived { step, message, .. }
-            | Self::Error { step, message } => Some((step, message)),
+            Self::Failed { step, failure }
+            | Self::Waived { step, failure, .. }
+            | Self::Error { step, failure } => Some((step, failure)),
             Self::Passed | Self::Skipped(_) => None,
         }
     }
@@ -156,6 +168,11 @@ pub struct ScenarioResult {
     pub exchanges: Vec<ExchangeRecord>,
     /// What the issuer driver saw, when the scenario went through the issuer page.
     pub issuer: Option<IssuerEvidence>,
+    /// What its generated hostile bodies found, when they found something.
+    pub hostile: Option<HostileFinding>,
+    /// With `--har`: every exchange it sent or saw, in order, those its
+    /// report leaves out (volleys, generated bodies, browser loads) included.
+    pub har: Option<Vec<ExchangeRecord>>,
     /// The requirements at fault, when it failed, was waived or erred: those
     /// a spec violation blamed, or else those the failing step names, or
     /// else every requirement it checks.
@@ -165,9 +182,36 @@ pub struct ScenarioResult {
 }
 
 impl ScenarioResult {
+    /// A scenario that did not run, and why; `entry` names it.
+    pub fn skipped(entry: payconf_spec::features::ScenarioEntry, reason: String) -> Self {
+        Self {
+            file: entry.file,
+            line: entry.line,
+            feature: entry.feature,
+            name: entry.name,
+            tags: entry.tags,
+            outcome: Outcome::Skipped(reason),
+            observations: Vec::new(),
+            waited: Vec::new(),
+            measured: Vec::new(),
+            steps: Vec::new(),
+            exchanges: Vec::new(),
+            issuer: None,
+            hostile: None,
+            har: None,
+            blamed: Vec::new(),
+            duration: Duration::ZERO,
+        }
+    }
+
+    /// Which scenario it is.
+    pub fn key(&self) -> ScenarioKey {
+        ScenarioKey::new(self.file.clone(), self.line)
+    }
+
     /// `file:line`.
     pub fn location(&self) -> String {
-        format!("{}:{}", self.file, self.line)
+        self.key().to_string()
     }
 
     /// The requirement ids it checks.
@@ -228,18 +272,6 @@ pub struct RunReport {
     pub harness_errors: Vec<String>,
     /// Number of features run.
     pub features: usize,
-    /// Waits of each scenario (file, line), recorded when it ends.
-    pub waited: Vec<((String, usize), Vec<String>)>,
-    /// What each scenario (file, line) measured, recorded when it ends.
-    pub measured: Vec<((String, usize), Vec<String>)>,
-    /// Observations of each scenario (file, line), recorded when it ends.
-    pub observations: Vec<((String, usize), Vec<String>)>,
-    /// Exchanges of each scenario (file, line), recorded when it ends.
-    pub evidence: Vec<((String, usize), Vec<ExchangeRecord>)>,
-    /// What the issuer driver saw in each scenario (file, line) that used it.
-    pub issuer_evidence: Vec<((String, usize), IssuerEvidence)>,
-    /// With `--har`: every exchange of each scenario (file, line), in order.
-    pub har: Vec<((String, usize), Vec<ExchangeRecord>)>,
 }
 
 impl RunReport {

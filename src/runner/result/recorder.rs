@@ -1,84 +1,71 @@
 //! From cucumber's events to the result model: each scenario's steps as
 //! they run, the requirements each names, its first failure and who is at
 //! fault for it, judged by the waivers, kept in the shared [`RunReport`]
-//! when it finishes. The console prints what this records; the reports are
-//! made from the report once the run is over.
+//! when it finishes. The recorder is cucumber's writer and the only writer
+//! of the result; a [`Listener`] (the console) is told of each scenario
+//! as it is recorded and of the run's end, and reads what it needs.
 
 use std::{
+    collections::HashMap,
     sync::{Arc, Mutex},
     time::{Duration, SystemTime},
 };
 
 use cucumber::{
-    Event,
+    Event, Writer,
     event::{Cucumber, Feature, Rule, Scenario, Step, StepError},
     gherkin, parser,
 };
 use payconf_spec::{features::file_name, requirements::Requirements};
 
-use super::{Outcome, RunReport, ScenarioResult, StepResult, StepStatus};
-use crate::runner::{
-    waivers::{Decision, Waiver, Waivers, format_date},
-    world::PaymentWorld,
+use super::{
+    Failure, Handover, Leftovers, Outcome, RunReport, ScenarioKey, ScenarioResult, StepResult,
+    StepStatus,
 };
+use crate::runner::waivers::{Decision, Waiver, Waivers, format_date};
 
-/// What an event came to, for the console.
-#[derive(Debug)]
-pub enum Recorded {
-    /// Nothing to show yet.
-    Nothing,
-    /// A scenario finished with this result (already in the report).
-    Scenario(Box<ScenarioResult>),
+/// A scenario's world, as the recorder reads it when a step fails.
+pub trait Settles {
+    /// The failure the failing step settled, if it settled one; none when
+    /// it panicked.
+    fn settled(&self) -> Option<&Failure>;
+}
+
+/// Told of the run as it is recorded: the console.
+pub trait Listener: Send {
+    /// A scenario finished with `result`, already in `report`.
+    fn scenario(&mut self, result: &ScenarioResult, report: &RunReport);
     /// The run is over.
-    RunFinished,
+    fn finished(&mut self, report: &RunReport);
 }
 
 /// Records a run's events into its [`RunReport`].
 pub struct Recorder {
     report: Arc<Mutex<RunReport>>,
-    /// The first failure of each scenario under way.
-    pending: Vec<Pending>,
-    /// The steps of each scenario under way, and when it and its current step started.
-    running: Vec<((String, usize), Running)>,
+    /// Where the `after` hook leaves each scenario's leftovers.
+    handover: Handover,
+    /// Each scenario under way.
+    running: HashMap<ScenarioKey, Running>,
     /// Waivers that turn failures into waived ones.
     waivers: Waivers,
     /// The catalogue, for the requirements each step names.
     requirements: Requirements,
     /// When the event being handled happened.
     now: SystemTime,
+    /// Told of each result.
+    listener: Option<Box<dyn Listener>>,
 }
 
-/// What a scenario under way has come to so far.
-struct Pending {
-    /// (file, line).
-    key: (String, usize),
-    /// Its first failure, if any.
-    outcome: Outcome,
-    /// Violations noted up to that failure.
-    observations: Vec<String>,
-    /// The requirements the failing spec check blamed, if it was one.
-    blamed: Vec<String>,
-    /// The requirements the failing step names.
-    named: Vec<String>,
-}
-
-impl Pending {
-    fn new(key: (String, usize)) -> Self {
-        Self {
-            key,
-            outcome: Outcome::Passed,
-            observations: Vec::new(),
-            blamed: Vec::new(),
-            named: Vec::new(),
-        }
-    }
-}
-
-/// A scenario under way.
+/// A scenario under way: its steps, when it and its current step started,
+/// and its first failure so far.
 struct Running {
     started: SystemTime,
     step_started: SystemTime,
     steps: Vec<StepResult>,
+    /// Its first failure, if any.
+    outcome: Outcome,
+    /// The requirements the failing step names.
+    named: Vec<String>,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -88,15 +75,16 @@ impl std::fmt::Debug for Recorder {
 }
 
 impl Recorder {
-    /// A recorder filling `report`.
-    pub fn new(report: Arc<Mutex<RunReport>>) -> Self {
+    /// A recorder filling `report`, taking each scenario's leftovers from `handover`.
+    pub fn new(report: Arc<Mutex<RunReport>>, handover: Handover) -> Self {
         Self {
             report,
-            pending: Vec::new(),
-            running: Vec::new(),
+            handover,
+            running: HashMap::new(),
             waivers: Waivers::none(),
             requirements: Requirements::none(),
             now: SystemTime::now(),
+            listener: None,
         }
     }
 
@@ -112,8 +100,14 @@ impl Recorder {
         self
     }
 
+    /// Tells `listener` of each result and of the run's end.
+    pub fn with_listener(mut self, listener: impl Listener + 'static) -> Self {
+        self.listener = Some(Box::new(listener));
+        self
+    }
+
     /// Records one of cucumber's events.
-    pub fn record(&mut self, event: parser::Result<Event<Cucumber<PaymentWorld>>>) -> Recorded {
+    pub fn record<W: Settles>(&mut self, event: parser::Result<Event<Cucumber<W>>>) {
         if let Ok(event) = &event {
             // When the event happened: the normalizing writer in front of
             // this one delivers events late and in bursts.
@@ -135,12 +129,21 @@ impl Recorder {
                 feature,
                 Feature::Rule(rule, Rule::Scenario(scenario, event)),
             )) => self.on_scenario(&feature, Some(&rule), &scenario, event.event),
-            Ok(Cucumber::Finished) => return Recorded::RunFinished,
+            Ok(Cucumber::Finished) => {
+                let report = self.report().clone();
+                if let Some(listener) = &mut self.listener {
+                    listener.finished(&report);
+                }
+                None
+            }
             Ok(_) => None,
         };
-        finished.map_or(Recorded::Nothing, |result| {
-            Recorded::Scenario(Box::new(result))
-        })
+        if let Some(result) = finished {
+            let report = self.report.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(listener) = &mut self.listener {
+                listener.scenario(&result, &report);
+            }
+        }
     }
 
     /// The report as recorded so far.
@@ -148,9 +151,9 @@ impl Recorder {
         self.report.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The requirements at fault for a scenario's failure: those the spec
-    /// check blamed, or else those the failing step names, or else every
-    /// requirement the scenario checks.
+    /// The requirements at fault for a scenario's failure: those the
+    /// failing check blamed, or else those the failing step names, or else
+    /// every requirement the scenario checks.
     fn at_fault(tags: &[String], blamed: &[String], named: &[String]) -> Vec<String> {
         let checked: Vec<&str> = payconf_spec::features::requirement_ids(tags).collect();
         let within =
@@ -164,168 +167,38 @@ impl Recorder {
         }
     }
 
-    fn slot(&mut self, key: &(String, usize)) -> &mut Pending {
-        if let Some(i) = self.pending.iter().position(|p| p.key == *key) {
-            return &mut self.pending[i];
-        }
-        self.pending.push(Pending::new(key.clone()));
-        self.pending.last_mut().expect("just pushed")
-    }
-
     /// Follows one scenario's event; when it finishes, its result is kept
     /// in the report and given back.
-    fn on_scenario(
+    fn on_scenario<W: Settles>(
         &mut self,
         feature: &gherkin::Feature,
         rule: Option<&gherkin::Rule>,
         scenario: &gherkin::Scenario,
-        event: Scenario<PaymentWorld>,
+        event: Scenario<W>,
     ) -> Option<ScenarioResult> {
-        let key = (file_name(feature), scenario.position.line);
-        if let Scenario::Started = event {
-            let now = self.now;
-            let tags = payconf_spec::features::effective_tags(feature, rule, scenario);
-            let checked: Vec<&str> = payconf_spec::features::requirement_ids(&tags).collect();
-            let background = feature
-                .background
-                .iter()
-                .chain(rule.and_then(|r| r.background.as_ref()))
-                .flat_map(|b| b.steps.iter());
-            let steps = background
-                .chain(scenario.steps.iter())
-                .map(|step| StepResult {
-                    keyword: step.keyword.clone(),
-                    text: step.value.clone(),
-                    line: step.position.line,
-                    status: StepStatus::Skipped,
-                    duration: Duration::ZERO,
-                    message: None,
-                    requirements: self
-                        .requirements
-                        .named_by(&step.value, checked.iter().copied()),
-                })
-                .collect();
-            self.running.retain(|(k, _)| *k != key);
-            self.running.push((
-                key.clone(),
-                Running {
-                    started: now,
-                    step_started: now,
-                    steps,
-                },
-            ));
-        }
-        if let Scenario::Step(step, event) | Scenario::Background(step, event) = &event {
-            self.track_step(&key, step, event);
-        }
+        let key = ScenarioKey::new(file_name(feature), scenario.position.line);
         match event {
-            Scenario::Step(step, event) | Scenario::Background(step, event) => match event {
-                Step::Started => {}
-                Step::Passed(..) => self.report().steps.passed += 1,
-                Step::Skipped => {
-                    self.report().steps.skipped += 1;
-                    let slot = self.slot(&key);
-                    if slot.outcome == Outcome::Passed {
-                        slot.outcome = Outcome::Failed {
-                            step: format!("{}{}", step.keyword, step.value),
-                            message: "no step definition matches this step".to_owned(),
-                        };
-                    }
-                }
-                Step::Failed(_, _, world, error) => {
-                    self.report().steps.failed += 1;
-                    let named = self.step_requirements(&key, step.position.line);
-                    let message = step_error_message(&error);
-                    let slot = self.slot(&key);
-                    if slot.outcome == Outcome::Passed {
-                        let step = format!("{}{}", step.keyword, step.value);
-                        let unjudged = world.as_ref().and_then(|w| w.harness_error.clone());
-                        slot.outcome = match unjudged {
-                            Some(message) => Outcome::Error { step, message },
-                            None => Outcome::Failed { step, message },
-                        };
-                        slot.blamed = world.as_ref().map(|w| w.blamed.clone()).unwrap_or_default();
-                        slot.named = named;
-                    }
-                    slot.observations = world
-                        .as_ref()
-                        .map(|w| w.observations.clone())
-                        .unwrap_or_default();
-                }
-            },
+            Scenario::Started => {
+                let running = self.start(feature, rule, scenario);
+                self.running.insert(key, running);
+            }
+            Scenario::Step(step, event) | Scenario::Background(step, event) => {
+                self.on_step(&key, &step, event);
+            }
             Scenario::Hook(_, cucumber::event::Hook::Failed(_, info)) => {
                 let message = panic_message(&info);
                 self.report()
                     .harness_errors
-                    .push(format!("{}: hook failed: {message}", key.0));
-                self.slot(&key).outcome = Outcome::Failed {
-                    step: "(hook)".to_owned(),
-                    message,
-                };
+                    .push(format!("{}: hook failed: {message}", key.file));
+                if let Some(running) = self.running.get_mut(&key) {
+                    running.outcome = Outcome::Error {
+                        step: "(hook)".to_owned(),
+                        failure: Failure::harness(message),
+                    };
+                }
             }
             Scenario::Finished => {
-                let Pending {
-                    outcome,
-                    mut observations,
-                    blamed,
-                    named,
-                    ..
-                } = match self.pending.iter().position(|p| p.key == key) {
-                    Some(i) => self.pending.remove(i),
-                    None => Pending::new(key.clone()),
-                };
-                let mut report = self.report();
-                if let Some(i) = report.observations.iter().position(|(k, _)| *k == key) {
-                    observations = report.observations.remove(i).1;
-                }
-                let waited = match report.waited.iter().position(|(k, _)| *k == key) {
-                    Some(i) => report.waited.remove(i).1,
-                    None => Vec::new(),
-                };
-                let measured = match report.measured.iter().position(|(k, _)| *k == key) {
-                    Some(i) => report.measured.remove(i).1,
-                    None => Vec::new(),
-                };
-                let exchanges = match report.evidence.iter().position(|(k, _)| *k == key) {
-                    Some(i) => report.evidence.remove(i).1,
-                    None => Vec::new(),
-                };
-                let issuer = report
-                    .issuer_evidence
-                    .iter()
-                    .position(|(k, _)| *k == key)
-                    .map(|i| report.issuer_evidence.remove(i).1);
-                drop(report);
-                let (steps, duration) = match self.running.iter().position(|(k, _)| *k == key) {
-                    Some(i) => {
-                        let (_, running) = self.running.remove(i);
-                        let took = self.now.duration_since(running.started).unwrap_or_default();
-                        (running.steps, took)
-                    }
-                    None => (Vec::new(), Duration::ZERO),
-                };
-                let tags = payconf_spec::features::effective_tags(feature, rule, scenario);
-                let blamed = match outcome {
-                    Outcome::Passed | Outcome::Skipped(_) => Vec::new(),
-                    _ => Self::at_fault(&tags, &blamed, &named),
-                };
-                let outcome = judged(&self.waivers, outcome, &blamed);
-                let result = ScenarioResult {
-                    file: key.0,
-                    line: key.1,
-                    feature: feature.name.clone(),
-                    name: scenario.name.clone(),
-                    tags,
-                    outcome,
-                    observations,
-                    waited,
-                    measured,
-                    steps,
-                    exchanges,
-                    issuer,
-                    blamed,
-                    duration,
-                };
+                let result = self.finish(key, feature, rule, scenario);
                 self.report().scenarios.push(result.clone());
                 return Some(result);
             }
@@ -334,51 +207,194 @@ impl Recorder {
         None
     }
 
-    /// The requirements the step at this line of a scenario under way names.
-    fn step_requirements(&self, key: &(String, usize), line: usize) -> Vec<String> {
-        self.running
+    /// A scenario starting: its steps, background first, each with the
+    /// requirements it names, all skipped until they run.
+    fn start(
+        &self,
+        feature: &gherkin::Feature,
+        rule: Option<&gherkin::Rule>,
+        scenario: &gherkin::Scenario,
+    ) -> Running {
+        let tags = payconf_spec::features::effective_tags(feature, rule, scenario);
+        let checked: Vec<&str> = payconf_spec::features::requirement_ids(&tags).collect();
+        let background = feature
+            .background
             .iter()
-            .find(|(k, _)| k == key)
-            .and_then(|(_, running)| running.steps.iter().find(|s| s.line == line))
-            .map(|step| step.requirements.clone())
-            .unwrap_or_default()
+            .chain(rule.and_then(|r| r.background.as_ref()))
+            .flat_map(|b| b.steps.iter());
+        let steps = background
+            .chain(scenario.steps.iter())
+            .map(|step| StepResult {
+                keyword: step.keyword.clone(),
+                text: step.value.clone(),
+                line: step.position.line,
+                status: StepStatus::Skipped,
+                duration: Duration::ZERO,
+                message: None,
+                requirements: self
+                    .requirements
+                    .named_by(&step.value, checked.iter().copied()),
+            })
+            .collect();
+        Running {
+            started: self.now,
+            step_started: self.now,
+            steps,
+            outcome: Outcome::Passed,
+            named: Vec::new(),
+        }
     }
 
-    fn track_step(
-        &mut self,
-        key: &(String, usize),
-        step: &gherkin::Step,
-        event: &Step<PaymentWorld>,
-    ) {
-        let Some((_, running)) = self.running.iter_mut().find(|(k, _)| k == key) else {
+    /// One step's event: its status and time, the step counts, and the
+    /// scenario's first failure.
+    fn on_step<W: Settles>(&mut self, key: &ScenarioKey, step: &gherkin::Step, event: Step<W>) {
+        let now = self.now;
+        let counted = match &event {
+            Step::Started => None,
+            Step::Passed(..) => Some(StepStatus::Passed),
+            Step::Skipped => Some(StepStatus::Skipped),
+            Step::Failed(..) => Some(StepStatus::Failed),
+        };
+        {
+            let mut report = self.report();
+            match counted {
+                Some(StepStatus::Passed) => report.steps.passed += 1,
+                Some(StepStatus::Skipped) => report.steps.skipped += 1,
+                Some(StepStatus::Failed) => report.steps.failed += 1,
+                Some(StepStatus::Undefined) | None => {}
+            }
+        }
+        let Some(running) = self.running.get_mut(key) else {
             return;
         };
-        let now = self.now;
         if let Step::Started = event {
             running.step_started = now;
             return;
         }
+        let written = format!("{}{}", step.keyword, step.value);
+        let failure = match event {
+            Step::Started | Step::Passed(..) => None,
+            Step::Skipped => Some((
+                None,
+                Outcome::Failed {
+                    step: written,
+                    failure: Failure::plain("no step definition matches this step"),
+                },
+            )),
+            Step::Failed(_, _, world, error) => {
+                let settled = world.as_deref().and_then(Settles::settled).cloned();
+                // A step that did not settle a failure panicked: payconf's
+                // own fault, which judges nothing of the target.
+                let failure = settled.unwrap_or_else(|| {
+                    Failure::harness(format!(
+                        "payconf failed in this step (a fault of payconf's own, to report): {}",
+                        step_error_message(&error)
+                    ))
+                });
+                let outcome = if failure.is_harness() {
+                    Outcome::Error {
+                        step: written,
+                        failure,
+                    }
+                } else {
+                    Outcome::Failed {
+                        step: written,
+                        failure,
+                    }
+                };
+                Some((Some(error), outcome))
+            }
+        };
         let duration = now.duration_since(running.step_started).unwrap_or_default();
-        let Some(result) = running
+        let line = step.position.line;
+        let slot = running
             .steps
             .iter_mut()
-            .find(|s| s.line == step.position.line && s.status == StepStatus::Skipped)
-        else {
-            return;
-        };
-        result.duration = duration;
-        match event {
-            Step::Passed(..) => result.status = StepStatus::Passed,
-            Step::Failed(_, _, _, error) => {
-                result.status = StepStatus::Failed;
-                result.message = Some(step_error_message(error));
-            }
-            Step::Skipped => {
-                result.status = StepStatus::Undefined;
-                result.message = Some("no step definition matches this step".to_owned());
-            }
-            Step::Started => {}
+            .find(|s| s.line == line && s.status == StepStatus::Skipped);
+        if let Some(result) = slot {
+            result.duration = duration;
+            result.status = match &failure {
+                None => StepStatus::Passed,
+                Some((None, _)) => StepStatus::Undefined,
+                Some((Some(_), _)) => StepStatus::Failed,
+            };
+            result.message = failure
+                .as_ref()
+                .and_then(|(_, outcome)| outcome.failure().map(|(_, failure)| failure.to_string()));
         }
+        if let Some((_, outcome)) = failure {
+            if running.outcome == Outcome::Passed {
+                running.named = running
+                    .steps
+                    .iter()
+                    .find(|s| s.line == line)
+                    .map(|s| s.requirements.clone())
+                    .unwrap_or_default();
+                running.outcome = outcome;
+            }
+        }
+    }
+
+    /// A scenario's end: its result, with what it left behind and the
+    /// waivers' judgement.
+    fn finish(
+        &mut self,
+        key: ScenarioKey,
+        feature: &gherkin::Feature,
+        rule: Option<&gherkin::Rule>,
+        scenario: &gherkin::Scenario,
+    ) -> ScenarioResult {
+        let Leftovers {
+            observations,
+            waited,
+            measured,
+            exchanges,
+            issuer,
+            hostile,
+            har,
+        } = self.handover.take(&key);
+        let (outcome, named, steps, duration) = match self.running.remove(&key) {
+            Some(running) => {
+                let took = self.now.duration_since(running.started).unwrap_or_default();
+                (running.outcome, running.named, running.steps, took)
+            }
+            None => (Outcome::Passed, Vec::new(), Vec::new(), Duration::ZERO),
+        };
+        let tags = payconf_spec::features::effective_tags(feature, rule, scenario);
+        let blamed = match outcome.failure() {
+            None => Vec::new(),
+            Some((_, failure)) => Self::at_fault(&tags, &failure.requirements, &named),
+        };
+        let outcome = judged(&self.waivers, outcome, &blamed);
+        ScenarioResult {
+            file: key.file,
+            line: key.line,
+            feature: feature.name.clone(),
+            name: scenario.name.clone(),
+            tags,
+            outcome,
+            observations,
+            waited,
+            measured,
+            steps,
+            exchanges,
+            issuer,
+            hostile,
+            har,
+            blamed,
+            duration,
+        }
+    }
+}
+
+impl<W> Writer<W> for Recorder
+where
+    W: cucumber::World + Settles,
+{
+    type Cli = cucumber::cli::Empty;
+
+    async fn handle_event(&mut self, event: parser::Result<Event<Cucumber<W>>>, _: &Self::Cli) {
+        self.record(event);
     }
 }
 
@@ -399,28 +415,27 @@ fn step_error_message(error: &StepError) -> String {
 /// A failure, as the waivers see it: waived when every requirement at
 /// fault is.
 fn judged(waivers: &Waivers, outcome: Outcome, blamed: &[String]) -> Outcome {
-    let Outcome::Failed { step, message } = outcome else {
+    let Outcome::Failed { step, failure } = outcome else {
         return outcome;
     };
     let blamed: Vec<&str> = blamed.iter().map(String::as_str).collect();
     match waivers.decide(blamed) {
         Decision::Waived(waivers) => Outcome::Waived {
             step,
-            message,
+            failure,
             waivers: waivers.iter().map(Waiver::describe).collect(),
         },
-        Decision::Fails(expired) if !expired.is_empty() => {
-            let mut message = message;
-            for waiver in expired {
-                message.push_str(&format!(
-                    "\nwaiver expired: {} was waived until {} ({}); it no longer covers this failure",
+        Decision::Fails(expired) => {
+            let mut failure = failure;
+            failure.notes.extend(expired.iter().map(|waiver| {
+                format!(
+                    "waiver expired: {} was waived until {} ({}); it no longer covers this failure",
                     waiver.requirement,
                     format_date(waiver.expires),
                     waiver.reason
-                ));
-            }
-            Outcome::Failed { step, message }
+                )
+            }));
+            Outcome::Failed { step, failure }
         }
-        Decision::Fails(_) => Outcome::Failed { step, message },
     }
 }

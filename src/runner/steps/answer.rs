@@ -6,153 +6,177 @@ use cucumber::then;
 use serde_json::Value;
 
 use super::payment::shown;
-use crate::runner::world::{Failure, PaymentWorld, is_json_media_type};
+use crate::runner::world::{Failure, PaymentWorld, Settled, checked, is_json_media_type};
 
 #[then("the request is correctly processed")]
-fn correctly_processed(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    let code = answer.str_at("/error/code");
-    let description = answer.str_at("/error/description").unwrap_or("");
-    if code != Some("0") || description.trim().is_empty() {
-        return Err(world.failure(
-            "error.code \"0\" and an error.description saying so",
-            &format!(
-                "error.code {}, error.description {}",
-                shown(answer.at("/error/code")),
-                shown(answer.at("/error/description"))
-            ),
-        ));
-    }
-    Ok(())
+fn correctly_processed(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let code = answer.str_at("/error/code");
+        let description = answer.str_at("/error/description").unwrap_or("");
+        if code != Some("0") || description.trim().is_empty() {
+            return Err(world.failure(
+                "error.code \"0\" and an error.description saying so",
+                &format!(
+                    "error.code {}, error.description {}",
+                    shown(answer.at("/error/code")),
+                    shown(answer.at("/error/description"))
+                ),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 #[then("the request is not correctly processed")]
-fn not_processed(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    match answer.str_at("/error/code") {
-        Some(code) if code != "0" => Ok(()),
-        _ => Err(world.failure(
-            "an error.code other than \"0\"",
-            &shown(answer.at("/error/code")),
-        )),
-    }
+fn not_processed(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        match answer.str_at("/error/code") {
+            Some(code) if code != "0" => Ok(()),
+            _ => Err(world.failure(
+                "an error.code other than \"0\"",
+                &shown(answer.at("/error/code")),
+            )),
+        }
+    });
+    world.settle(checked)
 }
 
 #[then("the answer carries the envelope")]
-fn carries_envelope(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    let error = answer.at("/error");
-    let processed = answer.str_at("/error/code") == Some("0");
-    // On a refusal the contract says nothing of the payload: null is how
-    // most serialisers write "none", as good as leaving it out.
-    let payload_ok = match answer.at("/payload") {
-        None => true,
-        Some(Value::Null) => !processed,
-        Some(payload) => payload.is_object(),
-    };
-    let ok = error.is_some_and(|e| {
-        e.get("code").is_some_and(Value::is_string)
-            && e.get("description").is_some_and(Value::is_string)
-    }) && payload_ok;
-    if !ok {
-        return Err(world.failure(
-            "the envelope: an error object with string code and description; payload an \
-             object (absent or null allowed on a refusal)",
-            &format!(
-                "error {}, payload {}",
-                shown(error),
-                shown(answer.at("/payload"))
-            ),
-        ));
-    }
-    Ok(())
+fn carries_envelope(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let error = answer.at("/error");
+        let processed = answer.str_at("/error/code") == Some("0");
+        // On a refusal the contract says nothing of the payload: null is how
+        // most serialisers write "none", as good as leaving it out.
+        let payload_ok = match answer.at("/payload") {
+            None => true,
+            Some(Value::Null) => !processed,
+            Some(payload) => payload.is_object(),
+        };
+        let ok = error.is_some_and(|e| {
+            e.get("code").is_some_and(Value::is_string)
+                && e.get("description").is_some_and(Value::is_string)
+        }) && payload_ok;
+        if !ok {
+            return Err(world.failure(
+                "the envelope: an error object with string code and description; payload an \
+                 object (absent or null allowed on a refusal)",
+                &format!(
+                    "error {}, payload {}",
+                    shown(error),
+                    shown(answer.at("/payload"))
+                ),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 #[then("the answer is JSON")]
-fn answer_is_json(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    let response = world.exchanges[answer.exchange]
-        .response
-        .as_ref()
-        .map_err(|e| world.failure("an answer", e))?;
-    let media_type = response.header("content-type").unwrap_or("");
-    if !is_json_media_type(media_type) || answer.json.is_none() {
-        return Err(world.failure(
-            "a JSON media type and a body that parses as JSON",
-            &format!(
-                "media type {media_type:?}, body {}",
-                if answer.json.is_some() {
-                    "parses"
-                } else {
-                    "does not parse"
-                }
-            ),
-        ));
-    }
-    Ok(())
+fn answer_is_json(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let response = world.exchanges[answer.exchange]
+            .response
+            .as_ref()
+            .map_err(|e| world.failure("an answer", e))?;
+        let media_type = response.header("content-type").unwrap_or("");
+        if !is_json_media_type(media_type) || answer.json.is_none() {
+            return Err(world.failure(
+                "a JSON media type and a body that parses as JSON",
+                &format!(
+                    "media type {media_type:?}, body {}",
+                    if answer.json.is_some() {
+                        "parses"
+                    } else {
+                        "does not parse"
+                    }
+                ),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 #[then(expr = "the answer has HTTP status {int}")]
-fn has_status(world: &mut PaymentWorld, status: u16) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    if answer.status != status {
-        return Err(world.failure(
-            &format!("HTTP {status}"),
-            &format!("HTTP {}", answer.status),
-        ));
-    }
-    Ok(())
+fn has_status(world: &mut PaymentWorld, status: u16) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        if answer.status != status {
+            return Err(world.failure(
+                &format!("HTTP {status}"),
+                &format!("HTTP {}", answer.status),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 #[then(expr = "the request is refused with HTTP {int} and code {string}")]
-fn refused_with(world: &mut PaymentWorld, status: u16, code: String) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    let seen_code = answer.str_at("/error/code");
-    let empty_payload = answer
-        .at("/payload")
-        .and_then(Value::as_object)
-        .is_some_and(|p| p.is_empty());
-    if answer.status != status || seen_code != Some(code.as_str()) || !empty_payload {
-        return Err(world.failure(
-            &format!("HTTP {status}, error.code {code:?}, an empty payload"),
-            &format!(
-                "HTTP {}, error.code {}, payload {}",
-                answer.status,
-                shown(answer.at("/error/code")),
-                shown(answer.at("/payload"))
-            ),
-        ));
-    }
-    Ok(())
+fn refused_with(world: &mut PaymentWorld, status: u16, code: String) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let seen_code = answer.str_at("/error/code");
+        let empty_payload = answer
+            .at("/payload")
+            .and_then(Value::as_object)
+            .is_some_and(|p| p.is_empty());
+        if answer.status != status || seen_code != Some(code.as_str()) || !empty_payload {
+            return Err(world.failure(
+                &format!("HTTP {status}, error.code {code:?}, an empty payload"),
+                &format!(
+                    "HTTP {}, error.code {}, payload {}",
+                    answer.status,
+                    shown(answer.at("/error/code")),
+                    shown(answer.at("/payload"))
+                ),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 #[then(expr = "the error description names {string}")]
-fn description_names(world: &mut PaymentWorld, name: String) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    let description = answer.str_at("/error/description").unwrap_or("");
-    if !description.contains(&name) {
-        return Err(world.failure(
-            &format!("an error.description naming {name:?}"),
-            &format!("{description:?}"),
-        ));
-    }
-    Ok(())
+fn description_names(world: &mut PaymentWorld, name: String) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let description = answer.str_at("/error/description").unwrap_or("");
+        if !description.contains(&name) {
+            return Err(world.failure(
+                &format!("an error.description naming {name:?}"),
+                &format!("{description:?}"),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 #[then(expr = "the answer's Allow header is {string}")]
-fn allow_header(world: &mut PaymentWorld, allow: String) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    let seen = world.exchanges[answer.exchange]
-        .response
-        .as_ref()
-        .ok()
-        .and_then(|r| r.header("allow"))
-        .unwrap_or("")
-        .to_owned();
-    if seen != allow {
-        return Err(world.failure(&format!("Allow: {allow}"), &format!("Allow: {seen}")));
-    }
-    Ok(())
+fn allow_header(world: &mut PaymentWorld, allow: String) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let seen = world.exchanges[answer.exchange]
+            .response
+            .as_ref()
+            .ok()
+            .and_then(|r| r.header("allow"))
+            .unwrap_or("")
+            .to_owned();
+        if seen != allow {
+            return Err(world.failure(&format!("Allow: {allow}"), &format!("Allow: {seen}")));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 fn payload_string_is(world: &PaymentWorld, field: &str, expected: &str) -> Result<(), Failure> {
@@ -168,109 +192,129 @@ fn payload_string_is(world: &PaymentWorld, field: &str, expected: &str) -> Resul
 }
 
 #[then(expr = "the transaction type is {string}")]
-fn transaction_type(world: &mut PaymentWorld, expected: String) -> Result<(), Failure> {
-    payload_string_is(world, "transactionType", &expected)
+fn transaction_type(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
+    let checked = checked(|| payload_string_is(world, "transactionType", &expected));
+    world.settle(checked)
 }
 
 #[then(expr = "the transaction result is {string}")]
-fn transaction_result(world: &mut PaymentWorld, expected: String) -> Result<(), Failure> {
-    payload_string_is(world, "transactionResult", &expected)
+fn transaction_result(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
+    let checked = checked(|| payload_string_is(world, "transactionResult", &expected));
+    world.settle(checked)
 }
 
 #[then("the transaction result is empty")]
-fn transaction_result_empty(world: &mut PaymentWorld) -> Result<(), Failure> {
-    payload_string_is(world, "transactionResult", "")
+fn transaction_result_empty(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| payload_string_is(world, "transactionResult", ""));
+    world.settle(checked)
 }
 
 #[then(expr = "the transaction error code is {string}")]
-fn transaction_error_code(world: &mut PaymentWorld, expected: String) -> Result<(), Failure> {
-    payload_string_is(world, "transactionErrorCode", &expected)
+fn transaction_error_code(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
+    let checked = checked(|| payload_string_is(world, "transactionErrorCode", &expected));
+    world.settle(checked)
 }
 
 /// A paid submit that also asks for issuer authentication contradicts
 /// itself: "OK" says the payment is executed, 8006 that it waits for the
 /// issuer (States and transitions).
 #[then("no issuer authentication is asked for")]
-fn no_authentication_asked(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    if answer.str_at("/payload/transactionErrorCode") == Some("8006") {
-        return Err(world.failure(
-            "no payload.transactionErrorCode \"8006\" beside a paid transaction",
-            "transactionErrorCode \"8006\": the answer asks for issuer authentication too",
-        ));
-    }
-    Ok(())
+fn no_authentication_asked(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        if answer.str_at("/payload/transactionErrorCode") == Some("8006") {
+            return Err(world.failure(
+                "no payload.transactionErrorCode \"8006\" beside a paid transaction",
+                "transactionErrorCode \"8006\": the answer asks for issuer authentication too",
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 #[then(expr = "the transaction error description is {string}")]
 fn transaction_error_description(
     world: &mut PaymentWorld,
     expected: String,
-) -> Result<(), Failure> {
-    payload_string_is(world, "transactionErrorDescription", &expected)
+) -> Result<(), Settled> {
+    let checked = checked(|| payload_string_is(world, "transactionErrorDescription", &expected));
+    world.settle(checked)
 }
 
 #[then("the transaction error description is not empty")]
-fn transaction_error_description_not_empty(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    match answer.str_at("/payload/transactionErrorDescription") {
-        Some(text) if !text.trim().is_empty() => Ok(()),
-        _ => Err(world.failure(
-            "payload.transactionErrorDescription, a non-empty text",
-            &shown(answer.at("/payload/transactionErrorDescription")),
-        )),
-    }
+fn transaction_error_description_not_empty(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        match answer.str_at("/payload/transactionErrorDescription") {
+            Some(text) if !text.trim().is_empty() => Ok(()),
+            _ => Err(world.failure(
+                "payload.transactionErrorDescription, a non-empty text",
+                &shown(answer.at("/payload/transactionErrorDescription")),
+            )),
+        }
+    });
+    world.settle(checked)
 }
 
 #[then("the payment ID is the one create returned")]
-fn same_payment_id(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    let created = world.payment()?.payment_id.clone();
-    let seen = answer.str_at("/payload/paymentID");
-    if created.is_none() || seen != created.as_deref() {
-        return Err(world.failure(
-            &format!(
-                "payload.paymentID {:?}, the one create returned",
-                created.unwrap_or_default()
-            ),
-            &shown(answer.at("/payload/paymentID")),
-        ));
-    }
-    Ok(())
+fn same_payment_id(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let created = world.payment()?.payment_id.clone();
+        let seen = answer.str_at("/payload/paymentID");
+        if created.is_none() || seen != created.as_deref() {
+            return Err(world.failure(
+                &format!(
+                    "payload.paymentID {:?}, the one create returned",
+                    created.unwrap_or_default()
+                ),
+                &shown(answer.at("/payload/paymentID")),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 #[then("no payment is executed")]
-fn no_payment_executed(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    let executed = answer.str_at("/error/code") == Some("0")
-        && answer.str_at("/payload/transactionResult") == Some("OK");
-    if executed {
-        return Err(world.failure(
-            "no executed payment (not error.code \"0\" with transactionResult \"OK\")",
-            "the payment was executed: error.code \"0\", transactionResult \"OK\"",
-        ));
-    }
-    Ok(())
+fn no_payment_executed(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let executed = answer.str_at("/error/code") == Some("0")
+            && answer.str_at("/payload/transactionResult") == Some("OK");
+        if executed {
+            return Err(world.failure(
+                "no executed payment (not error.code \"0\" with transactionResult \"OK\")",
+                "the payment was executed: error.code \"0\", transactionResult \"OK\"",
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 /// The payment went through: `error.code` "0" and `transactionResult` "OK".
 /// Only whether it went through counts here, so "OK" is compared in any
 /// case; its exact spelling is SUBMIT-03's to judge.
 #[then("the payment is executed")]
-fn payment_executed(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    let result = answer.str_at("/payload/transactionResult");
-    if answer.str_at("/error/code") != Some("0")
-        || !result.is_some_and(|r| r.eq_ignore_ascii_case("OK"))
-    {
-        return Err(world.failure(
-            "the payment executed: error.code \"0\" and transactionResult \"OK\"",
-            &format!(
-                "error.code {}, transactionResult {}",
-                shown(answer.at("/error/code")),
-                shown(answer.at("/payload/transactionResult"))
-            ),
-        ));
-    }
-    Ok(())
+fn payment_executed(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let result = answer.str_at("/payload/transactionResult");
+        if answer.str_at("/error/code") != Some("0")
+            || !result.is_some_and(|r| r.eq_ignore_ascii_case("OK"))
+        {
+            return Err(world.failure(
+                "the payment executed: error.code \"0\" and transactionResult \"OK\"",
+                &format!(
+                    "error.code {}, transactionResult {}",
+                    shown(answer.at("/error/code")),
+                    shown(answer.at("/payload/transactionResult"))
+                ),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }

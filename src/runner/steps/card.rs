@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use super::SUBMIT_PATH;
 use crate::runner::{
     exchange::RecordedRequest,
-    target::TestCard,
-    world::{Failure, PaymentWorld},
+    target_file::TestCard,
+    world::{Failure, PaymentWorld, Settled, checked_async},
 };
 
 /// Every file of step definitions that send card data (a card number and
@@ -75,7 +75,7 @@ pub(super) fn card(world: &PaymentWorld, choice: CardChoice) -> Result<&TestCard
         CardChoice::Declined => (&cards.declined, "cards.declined"),
     };
     card.as_ref()
-        .ok_or_else(|| Failure::plain(&format!("the target to name {setting}")))
+        .ok_or_else(|| Failure::plain(format!("the target to name {setting}")))
 }
 
 /// The submit body for a card.
@@ -181,16 +181,22 @@ async fn pay_with_changes(
 }
 
 #[when(expr = "the buyer pays with {card}")]
-async fn pays_with(world: &mut PaymentWorld, card: CardChoice) -> Result<(), Failure> {
-    pay_with_changes(world, card, TokenChoice::Created, |_| {}).await
+async fn pays_with(world: &mut PaymentWorld, card: CardChoice) -> Result<(), Settled> {
+    let checked =
+        checked_async(async { pay_with_changes(world, card, TokenChoice::Created, |_| {}).await })
+            .await;
+    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with {card} under an unknown payment token")]
 async fn pays_under_unknown_token(
     world: &mut PaymentWorld,
     card: CardChoice,
-) -> Result<(), Failure> {
-    pay_with_changes(world, card, TokenChoice::Unknown, |_| {}).await
+) -> Result<(), Settled> {
+    let checked =
+        checked_async(async { pay_with_changes(world, card, TokenChoice::Unknown, |_| {}).await })
+            .await;
+    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with {card} under the payment token \"{}\"")]
@@ -198,13 +204,20 @@ async fn pays_under_token(
     world: &mut PaymentWorld,
     card: CardChoice,
     token: String,
-) -> Result<(), Failure> {
-    pay_with_changes(world, card, TokenChoice::Given(token), |_| {}).await
+) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        pay_with_changes(world, card, TokenChoice::Given(token), |_| {}).await
+    })
+    .await;
+    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with {card} without a payment token")]
-async fn pays_without_token(world: &mut PaymentWorld, card: CardChoice) -> Result<(), Failure> {
-    pay_with_changes(world, card, TokenChoice::Nothing, |_| {}).await
+async fn pays_without_token(world: &mut PaymentWorld, card: CardChoice) -> Result<(), Settled> {
+    let checked =
+        checked_async(async { pay_with_changes(world, card, TokenChoice::Nothing, |_| {}).await })
+            .await;
+    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with {card}, returning to \"{}\" or \"{}\"")]
@@ -213,11 +226,15 @@ async fn pays_returning_to(
     card: CardChoice,
     ok: String,
     ko: String,
-) -> Result<(), Failure> {
-    pay_with_changes(world, card, TokenChoice::Created, |body| {
-        body["responseURLs"] = json!({"buyerOK": ok, "buyerKO": ko});
+) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        pay_with_changes(world, card, TokenChoice::Created, |body| {
+            body["responseURLs"] = json!({"buyerOK": ok, "buyerKO": ko});
+        })
+        .await
     })
-    .await
+    .await;
+    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with {card} for the shop \"{}\"")]
@@ -225,11 +242,15 @@ async fn pays_for_shop(
     world: &mut PaymentWorld,
     card: CardChoice,
     shop: String,
-) -> Result<(), Failure> {
-    pay_with_changes(world, card, TokenChoice::Created, |body| {
-        body["shopLogin"] = Value::String(shop);
+) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        pay_with_changes(world, card, TokenChoice::Created, |body| {
+            body["shopLogin"] = Value::String(shop);
+        })
+        .await
     })
-    .await
+    .await;
+    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with {card} expiring \"{}\"\\/\"{}\"")]
@@ -238,12 +259,16 @@ async fn pays_expiring(
     card: CardChoice,
     month: String,
     year: String,
-) -> Result<(), Failure> {
-    pay_with_changes(world, card, TokenChoice::Created, |body| {
-        body["paymentTypeDetails"]["creditcard"]["expMonth"] = Value::String(month);
-        body["paymentTypeDetails"]["creditcard"]["expYear"] = Value::String(year);
+) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        pay_with_changes(world, card, TokenChoice::Created, |body| {
+            body["paymentTypeDetails"]["creditcard"]["expMonth"] = Value::String(month);
+            body["paymentTypeDetails"]["creditcard"]["expYear"] = Value::String(year);
+        })
+        .await
     })
-    .await
+    .await;
+    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with {card} and the security code \"{}\"")]
@@ -251,11 +276,15 @@ async fn pays_with_security_code(
     world: &mut PaymentWorld,
     card: CardChoice,
     cvv: String,
-) -> Result<(), Failure> {
-    pay_with_changes(world, card, TokenChoice::Created, |body| {
-        body["paymentTypeDetails"]["creditcard"]["CVV"] = Value::String(cvv);
+) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        pay_with_changes(world, card, TokenChoice::Created, |body| {
+            body["paymentTypeDetails"]["creditcard"]["CVV"] = Value::String(cvv);
+        })
+        .await
     })
-    .await
+    .await;
+    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with {card} as \"{}\" with e-mail \"{}\"")]
@@ -264,11 +293,15 @@ async fn pays_as_buyer(
     card: CardChoice,
     name: String,
     email: String,
-) -> Result<(), Failure> {
-    pay_with_changes(world, card, TokenChoice::Created, |body| {
-        body["buyer"] = json!({"name": name, "email": email});
+) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        pay_with_changes(world, card, TokenChoice::Created, |body| {
+            body["buyer"] = json!({"name": name, "email": email});
+        })
+        .await
     })
-    .await
+    .await;
+    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with {card} without {field}")]
@@ -276,41 +309,53 @@ async fn pays_without_field(
     world: &mut PaymentWorld,
     card: CardChoice,
     field: SubmitField,
-) -> Result<(), Failure> {
-    pay_with_changes(world, card, TokenChoice::Created, |body| {
-        let mut path: Vec<&str> = field.0.split('.').collect();
-        let last = path.pop().unwrap_or_default();
-        let parent = path.iter().try_fold(&mut *body, |v, key| v.get_mut(*key));
-        if let Some(Value::Object(object)) = parent {
-            object.remove(last);
-        }
+) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        pay_with_changes(world, card, TokenChoice::Created, |body| {
+            let mut path: Vec<&str> = field.0.split('.').collect();
+            let last = path.pop().unwrap_or_default();
+            let parent = path.iter().try_fold(&mut *body, |v, key| v.get_mut(*key));
+            if let Some(Value::Object(object)) = parent {
+                object.remove(last);
+            }
+        })
+        .await
     })
-    .await
+    .await;
+    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with the card number {string}")]
-async fn pays_with_card_number(world: &mut PaymentWorld, number: String) -> Result<(), Failure> {
-    world.ctx.redactor.add_card_number(&number);
-    pay_with_changes(
-        world,
-        CardChoice::Frictionless,
-        TokenChoice::Created,
-        |body| {
-            body["paymentTypeDetails"]["creditcard"]["number"] = Value::String(number);
-        },
-    )
-    .await
+async fn pays_with_card_number(world: &mut PaymentWorld, number: String) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        world.ctx.redactor.add_card_number(&number);
+        pay_with_changes(
+            world,
+            CardChoice::Frictionless,
+            TokenChoice::Created,
+            |body| {
+                body["paymentTypeDetails"]["creditcard"]["number"] = Value::String(number);
+            },
+        )
+        .await
+    })
+    .await;
+    world.settle(checked)
 }
 
 #[when("the buyer pays again with the same payment token")]
-async fn pays_again(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let token = world
-        .submitted_token
-        .clone()
-        .ok_or_else(|| Failure::plain("an earlier submit in the scenario"))?;
-    let body = world
-        .last_submit_body
-        .clone()
-        .ok_or_else(|| Failure::plain("an earlier submit in the scenario"))?;
-    submit(world, TokenChoice::Given(token), body).await
+async fn pays_again(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let token = world
+            .submitted_token
+            .clone()
+            .ok_or_else(|| Failure::plain("an earlier submit in the scenario"))?;
+        let body = world
+            .last_submit_body
+            .clone()
+            .ok_or_else(|| Failure::plain("an earlier submit in the scenario"))?;
+        submit(world, TokenChoice::Given(token), body).await
+    })
+    .await;
+    world.settle(checked)
 }

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::CREATE_PATH;
 use crate::runner::{
     exchange::RecordedRequest,
-    world::{CreatedPayment, Failure, PaymentWorld},
+    world::{CreatedPayment, Failure, PaymentWorld, Settled, checked, checked_async},
 };
 
 /// The create body the merchant sends, with a reference of its own.
@@ -17,7 +17,7 @@ pub fn create_body(world: &PaymentWorld) -> Value {
 }
 
 /// The create body the merchant sends to `target`, with a reference of its own.
-pub fn create_body_for(target: &crate::runner::target::TargetConfig) -> Value {
+pub fn create_body_for(target: &crate::runner::target_file::TargetConfig) -> Value {
     json!({
         "shopLogin": target.shop_login,
         "amount": target.amount,
@@ -94,28 +94,43 @@ async fn create_json(
 }
 
 #[given("a payment created by the merchant")]
-async fn a_payment_created(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let body = create_body(world);
-    create_json(world, Credentials::MerchantKey, &body).await?;
-    if world.payments.is_empty() {
-        return Err(world.failure(
-            "a created payment: error.code \"0\" and a paymentToken",
-            "create did not answer a payment",
-        ));
-    }
-    Ok(())
+async fn a_payment_created(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let body = create_body(world);
+        create_json(world, Credentials::MerchantKey, &body).await?;
+        if world.payments.is_empty() {
+            return Err(world.failure(
+                "a created payment: error.code \"0\" and a paymentToken",
+                "create did not answer a payment",
+            ));
+        }
+        Ok(())
+    })
+    .await;
+    world.settle(checked)
 }
 
 #[when("the merchant creates a payment")]
-async fn creates_a_payment(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let body = create_body(world);
-    create_json(world, Credentials::MerchantKey, &body).await
+async fn creates_a_payment(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let body = create_body(world);
+        create_json(world, Credentials::MerchantKey, &body).await
+    })
+    .await;
+    world.settle(checked)
 }
 
 #[when("the merchant creates two payments")]
-async fn creates_two_payments(world: &mut PaymentWorld) -> Result<(), Failure> {
-    creates_a_payment(world).await?;
-    creates_a_payment(world).await
+async fn creates_two_payments(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        for _ in 0..2 {
+            let body = create_body(world);
+            create_json(world, Credentials::MerchantKey, &body).await?;
+        }
+        Ok(())
+    })
+    .await;
+    world.settle(checked)
 }
 
 #[when(
@@ -125,10 +140,14 @@ async fn creates_with_field(
     world: &mut PaymentWorld,
     field: String,
     value: String,
-) -> Result<(), Failure> {
-    let mut body = create_body(world);
-    body[field.as_str()] = Value::String(value);
-    create_json(world, Credentials::MerchantKey, &body).await
+) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let mut body = create_body(world);
+        body[field.as_str()] = Value::String(value);
+        create_json(world, Credentials::MerchantKey, &body).await
+    })
+    .await;
+    world.settle(checked)
 }
 
 /// A field written as JSON rather than as a string: `10.00`, `null`, `true`.
@@ -139,35 +158,52 @@ async fn creates_with_json_field(
     world: &mut PaymentWorld,
     field: String,
     json: String,
-) -> Result<(), Failure> {
-    let value: Value = serde_json::from_str(&json)
-        .map_err(|e| Failure::plain(&format!("a JSON value in the scenario, not {json:?}: {e}")))?;
-    let mut body = create_body(world);
-    body[field.as_str()] = value;
-    create_json(world, Credentials::MerchantKey, &body).await
+) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let value: Value = serde_json::from_str(&json).map_err(|e| {
+            Failure::plain(format!("a JSON value in the scenario, not {json:?}: {e}"))
+        })?;
+        let mut body = create_body(world);
+        body[field.as_str()] = value;
+        create_json(world, Credentials::MerchantKey, &body).await
+    })
+    .await;
+    world.settle(checked)
 }
 
 #[when(
     regex = r"^the merchant creates a payment without (shopLogin|amount|currency|shopTransactionID)$"
 )]
-async fn creates_without_field(world: &mut PaymentWorld, field: String) -> Result<(), Failure> {
-    let mut body = create_body(world);
-    if let Some(object) = body.as_object_mut() {
-        object.remove(&field);
-    }
-    create_json(world, Credentials::MerchantKey, &body).await
+async fn creates_without_field(world: &mut PaymentWorld, field: String) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let mut body = create_body(world);
+        if let Some(object) = body.as_object_mut() {
+            object.remove(&field);
+        }
+        create_json(world, Credentials::MerchantKey, &body).await
+    })
+    .await;
+    world.settle(checked)
 }
 
 #[when("the merchant creates a payment without the Authorization header")]
-async fn creates_without_authorization(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let body = create_body(world);
-    create_json(world, Credentials::Nothing, &body).await
+async fn creates_without_authorization(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let body = create_body(world);
+        create_json(world, Credentials::Nothing, &body).await
+    })
+    .await;
+    world.settle(checked)
 }
 
 #[when(expr = "the merchant creates a payment with the API key {string}")]
-async fn creates_with_api_key(world: &mut PaymentWorld, key: String) -> Result<(), Failure> {
-    let body = create_body(world);
-    create_json(world, Credentials::Header(format!("apikey {key}")), &body).await
+async fn creates_with_api_key(world: &mut PaymentWorld, key: String) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let body = create_body(world);
+        create_json(world, Credentials::Header(format!("apikey {key}")), &body).await
+    })
+    .await;
+    world.settle(checked)
 }
 
 /// `{api_key}` in the header stands for the target's own key.
@@ -175,50 +211,66 @@ async fn creates_with_api_key(world: &mut PaymentWorld, key: String) -> Result<(
 async fn creates_with_authorization(
     world: &mut PaymentWorld,
     header: String,
-) -> Result<(), Failure> {
-    let header = header.replace("{api_key}", world.target().api_key.expose());
-    let body = create_body(world);
-    create_json(world, Credentials::Header(header), &body).await
+) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let header = header.replace("{api_key}", world.target().api_key.expose());
+        let body = create_body(world);
+        create_json(world, Credentials::Header(header), &body).await
+    })
+    .await;
+    world.settle(checked)
 }
 
 /// The body as written, `{shopLogin}` standing for the target's shop: a
 /// body that is refused must be refused for what it is, not for its shop.
 #[when("the merchant sends this body to create:")]
-async fn sends_body_to_create(world: &mut PaymentWorld, step: &Step) -> Result<(), Failure> {
-    let body = step
-        .docstring
-        .as_deref()
-        .unwrap_or("")
-        .trim()
-        .replace("{shopLogin}", &world.target().shop_login);
-    send_create(
-        world,
-        Credentials::MerchantKey,
-        "application/json",
-        body.into_bytes(),
-    )
-    .await
+async fn sends_body_to_create(world: &mut PaymentWorld, step: &Step) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let body = step
+            .docstring
+            .as_deref()
+            .unwrap_or("")
+            .trim()
+            .replace("{shopLogin}", &world.target().shop_login);
+        send_create(
+            world,
+            Credentials::MerchantKey,
+            "application/json",
+            body.into_bytes(),
+        )
+        .await
+    })
+    .await;
+    world.settle(checked)
 }
 
 #[when(expr = "the merchant creates a payment sent as {string}")]
-async fn creates_sent_as(world: &mut PaymentWorld, media_type: String) -> Result<(), Failure> {
-    let body = create_body(world).to_string().into_bytes();
-    send_create(world, Credentials::MerchantKey, &media_type, body).await
+async fn creates_sent_as(world: &mut PaymentWorld, media_type: String) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let body = create_body(world).to_string().into_bytes();
+        send_create(world, Credentials::MerchantKey, &media_type, body).await
+    })
+    .await;
+    world.settle(checked)
 }
 
 #[when(expr = "the merchant creates a payment with a body of {int} bytes")]
-async fn creates_with_body_of(world: &mut PaymentWorld, size: usize) -> Result<(), Failure> {
-    let mut body = create_body(world);
-    body["shopTransactionID"] = Value::String(String::new());
-    let padding = size.saturating_sub(body.to_string().len());
-    body["shopTransactionID"] = Value::String("x".repeat(padding));
-    send_create(
-        world,
-        Credentials::MerchantKey,
-        "application/json",
-        body.to_string().into_bytes(),
-    )
-    .await
+async fn creates_with_body_of(world: &mut PaymentWorld, size: usize) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let mut body = create_body(world);
+        body["shopTransactionID"] = Value::String(String::new());
+        let padding = size.saturating_sub(body.to_string().len());
+        body["shopTransactionID"] = Value::String("x".repeat(padding));
+        send_create(
+            world,
+            Credentials::MerchantKey,
+            "application/json",
+            body.to_string().into_bytes(),
+        )
+        .await
+    })
+    .await;
+    world.settle(checked)
 }
 
 #[when(regex = r#"^the merchant sends a (GET|POST|PUT|DELETE) request to "(/.*)"$"#)]
@@ -226,113 +278,135 @@ async fn sends_request_to(
     world: &mut PaymentWorld,
     method: String,
     path: String,
-) -> Result<(), Failure> {
-    let method =
-        Method::from_bytes(method.as_bytes()).expect("the pattern allows only valid methods");
-    let operation = if path.contains("/submit") {
-        "submitPayment"
-    } else {
-        "createPayment"
-    };
-    let target = world.target();
-    let mut request = RecordedRequest::new(method.clone(), target.api_url(&path)).header(
-        "Authorization",
-        format!("apikey {}", target.api_key.expose()),
-    );
-    if method != Method::GET {
-        let body = create_body(world).to_string();
-        request = request
-            .header("Content-Type", "application/json")
-            .body(body);
-    }
-    world.receive(operation, request).await.map(drop)
+) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let method =
+            Method::from_bytes(method.as_bytes()).expect("the pattern allows only valid methods");
+        let operation = if path.contains("/submit") {
+            "submitPayment"
+        } else {
+            "createPayment"
+        };
+        let target = world.target();
+        let mut request = RecordedRequest::new(method.clone(), target.api_url(&path)).header(
+            "Authorization",
+            format!("apikey {}", target.api_key.expose()),
+        );
+        if method != Method::GET {
+            let body = create_body(world).to_string();
+            request = request
+                .header("Content-Type", "application/json")
+                .body(body);
+        }
+        world.receive(operation, request).await.map(drop)
+    })
+    .await;
+    world.settle(checked)
 }
 
 #[then("the payment token is a UUID")]
-fn token_is_uuid(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    let token = answer.str_at("/payload/paymentToken");
-    match token.map(uuid::Uuid::try_parse) {
-        Some(Ok(_)) => Ok(()),
-        _ => Err(world.failure(
-            "payload.paymentToken, a string in UUID format",
-            &shown(answer.at("/payload/paymentToken")),
-        )),
-    }
+fn token_is_uuid(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let token = answer.str_at("/payload/paymentToken");
+        match token.map(uuid::Uuid::try_parse) {
+            Some(Ok(_)) => Ok(()),
+            _ => Err(world.failure(
+                "payload.paymentToken, a string in UUID format",
+                &shown(answer.at("/payload/paymentToken")),
+            )),
+        }
+    });
+    world.settle(checked)
 }
 
 #[then("the payment ID is a string of digits")]
-fn id_is_digits(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    match answer.str_at("/payload/paymentID") {
-        Some(id) if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) => Ok(()),
-        _ => Err(world.failure(
-            "payload.paymentID, a string of digits",
-            &shown(answer.at("/payload/paymentID")),
-        )),
-    }
+fn id_is_digits(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        match answer.str_at("/payload/paymentID") {
+            Some(id) if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) => Ok(()),
+            _ => Err(world.failure(
+                "payload.paymentID, a string of digits",
+                &shown(answer.at("/payload/paymentID")),
+            )),
+        }
+    });
+    world.settle(checked)
 }
 
 #[then("the payment ID has 10 to 12 digits")]
-fn id_has_ten_to_twelve_digits(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    match answer.str_at("/payload/paymentID") {
-        Some(id) if (10..=12).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_digit()) => {
-            Ok(())
+fn id_has_ten_to_twelve_digits(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        match answer.str_at("/payload/paymentID") {
+            Some(id) if (10..=12).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_digit()) => {
+                Ok(())
+            }
+            _ => Err(world.failure(
+                "payload.paymentID of 10 to 12 digits",
+                &shown(answer.at("/payload/paymentID")),
+            )),
         }
-        _ => Err(world.failure(
-            "payload.paymentID of 10 to 12 digits",
-            &shown(answer.at("/payload/paymentID")),
-        )),
-    }
+    });
+    world.settle(checked)
 }
 
 #[then("their payment tokens differ")]
-fn tokens_differ(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let [.., first, second] = world.payments.as_slice() else {
-        return Err(world.failure(
-            "two created payments",
-            &format!("{} created", world.payments.len()),
-        ));
-    };
-    if first.token == second.token {
-        return Err(world.failure("two different payment tokens", "the same token twice"));
-    }
-    Ok(())
+fn tokens_differ(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let [.., first, second] = world.payments.as_slice() else {
+            return Err(world.failure(
+                "two created payments",
+                &format!("{} created", world.payments.len()),
+            ));
+        };
+        if first.token == second.token {
+            return Err(world.failure("two different payment tokens", "the same token twice"));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 #[then("their payment IDs differ")]
-fn ids_differ(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let [.., first, second] = world.payments.as_slice() else {
-        return Err(world.failure(
-            "two created payments",
-            &format!("{} created", world.payments.len()),
-        ));
-    };
-    if first.payment_id.is_none() || first.payment_id == second.payment_id {
-        return Err(world.failure(
-            "two different payment IDs",
-            &format!(
-                "{} and {}",
-                shown_id(first.payment_id.as_deref()),
-                shown_id(second.payment_id.as_deref())
-            ),
-        ));
-    }
-    Ok(())
+fn ids_differ(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let [.., first, second] = world.payments.as_slice() else {
+            return Err(world.failure(
+                "two created payments",
+                &format!("{} created", world.payments.len()),
+            ));
+        };
+        if first.payment_id.is_none() || first.payment_id == second.payment_id {
+            return Err(world.failure(
+                "two different payment IDs",
+                &format!(
+                    "{} and {}",
+                    shown_id(first.payment_id.as_deref()),
+                    shown_id(second.payment_id.as_deref())
+                ),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 #[then("no payment token is issued")]
-fn no_token(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    match answer.at("/payload/paymentToken") {
-        None | Some(Value::Null) => Ok(()),
-        Some(Value::String(s)) if s.is_empty() => Ok(()),
-        Some(other) => Err(world.failure(
-            "no payload.paymentToken",
-            &format!("a token: {}", shown(Some(other))),
-        )),
-    }
+fn no_token(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        match answer.at("/payload/paymentToken") {
+            None | Some(Value::Null) => Ok(()),
+            Some(Value::String(s)) if s.is_empty() => Ok(()),
+            Some(other) => Err(world.failure(
+                "no payload.paymentToken",
+                &format!("a token: {}", shown(Some(other))),
+            )),
+        }
+    });
+    world.settle(checked)
 }
 
 /// A payment ID as shown in a failure: quoted, or said to be missing.
@@ -349,11 +423,15 @@ pub fn shown(value: Option<&Value>) -> String {
 }
 
 #[given("the payment's token has expired")]
-async fn token_has_expired(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let lifetime = world
-        .target()
-        .token_lifetime
-        .ok_or_else(|| Failure::plain("the target to name token_lifetime_secs"))?;
-    tokio::time::sleep(lifetime + std::time::Duration::from_millis(100)).await;
-    Ok(())
+async fn token_has_expired(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let lifetime = world
+            .target()
+            .token_lifetime
+            .ok_or_else(|| Failure::plain("the target to name token_lifetime_secs"))?;
+        tokio::time::sleep(lifetime + std::time::Duration::from_millis(100)).await;
+        Ok(())
+    })
+    .await;
+    world.settle(checked)
 }

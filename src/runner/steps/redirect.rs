@@ -10,8 +10,8 @@ use url::Url;
 use super::payment::shown;
 use crate::runner::{
     issuer::{self, Choice, same_page},
-    target::AcsDriver,
-    world::{Failure, PaymentWorld},
+    target_file::AcsDriver,
+    world::{Failure, PaymentWorld, Settled, checked, checked_async},
 };
 
 /// The answer's `userRedirect.href` as an address the merchant can send the
@@ -43,20 +43,24 @@ fn redirect_address(world: &PaymentWorld) -> Result<Url, Failure> {
 }
 
 #[then("the redirect address is null")]
-fn redirect_is_null(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    match answer.at("/payload/userRedirect") {
-        Some(Value::Object(redirect)) if redirect.get("href") == Some(&Value::Null) => Ok(()),
-        other => Err(world.failure(
-            "payload.userRedirect.href present and null",
-            &format!("payload.userRedirect {}", shown(other)),
-        )),
-    }
+fn redirect_is_null(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        match answer.at("/payload/userRedirect") {
+            Some(Value::Object(redirect)) if redirect.get("href") == Some(&Value::Null) => Ok(()),
+            other => Err(world.failure(
+                "payload.userRedirect.href present and null",
+                &format!("payload.userRedirect {}", shown(other)),
+            )),
+        }
+    });
+    world.settle(checked)
 }
 
 #[then("the redirect address is an absolute or scheme-relative http(s) address")]
-fn redirect_is_absolute(world: &mut PaymentWorld) -> Result<(), Failure> {
-    redirect_address(world).map(drop)
+fn redirect_is_absolute(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| redirect_address(world).map(drop));
+    world.settle(checked)
 }
 
 /// The redirect address resolved against the address of the request it
@@ -73,90 +77,109 @@ fn resolved_redirect(world: &PaymentWorld) -> Result<Url, Failure> {
 }
 
 #[then("the redirect address is the merchant's failure page")]
-fn redirect_is_failure_page(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let page = world
-        .target()
-        .failure_url
-        .as_ref()
-        .ok_or_else(|| Failure::plain("the target to name its failure_url"))?;
-    let href = resolved_redirect(world)?;
-    if !same_page(&href, page) {
-        return Err(world.failure(
-            &format!("the merchant's failure page, {page}"),
-            href.as_str(),
-        ));
-    }
-    Ok(())
+fn redirect_is_failure_page(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let page = world
+            .target()
+            .failure_url
+            .as_ref()
+            .ok_or_else(|| Failure::plain("the target to name its failure_url"))?;
+        let href = resolved_redirect(world)?;
+        if !same_page(&href, page) {
+            return Err(world.failure(
+                &format!("the merchant's failure page, {page}"),
+                href.as_str(),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 /// Where the buyer sent to the redirect address lands: the address itself
 /// when it is one of the merchant's pages, or else wherever the service's
 /// pages there (a result page of its own, say) send the buyer on.
 #[then("the buyer sent to the redirect address lands on the merchant's success page")]
-async fn sent_buyer_lands_on_success_page(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let address = resolved_redirect(world)?;
-    let result = issuer::follow(world, address).await;
-    world.landing = Some(world.judged(result)?);
-    lands_on_success_page(world)
+async fn sent_buyer_lands_on_success_page(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let address = resolved_redirect(world)?;
+        let result = issuer::follow(world, address).await;
+        world.landing = Some(result?);
+        landed_on(world, world.target().success_url.as_ref(), "success_url")
+    })
+    .await;
+    world.settle(checked)
 }
 
 /// The issuer-authentication address is not the merchant's success page:
 /// a buyer sent there has authenticated with nobody. A target that names
 /// no success page gives nothing to compare, and the check holds.
 #[then("the redirect address is not the merchant's success page")]
-fn redirect_is_not_success_page(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let Some(success) = world.target().success_url.clone() else {
-        return Ok(());
-    };
-    let href = resolved_redirect(world)?;
-    if same_page(&href, &success) {
-        return Err(world.failure(
-            "the issuer-authentication address, not the merchant's success page",
-            href.as_str(),
-        ));
-    }
-    Ok(())
+fn redirect_is_not_success_page(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let Some(success) = world.target().success_url.clone() else {
+            return Ok(());
+        };
+        let href = resolved_redirect(world)?;
+        if same_page(&href, &success) {
+            return Err(world.failure(
+                "the issuer-authentication address, not the merchant's success page",
+                href.as_str(),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 #[then(expr = "the redirect address is {string}")]
-fn redirect_is(world: &mut PaymentWorld, expected: String) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    let href = answer.at("/payload/userRedirect/href");
-    if href.and_then(Value::as_str) != Some(expected.as_str()) {
-        return Err(world.failure(
-            &format!("payload.userRedirect.href {expected:?}"),
-            &shown(href),
-        ));
-    }
-    Ok(())
+fn redirect_is(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let href = answer.at("/payload/userRedirect/href");
+        if href.and_then(Value::as_str) != Some(expected.as_str()) {
+            return Err(world.failure(
+                &format!("payload.userRedirect.href {expected:?}"),
+                &shown(href),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 #[then("the redirect address is on the service's own host")]
-fn redirect_on_service_host(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let href = redirect_address(world)?;
-    let base = &world.target().base_url;
-    if href.origin() != base.origin() {
-        return Err(world.failure(
-            &format!("an address on {}", base.origin().ascii_serialization()),
-            href.as_str(),
-        ));
-    }
-    Ok(())
+fn redirect_on_service_host(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let href = redirect_address(world)?;
+        let base = &world.target().base_url;
+        if href.origin() != base.origin() {
+            return Err(world.failure(
+                &format!("an address on {}", base.origin().ascii_serialization()),
+                href.as_str(),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 #[then("the redirect address carries the shop login and the payment token")]
-fn redirect_carries_references(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let href = redirect_address(world)?;
-    let token = world.submitted_token.clone().unwrap_or_default();
-    let query: Vec<(String, String)> = href.query_pairs().into_owned().collect();
-    let has = |name: &str, value: &str| query.iter().any(|(n, v)| n == name && v == value);
-    if !has("shopLogin", &world.target().shop_login) || !has("paymentToken", &token) {
-        return Err(world.failure(
-            "query parameters shopLogin and paymentToken of this payment",
-            href.as_str(),
-        ));
-    }
-    Ok(())
+fn redirect_carries_references(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let href = redirect_address(world)?;
+        let token = world.submitted_token.clone().unwrap_or_default();
+        let query: Vec<(String, String)> = href.query_pairs().into_owned().collect();
+        let has = |name: &str, value: &str| query.iter().any(|(n, v)| n == name && v == value);
+        if !has("shopLogin", &world.target().shop_login) || !has("paymentToken", &token) {
+            return Err(world.failure(
+                "query parameters shopLogin and paymentToken of this payment",
+                href.as_str(),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 fn configured_values(world: &PaymentWorld) -> BTreeMap<String, String> {
@@ -181,33 +204,43 @@ async fn drive(
     }
     let address = resolved_redirect(world)?;
     let result = issuer::authenticate(world, address, choice, &values).await;
-    world.landing = Some(world.judged(result)?);
+    world.landing = Some(result?);
     Ok(())
 }
 
 #[when("the buyer completes the issuer authentication")]
-async fn completes_authentication(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let values = configured_values(world);
-    drive(world, Choice::Authenticate, values).await
+async fn completes_authentication(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let values = configured_values(world);
+        drive(world, Choice::Authenticate, values).await
+    })
+    .await;
+    world.settle(checked)
 }
 
 /// Types `code` into every field `acs.fields` names.
 #[when(expr = "the buyer answers the issuer authentication with the one-time code {string}")]
-async fn answers_with_code(world: &mut PaymentWorld, code: String) -> Result<(), Failure> {
-    let values = configured_values(world)
-        .into_keys()
-        .map(|name| (name, code.clone()))
-        .collect();
-    drive(world, Choice::Authenticate, values).await
+async fn answers_with_code(world: &mut PaymentWorld, code: String) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let values = configured_values(world)
+            .into_keys()
+            .map(|name| (name, code.clone()))
+            .collect();
+        drive(world, Choice::Authenticate, values).await
+    })
+    .await;
+    world.settle(checked)
 }
 
 #[when("the buyer cancels the issuer authentication")]
-async fn cancels_authentication(world: &mut PaymentWorld) -> Result<(), Failure> {
-    drive(world, Choice::Cancel, BTreeMap::new()).await
+async fn cancels_authentication(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked =
+        checked_async(async { drive(world, Choice::Cancel, BTreeMap::new()).await }).await;
+    world.settle(checked)
 }
 
 fn landed_on(world: &PaymentWorld, page: Option<&Url>, what: &str) -> Result<(), Failure> {
-    let page = page.ok_or_else(|| Failure::plain(&format!("the target to name its {what}")))?;
+    let page = page.ok_or_else(|| Failure::plain(format!("the target to name its {what}")))?;
     let landing = world
         .landing
         .as_ref()
@@ -222,18 +255,23 @@ fn landed_on(world: &PaymentWorld, page: Option<&Url>, what: &str) -> Result<(),
 }
 
 #[then("the buyer lands on the merchant's success page")]
-fn lands_on_success_page(world: &mut PaymentWorld) -> Result<(), Failure> {
-    landed_on(world, world.target().success_url.as_ref(), "success_url")
+fn lands_on_success_page(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| landed_on(world, world.target().success_url.as_ref(), "success_url"));
+    world.settle(checked)
 }
 
 #[then("the buyer lands on the merchant's failure page")]
-fn lands_on_failure_page(world: &mut PaymentWorld) -> Result<(), Failure> {
-    landed_on(world, world.target().failure_url.as_ref(), "failure_url")
+fn lands_on_failure_page(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| landed_on(world, world.target().failure_url.as_ref(), "failure_url"));
+    world.settle(checked)
 }
 
 #[then(expr = "the buyer lands on {string}")]
-fn lands_on(world: &mut PaymentWorld, address: String) -> Result<(), Failure> {
-    let page = Url::parse(&address)
-        .map_err(|e| Failure::plain(&format!("a valid address in the scenario: {e}")))?;
-    landed_on(world, Some(&page), &address)
+fn lands_on(world: &mut PaymentWorld, address: String) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let page = Url::parse(&address)
+            .map_err(|e| Failure::plain(format!("a valid address in the scenario: {e}")))?;
+        landed_on(world, Some(&page), &address)
+    });
+    world.settle(checked)
 }

@@ -16,7 +16,7 @@ pub mod proxy;
 use std::{error::Error as _, time::Duration};
 
 use self::proxy::ProxyRules;
-use crate::runner::{exchange::Limits, target::TargetConfig};
+use crate::runner::{exchange::Limits, target_file::TargetConfig};
 use reqwest::Client;
 use rustls::{AlertDescription, CertificateError};
 

@@ -232,7 +232,7 @@ mod tests {
     };
 
     use super::*;
-    use crate::runner::target::TargetConfig;
+    use crate::runner::target_file::TargetConfig;
 
     /// What a raw server saw of one POST.
     #[derive(Clone, Debug)]

@@ -42,7 +42,7 @@ use url::Url;
 
 use self::archive::Archive;
 use super::{
-    Choice, IssuerEvidence,
+    Choice, Drove, IssuerEvidence,
     chromium::{COMMAND_BOUND, Chromium, Turn},
     navigation::{
         MAX_PAGES, MAX_WALKS, Visited, error_status, merchant_pages, over_bound, too_many_pages,
@@ -172,7 +172,7 @@ pub async fn authenticate(
         chromium.stall("no answer to closing the journey's windows");
     }
     world.issuer_evidence = Some(IssuerEvidence {
-        driver: "browser",
+        driver: Drove::Browser,
         pages: journey
             .visited
             .pages

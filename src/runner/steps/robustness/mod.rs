@@ -27,7 +27,8 @@ use super::{
 use crate::runner::{
     exchange::{Exchange, RecordedRequest},
     hostile::{Generator, Mutation},
-    world::{Failure, PaymentWorld, is_json_media_type},
+    result::HostileFinding,
+    world::{Failure, PaymentWorld, Settled, checked, checked_async, is_json_media_type},
 };
 
 /// Requests of one step in flight at once, for the generated bodies (the
@@ -45,6 +46,16 @@ pub enum Operation {
     /// payment/submit, with a card that is not one: JSON with the
     /// envelope, and no payment executed.
     Submit,
+}
+
+impl Operation {
+    /// `create` or `submit`.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Create => "create",
+            Self::Submit => "submit",
+        }
+    }
 }
 
 /// The hostile bodies sent in a scenario, and how each was answered.
@@ -157,34 +168,42 @@ impl SubmitVolleys {
 }
 
 #[then("at most one of those answers executes the payment")]
-fn at_most_one_executes(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let Some(volleys) = world.volley.take() else {
-        return Err(Failure::plain(
-            "submits of one token sent at once earlier in the scenario",
-        ));
-    };
-    if volleys.twice() {
-        let (count, executed, round) = (volleys.sent, volleys.executed.len(), volleys.round);
-        world.exchanges.extend(volleys.executed.into_iter().take(2));
-        return Err(world.failure(
-            &format!("at most one of {count} submits of one token at once executing the payment"),
-            &format!("{executed} of them executed it, in volley {round} (the first two shown)"),
-        ));
-    }
-    Ok(())
+fn at_most_one_executes(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let Some(volleys) = world.volley.take() else {
+            return Err(Failure::plain(
+                "submits of one token sent at once earlier in the scenario",
+            ));
+        };
+        if volleys.twice() {
+            let (count, executed, round) = (volleys.sent, volleys.executed.len(), volleys.round);
+            world.exchanges.extend(volleys.executed.into_iter().take(2));
+            return Err(world.failure(
+                &format!(
+                    "at most one of {count} submits of one token at once executing the payment"
+                ),
+                &format!("{executed} of them executed it, in volley {round} (the first two shown)"),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 #[then("the answer executes nothing")]
-fn answer_executes_nothing(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let answer = world.answer()?;
-    let exchange = &world.exchanges[answer.exchange];
-    if executes(exchange) {
-        return Err(world.failure(
-            "nothing executed: neither transactionResult \"OK\" nor \"8006\" under error.code \"0\"",
-            "the payment was executed again",
-        ));
-    }
-    Ok(())
+fn answer_executes_nothing(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let exchange = &world.exchanges[answer.exchange];
+        if executes(exchange) {
+            return Err(world.failure(
+                "nothing executed: neither transactionResult \"OK\" nor \"8006\" under error.code \"0\"",
+                "the payment was executed again",
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 /// A create request of the merchant's, carrying this body.
@@ -200,40 +219,49 @@ fn create_request(world: &PaymentWorld, body: Vec<u8>) -> RecordedRequest {
 }
 
 #[then("each payment has its own token and payment ID")]
-fn own_tokens_and_ids(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let tokens: std::collections::BTreeSet<&str> =
-        world.flows.iter().map(|f| f.0.as_str()).collect();
-    let ids: std::collections::BTreeSet<&str> = world.flows.iter().map(|f| f.1.as_str()).collect();
-    let count = world.flows.len();
-    if tokens.len() != count || ids.len() != count {
-        return Err(world.failure(
-            &format!("{count} payments created at once, {count} tokens and {count} payment IDs"),
-            &format!("{} tokens and {} payment IDs", tokens.len(), ids.len()),
-        ));
-    }
-    Ok(())
+fn own_tokens_and_ids(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let tokens: std::collections::BTreeSet<&str> =
+            world.flows.iter().map(|f| f.0.as_str()).collect();
+        let ids: std::collections::BTreeSet<&str> =
+            world.flows.iter().map(|f| f.1.as_str()).collect();
+        let count = world.flows.len();
+        if tokens.len() != count || ids.len() != count {
+            return Err(world.failure(
+                &format!(
+                    "{count} payments created at once, {count} tokens and {count} payment IDs"
+                ),
+                &format!("{} tokens and {} payment IDs", tokens.len(), ids.len()),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 #[then("each submit answers its own payment's ID")]
-fn own_ids_answered(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let wrong: Vec<String> = world
-        .flows
-        .iter()
-        .filter(|(_, created, answered)| created != answered)
-        .map(|(_, created, answered)| format!("payment {created:?} answered as {answered:?}"))
-        .collect();
-    if !wrong.is_empty() {
-        return Err(world.failure(
-            "each submit answering the paymentID its create returned",
-            &format!(
-                "{} of {}: {}",
-                wrong.len(),
-                world.flows.len(),
-                wrong.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
-            ),
-        ));
-    }
-    Ok(())
+fn own_ids_answered(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let wrong: Vec<String> = world
+            .flows
+            .iter()
+            .filter(|(_, created, answered)| created != answered)
+            .map(|(_, created, answered)| format!("payment {created:?} answered as {answered:?}"))
+            .collect();
+        if !wrong.is_empty() {
+            return Err(world.failure(
+                "each submit answering the paymentID its create returned",
+                &format!(
+                    "{} of {}: {}",
+                    wrong.len(),
+                    world.flows.len(),
+                    wrong.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
+                ),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
 }
 
 /// A card number that is no card: a service that pays it has executed a
@@ -323,8 +351,9 @@ async fn send_hostile(world: &mut PaymentWorld, operation: Operation) -> Result<
 }
 
 #[when("the merchant sends generated hostile bodies to create")]
-async fn hostile_creates(world: &mut PaymentWorld) -> Result<(), Failure> {
-    send_hostile(world, Operation::Create).await
+async fn hostile_creates(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async { send_hostile(world, Operation::Create).await }).await;
+    world.settle(checked)
 }
 
 /// A fresh payment's token, so that a shrunk submit is not refused only
@@ -380,13 +409,15 @@ async fn shrink(
 }
 
 #[then("every answer is JSON with the envelope, within the timeout")]
-async fn every_hostile_answer_enveloped(world: &mut PaymentWorld) -> Result<(), Failure> {
-    judge_hostile(world).await
+async fn every_hostile_answer_enveloped(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async { judge_hostile(world).await }).await;
+    world.settle(checked)
 }
 
 #[then("every answer is JSON with the envelope, within the timeout, and none pays")]
-async fn every_hostile_answer_enveloped_unpaid(world: &mut PaymentWorld) -> Result<(), Failure> {
-    judge_hostile(world).await
+async fn every_hostile_answer_enveloped_unpaid(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async { judge_hostile(world).await }).await;
+    world.settle(checked)
 }
 
 async fn judge_hostile(world: &mut PaymentWorld) -> Result<(), Failure> {
@@ -404,11 +435,24 @@ async fn judge_hostile(world: &mut PaymentWorld) -> Result<(), Failure> {
         Some((exchange, why)) => {
             let record = exchange.record(&world.ctx.redactor);
             world.exchanges.push(exchange);
-            (why, record.curl)
+            (why, Some(record.curl))
         }
-        None => (first, String::new()),
+        None => (first, None),
     };
     let body = run.generator.render(&mutation);
+    let finding = HostileFinding {
+        operation: run.operation.name(),
+        seed,
+        sent: run.sent,
+        failed: run.findings.len(),
+        first: index,
+        shrink_requests: requests,
+        body_bytes: body.len(),
+        body: run.generator.describe(&mutation),
+        nesting: mutation.nesting(),
+        problem: world.ctx.redactor.text(&why),
+        replay,
+    };
     let expected = match run.operation {
         Operation::Create => {
             "every answer to a generated body JSON with the envelope, within the timeout"
@@ -420,13 +464,11 @@ async fn judge_hostile(world: &mut PaymentWorld) -> Result<(), Failure> {
     let mut actual = format!(
         "{} of {} generated bodies failed (seed {seed}; the first, #{index}, replays with --seed {seed}); \
          shrunk with {requests} more requests to a body of {} bytes ({}): {why}",
-        run.findings.len(),
-        run.sent,
-        body.len(),
-        run.generator.describe(&mutation),
+        finding.failed, finding.sent, finding.body_bytes, finding.body,
     );
-    if !replay.is_empty() {
+    if let Some(replay) = &finding.replay {
         actual.push_str(&format!("\nreplay:   {replay}"));
     }
+    world.hostile_finding = Some(finding);
     Err(world.failure(expected, &actual))
 }

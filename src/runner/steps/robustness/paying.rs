@@ -20,7 +20,7 @@ use crate::runner::{
         payment::create_body,
     },
     volley::{self, Volley, spreads},
-    world::{Failure, PaymentWorld},
+    world::{Failure, PaymentWorld, Settled, checked_async},
 };
 
 /// Where these definitions are.
@@ -58,56 +58,60 @@ fn how_sent(protocol: &str, held: usize, count: usize) -> String {
 }
 
 #[when("the buyer's payment is submitted by many requests at once")]
-async fn submitted_at_once(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let card = card(world, CardChoice::Frictionless)?.clone();
-    let body = submit_body(world, &card).to_string().into_bytes();
-    let settings = world.target().robustness;
-    let mut token = Some(world.payment()?.token.clone());
-    let mut measured: Vec<Option<Duration>> = Vec::new();
-    let mut fewest_held = settings.concurrent_submits;
-    let mut protocol = "HTTP/1.1";
-    let mut no_payment = None;
-    for round in 1..=settings.volleys {
-        let token = match token.take() {
-            Some(token) => token,
-            None => match fresh_token(world).await {
+async fn submitted_at_once(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let card = card(world, CardChoice::Frictionless)?.clone();
+        let body = submit_body(world, &card).to_string().into_bytes();
+        let settings = world.target().robustness;
+        let mut token = Some(world.payment()?.token.clone());
+        let mut measured: Vec<Option<Duration>> = Vec::new();
+        let mut fewest_held = settings.concurrent_submits;
+        let mut protocol = "HTTP/1.1";
+        let mut no_payment = None;
+        for round in 1..=settings.volleys {
+            let token = match token.take() {
                 Some(token) => token,
-                None => {
-                    no_payment = Some(round);
-                    break;
-                }
-            },
-        };
-        let requests = (0..settings.concurrent_submits)
-            .map(|_| submit_request(world, Some(&token), body.clone()))
-            .collect();
-        let volley = volley_of(world, "the submits", requests).await?;
-        measured.push(volley.spread);
-        fewest_held = fewest_held.min(volley.held);
-        protocol = volley.protocol;
-        let volleys = SubmitVolleys::new(volley.exchanges, round);
-        let twice = volleys.twice();
-        world.volley = Some(volleys);
-        if twice {
-            break;
+                None => match fresh_token(world).await {
+                    Some(token) => token,
+                    None => {
+                        no_payment = Some(round);
+                        break;
+                    }
+                },
+            };
+            let requests = (0..settings.concurrent_submits)
+                .map(|_| submit_request(world, Some(&token), body.clone()))
+                .collect();
+            let volley = volley_of(world, "the submits", requests).await?;
+            measured.push(volley.spread);
+            fewest_held = fewest_held.min(volley.held);
+            protocol = volley.protocol;
+            let volleys = SubmitVolleys::new(volley.exchanges, round);
+            let twice = volleys.twice();
+            world.volley = Some(volleys);
+            if twice {
+                break;
+            }
         }
-    }
-    let sent = measured.len();
-    let mut line = format!(
-        "{sent} {} of {} submits of one token, each on a fresh payment, {}; \
-         between the first and the last request: {}",
-        if sent == 1 { "volley" } else { "volleys" },
-        settings.concurrent_submits,
-        how_sent(protocol, fewest_held, settings.concurrent_submits),
-        spreads(&measured),
-    );
-    if let Some(round) = no_payment {
-        line.push_str(&format!(
-            "; no more volleys: the create for volley {round} gave no payment token"
-        ));
-    }
-    world.measured.push(line);
-    Ok(())
+        let sent = measured.len();
+        let mut line = format!(
+            "{sent} {} of {} submits of one token, each on a fresh payment, {}; \
+             between the first and the last request: {}",
+            if sent == 1 { "volley" } else { "volleys" },
+            settings.concurrent_submits,
+            how_sent(protocol, fewest_held, settings.concurrent_submits),
+            spreads(&measured),
+        );
+        if let Some(round) = no_payment {
+            line.push_str(&format!(
+                "; no more volleys: the create for volley {round} gave no payment token"
+            ));
+        }
+        world.measured.push(line);
+        Ok(())
+    })
+    .await;
+    world.settle(checked)
 }
 
 /// A field of a JSON answer, as text.
@@ -132,41 +136,46 @@ fn answered(exchange: &Exchange) -> Result<String, &'static str> {
 }
 
 #[when("many buyers each pay a payment of their own at once")]
-async fn many_buyers(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let card = card(world, CardChoice::Frictionless)?.clone();
-    let body = submit_body(world, &card).to_string().into_bytes();
-    let count = world.target().robustness.parallel_flows;
-    let whole = "a whole payment: create, then submit";
-    let creates = (0..count)
-        .map(|_| create_request(world, create_body(world).to_string().into_bytes()))
-        .collect();
-    let creates = volley_of(world, "the creates", creates).await?;
-    let mut payments = Vec::with_capacity(count);
-    for exchange in &creates.exchanges {
-        payments.push(created(exchange).map_err(|why| world.failure(whole, why))?);
-    }
-    let submits = payments
-        .iter()
-        .map(|(token, _)| submit_request(world, Some(token), body.clone()))
-        .collect();
-    let submits = volley_of(world, "the submits", submits).await?;
-    let mut flows = Vec::with_capacity(count);
-    for ((token, id), exchange) in payments.into_iter().zip(&submits.exchanges) {
-        let answered = answered(exchange).map_err(|why| world.failure(whole, why))?;
-        flows.push((token, id, answered));
-    }
-    world.flows = flows;
-    world.measured.push(format!(
-        "{count} creates at once, then their {count} submits at once, {}; \
-         between the first and the last request: {} for the creates, {} for the submits",
-        how_sent(creates.protocol, creates.held.min(submits.held), count),
-        spreads(&[creates.spread]),
-        spreads(&[submits.spread]),
-    ));
-    Ok(())
+async fn many_buyers(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let card = card(world, CardChoice::Frictionless)?.clone();
+        let body = submit_body(world, &card).to_string().into_bytes();
+        let count = world.target().robustness.parallel_flows;
+        let whole = "a whole payment: create, then submit";
+        let creates = (0..count)
+            .map(|_| create_request(world, create_body(world).to_string().into_bytes()))
+            .collect();
+        let creates = volley_of(world, "the creates", creates).await?;
+        let mut payments = Vec::with_capacity(count);
+        for exchange in &creates.exchanges {
+            payments.push(created(exchange).map_err(|why| world.failure(whole, why))?);
+        }
+        let submits = payments
+            .iter()
+            .map(|(token, _)| submit_request(world, Some(token), body.clone()))
+            .collect();
+        let submits = volley_of(world, "the submits", submits).await?;
+        let mut flows = Vec::with_capacity(count);
+        for ((token, id), exchange) in payments.into_iter().zip(&submits.exchanges) {
+            let answered = answered(exchange).map_err(|why| world.failure(whole, why))?;
+            flows.push((token, id, answered));
+        }
+        world.flows = flows;
+        world.measured.push(format!(
+            "{count} creates at once, then their {count} submits at once, {}; \
+             between the first and the last request: {} for the creates, {} for the submits",
+            how_sent(creates.protocol, creates.held.min(submits.held), count),
+            spreads(&[creates.spread]),
+            spreads(&[submits.spread]),
+        ));
+        Ok(())
+    })
+    .await;
+    world.settle(checked)
 }
 
 #[when("the buyer's payment is submitted with generated hostile bodies")]
-async fn hostile_submits(world: &mut PaymentWorld) -> Result<(), Failure> {
-    send_hostile(world, Operation::Submit).await
+async fn hostile_submits(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async { send_hostile(world, Operation::Submit).await }).await;
+    world.settle(checked)
 }

@@ -1,0 +1,147 @@
+//! The service's routing: which handler answers which method and path,
+//! the envelope on every API answer, and the bound on a request's head.
+
+use http::{HeaderValue, Method, Request, Response, header};
+use hyper::body::Incoming;
+
+use crate::{
+    create, envelope,
+    error::ApiError,
+    issuer, pages,
+    state::{Body, Service},
+    submit,
+};
+
+/// Answers one request.
+pub async fn handle(service: &Service, request: Request<Incoming>) -> Response<Body> {
+    let head_bytes = request
+        .uri()
+        .path_and_query()
+        .map_or(0, |target| target.as_str().len())
+        + request
+            .headers()
+            .iter()
+            .map(|(name, value)| name.as_str().len() + value.len() + 4)
+            .sum::<usize>();
+    if head_bytes > MAX_HEADER_BYTES {
+        return envelope::refusal(&ApiError::HeadersTooLarge {
+            limit: MAX_HEADER_BYTES,
+        });
+    }
+    let announces_body = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .is_some_and(|length| length.as_bytes() != b"0")
+        || request.headers().contains_key(header::TRANSFER_ENCODING);
+    let mut response = route_request(service, request).await;
+    // A refusal may leave the request's body unread, and then the HTTP
+    // layer closes the connection after answering: said in the answer,
+    // so that the client does not send its next request on it.
+    if announces_body && !response.status().is_success() && !response.status().is_redirection() {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
+/// Sends a request to its handler.
+async fn route_request(service: &Service, request: Request<Incoming>) -> Response<Body> {
+    let path = request.uri().path();
+    let method = request.method();
+    match route(path) {
+        Some(Route::Create) if method == Method::POST => {
+            api_answer(create::create(service, request).await)
+        }
+        Some(Route::Submit) if method == Method::POST => {
+            api_answer(submit::submit(service, request).await)
+        }
+        Some(Route::Create | Route::Submit) => {
+            envelope::refusal(&ApiError::MethodNotAllowed { allow: "POST" })
+        }
+        Some(Route::Issuer) if method == Method::GET => issuer::page(service, &request),
+        Some(Route::Issuer) if method == Method::POST => issuer::answer(service, request).await,
+        Some(Route::Issuer) => {
+            envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET, POST" })
+        }
+        Some(Route::MerchantPage {
+            shop_login,
+            success,
+        }) if method == Method::GET => pages::merchant_result(service, shop_login, success),
+        Some(Route::MerchantPage { .. }) => {
+            envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET" })
+        }
+        None => envelope::refusal(&ApiError::NotFound),
+    }
+}
+
+fn api_answer(result: Result<Response<Body>, ApiError>) -> Response<Body> {
+    result.unwrap_or_else(|error| {
+        tracing::debug!(code = error.code(), %error, "refused");
+        envelope::refusal(&error)
+    })
+}
+
+/// The most bytes of request line and headers the service takes.
+pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+
+/// The path of the issuer-authentication page.
+pub const ISSUER_PATH: &str = "/acs/authenticate";
+
+#[derive(Debug, PartialEq, Eq)]
+enum Route<'a> {
+    Create,
+    Submit,
+    Issuer,
+    MerchantPage { shop_login: &'a str, success: bool },
+}
+
+/// The API paths are taken with or without their trailing slash: the real
+/// service's documentation writes them both ways.
+fn route(path: &str) -> Option<Route<'_>> {
+    match path.strip_suffix('/').unwrap_or(path) {
+        "/api/v1/payment/create" => Some(Route::Create),
+        "/api/v1/payment/submit" => Some(Route::Submit),
+        ISSUER_PATH => Some(Route::Issuer),
+        other => {
+            let rest = other.strip_prefix("/merchant/")?;
+            let (shop_login, page) = rest.split_once('/')?;
+            let success = match page {
+                "success" => true,
+                "failure" => false,
+                _ => return None,
+            };
+            Some(Route::MerchantPage {
+                shop_login,
+                success,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_paths_route_with_and_without_trailing_slash() {
+        assert_eq!(route("/api/v1/payment/create/"), Some(Route::Create));
+        assert_eq!(route("/api/v1/payment/create"), Some(Route::Create));
+        assert_eq!(route("/api/v1/payment/submit"), Some(Route::Submit));
+        assert_eq!(route("/api/v2/payment/create/"), None);
+        assert_eq!(route("/api/v1/payment/create//"), None);
+    }
+
+    #[test]
+    fn merchant_pages_route_by_shop_and_outcome() {
+        assert_eq!(
+            route("/merchant/ACME/failure"),
+            Some(Route::MerchantPage {
+                shop_login: "ACME",
+                success: false
+            })
+        );
+        assert_eq!(route("/merchant/ACME/other"), None);
+        assert_eq!(route("/merchant/ACME"), None);
+    }
+}
