@@ -303,6 +303,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         tags: expression,
         left_out,
         waivers: &waivers,
+        seed: generates.then_some(seed),
         started,
         duration: clock.elapsed(),
         verdict,

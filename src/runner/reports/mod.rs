@@ -173,6 +173,8 @@ pub struct ReportInputs<'a> {
     pub left_out: Vec<String>,
     /// The waivers the run was judged with.
     pub waivers: &'a Waivers,
+    /// The seed of the generated hostile inputs, when the run generated some.
+    pub seed: Option<u64>,
     /// When the run started.
     pub started: OffsetDateTime,
     /// How long it took.

@@ -77,6 +77,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
             "tags": inputs.tags,
             "left_out_by_production_guard": inputs.left_out,
         },
+        "seed": inputs.seed,
         "started_at": timestamp(inputs.started),
         "duration_ms": u64::try_from(inputs.duration.as_millis()).unwrap_or(u64::MAX),
         "outcome": inputs.verdict.name(),

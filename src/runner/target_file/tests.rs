@@ -27,7 +27,7 @@ fn file(text: &str) -> TargetFile {
 
 /// The flags here stand for flags or their variables alike: clap gives a
 /// flag its PAYCONF_* variable's value when it is not on the command line
-/// (tests/runs_not_carried_out.rs proves that order with the real binary).
+/// (tests/harness/runs_not_carried_out.rs proves that order with the real binary).
 #[test]
 fn flags_win_over_the_file_and_the_file_fills_the_rest() {
     let flags = TargetOverrides {

@@ -2,11 +2,9 @@
 //! default of `payconf run`), and as an external target described by a
 //! target file, as an implementer would run it.
 
-mod support;
-
+use crate::support::runner::{TempFile, payconf_run, payconf_run_async, scenarios_where};
 use payconf_reference::{ReferenceConfig, RunningServer};
 use payconf_spec::Profile;
-use support::runner::{TempFile, payconf_run, payconf_run_async, scenarios_where};
 
 /// `file:line` of the scenarios of these profiles.
 fn of_profiles(profiles: &[Profile]) -> std::collections::BTreeSet<String> {
@@ -41,7 +39,7 @@ fn reference_target(server: &RunningServer, token_lifetime: Option<u64>) -> Stri
     let lifetime = token_lifetime
         .map(|s| format!("token_lifetime_secs = {s}"))
         .unwrap_or_default();
-    support::reference_target_file(
+    crate::support::reference_target_file(
         &server.base_url,
         &lifetime,
         "driver = \"form\"\nfields = { otp = \"123456\" }",
@@ -111,6 +109,6 @@ async fn scenarios_the_target_cannot_support_are_skipped_with_the_reason() {
 fn the_reference_implementation_passes_the_robustness_profile() {
     let output = payconf_run(&["--tags", "@robustness", "--seed", "7"]);
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
-    assert!(output.stdout.contains("seed: 7 "), "{}", output.stdout);
+    assert_eq!(output.seed(), Some(7), "{}", output.stdout);
     assert_eq!(output.passed(), of_profiles(&[Profile::Robustness]));
 }

@@ -6,19 +6,17 @@
 //! the run with exit code 2 and a message naming what fixes it. Proxies
 //! are tested in `proxy.rs`.
 
-mod support;
-
 use std::sync::Arc;
 
+use crate::support::{
+    runner::{RunOutput, TempFile, assert_stopped, payconf_run_async, payconf_run_with},
+    sandbox_target,
+    tls::{TestCa, VALID, server_tls},
+};
 use payconf_reference::{ReferenceConfig, RunningServer};
 use rustls::{
     RootCertStore,
     pki_types::{CertificateDer, pem::PemObject},
-};
-use support::{
-    runner::{RunOutput, TempFile, assert_stopped, payconf_run_async, payconf_run_with},
-    sandbox_target,
-    tls::{TestCa, VALID, server_tls},
 };
 use tokio::net::{TcpListener, TcpStream};
 

@@ -3,8 +3,6 @@
 //! steps for pages no heuristic reads, a browser that is missing, evidence
 //! in the report, and a run interrupted while the browser is open.
 
-mod support;
-
 use payconf::runner::ISSUER_TAG;
 
 use std::{
@@ -12,20 +10,20 @@ use std::{
     process::{Command, Stdio},
 };
 
-use payconf_reference::{IssuerPage, ReferenceConfig, RunningServer};
-use payconf_spec::Profile;
-use support::{
+use crate::support::{
     runner::{
         BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, payconf_run_async, payconf_run_with,
         scenarios_where,
     },
     twin::{Defect, IssuerStyle, TwinService},
 };
+use payconf_reference::{IssuerPage, ReferenceConfig, RunningServer};
+use payconf_spec::Profile;
 
 /// A target file for a reference implementation at `server`, for `driver`,
 /// with `acs` lines in place of the issuer fields.
 fn reference_target(server: &RunningServer, driver: &str, acs: &str) -> String {
-    support::reference_target_file(
+    crate::support::reference_target_file(
         &server.base_url,
         "",
         &format!("driver = \"{driver}\"\n{acs}"),
@@ -118,9 +116,9 @@ async fn a_scripted_reference_page_is_an_error_for_the_form_driver_and_the_run_e
     assert_eq!(output.errors(), all, "{}", output.stdout);
     assert!(output.failed().is_empty(), "{}", output.stdout);
     assert!(
-        output.stdout.contains("runs scripts and has no form"),
+        output.says("runs scripts and has no form"),
         "{}",
-        output.stdout
+        output.messages()
     );
 }
 
@@ -133,9 +131,9 @@ async fn explicit_steps_take_the_form_driver_where_its_heuristics_cannot() {
     let unguided = run_reference(IssuerPage::Form, "form", CODE_FIELD, "@core and @issuer").await;
     assert_eq!(unguided.code, Some(2), "{}", unguided.stdout);
     assert!(
-        unguided.stdout.contains("fields acs.fields names (code)"),
+        unguided.says("fields acs.fields names (code)"),
         "{}",
-        unguided.stdout
+        unguided.messages()
     );
 
     let steps = format!(
@@ -171,11 +169,9 @@ async fn a_step_that_matches_nothing_is_an_error_that_names_the_step() {
     let output = run_reference(IssuerPage::Form, "form", &steps, "@core and @issuer").await;
     assert_eq!(output.code, Some(2), "{}", output.stdout);
     assert!(
-        output
-            .stdout
-            .contains("the step \"type acs.fields.otp into #one-time-password\" cannot run"),
+        output.says("the step \"type acs.fields.otp into #one-time-password\" cannot run"),
         "{}",
-        output.stdout
+        output.messages()
     );
 }
 
@@ -335,9 +331,9 @@ async fn a_page_that_freezes_the_browser_is_an_error_in_bounded_time_not_a_hang(
     assert!(output.failed().is_empty(), "{}", output.stdout);
     assert_eq!(output.errors().len(), 1, "{}", output.stdout);
     assert!(
-        output.stdout.contains("the browser stopped answering"),
+        output.says("the browser stopped answering"),
         "{}",
-        output.stdout
+        output.messages()
     );
     // The journey is bounded: 10 s at least, and 10 s more for commands.
     assert!(

@@ -3,18 +3,16 @@
 //! records what it is asked shows; a proxy that cannot be reached stops the
 //! run with exit code 2, naming it.
 
-mod support;
-
 use std::{
     net::SocketAddr,
     sync::{Arc, Mutex},
 };
 
-use payconf_reference::{ReferenceConfig, RunningServer};
-use support::{
+use crate::support::{
     runner::{assert_stopped, payconf_run_with},
     sandbox_target,
 };
+use payconf_reference::{ReferenceConfig, RunningServer};
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
     net::{TcpListener, TcpStream},

@@ -350,7 +350,8 @@ async fn resetting_listener() -> Url {
 /// The twin on three loopback origins.
 pub struct TwinService {
     pub service: MockServer,
-    pub issuer: MockServer,
+    /// The issuer's origin, kept serving for as long as the twin is.
+    _issuer: MockServer,
     pub shop: MockServer,
     variation: Option<Variation>,
 }
@@ -425,7 +426,7 @@ impl TwinService {
         }
         Self {
             service,
-            issuer,
+            _issuer: issuer,
             shop,
             variation,
         }

@@ -5,9 +5,7 @@
 //! the conforming ways pass, the faults fail, the mistakes of the target
 //! file stop the run or err, naming the setting.
 
-mod support;
-
-use support::{
+use crate::support::{
     journeys::{JourneyFront, Quirk},
     runner::browser_turn,
     untrusted::{Artifacts, BROWSER, FORM, run_against},
@@ -65,11 +63,7 @@ async fn a_page_that_waits_before_sending_the_buyer_on_is_not_taken_for_the_land
     // Without a browser, a page whose script may send the buyer on is not judged.
     let run = run(script, FORM, &[]).await;
     assert_eq!(run.output.code, Some(2), "{}", run.said());
-    assert!(
-        run.output.stdout.contains("driver = \"browser\""),
-        "{}",
-        run.said()
-    );
+    assert!(run.output.says("driver = \"browser\""), "{}", run.said());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -91,7 +85,7 @@ async fn a_slow_bank_is_given_the_journeys_bound_and_a_journey_past_it_fails() {
         let run = run(Quirk::SlowPages(6), &bounded, &[]).await;
         assert_eq!(run.output.code, Some(1), "{acs}\n{}", run.said());
         assert!(
-            run.output.stdout.contains("acs.journey_timeout, 3 s"),
+            run.output.says("acs.journey_timeout, 3 s"),
             "{acs}\n{}",
             run.said()
         );
@@ -104,7 +98,7 @@ async fn an_issuer_page_answering_an_http_error_fails_the_target_and_shows_that_
     for (acs, _permit) in drivers(test).await {
         let run = run(Quirk::SessionLost, acs, &[]).await;
         assert_eq!(run.output.code, Some(1), "{acs}\n{}", run.said());
-        let said = &run.output.stdout;
+        let said = run.output.messages();
         assert!(said.contains("HTTP 403 from"), "{acs}\n{}", run.said());
         // The evidence is the page, not the submit before it.
         assert!(said.contains("response: 403"), "{acs}\n{}", run.said());
@@ -119,8 +113,7 @@ async fn an_issuer_page_asking_again_for_the_typed_code_is_an_error_naming_the_s
         let run = run(Quirk::AsksAgain, acs, &[]).await;
         assert_eq!(run.output.code, Some(2), "{acs}\n{}", run.said());
         assert!(
-            run.output.stdout.contains("acs.fields.otp")
-                && run.output.stdout.contains("was not accepted"),
+            run.output.says("acs.fields.otp") && run.output.says("was not accepted"),
             "{acs}\n{}",
             run.said()
         );

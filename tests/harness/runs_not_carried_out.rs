@@ -3,9 +3,7 @@
 //! expression), and what `--list` shows. Servers broken on purpose (the
 //! defect catalogue against the conformant twin) are in defect_catalogue.rs.
 
-mod support;
-
-use support::runner::{TempFile, payconf_run, payconf_run_with};
+use crate::support::runner::{TempFile, payconf_run, payconf_run_with};
 
 #[test]
 fn an_unreachable_target_exits_2_before_running_anything() {
@@ -86,10 +84,10 @@ fn a_flag_wins_over_its_variable_which_wins_over_the_target_file() {
     let from_file = url::Url::parse("http://127.0.0.1:9/from-file").expect("URL");
     let target = TempFile::new(
         "precedence.toml",
-        &support::reference_target_file(&from_file, "", ""),
+        &crate::support::reference_target_file(&from_file, "", ""),
     );
     let path = target.0.display().to_string();
-    let names = |output: &support::runner::RunOutput| {
+    let names = |output: &crate::support::runner::RunOutput| {
         ["from-flag", "from-env", "from-file"]
             .into_iter()
             .filter(|source| output.stderr.contains(source))

@@ -5,15 +5,13 @@
 //! `@robustness` that the other reports leave out, and the pages the
 //! browser loads. (.ci/check-reports also opens it with haralyzer and
 //! validates it against the HAR schema with har-validator.) Secrets are
-//! covered by tests/redaction.rs, which writes a HAR file too.
-
-mod support;
+//! covered by tests/harness/redaction.rs, which writes a HAR file too.
 
 use std::{collections::BTreeMap, path::Path};
 
+use crate::support::runner::{TempFile, browser_or_skip, core_scenarios_checking, payconf_run};
 use har::{Har, Spec, v1_2};
 use serde_json::Value;
-use support::runner::{TempFile, browser_or_skip, core_scenarios_checking, payconf_run};
 
 /// Runs `payconf run ARGS --har --results` and reads both files.
 fn run_with_har(args: &[&str]) -> (v1_2::Log, Value, Value) {

@@ -49,6 +49,60 @@ impl RunOutput {
             .collect()
     }
 
+    /// Every scenario entry of the results report.
+    pub fn scenarios(&self) -> &[Value] {
+        self.results()["scenarios"]
+            .as_array()
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The issuer drivers that drove a buyer in this run, as the results
+    /// name them (`form`, `browser`).
+    pub fn drivers(&self) -> BTreeSet<String> {
+        self.scenarios()
+            .iter()
+            .filter_map(|s| s["driver"].as_str().map(str::to_owned))
+            .collect()
+    }
+
+    /// Whether a scenario's failure or error, as the results report it,
+    /// says `words`.
+    pub fn says(&self, words: &str) -> bool {
+        self.scenarios()
+            .iter()
+            .filter_map(|s| s["message"].as_str())
+            .any(|message| message.contains(words))
+    }
+
+    /// Every failure and error message of the results, for an assertion's text.
+    pub fn messages(&self) -> String {
+        self.scenarios()
+            .iter()
+            .filter_map(|s| {
+                let message = s["message"].as_str()?;
+                Some(format!(
+                    "{}: {message}",
+                    s["location"].as_str().unwrap_or("?")
+                ))
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The seed of the run's generated inputs, when it generated some.
+    pub fn seed(&self) -> Option<u64> {
+        self.results()["seed"].as_u64()
+    }
+
+    /// What the generated hostile bodies found, scenario by scenario.
+    pub fn hostile_findings(&self) -> Vec<&Value> {
+        self.scenarios()
+            .iter()
+            .map(|s| &s["hostile"])
+            .filter(|h| h.is_object())
+            .collect()
+    }
+
     /// The results report, which a run that got under way always writes.
     pub fn results(&self) -> &Value {
         self.results

@@ -1,6 +1,6 @@
 //! The suite has teeth, and bites only what breaks the contract.
 //!
-//! `payconf run` goes in front of the conformant twin (tests/support/twin.rs:
+//! `payconf run` goes in front of the conformant twin (tests/harness/support/twin/:
 //! a second implementation of the contract that differs from the reference
 //! implementation everywhere the contract is silent), which must pass every
 //! `@core` scenario, and of every defect of the catalogue
@@ -10,10 +10,15 @@
 //! the driver that can read it, and a page the form driver cannot read is
 //! an error of the harness, never a failure of the target.
 
-mod support;
-
 use std::{collections::BTreeSet, sync::Arc};
 
+use crate::support::{
+    runner::{
+        BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, core_scenarios_checking,
+        payconf_run_async, scenarios_where,
+    },
+    twin::{Defect, IssuerStyle, TwinService, Variation},
+};
 use payconf_spec::{
     Profile,
     defects::{Defect as CatalogueEntry, Defects},
@@ -21,13 +26,6 @@ use payconf_spec::{
     requirements::Requirements,
 };
 use serde_json::Value;
-use support::{
-    runner::{
-        BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, core_scenarios_checking,
-        payconf_run_async, scenarios_where,
-    },
-    twin::{Defect, IssuerStyle, TwinService, Variation},
-};
 use tokio::{sync::Semaphore, task::JoinSet};
 
 /// Runs at most this many `payconf run`s at once.
@@ -96,8 +94,9 @@ async fn run_against(twin: TwinService, driver: &str, tags: Option<&str>) -> Run
 
 /// A browser run that drove the buyer and passed every core scenario.
 fn assert_browser_passes_everything(what: impl std::fmt::Debug, output: &RunOutput) {
-    assert!(
-        output.stdout.contains("browser: Chromium"),
+    assert_eq!(
+        output.drivers(),
+        BTreeSet::from(["browser".to_owned()]),
         "{what:?}: the browser drove the buyer:\n{}\n{}",
         output.stdout,
         output.stderr
@@ -131,7 +130,7 @@ async fn the_conformant_twin_passes_every_core_scenario() {
 }
 
 /// The twin conforms, so it survives the robustness profile too; so does
-/// the reference implementation (`tests/suite_vs_reference.rs`).
+/// the reference implementation (`tests/harness/suite_vs_reference.rs`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_conformant_twin_passes_the_robustness_profile() {
     let twin = TwinService::start(None).await;
@@ -139,7 +138,7 @@ async fn the_conformant_twin_passes_the_robustness_profile() {
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
     let robustness = scenarios_where(|s| s.profile == Some(Profile::Robustness));
     assert_eq!(output.passed(), robustness, "{}", output.stdout);
-    assert!(output.stdout.contains("seed: "), "{}", output.stdout);
+    assert!(output.seed().is_some(), "{}", output.stdout);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -209,9 +208,9 @@ async fn assert_unjudged_by_the_form_driver(style: IssuerStyle) {
         output.stdout
     );
     assert!(
-        output.stdout.contains("acs.driver = \"browser\""),
+        output.says("acs.driver = \"browser\""),
         "the error names the browser driver:\n{}",
-        output.stdout
+        output.messages()
     );
     assert!(
         output
@@ -319,9 +318,9 @@ fn defect_page() -> String {
         "# The defect catalogue\n\n\
          [README](../README.md) · [how we know the suite works](how-we-know.md)\n\n\
          Generated from `spec/defects.yaml` and `features/` by \
-         `PAYCONF_WRITE_DOCS=1 cargo test --test defect_catalogue the_defect_page`; the same \
+         `PAYCONF_WRITE_DOCS=1 cargo test --test harness the_defect_page`; the same \
          test, without the variable, fails when this page is out of date. Each defect is the \
-         twin (`tests/support/twin/`) with one switch turned on, breaking one requirement; \
+         twin (`tests/harness/support/twin/`) with one switch turned on, breaking one requirement; \
          the scenarios listed must fail, and no other.\n\n\
          | defect | breaks | requirement | caught by |\n|---|---|---|---|\n",
     );
@@ -354,7 +353,7 @@ fn the_defect_page_shows_the_catalogue_as_it_is() {
     assert!(
         written == page,
         "docs/defects.md is out of date with spec/defects.yaml and features/; regenerate it \
-         with PAYCONF_WRITE_DOCS=1 cargo test --test defect_catalogue the_defect_page"
+         with PAYCONF_WRITE_DOCS=1 cargo test --test harness the_defect_page"
     );
 }
 
@@ -380,36 +379,57 @@ async fn a_hostile_body_finding_is_shrunk_and_replays_from_its_seed() {
     };
     let output = run().await;
     assert_eq!(output.code, Some(1), "{}", output.stdout);
-    let stdout = &output.stdout;
-    for expected in [
-        "seed: 42 ",
-        "replays with --seed 42",
-        "shrunk with",
-        "nested",
-        "deep in",
-        "replay:   curl -i -X POST",
-        "at fault: ROB-04",
-    ] {
-        assert!(stdout.contains(expected), "{expected:?} in:\n{stdout}");
-    }
+    assert_eq!(output.seed(), Some(42), "{}", output.stdout);
+    let findings = output.hostile_findings();
+    let finding = findings
+        .first()
+        .unwrap_or_else(|| panic!("a hostile finding in:\n{}", output.messages()));
+    assert_eq!(finding["seed"], 42, "{finding}");
+    assert!(
+        finding["shrink_requests"].as_u64() > Some(0),
+        "shrunk: {finding}"
+    );
+    assert!(
+        finding["replay"]
+            .as_str()
+            .is_some_and(|curl| curl.starts_with("curl -i -X POST")),
+        "a curl that replays it: {finding}"
+    );
+    let failed = output
+        .scenarios()
+        .iter()
+        .find(|s| s["outcome"] == "failed")
+        .expect("a failed scenario");
+    assert_eq!(
+        failed["at_fault"],
+        serde_json::json!(["ROB-04"]),
+        "{failed}"
+    );
+    assert!(
+        output.says("replays with --seed 42"),
+        "the message says how to replay it:\n{}",
+        output.messages()
+    );
     // Shrunk: inside the body's own object, 64 levels are the fewest that
     // take it past the 64 the defect survives.
-    let depth: usize = stdout
-        .split(" nested ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .expect("a depth in the finding");
-    assert!((64..=200).contains(&depth), "{depth}:\n{stdout}");
-    let again = run().await;
-    let finding = |out: &str| {
-        out.lines()
-            .find(|l| l.contains("generated bodies failed"))
-            .map(str::to_owned)
+    let depth = finding["nesting"].as_u64().expect("a nested body");
+    assert!((64..=200).contains(&depth), "{finding}");
+    // The replay names the run's own address and shop transaction ID; the
+    // rest of the finding follows from the seed.
+    let without_replay = |findings: Vec<&serde_json::Value>| {
+        findings
+            .into_iter()
+            .map(|finding| {
+                let mut finding = finding.clone();
+                finding["replay"].take();
+                finding
+            })
+            .collect::<Vec<_>>()
     };
+    let again = run().await;
     assert_eq!(
-        finding(&again.stdout),
-        finding(stdout),
+        without_replay(again.hostile_findings()),
+        without_replay(findings),
         "the same seed, the same finding"
     );
 }

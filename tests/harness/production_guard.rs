@@ -3,17 +3,15 @@
 //! `--allow-production`, and then runs only the scenarios that send no card
 //! data, saying which it left out.
 
-mod support;
-
 use payconf::runner::PRODUCTION_SAFE;
 
 use std::collections::BTreeSet;
 
-use payconf_spec::{Profile, features::Features};
-use support::{
+use crate::support::{
     runner::{TempFile, payconf_run_async, scenarios_where},
     twin::TwinService,
 };
+use payconf_spec::{Profile, features::Features};
 use wiremock::{Mock, MockServer, ResponseTemplate, matchers::any};
 
 fn production_target(base: &str) -> String {

@@ -1,17 +1,15 @@
 //! payconf pointed at a server it does not control, through the API and the
-//! form driver: the hostile target ([`support::hostile`]) carries one attack
+//! form driver: the hostile target ([`crate::support::hostile`]) carries one attack
 //! per test, and each test proves the guarantee that attack tries to break.
 //! The browser's attacks are in `untrusted_browser.rs`. Every listener is on
 //! loopback.
 
-mod support;
-
-use base64::Engine as _;
-use payconf_reference::{DEFAULT_API_KEY, RunningServer};
-use support::{
+use crate::support::{
     hostile::{Attack, HostileTarget, PLANTED_CREDENTIAL, attacks::grouped},
     untrusted::{CVV, FORM, run_against},
 };
+use base64::Engine as _;
+use payconf_reference::{DEFAULT_API_KEY, RunningServer};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nothing_a_target_sends_reaches_a_terminal_or_a_ci_log_as_a_command() {

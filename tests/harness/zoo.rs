@@ -8,11 +8,9 @@
 //! each: a seed that ever failed joins the fixed list. Each journey and the
 //! zoo's runtime are written to the terminal even when the test passes.
 
-mod support;
-
 use std::{io::Write, time::Instant};
 
-use support::{
+use crate::support::{
     runner::{browser_or_skip, browser_turn, core_scenarios_checking},
     untrusted::run_against,
     zoo::{FAULTS, Journey, server::Zoo},
@@ -72,7 +70,7 @@ async fn check(journey: Journey, driver: &'static str) -> Result<(), String> {
     let code = run.output.code;
     let expected = if driver == "form" && journey.needs_script() {
         // The form driver cannot run the script: the harness's ERROR.
-        (code == Some(2) && run.output.stdout.contains("driver = \"browser\""))
+        (code == Some(2) && run.output.says("driver = \"browser\""))
             .then_some(())
             .ok_or("an ERROR naming the browser driver")
     } else if defective {

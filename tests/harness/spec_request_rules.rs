@@ -2,10 +2,8 @@
 //! rule the contract does not state is marked `x-reference`, and the docs
 //! show those rules as the reference profile's.
 
-mod support;
-
+use crate::support::{contract, find_operation, resolve};
 use serde_json::{Value, json};
-use support::{contract, find_operation, resolve};
 
 fn conformance_of(value: &Value) -> Option<&str> {
     value.get("x-conformance").and_then(Value::as_str)

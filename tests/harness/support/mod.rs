@@ -4,7 +4,6 @@
 //! ([`hostile`]) and the runs against it ([`untrusted`]), issuer journeys
 //! built other ways ([`journeys`]) and composed from seeds ([`zoo`]), and a target file
 //! for the sandbox's defaults.
-#![allow(dead_code)] // each test binary uses its own part of this module
 
 pub mod front;
 pub mod hostile;

@@ -6,11 +6,9 @@
 //! implementation configured with them, and every byte of every artifact is
 //! searched for each.
 
-mod support;
-
+use crate::support::runner::{TempFile, browser_or_skip};
 use payconf::runner::reports::Format;
 use payconf_reference::{ReferenceConfig, RunningServer};
-use support::runner::{TempFile, browser_or_skip};
 
 const API_KEY: &str = "planted-api-key-5c1e9b7d";
 const ISSUER_CODE: &str = "otp-Kq7Zx9Wm";

@@ -7,13 +7,11 @@
 //! held. Redocly Respect runs the workflows against `payconf serve` in CI
 //! (`.ci/check-flows`), and `.ci/check-clients` generates the clients.
 
-mod support;
-
+use crate::support::{contract, find_operation, resolve};
 use payconf::docs::workflows::EMBEDDED_WORKFLOWS;
 use payconf_reference as reference;
 use payconf_spec::{Profile, contract::compile_schema};
 use serde_json::{Value, json};
-use support::{contract, find_operation, resolve};
 
 fn workflows() -> Value {
     serde_yaml_ng::from_str(EMBEDDED_WORKFLOWS).expect("the workflows are YAML")

@@ -3,15 +3,13 @@
 //! documents every refusal the reference implementation can answer, and the
 //! validators built from it reject what the contract rejects.
 
-mod support;
-
 use payconf_reference::DEFAULT_FRICTIONLESS_CARD;
 use std::collections::BTreeSet;
 
+use crate::support::{contract, find_operation, resolve};
 use payconf_reference::{ApiError, code, transaction_code};
 use payconf_spec::{Profile, contract::compile_schema};
 use serde_json::{Value, json};
-use support::{contract, find_operation, resolve};
 
 fn document() -> &'static Value {
     contract().document()

@@ -9,11 +9,9 @@
 //! variation that echoes what it is sent (answers nested as deep as the
 //! generated bodies), must pass every run.
 
-mod support;
-
 use std::collections::BTreeSet;
 
-use support::{
+use crate::support::{
     runner::{RunOutput, TempFile, payconf_run_async, scenarios_where},
     twin::{RACE_WINDOW, TwinService, Variation},
 };
@@ -39,11 +37,15 @@ fn checking(requirement: &str) -> BTreeSet<String> {
 }
 
 /// The `measured:` lines of a run's console.
+/// What the run's scenarios measured of their own sharpness, as the
+/// results report it.
 fn measured(output: &RunOutput) -> Vec<&str> {
     output
-        .stdout
-        .lines()
-        .filter(|l| l.trim_start().starts_with("measured:"))
+        .scenarios()
+        .iter()
+        .filter_map(|s| s["measured"].as_array())
+        .flatten()
+        .filter_map(serde_json::Value::as_str)
         .collect()
 }
 
@@ -63,9 +65,9 @@ async fn a_race_window_of_one_millisecond_fails_rob_01_in_every_run_of_the_whole
         );
         assert!(output.errors().is_empty(), "run {run}: {}", output.stdout);
         assert!(
-            output.stdout.contains("executed it, in volley"),
+            output.says("executed it, in volley"),
             "run {run}: {}",
-            output.stdout
+            output.messages()
         );
         let line = measured(&output)
             .into_iter()

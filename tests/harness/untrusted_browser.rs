@@ -1,22 +1,20 @@
 //! payconf's browser pointed at a server it does not control: an issuer
 //! page that tries to drive ChromeDriver, keeps windows open, eats memory or
 //! hangs; frames a screenshot cannot blank; a machine with no sandbox. Each
-//! test carries one attack of the hostile target ([`support::hostile`]).
+//! test carries one attack of the hostile target ([`crate::support::hostile`]).
 //! Every listener is on loopback.
-
-mod support;
 
 use std::{
     path::{Path, PathBuf},
     time::Duration,
 };
 
-use payconf_reference::RunningServer;
-use support::{
+use crate::support::{
     hostile::{Attack, HostileTarget},
     runner::browser_turn,
     untrusted::{BROWSER, run_against, start_chromium},
 };
+use payconf_reference::RunningServer;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_issuer_page_can_neither_drive_chromedriver_nor_keep_windows_open() {
@@ -246,8 +244,9 @@ async fn screenshots_blank_every_frame_or_are_left_out_with_the_reason() {
     use payconf::runner::issuer::browser::blank_out;
     const CODE: &str = "4321";
     let inner = format!("<input id=code value={CODE}><p id=said>typed {CODE}</p>");
-    let other = support::hostile::loopback::serve_pages(vec![("/inner", inner.clone())]).await;
-    let framed = support::hostile::loopback::serve_pages(vec![
+    let other =
+        crate::support::hostile::loopback::serve_pages(vec![("/inner", inner.clone())]).await;
+    let framed = crate::support::hostile::loopback::serve_pages(vec![
         (
             "/",
             format!(

@@ -1,0 +1,31 @@
+//! The harness's integration tests, in one binary so that the harness
+//! links once (as ripgrep keeps its tests): one module per concern, over
+//! real sockets on 127.0.0.1, with [`support`] shared by all of them.
+//!
+//! Run one module's tests with `cargo test --test harness <module>::`, one
+//! test by its name: `cargo test --test harness the_defect_page`.
+
+mod support;
+
+mod bench_command;
+mod catalogue;
+mod defect_catalogue;
+mod docs;
+mod evidence;
+mod har;
+mod issuer_drivers;
+mod production_guard;
+mod proxy;
+mod redaction;
+mod reports;
+mod robustness;
+mod runs_not_carried_out;
+mod serve_command;
+mod spec;
+mod spec_for_tools;
+mod spec_request_rules;
+mod suite_vs_reference;
+mod transport;
+mod untrusted_browser;
+mod untrusted_target;
+mod zoo;
