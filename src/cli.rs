@@ -251,6 +251,20 @@ pub struct ServeArgs {
     pub tls_key: Option<PathBuf>,
 }
 
+/// `payconf serve`'s options, from its flags.
+fn serve_options(args: ServeArgs) -> crate::serve::ServeOptions {
+    let tls = match (args.tls_cert, args.tls_key) {
+        (Some(cert), Some(key)) => Some(crate::serve::TlsFiles { cert, key }),
+        // clap requires each with the other.
+        _ => None,
+    };
+    crate::serve::ServeOptions {
+        addr: args.addr,
+        config: args.config,
+        tls,
+    }
+}
+
 /// Runs a parsed command line and returns the process's exit code.
 pub fn main(cli: Cli) -> ExitCode {
     // Held to the end: dropping it writes the lines still queued.
@@ -273,7 +287,9 @@ pub fn main(cli: Cli) -> ExitCode {
         Command::Run(args) => runtime
             .block_on(crate::runner::run(run_options(args)))
             .map_err(anyhow::Error::from),
-        Command::Serve(args) => runtime.block_on(crate::serve::serve(args)),
+        Command::Serve(args) => runtime
+            .block_on(crate::serve::serve(serve_options(args)))
+            .map_err(anyhow::Error::from),
         Command::Docs(args) => docs(&args),
         Command::Bench(args) if args.hostile.is_some() => runtime
             .block_on(crate::bench::hostile(

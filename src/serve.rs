@@ -1,51 +1,131 @@
 //! `payconf serve`: the reference implementation on a socket of the user's
 //! choice, until Ctrl-C or SIGTERM.
 
-use std::{io::Write, process::ExitCode};
+use std::{
+    io::Write,
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    process::ExitCode,
+    sync::Arc,
+};
 
-use anyhow::Context;
-use payconf_reference::ReferenceConfig;
+use payconf_reference::{ConfigError, ReferenceConfig, ServeError, TlsError};
 use tokio::net::TcpListener;
 
-use crate::{cli::ServeArgs, interruption::Interruption};
+use crate::interruption::Interruption;
 
-/// Binds, prints `listening on http://HOST:PORT` (`https://` with
-/// `--tls-cert`) as the first line of stdout, and serves until a shutdown
+/// Everything `payconf serve` takes.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// Where to listen; port 0 picks a free port.
+    pub addr: SocketAddr,
+    /// The back-office configuration file; the built-in defaults without one.
+    pub config: Option<PathBuf>,
+    /// Serve HTTPS with this certificate and key.
+    pub tls: Option<TlsFiles>,
+}
+
+/// A certificate (PEM, its chain after it) and its private key (PEM).
+#[derive(Clone, Debug)]
+pub struct TlsFiles {
+    /// The certificate file.
+    pub cert: PathBuf,
+    /// The key file.
+    pub key: PathBuf,
+}
+
+/// Why `payconf serve` could not serve.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// The back-office configuration is unreadable or invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A certificate or key file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file, as given.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The certificate and key cannot be served.
+    #[error("--tls-cert {cert} --tls-key {key}: {source}")]
+    Tls {
+        /// The certificate file, as given.
+        cert: String,
+        /// The key file, as given.
+        key: String,
+        /// Why.
+        source: TlsError,
+    },
+    /// The address cannot be listened on.
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Ctrl-C and SIGTERM cannot be heard.
+    #[error("cannot listen for signals: {0}")]
+    Signals(std::io::Error),
+    /// The first line, the address, cannot be written.
+    #[error("cannot write to stdout: {0}")]
+    Stdout(std::io::Error),
+    /// The server stopped with an error.
+    #[error(transparent)]
+    Serve(#[from] ServeError),
+}
+
+/// Binds, prints `listening on http://HOST:PORT` (`https://` with a
+/// certificate) as the first line of stdout, and serves until a shutdown
 /// signal.
-pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let config = match &args.config {
+pub async fn serve(options: ServeOptions) -> Result<ExitCode, SandboxError> {
+    let config = match &options.config {
         Some(path) => ReferenceConfig::load(path)?,
         None => ReferenceConfig::default(),
     };
-    let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => {
-            let read = |path: &std::path::Path| {
-                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
-            };
-            let config =
-                payconf_reference::server_config(&read(cert)?, &read(key)?).with_context(|| {
-                    format!("--tls-cert {} --tls-key {}", cert.display(), key.display())
-                })?;
-            Some(config)
-        }
-        _ => None,
-    };
-    let listener = TcpListener::bind(args.addr)
-        .await
-        .with_context(|| format!("cannot listen on {}", args.addr))?;
-    let mut interruption = Interruption::listen().context("cannot listen for signals")?;
+    let tls = options.tls.as_ref().map(server_config).transpose()?;
+    let listener =
+        TcpListener::bind(options.addr)
+            .await
+            .map_err(|source| SandboxError::Listen {
+                addr: options.addr,
+                source,
+            })?;
+    let mut interruption = Interruption::listen().map_err(SandboxError::Signals)?;
     let local = listener
         .local_addr()
-        .context("cannot read the bound address")?;
-    let mut stdout = std::io::stdout().lock();
+        .map_err(|source| SandboxError::Listen {
+            addr: options.addr,
+            source,
+        })?;
     let scheme = if tls.is_some() { "https" } else { "http" };
+    let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "listening on {scheme}://{local}")
         .and_then(|()| stdout.flush())
-        .context("cannot write to stdout")?;
+        .map_err(SandboxError::Stdout)?;
     drop(stdout);
     payconf_reference::run_tls(listener, config, tls, async move {
         interruption.next().await;
     })
     .await?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The TLS configuration of a certificate and key.
+fn server_config(files: &TlsFiles) -> Result<Arc<rustls::ServerConfig>, SandboxError> {
+    let read = |path: &Path| {
+        std::fs::read(path).map_err(|source| SandboxError::Read {
+            path: path.display().to_string(),
+            source,
+        })
+    };
+    payconf_reference::server_config(&read(&files.cert)?, &read(&files.key)?).map_err(|source| {
+        SandboxError::Tls {
+            cert: files.cert.display().to_string(),
+            key: files.key.display().to_string(),
+            source,
+        }
+    })
 }

@@ -108,3 +108,44 @@ fn a_flag_wins_over_its_variable_which_wins_over_the_target_file() {
     let output = payconf_run_with(&["--target", &path], &[("PAYCONF_BASE_URL", "")]);
     assert_eq!(names(&output), ["from-file"], "{}", output.stderr);
 }
+
+/// A target that still answers `429` after payconf has waited as often as
+/// it will is limiting payconf's pace, not breaking the contract (which
+/// shows no rate limits): every scenario it stops is payconf's ERROR,
+/// naming `--rate`, never the target's FAIL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rate_limit_past_payconfs_patience_is_an_error_naming_rate() {
+    use wiremock::{Mock, MockServer, ResponseTemplate, matchers::any};
+
+    let server = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(
+            ResponseTemplate::new(429)
+                .insert_header("Retry-After", "0")
+                .set_body_raw(
+                    r#"{"error":{"code":"429","description":"slow down"},"payload":{}}"#,
+                    "application/json",
+                ),
+        )
+        .mount(&server)
+        .await;
+    let base = url::Url::parse(&server.uri()).expect("address");
+    let target = TempFile::new(
+        "limited-target.toml",
+        &crate::support::reference_target_file(&base, "", "driver = \"none\""),
+    );
+    let output = crate::support::runner::payconf_run_async(vec![
+        "--target".to_owned(),
+        target.0.display().to_string(),
+        "--tags".to_owned(),
+        "@req:AUTH-01 or @req:AUTH-02".to_owned(),
+    ])
+    .await;
+    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
+    assert!(output.failed().is_empty(), "{}", output.messages());
+    assert!(!output.errors().is_empty(), "{}", output.stdout);
+    assert!(output.says("--rate"), "{}", output.messages());
+    for scenario in output.scenarios() {
+        assert_eq!(scenario["failure"]["fault"], "harness", "{scenario:#}");
+    }
+}
