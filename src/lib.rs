@@ -20,17 +20,17 @@
 //! ```
 //!
 //! - [`runner`]: `payconf run`. It loads the suite from `payconf_spec`,
-//!   resolves the [`runner::target_file`], and runs the scenarios with cucumber:
-//!   the [`runner::steps`] act on a [`runner::world`] that sends every request
-//!   as an [`runner::exchange`] and judges every answer against the contract;
+//!   resolves the `runner::target_file`, and runs the scenarios with cucumber:
+//!   the `runner::steps` act on a `runner::world` that sends every request
+//!   as an `runner::exchange` and judges every answer against the contract;
 //!   the buyer goes through the issuer's page with one of the drivers of
-//!   [`runner::issuer`]. Cucumber's events are recorded into the result
-//!   model, [`runner::result`] (its recorder puts each failure on the
-//!   requirements at fault and asks the [`runner::waivers`]), whose
-//!   [`runner::result::Verdict`] is the run's exit code; the
-//!   [`runner::console`] prints it as it comes, the [`runner::reports`] are
-//!   written from it, [`runner::redact`] keeps secrets out of all of it, and
-//!   [`runner::neutral`] keeps what a target sends from commanding the
+//!   `runner::issuer`. Cucumber's events are recorded into the result
+//!   model, `runner::result` (its recorder puts each failure on the
+//!   requirements at fault and asks the `runner::waivers`), whose
+//!   `runner::result::Verdict` is the run's exit code; the
+//!   `runner::console` prints it as it comes, the `runner::reports` are
+//!   written from it, `runner::redact` keeps secrets out of all of it, and
+//!   `runner::neutral` keeps what a target sends from commanding the
 //!   terminal or the CI log it is printed to.
 //! - [`docs`]: `payconf docs`, the documentation generated from the spec, the
 //!   features and the Arazzo workflows.

@@ -13,29 +13,40 @@ use std::{path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
 use cucumber::{gherkin::tagexpr::TagOperation, tag::Ext as _};
 use payconf_spec::{Profile, contract::Contract, features::ScenarioEntry};
 
-pub mod console;
-pub mod exchange;
-pub mod hostile;
-pub mod issuer;
-pub mod json;
-pub mod list;
-pub mod neutral;
-pub mod redact;
-pub mod reports;
-pub mod result;
-pub mod settings;
-pub mod steps;
-pub mod target_file;
-pub mod transport;
-pub mod volley;
-pub mod waivers;
-pub mod world;
+mod console;
+pub(crate) mod exchange;
+mod hostile;
+pub(crate) mod issuer;
+mod json;
+mod list;
+pub(crate) mod neutral;
+mod redact;
+pub(crate) mod reports;
+pub(crate) mod result;
+mod settings;
+pub(crate) mod steps;
+pub(crate) mod target_file;
+pub(crate) mod transport;
+pub(crate) mod volley;
+mod waivers;
+pub(crate) mod world;
 
 mod browser;
 pub(crate) mod embedded;
 mod needs;
 mod scenarios;
 mod suite;
+
+/// What the integration tests and tools reach from outside the runner:
+/// the browser (its attack tests start one of their own), the planted
+/// secrets' blanking, the report formats, the target file, the transport's
+/// client-certificate probe and the step definitions that carry card data.
+pub use issuer::{browser::blank_out, chromium};
+pub use reports::Format;
+pub use steps::CARD_DATA_DEFINITIONS;
+pub use target_file::TargetFile;
+pub use transport::certificate::client_refusal;
+pub use world::PaymentWorld;
 
 use crate::interruption::Interruption;
 use browser::start_browser;
@@ -47,7 +58,7 @@ use crate::runner::{
     exchange::Limits,
     reports::{ReportFiles, ReportInputs, write_reports},
     result::Verdict,
-    target_file::{Environment, TargetConfig, TargetFile, TargetOverrides},
+    target_file::{Environment, TargetConfig, TargetOverrides},
     waivers::Waivers,
 };
 

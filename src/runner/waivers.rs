@@ -159,16 +159,6 @@ impl Waivers {
         Ok(Self { list, today })
     }
 
-    /// Every waiver.
-    pub fn all(&self) -> &[Waiver] {
-        &self.list
-    }
-
-    /// The day waivers are judged on.
-    pub fn today(&self) -> Date {
-        self.today
-    }
-
     /// The waivers of one requirement.
     pub fn of<'a>(&'a self, requirement: &'a str) -> impl Iterator<Item = &'a Waiver> {
         self.list

@@ -94,8 +94,6 @@ pub type OperationId = &'static str;
 /// An answer from the API.
 #[derive(Clone, Debug)]
 pub struct Answer {
-    /// The operation it answers, which chooses the schema it is held to.
-    pub operation: OperationId,
     /// Index of its exchange in [`PaymentWorld::exchanges`].
     pub exchange: usize,
     /// HTTP status.
@@ -322,7 +320,6 @@ impl PaymentWorld {
         let media_type = response.header("content-type").unwrap_or("").to_owned();
         let json = crate::runner::json::parse_ok(&response.body);
         self.answer = Some(Answer {
-            operation,
             exchange: index,
             status,
             json: json.clone(),

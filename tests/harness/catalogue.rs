@@ -5,9 +5,7 @@
 use std::collections::BTreeSet;
 
 use cucumber::World as _;
-use payconf::runner::{
-    PRODUCTION_SAFE, RunOptions, Suite, steps::CARD_DATA_DEFINITIONS, world::PaymentWorld,
-};
+use payconf::runner::{CARD_DATA_DEFINITIONS, PRODUCTION_SAFE, PaymentWorld, RunOptions, Suite};
 use payconf_spec::{
     Profile,
     contract::Contract,
@@ -151,8 +149,7 @@ fn requirement_fields_name_operations_of_the_spec() {
 #[test]
 fn the_example_target_file_is_complete() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/target.toml");
-    let file =
-        payconf::runner::target_file::TargetFile::load(std::path::Path::new(path)).expect("parses");
+    let file = payconf::runner::TargetFile::load(std::path::Path::new(path)).expect("parses");
     let target = file.resolve().expect("complete");
     assert_eq!(target.api_key.expose(), payconf_reference::DEFAULT_API_KEY);
     assert!(target.cards.declined.is_some() && target.failure_url.is_some());

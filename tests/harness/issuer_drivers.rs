@@ -348,7 +348,7 @@ async fn a_page_that_freezes_the_browser_is_an_error_in_bounded_time_not_a_hang(
 /// next turn is refused at once, saying why.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_browser_that_stopped_answering_is_not_used_again() {
-    use payconf::runner::issuer::chromium::{BrowserSettings, Chromium, locate};
+    use payconf::runner::chromium::{BrowserSettings, Chromium, locate};
     if !browser_or_skip("a_browser_that_stopped_answering_is_not_used_again") {
         return;
     }
@@ -378,7 +378,7 @@ async fn a_browser_that_stopped_answering_is_not_used_again() {
 /// a cold or busy machine) is started again, and the run goes on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_browser_that_fails_its_first_start_is_started_again() {
-    use payconf::runner::issuer::chromium::{BrowserSettings, Chromium, locate};
+    use payconf::runner::chromium::{BrowserSettings, Chromium, locate};
     if !browser_or_skip("a_browser_that_fails_its_first_start_is_started_again") {
         return;
     }

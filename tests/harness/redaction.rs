@@ -7,7 +7,7 @@
 //! searched for each.
 
 use crate::support::runner::{TempFile, browser_or_skip};
-use payconf::runner::reports::Format;
+use payconf::runner::Format;
 use payconf_reference::{ReferenceConfig, RunningServer};
 
 const API_KEY: &str = "planted-api-key-5c1e9b7d";

@@ -148,7 +148,7 @@ async fn mutual_tls_passes_with_the_client_certificate_and_stops_without_one_or_
 /// server trusts, the refusal for none and for a stranger's.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_handshake_of_payconfs_own_hears_the_server_refuse_the_client() {
-    use payconf::runner::transport::certificate::client_refusal;
+    use payconf::runner::client_refusal;
     use rustls::AlertDescription;
     let ca = TestCa::new("payconf test CA");
     let clients = TestCa::new("merchant clients CA");

@@ -241,7 +241,7 @@ async fn screenshots_blank_every_frame_or_are_left_out_with_the_reason() {
     else {
         return;
     };
-    use payconf::runner::issuer::browser::blank_out;
+    use payconf::runner::blank_out;
     const CODE: &str = "4321";
     let inner = format!("<input id=code value={CODE}><p id=said>typed {CODE}</p>");
     let other =

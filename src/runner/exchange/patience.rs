@@ -183,11 +183,6 @@ impl Pace {
         }
     }
 
-    /// The requests a second it allows, if it bounds them.
-    pub fn rate(&self) -> Option<f64> {
-        self.interval.map(|interval| 1.0 / interval.as_secs_f64())
-    }
-
     /// Waits for the turn of `count` requests sent together (a volley goes
     /// at once, and the requests after it wait for all of it).
     pub async fn turns(&self, count: usize) {
@@ -239,11 +234,11 @@ mod tests {
             "{:?}",
             start.elapsed()
         );
-        assert_eq!(Pace::new(None).rate(), None);
-        assert!(
-            Pace::new(Some(20.0))
-                .rate()
-                .is_some_and(|r| (r - 20.0).abs() < 1e-9)
+        assert_eq!(Pace::new(None).interval, None);
+        assert_eq!(Pace::new(Some(0.0)).interval, None);
+        assert_eq!(
+            Pace::new(Some(20.0)).interval,
+            Some(Duration::from_millis(50))
         );
     }
 }

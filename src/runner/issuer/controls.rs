@@ -76,16 +76,6 @@ pub enum Refusal {
     Unclear(Choosing),
 }
 
-impl Refusal {
-    /// The reason, in words.
-    pub fn words(&self) -> String {
-        match self {
-            Self::Script(why) => why.clone(),
-            Self::Unclear(choosing) => choosing.words(),
-        }
-    }
-}
-
 /// The submit control that does `choice` in `form` ([`choose`]), if the form
 /// has one that works without a script; `Ok(None)` for a form without any
 /// control, which the buyer's Enter key submits.

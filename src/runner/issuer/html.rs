@@ -52,25 +52,6 @@ pub enum Unreadable {
     NoForm,
 }
 
-/// Reads the form a buyer would answer off an HTML page and fills it.
-pub fn read_form(
-    html: &str,
-    page: &Url,
-    choice: Choice,
-    values: &BTreeMap<String, String>,
-) -> Result<FormSubmission, String> {
-    let document = super::parse::document(html).map_err(|why| why.to_string())?;
-    match answer_form(&document, page, choice, values) {
-        Some(result) => result.map_err(|refusal| refusal.words()),
-        None => Err(match choice {
-            Choice::Authenticate => "an HTML page with a form holding the configured fields",
-            Choice::Cancel => "a form that cancels (a control saying cancel)",
-            Choice::Follow => "nothing: a buyer who only follows answers no form",
-        }
-        .to_owned()),
-    }
-}
-
 /// The form holding every configured field (or, to cancel, the form with a
 /// control that cancels), filled and submitted with the control that does
 /// the buyer's choice.
@@ -248,6 +229,29 @@ pub fn runs_scripts(document: &Html) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reads the form a buyer would answer off an HTML page and fills it.
+    fn read_form(
+        html: &str,
+        page: &Url,
+        choice: Choice,
+        values: &BTreeMap<String, String>,
+    ) -> Result<FormSubmission, String> {
+        let document =
+            crate::runner::issuer::parse::document(html).map_err(|why| why.to_string())?;
+        match answer_form(&document, page, choice, values) {
+            Some(result) => result.map_err(|refusal| match refusal {
+                Refusal::Script(why) => why,
+                Refusal::Unclear(choosing) => choosing.words(),
+            }),
+            None => Err(match choice {
+                Choice::Authenticate => "an HTML page with a form holding the configured fields",
+                Choice::Cancel => "a form that cancels (a control saying cancel)",
+                Choice::Follow => "nothing: a buyer who only follows answers no form",
+            }
+            .to_owned()),
+        }
+    }
 
     fn page() -> Url {
         Url::parse("https://issuer.example/acs/page?x=1").expect("url")

@@ -24,13 +24,7 @@ pub enum Relay {
     Form(FormSubmission),
 }
 
-/// The relay of a page, when it has one.
-pub fn read_relay(html: &str, page: &Url) -> Option<Relay> {
-    let document = super::parse::document(html).ok()?;
-    relay_in(&document, page)
-}
-
-/// [`read_relay`] on a parsed page.
+/// The relay of a parsed page, when it has one.
 pub fn relay_in(document: &Html, page: &Url) -> Option<Relay> {
     let refresh = document
         .select(&selector("meta[http-equiv]"))
@@ -88,6 +82,12 @@ fn is_relay_form(form: ElementRef<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The relay of a page, when it has one.
+    fn read_relay(html: &str, page: &Url) -> Option<Relay> {
+        let document = crate::runner::issuer::parse::document(html).ok()?;
+        relay_in(&document, page)
+    }
 
     fn page() -> Url {
         Url::parse("https://issuer.example/acs/page?x=1").expect("url")

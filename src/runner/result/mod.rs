@@ -17,7 +17,7 @@ pub mod recorder;
 mod verdict;
 
 pub use exchange::{ExchangeRecord, Timing};
-pub use failure::{Failure, FailureParts, Fault};
+pub use failure::Failure;
 pub use hostile::HostileFinding;
 pub use issuer::{Drove, IssuerEvidence};
 pub use key::ScenarioKey;

@@ -10,7 +10,7 @@ pub(crate) mod payment;
 mod redirect;
 pub mod robustness;
 
-pub use card::{CARD_DATA_DEFINITIONS, CardChoice};
+pub use card::CARD_DATA_DEFINITIONS;
 
 /// Path of the create call, under the target's base address.
 pub const CREATE_PATH: &str = "/api/v1/payment/create/";

@@ -228,8 +228,8 @@ pub static BROWSER_RUNS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_
 /// skipped and returns; in CI (`CI` set) it fails instead: CI installs them
 /// and must run those tests.
 pub fn browser_or_skip(test: &str) -> bool {
-    let settings = payconf::runner::issuer::chromium::BrowserSettings::default();
-    match payconf::runner::issuer::chromium::locate(&settings, |name| std::env::var(name).ok()) {
+    let settings = payconf::runner::chromium::BrowserSettings::default();
+    match payconf::runner::chromium::locate(&settings, |name| std::env::var(name).ok()) {
         Ok(_) => true,
         Err(why) if std::env::var_os("CI").is_some() => {
             panic!("{test}: CI must run the browser tests, but {why}")

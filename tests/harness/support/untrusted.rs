@@ -112,8 +112,8 @@ impl Artifacts {
 }
 
 /// The browser a run would start, with the default settings.
-pub async fn start_chromium() -> payconf::runner::issuer::chromium::Chromium {
-    use payconf::runner::issuer::chromium::{BrowserSettings, Chromium, locate};
+pub async fn start_chromium() -> payconf::runner::chromium::Chromium {
+    use payconf::runner::chromium::{BrowserSettings, Chromium, locate};
     let settings = BrowserSettings::default();
     let programs = locate(&settings, |name| std::env::var(name).ok()).expect("browser found");
     Chromium::start(&programs, &settings, std::time::Duration::from_secs(10))

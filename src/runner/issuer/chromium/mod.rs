@@ -49,7 +49,7 @@ mod turn;
 pub use isolation::Isolation;
 pub use processes::MemoryWatch;
 use processes::ProcessGroup;
-pub use programs::{BrowserError, BrowserPrograms, BrowserSettings, INSTALL_HINT, locate};
+pub use programs::{BrowserError, BrowserPrograms, BrowserSettings, locate};
 pub use turn::{COMMAND_BOUND, Reservation, Turn};
 
 /// How long ChromeDriver and the browser have to start, each try.
@@ -253,7 +253,6 @@ impl Chromium {
         }
         let turn = Turn {
             client: &self.client,
-            browser: self,
             reservation,
         };
         // A browser short of CPU answers late now and then: tried again,

@@ -8,7 +8,7 @@ use fantoccini::{Client, wd::WebDriverCompatibleCommand};
 use serde_json::{Value, json};
 use tokio::sync::OwnedMutexGuard;
 
-use super::{Chromium, first_line};
+use super::first_line;
 
 /// The browser held for one scenario; free again when dropped.
 #[derive(Debug)]
@@ -21,8 +21,6 @@ pub struct Reservation {
 pub struct Turn<'a> {
     /// The WebDriver session, borrowed for one journey and reset after it.
     pub client: &'a Client,
-    /// The browser, for its memory and its processes.
-    pub browser: &'a Chromium,
     pub(super) reservation: Reservation,
 }
 
