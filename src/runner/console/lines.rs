@@ -45,13 +45,13 @@ pub(super) fn result_lines(result: &ScenarioResult) -> Vec<String> {
             }
         }
     }
-    for observation in &result.observations {
+    for observation in &result.leftovers.observations {
         out.push(format!("        noted: {observation}"));
     }
-    for wait in &result.waited {
+    for wait in &result.leftovers.waited {
         out.push(format!("        waited: {wait}"));
     }
-    for measure in &result.measured {
+    for measure in &result.leftovers.measured {
         out.push(format!("        measured: {measure}"));
     }
     out

@@ -25,7 +25,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
     let mut pages = Vec::new();
     let mut entries = Vec::new();
     for scenario in sorted(inputs.report) {
-        let Some(records) = &scenario.har else {
+        let Some(records) = &scenario.leftovers.har else {
             continue;
         };
         let page = scenario.location();

@@ -92,8 +92,8 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
                 message: failure.map(|(_, failure)| failure.to_string()),
                 reason: r.outcome.skip_reason().map(str::to_owned),
                 waivers: r.outcome.waivers().to_vec(),
-                observations: r.observations.clone(),
-                measured: r.measured.clone(),
+                observations: r.leftovers.observations.clone(),
+                measured: r.leftovers.measured.clone(),
                 steps: r
                     .steps
                     .iter()
@@ -105,9 +105,10 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
                         message: s.message.clone(),
                     })
                     .collect(),
-                exchanges: r.exchanges.clone(),
+                exchanges: r.leftovers.exchanges.clone(),
                 // Kept for what needs explaining: a pass needs no screenshot.
                 issuer: r
+                    .leftovers
                     .issuer
                     .as_ref()
                     .filter(|_| {

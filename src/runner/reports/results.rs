@@ -36,11 +36,11 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
                 });
                 entry["at_fault"] = json!(r.blamed);
             }
-            if let Some(issuer) = &r.issuer {
+            if let Some(issuer) = &r.leftovers.issuer {
                 entry["driver"] = json!(issuer.driver.name());
                 entry["issuer_pages"] = json!(issuer.pages);
             }
-            if let Some(hostile) = &r.hostile {
+            if let Some(hostile) = &r.leftovers.hostile {
                 entry["hostile"] = json!(hostile);
             }
             if !r.outcome.waivers().is_empty() {
@@ -49,14 +49,14 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
             if let Some(reason) = r.outcome.skip_reason() {
                 entry["reason"] = json!(reason);
             }
-            if !r.observations.is_empty() {
-                entry["noted"] = json!(r.observations);
+            if !r.leftovers.observations.is_empty() {
+                entry["noted"] = json!(r.leftovers.observations);
             }
-            if !r.waited.is_empty() {
-                entry["waited"] = json!(r.waited);
+            if !r.leftovers.waited.is_empty() {
+                entry["waited"] = json!(r.leftovers.waited);
             }
-            if !r.measured.is_empty() {
-                entry["measured"] = json!(r.measured);
+            if !r.leftovers.measured.is_empty() {
+                entry["measured"] = json!(r.leftovers.measured);
             }
             entry
         })

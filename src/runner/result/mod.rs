@@ -102,6 +102,16 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// A step's failure as the scenario's outcome: an error when payconf
+    /// could not carry the step out, else a failure of the target.
+    pub fn of(step: String, failure: Failure) -> Self {
+        if failure.is_harness() {
+            Self::Error { step, failure }
+        } else {
+            Self::Failed { step, failure }
+        }
+    }
+
     /// The failing step and its failure, for a failed, waived or erred scenario.
     pub fn failure(&self) -> Option<(&str, &Failure)> {
         match self {
@@ -155,24 +165,11 @@ pub struct ScenarioResult {
     pub tags: Vec<String>,
     /// How it ended.
     pub outcome: Outcome,
-    /// Violations of requirements it does not check, noted in passing.
-    pub observations: Vec<String>,
-    /// Each time the target asked payconf to wait (a rate limit) and it did.
-    pub waited: Vec<String>,
-    /// What it measured of its own sharpness: the volleys a race check sent
-    /// and how close together their requests went.
-    pub measured: Vec<String>,
     /// Its steps, background first.
     pub steps: Vec<StepResult>,
-    /// Every exchange with the target, redacted.
-    pub exchanges: Vec<ExchangeRecord>,
-    /// What the issuer driver saw, when the scenario went through the issuer page.
-    pub issuer: Option<IssuerEvidence>,
-    /// What its generated hostile bodies found, when they found something.
-    pub hostile: Option<HostileFinding>,
-    /// With `--har`: every exchange it sent or saw, in order, those its
-    /// report leaves out (volleys, generated bodies, browser loads) included.
-    pub har: Option<Vec<ExchangeRecord>>,
+    /// What it left besides its steps: exchanges, observations, waits,
+    /// measurements, issuer evidence, hostile findings.
+    pub leftovers: Leftovers,
     /// The requirements at fault, when it failed, was waived or erred: those
     /// a spec violation blamed, or else those the failing step names, or
     /// else every requirement it checks.
@@ -191,14 +188,8 @@ impl ScenarioResult {
             name: entry.name,
             tags: entry.tags,
             outcome: Outcome::Skipped(reason),
-            observations: Vec::new(),
-            waited: Vec::new(),
-            measured: Vec::new(),
             steps: Vec::new(),
-            exchanges: Vec::new(),
-            issuer: None,
-            hostile: None,
-            har: None,
+            leftovers: Leftovers::default(),
             blamed: Vec::new(),
             duration: Duration::ZERO,
         }

@@ -19,8 +19,7 @@ use cucumber::{
 use payconf_spec::{features::file_name, requirements::Requirements};
 
 use super::{
-    Failure, Handover, Leftovers, Outcome, RunReport, ScenarioKey, ScenarioResult, StepResult,
-    StepStatus,
+    Failure, Handover, Outcome, RunReport, ScenarioKey, ScenarioResult, StepResult, StepStatus,
 };
 use crate::runner::waivers::{Decision, Waiver, Waivers, format_date};
 
@@ -130,7 +129,7 @@ impl Recorder {
                 Feature::Rule(rule, Rule::Scenario(scenario, event)),
             )) => self.on_scenario(&feature, Some(&rule), &scenario, event.event),
             Ok(Cucumber::Finished) => {
-                let report = self.report().clone();
+                let report = self.report.lock().unwrap_or_else(|e| e.into_inner());
                 if let Some(listener) = &mut self.listener {
                     listener.finished(&report);
                 }
@@ -191,10 +190,7 @@ impl Recorder {
                     .harness_errors
                     .push(format!("{}: hook failed: {message}", key.file));
                 if let Some(running) = self.running.get_mut(&key) {
-                    running.outcome = Outcome::Error {
-                        step: "(hook)".to_owned(),
-                        failure: Failure::harness(message),
-                    };
+                    running.outcome = Outcome::of("(hook)".to_owned(), Failure::harness(message));
                 }
             }
             Scenario::Finished => {
@@ -248,81 +244,62 @@ impl Recorder {
     /// One step's event: its status and time, the step counts, and the
     /// scenario's first failure.
     fn on_step<W: Settles>(&mut self, key: &ScenarioKey, step: &gherkin::Step, event: Step<W>) {
-        let now = self.now;
-        let counted = match &event {
-            Step::Started => None,
-            Step::Passed(..) => Some(StepStatus::Passed),
-            Step::Skipped => Some(StepStatus::Skipped),
-            Step::Failed(..) => Some(StepStatus::Failed),
+        let (status, failure) = match event {
+            Step::Started => {
+                if let Some(running) = self.running.get_mut(key) {
+                    running.step_started = self.now;
+                }
+                return;
+            }
+            Step::Passed(..) => (StepStatus::Passed, None),
+            Step::Skipped => (
+                StepStatus::Undefined,
+                Some(Failure::plain("no step definition matches this step")),
+            ),
+            Step::Failed(_, _, world, error) => {
+                // A step that settled no failure panicked: payconf's own
+                // fault, which judges nothing of the target.
+                let failure = world
+                    .as_deref()
+                    .and_then(Settles::settled)
+                    .cloned()
+                    .unwrap_or_else(|| {
+                        Failure::harness(format!(
+                            "payconf failed in this step (a fault of payconf's own, to report): {}",
+                            step_error_message(&error)
+                        ))
+                    });
+                (StepStatus::Failed, Some(failure))
+            }
         };
         {
             let mut report = self.report();
-            match counted {
-                Some(StepStatus::Passed) => report.steps.passed += 1,
-                Some(StepStatus::Skipped) => report.steps.skipped += 1,
-                Some(StepStatus::Failed) => report.steps.failed += 1,
-                Some(StepStatus::Undefined) | None => {}
+            match status {
+                StepStatus::Passed => report.steps.passed += 1,
+                // Cucumber counts a step no definition matches as skipped.
+                StepStatus::Undefined => report.steps.skipped += 1,
+                StepStatus::Failed => report.steps.failed += 1,
+                StepStatus::Skipped => {}
             }
         }
         let Some(running) = self.running.get_mut(key) else {
             return;
         };
-        if let Step::Started = event {
-            running.step_started = now;
-            return;
-        }
-        let written = format!("{}{}", step.keyword, step.value);
-        let failure = match event {
-            Step::Started | Step::Passed(..) => None,
-            Step::Skipped => Some((
-                None,
-                Outcome::Failed {
-                    step: written,
-                    failure: Failure::plain("no step definition matches this step"),
-                },
-            )),
-            Step::Failed(_, _, world, error) => {
-                let settled = world.as_deref().and_then(Settles::settled).cloned();
-                // A step that did not settle a failure panicked: payconf's
-                // own fault, which judges nothing of the target.
-                let failure = settled.unwrap_or_else(|| {
-                    Failure::harness(format!(
-                        "payconf failed in this step (a fault of payconf's own, to report): {}",
-                        step_error_message(&error)
-                    ))
-                });
-                let outcome = if failure.is_harness() {
-                    Outcome::Error {
-                        step: written,
-                        failure,
-                    }
-                } else {
-                    Outcome::Failed {
-                        step: written,
-                        failure,
-                    }
-                };
-                Some((Some(error), outcome))
-            }
-        };
-        let duration = now.duration_since(running.step_started).unwrap_or_default();
         let line = step.position.line;
+        let duration = self
+            .now
+            .duration_since(running.step_started)
+            .unwrap_or_default();
         let slot = running
             .steps
             .iter_mut()
             .find(|s| s.line == line && s.status == StepStatus::Skipped);
         if let Some(result) = slot {
             result.duration = duration;
-            result.status = match &failure {
-                None => StepStatus::Passed,
-                Some((None, _)) => StepStatus::Undefined,
-                Some((Some(_), _)) => StepStatus::Failed,
-            };
-            result.message = failure
-                .as_ref()
-                .and_then(|(_, outcome)| outcome.failure().map(|(_, failure)| failure.to_string()));
+            result.status = status;
+            result.message = failure.as_ref().map(Failure::to_string);
         }
-        if let Some((_, outcome)) = failure {
+        if let Some(failure) = failure {
             if running.outcome == Outcome::Passed {
                 running.named = running
                     .steps
@@ -330,7 +307,7 @@ impl Recorder {
                     .find(|s| s.line == line)
                     .map(|s| s.requirements.clone())
                     .unwrap_or_default();
-                running.outcome = outcome;
+                running.outcome = Outcome::of(format!("{}{}", step.keyword, step.value), failure);
             }
         }
     }
@@ -344,15 +321,7 @@ impl Recorder {
         rule: Option<&gherkin::Rule>,
         scenario: &gherkin::Scenario,
     ) -> ScenarioResult {
-        let Leftovers {
-            observations,
-            waited,
-            measured,
-            exchanges,
-            issuer,
-            hostile,
-            har,
-        } = self.handover.take(&key);
+        let leftovers = self.handover.take(&key);
         let (outcome, named, steps, duration) = match self.running.remove(&key) {
             Some(running) => {
                 let took = self.now.duration_since(running.started).unwrap_or_default();
@@ -373,14 +342,8 @@ impl Recorder {
             name: scenario.name.clone(),
             tags,
             outcome,
-            observations,
-            waited,
-            measured,
             steps,
-            exchanges,
-            issuer,
-            hostile,
-            har,
+            leftovers,
             blamed,
             duration,
         }
