@@ -363,8 +363,7 @@ fn docs(args: &DocsArgs) -> anyhow::Result<ExitCode> {
     let workflows = match &args.workflows {
         Some(path) => crate::docs::workflows::Workflows::load(path),
         None => crate::docs::workflows::Workflows::embedded(),
-    }
-    .map_err(anyhow::Error::msg)?;
+    }?;
     let site = crate::docs::Site::build(&contract, &features, &requirements, &workflows)?;
     let written = site.write(&args.out, args.format)?;
     let entry = args

@@ -24,9 +24,13 @@
 //!   the `runner::steps` act on a `runner::world` that sends every request
 //!   as an `runner::exchange` and judges every answer against the contract;
 //!   the buyer goes through the issuer's page with one of the drivers of
-//!   `runner::issuer`. Cucumber's events are recorded into the result
-//!   model, `runner::result` (its recorder puts each failure on the
-//!   requirements at fault and asks the `runner::waivers`), whose
+//!   `runner::issuer`, which is given a journey and brings back a landing
+//!   (it never sees the world). Inside the runner the arrows point one
+//!   way: steps over the world, the world over the drivers and the
+//!   exchange, all of them over the result model. Cucumber's events are
+//!   recorded into the result model, `runner::result` (its recorder puts
+//!   each failure on the requirements at fault and asks the
+//!   `runner::waivers`), whose
 //!   `runner::result::Verdict` is the run's exit code; the
 //!   `runner::console` prints it as it comes, the `runner::reports` are
 //!   written from it, `runner::redact` keeps secrets out of all of it, and
@@ -34,7 +38,7 @@
 //!   terminal or the CI log it is printed to.
 //! - [`docs`]: `payconf docs`, the documentation generated from the spec, the
 //!   features and the Arazzo workflows.
-//! - [`serve`] and [`bench`]: the reference implementation as a sandbox, and
+//! - [`serve`] and [`bench`](mod@bench): the reference implementation as a sandbox, and
 //!   measured under load.
 //! - [`cli`] parses the command line and dispatches; [`interruption`] is how
 //!   `run` and `serve` hear Ctrl-C and SIGTERM; [`logging`] how each command

@@ -22,6 +22,9 @@ use crate::{
     store::PaymentState,
 };
 
+/// The path of the issuer-authentication page.
+pub const ISSUER_PATH: &str = "/acs/authenticate";
+
 /// The largest form body the issuer page reads.
 const MAX_FORM_BYTES: usize = 16 * 1024;
 

@@ -83,7 +83,7 @@ pub use config::{
     IssuerPage, Merchant, ReferenceConfig, ServerLimits, TestCard,
 };
 pub use error::{ApiError, code, transaction_code};
+pub use issuer::ISSUER_PATH;
 pub use request_body::MAX_BODY_BYTES;
-pub use router::ISSUER_PATH;
 pub use server::{RunningServer, ServeError, run, run_tls};
 pub use tls::{TlsError, server_config};

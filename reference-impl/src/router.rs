@@ -85,9 +85,6 @@ fn api_answer(result: Result<Response<Body>, ApiError>) -> Response<Body> {
 /// The most bytes of request line and headers the service takes.
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 
-/// The path of the issuer-authentication page.
-pub const ISSUER_PATH: &str = "/acs/authenticate";
-
 #[derive(Debug, PartialEq, Eq)]
 enum Route<'a> {
     Create,
@@ -102,7 +99,7 @@ fn route(path: &str) -> Option<Route<'_>> {
     match path.strip_suffix('/').unwrap_or(path) {
         "/api/v1/payment/create" => Some(Route::Create),
         "/api/v1/payment/submit" => Some(Route::Submit),
-        ISSUER_PATH => Some(Route::Issuer),
+        issuer::ISSUER_PATH => Some(Route::Issuer),
         other => {
             let rest = other.strip_prefix("/merchant/")?;
             let (shop_login, page) = rest.split_once('/')?;

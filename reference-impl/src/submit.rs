@@ -14,8 +14,8 @@ use crate::{
     config::CardBehaviour,
     envelope::{self, UserRedirect},
     error::{ApiError, code, transaction_code},
+    issuer::ISSUER_PATH,
     request_body::{Fields, parse_json_object, read_json_body},
-    router::ISSUER_PATH,
     state::{Body, Service},
     store::{BuyerRedirects, PaymentState},
 };

@@ -16,9 +16,9 @@
 //! its peak resident memory.
 //!
 //! `payconf bench --issuer-pages` measures the browser driver instead
-//! ([`issuer_pages`]), `payconf bench --hostile N` the generated-input
-//! check ([`hostile`]), and `payconf bench --volley` how close together a
-//! volley's requests reach a server ([`volley`]).
+//! ([`issuer_pages`](mod@issuer_pages)), `payconf bench --hostile N` the generated-input
+//! check ([`hostile`](mod@hostile)), and `payconf bench --volley` how close together a
+//! volley's requests reach a server ([`volley`](mod@volley)).
 
 mod baseline;
 mod hostile;

@@ -114,13 +114,13 @@ pub async fn volley(rounds: usize) -> Result<(), String> {
         let (mut naive, mut warmed, mut volleys, mut ours) = (vec![], vec![], vec![], vec![]);
         let mut protocol = "";
         for _ in 0..rounds {
-            let client = volley_client(&target, limits)?;
+            let client = volley_client(&target, limits).map_err(|e| e.to_string())?;
             arrivals.take();
             futures_util::future::join_all((0..REQUESTS).map(|i| post(i).send(&client, limits)))
                 .await;
             naive.push(spread(&arrivals.take()));
 
-            let client = volley_client(&target, limits)?;
+            let client = volley_client(&target, limits).map_err(|e| e.to_string())?;
             let warm = RecordedRequest::new(Method::GET, url.clone());
             futures_util::future::join_all(
                 (0..REQUESTS).map(|_| warm.clone().send(&client, limits)),
@@ -131,9 +131,10 @@ pub async fn volley(rounds: usize) -> Result<(), String> {
                 .await;
             warmed.push(spread(&arrivals.take()));
 
-            let client = volley_client(&target, limits)?;
-            let sent =
-                volley::fire(&client, &url, limits, (0..REQUESTS).map(post).collect()).await?;
+            let client = volley_client(&target, limits).map_err(|e| e.to_string())?;
+            let sent = volley::fire(&client, &url, limits, (0..REQUESTS).map(post).collect())
+                .await
+                .map_err(|e| e.to_string())?;
             volleys.push(spread(&arrivals.take()));
             ours.push(sent.spread.unwrap_or_default());
             protocol = sent.protocol;

@@ -1,6 +1,7 @@
 //! The features as documentation: every scenario, readable, with the
 //! operation it exercises, its profile and the requirements it checks.
 
+use cucumber::gherkin::Step;
 use serde::Serialize;
 
 use payconf_spec::{
@@ -9,6 +10,10 @@ use payconf_spec::{
         Features, effective_tags, file_name, html_id, location, other_tags, requirement_ids,
         scenarios_with_rules,
     },
+};
+
+use crate::runner::{
+    CARD_DATA_DEFINITIONS, ISSUER_TAG, OFF_OPERATION_DEFINITIONS, definition_file,
 };
 
 /// One step, as written.
@@ -53,7 +58,7 @@ pub struct ScenarioDoc {
     pub operation: Option<String>,
 }
 
-fn step_doc(step: &cucumber::gherkin::Step) -> StepDoc {
+fn step_doc(step: &Step) -> StepDoc {
     StepDoc {
         keyword: step.keyword.trim().to_owned(),
         text: step.value.clone(),
@@ -62,18 +67,30 @@ fn step_doc(step: &cucumber::gherkin::Step) -> StepDoc {
     }
 }
 
-/// The operation a scenario exercises, from what its steps do.
-fn operation_of(steps: &[StepDoc]) -> Option<String> {
-    let any = |word: &str| steps.iter().any(|s| s.text.contains(word));
-    if any("issuer") {
-        Some("completeIssuerAuthentication".to_owned())
-    } else if any("pays") || any("token has expired") {
-        Some("submitPayment".to_owned())
-    } else if any("sends a POST request to") || any("sends a GET request to") {
-        None
+/// The operation a scenario exercises, from its tags and the definitions
+/// of its steps, the furthest along the payment's way: a scenario tagged
+/// `@issuer` (it drives the buyer through the issuer's page, and needs a
+/// driver for it) is the issuer authentication's; one
+/// with a step whose definition sends card data is submit's; one whose
+/// requests are only to paths outside the operations is none's; the rest
+/// are create's. A reworded step has no definition and fails the suite's
+/// checks; it cannot move a scenario silently.
+fn operation_of(tags: &[String], steps: &[&Step]) -> Option<String> {
+    let defined_in = |files: &[&str]| {
+        steps
+            .iter()
+            .any(|step| definition_file(step).is_some_and(|file| files.contains(&file)))
+    };
+    let operation = if tags.iter().any(|tag| tag == ISSUER_TAG) {
+        "completeIssuerAuthentication"
+    } else if defined_in(&CARD_DATA_DEFINITIONS) {
+        "submitPayment"
+    } else if defined_in(&OFF_OPERATION_DEFINITIONS) {
+        return None;
     } else {
-        Some("createPayment".to_owned())
-    }
+        "createPayment"
+    };
+    Some(operation.to_owned())
 }
 
 /// Every scenario of the features, in file order.
@@ -89,7 +106,12 @@ pub fn scenarios(features: &Features) -> Vec<ScenarioDoc> {
         for (rule, scenario) in scenarios_with_rules(feature) {
             let tags = effective_tags(feature, rule, scenario);
             let steps: Vec<StepDoc> = scenario.steps.iter().map(step_doc).collect();
-            let all: Vec<StepDoc> = background.iter().chain(&steps).cloned().collect();
+            let all: Vec<&Step> = feature
+                .background
+                .iter()
+                .flat_map(|b| &b.steps)
+                .chain(&scenario.steps)
+                .collect();
             found.push(ScenarioDoc {
                 anchor: html_id(&location(&file, scenario.position.line)),
                 file: file.clone(),
@@ -108,7 +130,7 @@ pub fn scenarios(features: &Features) -> Vec<ScenarioDoc> {
                     .iter()
                     .filter_map(|e| e.table.as_ref().map(|t| t.rows.clone()))
                     .collect(),
-                operation: operation_of(&all),
+                operation: operation_of(&tags, &all),
             });
         }
     }

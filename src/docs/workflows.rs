@@ -79,38 +79,68 @@ pub struct Workflows {
     workflows: Vec<WorkflowDoc>,
 }
 
+/// Why the workflows could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkflowsError {
+    /// The file could not be read.
+    #[error("cannot read workflows {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not YAML.
+    #[error("the workflows are not YAML: {0}")]
+    Yaml(#[from] serde_yaml_ng::Error),
+    /// Not Arazzo 1.0: its `arazzo` version, or "missing".
+    #[error("the workflows are not an Arazzo 1.0 document (arazzo: {0})")]
+    NotArazzo(String),
+    /// No `workflows` list.
+    #[error("the workflows document has no `workflows` list")]
+    NoList,
+    /// A workflow without its id.
+    #[error("a workflow has no workflowId")]
+    NoId,
+    /// A workflow without steps: its id.
+    #[error("workflow `{0}` has no steps")]
+    NoSteps(String),
+    /// A step without its ids: its workflow's id.
+    #[error("workflow `{0}` has a step without a stepId or an operationId")]
+    UnnamedStep(String),
+}
+
 impl Workflows {
     /// The workflows compiled into the binary.
-    pub fn embedded() -> Result<Self, String> {
+    pub fn embedded() -> Result<Self, WorkflowsError> {
         Self::from_yaml(EMBEDDED_WORKFLOWS)
     }
 
     /// Reads an Arazzo file.
-    pub fn load(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read workflows {}: {e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<Self, WorkflowsError> {
+        let text = std::fs::read_to_string(path).map_err(|source| WorkflowsError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
         Self::from_yaml(&text)
     }
 
     /// Reads an Arazzo 1.0 document.
-    pub fn from_yaml(text: &str) -> Result<Self, String> {
-        let document: Value = serde_yaml_ng::from_str(text)
-            .map_err(|e| format!("the workflows are not YAML: {e}"))?;
+    pub fn from_yaml(text: &str) -> Result<Self, WorkflowsError> {
+        let document: Value = serde_yaml_ng::from_str(text)?;
         let version = text_of(&document, "arazzo");
         if !version.starts_with("1.0.") {
-            return Err(format!(
-                "the workflows are not an Arazzo 1.0 document (arazzo: {})",
-                if version.is_empty() {
-                    "missing"
-                } else {
-                    &version
-                }
-            ));
+            return Err(WorkflowsError::NotArazzo(if version.is_empty() {
+                "missing".to_owned()
+            } else {
+                version
+            }));
         }
         let workflows = document
             .get("workflows")
             .and_then(Value::as_array)
-            .ok_or("the workflows document has no `workflows` list")?
+            .ok_or(WorkflowsError::NoList)?
             .iter()
             .map(|workflow| read_workflow(&document, workflow))
             .collect::<Result<_, _>>()?;
@@ -184,10 +214,10 @@ fn follow_reusable<'a>(document: &'a Value, value: &'a Value) -> &'a Value {
         .unwrap_or(value)
 }
 
-fn read_workflow(document: &Value, workflow: &Value) -> Result<WorkflowDoc, String> {
+fn read_workflow(document: &Value, workflow: &Value) -> Result<WorkflowDoc, WorkflowsError> {
     let id = text_of(workflow, "workflowId");
     if id.is_empty() {
-        return Err("a workflow has no workflowId".to_owned());
+        return Err(WorkflowsError::NoId);
     }
     let inputs = workflow
         .get("inputs")
@@ -208,7 +238,7 @@ fn read_workflow(document: &Value, workflow: &Value) -> Result<WorkflowDoc, Stri
     let steps = workflow
         .get("steps")
         .and_then(Value::as_array)
-        .ok_or_else(|| format!("workflow `{id}` has no steps"))?
+        .ok_or_else(|| WorkflowsError::NoSteps(id.clone()))?
         .iter()
         .map(|step| read_step(document, &id, step))
         .collect::<Result<_, _>>()?;
@@ -221,7 +251,11 @@ fn read_workflow(document: &Value, workflow: &Value) -> Result<WorkflowDoc, Stri
     })
 }
 
-fn read_step(document: &Value, workflow: &str, step: &Value) -> Result<WorkflowStepDoc, String> {
+fn read_step(
+    document: &Value,
+    workflow: &str,
+    step: &Value,
+) -> Result<WorkflowStepDoc, WorkflowsError> {
     let id = text_of(step, "stepId");
     let operation = text_of(step, "operationId");
     // `$sourceDescriptions.payments.createPayment` or plain `createPayment`.
@@ -233,9 +267,7 @@ fn read_step(document: &Value, workflow: &str, step: &Value) -> Result<WorkflowS
         None => operation,
     };
     if id.is_empty() || operation.is_empty() {
-        return Err(format!(
-            "workflow `{workflow}` has a step without a stepId or an operationId"
-        ));
+        return Err(WorkflowsError::UnnamedStep(workflow.to_owned()));
     }
     let sends = step
         .get("parameters")
@@ -313,12 +345,17 @@ mod tests {
 
     #[test]
     fn a_document_that_is_not_arazzo_is_refused_with_its_reason() {
-        let error = Workflows::from_yaml("openapi: 3.0.3\n").expect_err("not Arazzo");
+        let error = Workflows::from_yaml("openapi: 3.0.3\n")
+            .expect_err("not Arazzo")
+            .to_string();
         assert!(error.contains("arazzo: missing"), "{error}");
-        let error =
-            Workflows::from_yaml("arazzo: 1.0.1\nworkflows:\n  - summary: x\n").expect_err("no id");
+        let error = Workflows::from_yaml("arazzo: 1.0.1\nworkflows:\n  - summary: x\n")
+            .expect_err("no id")
+            .to_string();
         assert!(error.contains("no workflowId"), "{error}");
-        let error = Workflows::from_yaml(": [").expect_err("not YAML");
+        let error = Workflows::from_yaml(": [")
+            .expect_err("not YAML")
+            .to_string();
         assert!(error.contains("not YAML"), "{error}");
     }
 

@@ -29,15 +29,13 @@ pub(super) async fn start_browser(
     if !needed {
         return Ok(None);
     }
-    let programs = chromium::locate(&target.acs.browser, |name| std::env::var(name).ok())
-        .map_err(NotRun::because)?;
+    let programs = chromium::locate(&target.acs.browser, |name| std::env::var(name).ok())?;
     let browser = Chromium::start(
         &programs,
         &target.acs.browser,
         limits.timeout.max(Duration::from_secs(10)),
     )
-    .await
-    .map_err(NotRun::because)?;
+    .await?;
     println!(
         "browser: Chromium {} (headless), {}, {}; pages bounded to {} MiB",
         browser.version,

@@ -28,29 +28,28 @@ pub async fn start(
         token_lifetime: lifetime,
         ..ReferenceConfig::default()
     };
-    let cannot = |e: &dyn std::fmt::Display| {
-        NotRun(format!("cannot start the reference implementation: {e}"))
-    };
     let (server, trusted) = if tls {
-        let material = certificates().map_err(|e| cannot(&e))?;
+        let material = certificates().map_err(NotRun::embedded)?;
         let server_config = payconf_reference::server_config(
             material.cert_pem.as_bytes(),
             material.key_pem.as_bytes(),
         )
-        .map_err(|e| cannot(&e))?;
+        .map_err(NotRun::embedded)?;
         let server = RunningServer::start_tls(config, server_config)
             .await
-            .map_err(|e| cannot(&e))?;
+            .map_err(NotRun::embedded)?;
         (server, Some(material.ca_pem))
     } else {
-        let server = RunningServer::start(config).await.map_err(|e| cannot(&e))?;
+        let server = RunningServer::start(config)
+            .await
+            .map_err(NotRun::embedded)?;
         (server, None)
     };
     let mut target = TargetConfig::reference_defaults(server.base_url.clone(), lifetime);
     if let Some(ca_pem) = trusted {
         let source = "the embedded sandbox's own CA, made for this run";
         target.tls = TlsSettings::trusting(source, ca_pem.as_bytes())
-            .ok_or_else(|| cannot(&"its CA's certificate did not read back"))?;
+            .ok_or_else(|| NotRun::embedded("its CA's certificate did not read back"))?;
     }
     Ok((server, target))
 }

@@ -293,6 +293,41 @@ fn runner(seed: u64) -> TestRunner {
     )
 }
 
+/// What a generated body's answer must be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operation {
+    /// payment/create: JSON with the envelope.
+    Create,
+    /// payment/submit, with a card that is not one: JSON with the
+    /// envelope, and no payment executed.
+    Submit,
+}
+
+impl Operation {
+    /// `create` or `submit`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Create => "create",
+            Self::Submit => "submit",
+        }
+    }
+}
+
+/// The hostile bodies sent in a scenario, and how each was answered.
+#[derive(Debug)]
+pub struct HostileRun {
+    /// What the bodies were sent to.
+    pub operation: Operation,
+    /// What generated them, from the run's seed.
+    pub generator: Generator,
+    /// The token the submits carried.
+    pub token: Option<String>,
+    /// Why each failing body failed, by its index.
+    pub findings: Vec<(usize, String)>,
+    /// How many were sent.
+    pub sent: usize,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,6 +34,7 @@ pub(crate) mod world;
 mod browser;
 pub(crate) mod embedded;
 mod needs;
+mod not_run;
 mod scenarios;
 mod suite;
 
@@ -43,7 +44,7 @@ mod suite;
 /// client-certificate probe and the step definitions that carry card data.
 pub use issuer::{browser::blank_out, chromium};
 pub use reports::Format;
-pub use steps::CARD_DATA_DEFINITIONS;
+pub use steps::{CARD_DATA_DEFINITIONS, OFF_OPERATION_DEFINITIONS, definition_file};
 pub use target_file::TargetFile;
 pub use transport::certificate::client_refusal;
 pub use world::PaymentWorld;
@@ -51,6 +52,7 @@ pub use world::PaymentWorld;
 use crate::interruption::Interruption;
 use browser::start_browser;
 pub use needs::{ISSUER_TAG, RESULT_PAGE_TAG, drives_buyer, unmet_need};
+pub use not_run::NotRun;
 use scenarios::{Knobs, execute};
 pub use suite::{Preparsed, Suite};
 
@@ -116,52 +118,35 @@ pub struct RunOptions {
     pub embedded_tls: bool,
 }
 
-/// A run that could not be carried out, with the cause.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct NotRun(pub String);
-
-impl NotRun {
-    /// Any error, said as its message: why the run cannot go on.
-    fn because(error: impl std::fmt::Display) -> Self {
-        Self(error.to_string())
-    }
-}
-
 /// Runs `payconf run`; returns the exit code.
 pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     // Listening from the start: a signal that comes while the browser starts
     // is answered as soon as the scenarios would begin.
-    let mut interruption =
-        Interruption::listen().map_err(|e| NotRun(format!("cannot listen for signals: {e}")))?;
+    let mut interruption = Interruption::listen().map_err(NotRun::Signals)?;
     let suite = Suite::load(&options)?;
     if options.list {
         print!("{}", crate::runner::list::listing(&suite));
         return Ok(ExitCode::SUCCESS);
     }
-    options.reports.check_paths().map_err(NotRun)?;
+    options.reports.check_paths()?;
     let waivers = match &options.waivers {
-        Some(path) => Waivers::load(path, &suite.requirements).map_err(NotRun::because)?,
+        Some(path) => Waivers::load(path, &suite.requirements)?,
         None => Waivers::none(),
     };
 
     let file = match &options.target_file {
-        Some(path) => TargetFile::load(path).map_err(NotRun::because)?,
+        Some(path) => TargetFile::load(path)?,
         None => TargetFile::default(),
     };
     let file = file.overridden(&options.overrides);
     let mut embedded = None;
     if options.embedded_tls && file.has_base_url() {
-        return Err(NotRun(
-            "--embedded-tls serves the embedded reference implementation over HTTPS; it does \
-             not go with a base URL (for your own HTTPS server, give its CA as tls.ca_file)"
-                .to_owned(),
-        ));
+        return Err(NotRun::EmbeddedTlsWithTarget);
     }
     let embedding = !file.has_base_url();
     let default_tags = default_tags(embedding);
     let target = if !embedding {
-        file.resolve().map_err(NotRun::because)?
+        file.resolve()?
     } else {
         // Tokens that expire fast only when the expiry scenario runs: other
         // runs (a robustness run's hundreds of requests) keep the default.
@@ -184,25 +169,23 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     let env = |name: &str| std::env::var(name).ok();
     let mut target = target;
     if let Some(driver) =
-        crate::runner::target_file::driver_override(options.overrides.acs_driver.as_deref(), env)
-            .map_err(NotRun::because)?
+        crate::runner::target_file::driver_override(options.overrides.acs_driver.as_deref(), env)?
     {
         target.acs.driver = driver;
     }
     let mut expression = options.tags.clone().unwrap_or(default_tags);
-    let mut tags: TagOperation = expression
-        .parse()
-        .map_err(|e| NotRun(format!("--tags {expression:?}: {e}")))?;
+    let mut tags = expression
+        .parse::<TagOperation>()
+        .map_err(|e| NotRun::Tags {
+            expression: expression.clone(),
+            reason: e.to_string(),
+        })?;
 
     // The production guard acts before any request is sent.
     let mut left_out = Vec::new();
     if let Some(why) = production_reason(&target, &suite.contract) {
         if !options.allow_production {
-            return Err(NotRun(format!(
-                "the target is the production environment ({why}); payconf sends nothing \
-                 to it without --allow-production, and even then runs only the \
-                 @production-safe scenarios, which send no card data"
-            )));
+            return Err(NotRun::Production(why));
         }
         left_out = suite
             .features
@@ -238,15 +221,11 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         if let Some(proxy) = crate::runner::transport::rules(&target).describe(&target.base_url) {
             println!("proxy: {proxy}");
         }
-        let client = crate::runner::transport::client(&target, limits).map_err(NotRun)?;
-        crate::runner::transport::preflight(&client, &target, limits.timeout)
-            .await
-            .map_err(NotRun)?;
-        settings::check_credentials(&client, &target, limits)
-            .await
-            .map_err(NotRun)?;
+        let client = crate::runner::transport::client(&target, limits)?;
+        crate::runner::transport::preflight(&client, &target, limits.timeout).await?;
+        settings::check_credentials(&client, &target, limits).await?;
     }
-    settings::check_issuer(&target, &selected).map_err(NotRun)?;
+    settings::check_issuer(&target, &selected)?;
     let browser = match start_browser(&suite, &target, &tags, limits).await {
         Ok(browser) => browser,
         Err(error) => {
@@ -287,9 +266,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             waivers.clone(),
             browser.clone(),
         ) => outcome,
-        signal = interruption.next() => Err(NotRun(format!(
-            "interrupted by {signal}: the run stopped before its end, and nothing was judged"
-        ))),
+        signal = interruption.next() => Err(NotRun::Interrupted(signal)),
     };
     // The browser is closed whatever happened, before anything else is said.
     if let Some(browser) = &browser {

@@ -16,7 +16,7 @@ use payconf_spec::features::{effective_tags, file_name};
 use super::{NotRun, Preparsed, Suite, unmet_need};
 use crate::runner::{
     console::Console,
-    exchange::Limits,
+    exchange::{Limits, Patient},
     issuer::chromium::Chromium,
     result::{Handover, RunReport, ScenarioKey, ScenarioResult, recorder::Recorder},
     target_file::TargetConfig,
@@ -64,7 +64,7 @@ pub(super) async fn execute(
         }
     }
     if selected.is_empty() && set_aside.is_empty() {
-        return Err(NotRun("no scenario matches the tag expression".to_owned()));
+        return Err(NotRun::NothingSelected);
     }
     for result in &set_aside {
         console.print_result(result);
@@ -78,20 +78,17 @@ pub(super) async fn execute(
         .scenarios
         .extend(set_aside);
 
-    let client = crate::runner::transport::client(&target, limits).map_err(NotRun)?;
+    let client = crate::runner::transport::client(&target, limits)?;
     let target_driver = target.acs.driver;
     let context = Arc::new(RunContext {
         redactor: target.redactor(),
         target,
-        client,
-        limits,
+        patient: Patient::new(client, limits, knobs.rate),
         contract: suite.contract,
         requirements: suite.requirements,
         driver: crate::runner::issuer::Driver::of(target_driver, browser),
         seed,
         har: knobs.har,
-        pace: Arc::new(crate::runner::exchange::Pace::new(knobs.rate)),
-        floor: crate::runner::exchange::Floor::default(),
     });
 
     let handover = Handover::default();

@@ -24,21 +24,45 @@ use crate::runner::{
 
 /// Stops the run when a selected scenario authenticates the buyer at the
 /// issuer and the target file does not say what the buyer types there.
-pub fn check_issuer(target: &TargetConfig, selected: &[ScenarioEntry]) -> Result<(), String> {
+pub fn check_issuer(
+    target: &TargetConfig,
+    selected: &[ScenarioEntry],
+) -> Result<(), SettingsError> {
     if target.acs.driver == AcsDriver::None || target.acs.says_what_to_type() {
         return Ok(());
     }
     let Some(scenario) = selected.iter().find(|s| s.has_tag(ISSUER_TAG)) else {
         return Ok(());
     };
-    Err(format!(
+    Err(SettingsError::IssuerFields(scenario.name.clone()))
+}
+
+/// The target file cannot carry the selected scenarios.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// A selected scenario authenticates the buyer and nothing says what
+    /// they type: the scenario named.
+    #[error(
         "the selected scenarios take the buyer through the issuer's authentication page \
-         ({} is one), and the target file does not say what the buyer types there.\nfix: \
+         ({0} is one), and the target file does not say what the buyer types there.\nfix: \
          name the page's fields and the values your test environment accepts in [acs] \
          fields (for instance fields = {{ otp = \"123456\" }}), or describe the page with \
-         [[acs.steps]]; to leave those scenarios out, set acs.driver = \"none\"",
-        scenario.name
-    ))
+         [[acs.steps]]; to leave those scenarios out, set acs.driver = \"none\""
+    )]
+    IssuerFields(String),
+    /// The target refused the configured credentials: why, and the
+    /// exchange, redacted.
+    #[error(
+        "the target refused the configured credentials: {why}.\nfix: check api_key \
+         (--api-key, PAYCONF_API_KEY) and shop_login (--shop-login) in the target \
+         file: the key must be one the target accepts for that shop\n{exchange}"
+    )]
+    Credentials {
+        /// Why the answer reads as a refusal.
+        why: String,
+        /// The exchange as shown, redacted.
+        exchange: String,
+    },
 }
 
 /// Sends one create with the configured key and shop; stops the run when
@@ -47,7 +71,7 @@ pub async fn check_credentials(
     client: &Client,
     target: &TargetConfig,
     limits: Limits,
-) -> Result<(), String> {
+) -> Result<(), SettingsError> {
     let request = RecordedRequest::new(Method::POST, target.api_url(CREATE_PATH))
         .header(
             "Authorization",
@@ -60,12 +84,10 @@ pub async fn check_credentials(
         None => Ok(()),
         Some(why) => {
             let redactor = target.redactor();
-            Err(format!(
-                "the target refused the configured credentials: {why}.\nfix: check api_key \
-                 (--api-key, PAYCONF_API_KEY) and shop_login (--shop-login) in the target \
-                 file: the key must be one the target accepts for that shop\n{}",
-                exchange.display(&redactor)
-            ))
+            Err(SettingsError::Credentials {
+                why,
+                exchange: exchange.display(&redactor).to_string(),
+            })
         }
     }
 }

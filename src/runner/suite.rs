@@ -31,15 +31,13 @@ impl Suite {
             Some(path) => Contract::load(path),
             None => Contract::embedded(),
         }
-        .map(Arc::new)
-        .map_err(NotRun::because)?;
-        let requirements = Requirements::embedded().map_err(NotRun::because)?;
-        let defects = Defects::embedded(&requirements).map_err(NotRun::because)?;
+        .map(Arc::new)?;
+        let requirements = Requirements::embedded()?;
+        let defects = Defects::embedded(&requirements)?;
         let features = match &options.features_dir {
             Some(dir) => Features::load_dir(dir),
             None => Features::embedded(),
-        }
-        .map_err(NotRun::because)?;
+        }?;
         let suite = Self {
             contract,
             requirements,
@@ -55,17 +53,14 @@ impl Suite {
         for scenario in self.features.scenarios() {
             for id in scenario.requirements() {
                 if self.requirements.get(id).is_none() {
-                    return Err(NotRun(format!(
-                        "{}: unknown requirement @req:{id}",
-                        scenario.location()
-                    )));
+                    return Err(NotRun::UnknownRequirement {
+                        location: scenario.location(),
+                        id: id.to_owned(),
+                    });
                 }
             }
             if Profile::of_tags(&scenario.tags).is_none() {
-                return Err(NotRun(format!(
-                    "{}: a scenario is tagged with exactly one of @core, @reference, @robustness",
-                    scenario.location()
-                )));
+                return Err(NotRun::Profile(scenario.location()));
             }
         }
         Ok(())

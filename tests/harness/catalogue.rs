@@ -4,8 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use cucumber::World as _;
-use payconf::runner::{CARD_DATA_DEFINITIONS, PRODUCTION_SAFE, PaymentWorld, RunOptions, Suite};
+use payconf::runner::{CARD_DATA_DEFINITIONS, PRODUCTION_SAFE, RunOptions, Suite, definition_file};
 use payconf_spec::{
     Profile,
     contract::Contract,
@@ -213,13 +212,8 @@ fn a_paying_step_is_found_among_the_definitions_that_send_card_data() {
 
 /// The file of the step definition cucumber runs for a step.
 fn definition_of(step: &cucumber::gherkin::Step) -> String {
-    let (_, _, location, _) = PaymentWorld::collection()
-        .find(step)
-        .unwrap_or_else(|e| panic!("{:?} matches several definitions: {e}", step.value))
-        .unwrap_or_else(|| panic!("{:?} matches no definition", step.value));
-    location
-        .expect("definitions made by the macros know where they are")
-        .path
+    definition_file(step)
+        .unwrap_or_else(|| panic!("{:?} matches no definition, or several", step.value))
         .to_owned()
 }
 

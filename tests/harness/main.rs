@@ -14,6 +14,7 @@ mod docs;
 mod evidence;
 mod har;
 mod issuer_drivers;
+mod layers;
 mod production_guard;
 mod proxy;
 mod redaction;

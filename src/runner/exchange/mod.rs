@@ -5,17 +5,20 @@
 mod floor;
 mod patience;
 mod record;
+mod trail;
 
 pub use floor::Floor;
-pub use patience::{Pace, Sent, send_patiently};
+pub use patience::{Patient, Sent};
 pub use record::Unreported;
+pub use trail::Trail;
 
 pub use crate::runner::result::{ExchangeRecord, Timing};
+pub use crate::runner::transport::Limits;
 
 use std::{
     fmt,
     sync::atomic::{AtomicU64, Ordering},
-    time::{Duration, Instant, SystemTime},
+    time::{Instant, SystemTime},
 };
 
 use reqwest::{Client, Method};
@@ -25,24 +28,6 @@ use crate::runner::{
     redact::Redactor,
     transport::encodings::{ACCEPTED, decode},
 };
-
-/// Bounds on every exchange with the target.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    /// Time for the whole exchange, from sending to the last byte read.
-    pub timeout: Duration,
-    /// The most bytes of a response body that are read.
-    pub max_body: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            timeout: Duration::from_secs(10),
-            max_body: 1024 * 1024,
-        }
-    }
-}
 
 /// A request as sent.
 #[derive(Clone, Debug)]

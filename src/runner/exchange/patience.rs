@@ -96,10 +96,42 @@ impl Sent {
     }
 }
 
-/// Sends `request`, waiting out the answers that ask payconf to come back
-/// later, within [`TRIES`] and [`PATIENCE`]; each send takes its turn in
-/// `pace` and holds `floor` shared while it is in flight.
-pub async fn send_patiently(
+/// The run's patient client, shared by every scenario: the HTTP client and
+/// the bounds of each exchange, the pace `--rate` sets, and the floor every
+/// exchange in flight shares (a volley holds it alone).
+#[derive(Debug)]
+pub struct Patient {
+    /// The HTTP client: no redirects followed, proxies chosen by the
+    /// target's `proxy` setting and the environment (`transport::proxy`).
+    pub client: Client,
+    /// Time and size bounds of every exchange.
+    pub limits: Limits,
+    /// `--rate`: how fast requests may go out.
+    pub pace: Pace,
+    /// Shared by every exchange in flight; a volley has it alone.
+    pub floor: Floor,
+}
+
+impl Patient {
+    /// The patient client over `client`, at `rate` requests a second when given.
+    pub fn new(client: Client, limits: Limits, rate: Option<f64>) -> Self {
+        Self {
+            client,
+            limits,
+            pace: Pace::new(rate),
+            floor: Floor::default(),
+        }
+    }
+
+    /// Sends `request`, waiting out the answers that ask payconf to come
+    /// back later, within [`TRIES`] and [`PATIENCE`]; each send takes its
+    /// turn in the pace and holds the floor shared while it is in flight.
+    pub async fn send(&self, request: RecordedRequest) -> Sent {
+        send_patiently(request, &self.client, self.limits, &self.pace, &self.floor).await
+    }
+}
+
+async fn send_patiently(
     mut request: RecordedRequest,
     client: &Client,
     limits: Limits,

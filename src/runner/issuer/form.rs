@@ -31,71 +31,63 @@ use scraper::Html;
 use url::Url;
 
 use super::{
-    Choice,
+    Choice, Drove, IssuerEvidence, Journey, Landing,
     html::{self, PageAction, Unreadable},
-    navigation::{
-        MAX_PAGES, MAX_WALKS, Visited, merchant_pages, needs_browser, same_page, too_many_pages,
-    },
+    navigation::{MAX_PAGES, MAX_WALKS, Visited, needs_browser, too_many_pages},
     parse,
     relay::{self, Relay},
-    steps::{IssuerStep, StepAction, StepValue},
     unsure::{asked_again, unclear, unnamed_fields},
 };
 use crate::runner::{
-    exchange::RecordedRequest,
-    world::{Failure, PaymentWorld},
+    exchange::{RecordedRequest, Trail},
+    result::Failure,
+    target_file::{IssuerStep, StepAction, StepValue},
 };
 
 /// What a browser asks for when it opens a page.
 const BROWSER_ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 
-/// Drives the buyer from the issuer address to wherever they land, within
-/// the journey's bound (`acs.journey_timeout`).
-pub async fn authenticate(
-    world: &mut PaymentWorld,
-    issuer: Url,
-    choice: Choice,
-    values: &BTreeMap<String, String>,
-    steps: &[IssuerStep],
-) -> Result<(Url, Visited), Failure> {
-    let mut journey = Journey::default();
-    let bound = world.target().acs.journey_bound();
-    let walked = tokio::time::timeout(
-        bound,
-        walk(world, &mut journey, issuer, choice, values, steps),
-    )
-    .await;
-    match walked {
-        Ok(walked) => walked.map(|landing| (landing, journey.visited)),
+/// Drives the buyer from the journey's start to wherever they land, within
+/// the journey's bound (`acs.journey_timeout`); the pages visited are the
+/// evidence.
+pub async fn authenticate(journey: Journey<'_>, trail: Trail) -> Landing {
+    let mut buyer = Buyer::new(trail);
+    let walked = tokio::time::timeout(journey.bound(), walk(&journey, &mut buyer)).await;
+    let at = match walked {
+        Ok(walked) => walked,
         Err(_) => Err(super::navigation::over_bound(
-            world,
-            bound,
-            journey.visited.pages.last().map(String::as_str),
+            &journey,
+            buyer.visited.pages.last().map(String::as_str),
             "still on their way",
-            world.exchanges.last(),
+            buyer.trail.last(),
         )),
+    };
+    let pages = match &at {
+        Ok(_) => buyer.visited.pages.as_slice(),
+        Err(_) => &[],
+    };
+    Landing {
+        evidence: Some(IssuerEvidence {
+            driver: Drove::Form,
+            pages: pages.iter().map(|p| journey.redactor.text(p)).collect(),
+            screenshot: None,
+            screenshot_left_out: None,
+        }),
+        at,
+        trail: buyer.trail,
     }
 }
 
-async fn walk(
-    world: &mut PaymentWorld,
-    journey: &mut Journey,
-    issuer: Url,
-    choice: Choice,
-    values: &BTreeMap<String, String>,
-    steps: &[IssuerStep],
-) -> Result<Url, Failure> {
+async fn walk(journey: &Journey<'_>, buyer: &mut Buyer) -> Result<Url, Failure> {
+    let (choice, values) = (journey.choice, journey.values);
     // Steps describe the way to authenticate; cancelling is found on the page.
-    let mut steps: VecDeque<IssuerStep> = match choice {
-        Choice::Authenticate => steps.iter().cloned().collect(),
-        Choice::Cancel | Choice::Follow => VecDeque::new(),
-    };
-    let mut request = RecordedRequest::new(Method::GET, issuer);
+    let mut steps: VecDeque<IssuerStep> = journey.steps().iter().cloned().collect();
+    let mut request = RecordedRequest::new(Method::GET, journey.start.clone());
     // A buyer who only follows has nothing to answer.
     let mut answered = choice == Choice::Follow;
     let mut walks = 0;
     loop {
-        let (page, body) = match journey.follow(world, request).await? {
+        let (page, body) = match buyer.follow(journey, request).await? {
             Stop::Landed(url) => return Ok(url),
             Stop::Page(url, body) => (url, body),
         };
@@ -108,26 +100,27 @@ async fn walk(
             values: values.clone(),
             steps: std::mem::take(&mut steps),
         };
-        let (next, rest) = parse::off_runtime(world.ctx.limits.timeout, move || reading.read())
-            .await
-            .map_err(|why| needs_browser(&page, &why))?;
+        let (next, rest) =
+            parse::off_runtime(journey.patient.limits.timeout, move || reading.read())
+                .await
+                .map_err(|why| needs_browser(&page, &why))?;
         steps = rest;
         let next = match next {
             Ok(next) => next,
-            Err(Unread::NoForm) => return Err(no_form(world, &page, choice, values)),
+            Err(Unread::NoForm) => return Err(no_form(journey, buyer, &page)),
             Err(Unread::Failure(failure)) => return Err(failure),
         };
         if let Next::Frame(frame) = &next {
-            journey.visited.frame(&frame.url);
+            buyer.visited.frame(&frame.url);
         }
         request = match next {
             Next::Landed => return Ok(page),
             Next::Relay(request) => {
-                journey.hop(world)?;
+                buyer.hop(journey)?;
                 request
             }
             Next::Walk(request) | Next::Frame(request) => {
-                journey.hops = 0;
+                buyer.hops = 0;
                 walks += 1;
                 if walks > MAX_WALKS {
                     return Err(Failure::harness(format!(
@@ -138,7 +131,7 @@ async fn walk(
                 request
             }
             Next::Answer(request) => {
-                journey.hops = 0;
+                buyer.hops = 0;
                 answered = true;
                 request
             }
@@ -252,17 +245,12 @@ enum Next {
 
 /// The error of a page with nothing to fill: payconf cannot tell whether
 /// the page or the configuration is at fault, so it judges nothing.
-fn no_form(
-    world: &PaymentWorld,
-    page: &Url,
-    choice: Choice,
-    values: &BTreeMap<String, String>,
-) -> Failure {
-    let wanted = match choice {
+fn no_form(journey: &Journey<'_>, buyer: &Buyer, page: &Url) -> Failure {
+    let wanted = match journey.choice {
         Choice::Cancel => "a control that cancels".to_owned(),
         Choice::Follow => "a way on".to_owned(),
         Choice::Authenticate => {
-            let names: Vec<&str> = values.keys().map(String::as_str).collect();
+            let names: Vec<&str> = journey.values.keys().map(String::as_str).collect();
             format!(
                 "a form with the fields acs.fields names ({})",
                 names.join(", ")
@@ -273,8 +261,8 @@ fn no_form(
         "payconf could not get the buyer through the issuer page at {page}: it shows \
          no {wanted}; check acs.fields against the page, or describe it with [[acs.steps]]"
     ));
-    match world.exchanges.last() {
-        Some(exchange) => failure.on(exchange.display(&world.ctx.redactor)),
+    match buyer.trail.last() {
+        Some(exchange) => failure.on(exchange.display(journey.redactor)),
         None => failure,
     }
 }
@@ -352,23 +340,33 @@ enum Stop {
 }
 
 /// A buyer's browser on its way through the issuer's pages: the hops taken,
-/// the cookies the pages set, the pages seen.
-#[derive(Default)]
-struct Journey {
+/// the cookies the pages set, the pages seen, the exchanges had.
+struct Buyer {
     /// Redirects and relays followed so far.
     hops: usize,
     /// Cookies set by the pages, sent back where they belong.
     cookies: Jar,
     /// Every page requested, for the report.
     visited: Visited,
+    /// The journey's exchanges.
+    trail: Trail,
 }
 
-impl Journey {
+impl Buyer {
+    fn new(trail: Trail) -> Self {
+        Self {
+            hops: 0,
+            cookies: Jar::default(),
+            visited: Visited::default(),
+            trail,
+        }
+    }
+
     /// Counts one more hop; fails past [`MAX_PAGES`].
-    fn hop(&mut self, world: &PaymentWorld) -> Result<(), Failure> {
+    fn hop(&mut self, journey: &Journey<'_>) -> Result<(), Failure> {
         self.hops += 1;
         if self.hops > MAX_PAGES {
-            return Err(too_many_pages(world, world.exchanges.last()));
+            return Err(too_many_pages(journey, self.trail.last()));
         }
         Ok(())
     }
@@ -376,7 +374,7 @@ impl Journey {
     /// Sends a request with the journey's cookies and keeps those it sets.
     async fn send(
         &mut self,
-        world: &mut PaymentWorld,
+        journey: &Journey<'_>,
         mut request: RecordedRequest,
     ) -> Result<usize, Failure> {
         request.headers.retain(|(name, _)| {
@@ -390,8 +388,11 @@ impl Journey {
         }
         let url = request.url.clone();
         self.visited.page(&url);
-        let index = world.exchange(request).await?;
-        let response = world.exchanges[index]
+        let index = self
+            .trail
+            .exchange(journey.patient, journey.redactor, request)
+            .await?;
+        let response = self.trail.exchanges[index]
             .response
             .as_ref()
             .expect("exchange() returned Ok only for a response");
@@ -407,23 +408,23 @@ impl Journey {
     /// to the merchant's page a redirect points at.
     async fn follow(
         &mut self,
-        world: &mut PaymentWorld,
+        journey: &Journey<'_>,
         mut request: RecordedRequest,
     ) -> Result<Stop, Failure> {
         loop {
             let url = request.url.clone();
-            let index = self.send(world, request.clone()).await?;
-            let response = world.exchanges[index]
+            let index = self.send(journey, request.clone()).await?;
+            let response = self.trail.exchanges[index]
                 .response
                 .as_ref()
                 .expect("exchange() returned Ok only for a response");
             let status = response.status;
             if status >= 400 {
                 return Err(super::navigation::error_status(
-                    world,
+                    journey,
                     &url,
                     status,
-                    world.exchanges.last(),
+                    self.trail.last(),
                 ));
             }
             if !(300..400).contains(&status) || status == 304 {
@@ -432,22 +433,21 @@ impl Journey {
             }
             let location = response.header("location").map(str::to_owned);
             let Some(location) = location else {
-                return Err(world.failure(
+                return Err(journey.failure_on(
                     "a Location header on a redirect",
                     &format!("HTTP {status} without one"),
+                    self.trail.last(),
                 ));
             };
             let next = url.join(&location).map_err(|e| {
-                world.failure(
+                journey.failure_on(
                     "a redirect to a valid address",
                     &format!("{location:?}: {e}"),
+                    self.trail.last(),
                 )
             })?;
-            self.hop(world)?;
-            if merchant_pages(world)
-                .iter()
-                .any(|page| same_page(page, &next))
-            {
+            self.hop(journey)?;
+            if journey.is_merchant(&next) {
                 self.visited.page(&next);
                 return Ok(Stop::Landed(next));
             }

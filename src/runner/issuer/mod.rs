@@ -15,77 +15,30 @@
 //! They share the rules of the way ([`navigation`]: bounds on pages and on
 //! time, the merchant's pages where the journey ends, the record of pages
 //! visited), the rule for which control the buyer presses ([`words`]) and
-//! the explicit steps of the target file ([`steps`]). A driver that
-//! cannot read a page ends the scenario as an error of the harness, never
-//! as a failure of the target.
+//! the explicit steps of the target file (`[[acs.steps]]`). Each driver is
+//! given a [`Journey`] (the way described, and the run's means to send and
+//! redact, never the scenario's state) and brings back a [`Landing`] with
+//! its evidence ([`journey`]). A driver that cannot read a page ends the
+//! scenario as an error of the harness, never as a failure of the target.
 
 pub mod browser;
 pub mod chromium;
 pub mod controls;
 pub mod form;
 pub mod html;
+pub mod journey;
 pub mod navigation;
 pub mod parse;
 pub mod relay;
-pub mod steps;
 pub mod unsure;
 pub mod words;
 
-use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use url::Url;
-
-use navigation::merchant_pages;
-pub use navigation::same_page;
+pub use journey::{Choice, Journey, Landing, same_page};
 
 pub use crate::runner::result::{Drove, IssuerEvidence};
-use crate::runner::{
-    target_file::AcsDriver,
-    world::{Failure, PaymentWorld},
-};
-
-/// What the buyer does at the issuer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Choice {
-    /// Types the configured values and confirms.
-    Authenticate,
-    /// Clicks the control that cancels.
-    Cancel,
-    /// Answers nothing: follows where the pages send the buyer (redirects,
-    /// relay pages, script navigations) to the page where they stop. How a
-    /// buyer goes from a service's own result page to the merchant's.
-    Follow,
-}
-
-/// Drives the buyer from the issuer address to wherever they land.
-pub async fn authenticate(
-    world: &mut PaymentWorld,
-    issuer: Url,
-    choice: Choice,
-    values: &BTreeMap<String, String>,
-) -> Result<Url, Failure> {
-    let driver = world.ctx.driver.clone();
-    drive(world, &driver, issuer, choice, values).await
-}
-
-/// Sends the buyer to an address the service gave and follows where its
-/// pages send them, answering nothing, to the page where they stop. A
-/// merchant's page ends the way at once, unfetched. The browser follows when
-/// the browser driver is chosen; otherwise the form driver, which needs no
-/// configuration for this.
-pub async fn follow(world: &mut PaymentWorld, address: Url) -> Result<Url, Failure> {
-    if merchant_pages(world)
-        .iter()
-        .any(|page| same_page(page, &address))
-    {
-        return Ok(address);
-    }
-    let driver = match &world.ctx.driver {
-        Driver::None | Driver::Form => Driver::Form,
-        Driver::Browser(chromium) => Driver::Browser(chromium.clone()),
-    };
-    drive(world, &driver, address, Choice::Follow, &BTreeMap::new()).await
-}
+use crate::runner::{exchange::Trail, result::Failure, target_file::AcsDriver};
 
 /// The run's issuer driver, as the run context holds it. Every use of it
 /// is an exhaustive `match`: a new driver does not compile until each
@@ -99,7 +52,7 @@ pub enum Driver {
     /// HTTP and a real HTML parser, no script ([`form`]).
     Form,
     /// A headless Chromium, started once for the run ([`browser`]).
-    Browser(std::sync::Arc<chromium::Chromium>),
+    Browser(Arc<chromium::Chromium>),
 }
 
 impl Driver {
@@ -107,7 +60,7 @@ impl Driver {
     /// started for it. The browser is started whenever a selected scenario
     /// drives the buyer, so a browser driver without one drives no buyer;
     /// it stands as the form driver.
-    pub fn of(choice: AcsDriver, browser: Option<std::sync::Arc<chromium::Chromium>>) -> Self {
+    pub fn of(choice: AcsDriver, browser: Option<Arc<chromium::Chromium>>) -> Self {
         match (choice, browser) {
             (AcsDriver::None, _) => Self::None,
             (AcsDriver::Browser, Some(chromium)) => Self::Browser(chromium),
@@ -122,48 +75,36 @@ impl Driver {
             Self::None | Self::Form => None,
         }
     }
-}
 
-async fn drive(
-    world: &mut PaymentWorld,
-    driver: &Driver,
-    start: Url,
-    choice: Choice,
-    values: &BTreeMap<String, String>,
-) -> Result<Url, Failure> {
-    let steps = match choice {
-        Choice::Authenticate => world.target().acs.steps.clone(),
-        Choice::Cancel | Choice::Follow => Vec::new(),
-    };
-    match driver {
-        Driver::None => Err(Failure::plain(
-            "an issuer-authentication driver (acs.driver is none)",
-        )),
-        Driver::Browser(chromium) => {
-            browser::authenticate(world, chromium, start, choice, values, &steps).await
+    /// The driver that follows where pages send a buyer who answers
+    /// nothing: the browser when it is the run's driver, else the form
+    /// driver, which needs no configuration for this.
+    pub fn follower(&self) -> Self {
+        match self {
+            Self::None | Self::Form => Self::Form,
+            Self::Browser(chromium) => Self::Browser(Arc::clone(chromium)),
         }
-        Driver::Form => drive_form(world, start, choice, values, &steps).await,
     }
-}
 
-/// The form driver's journey, its pages kept as the evidence.
-async fn drive_form(
-    world: &mut PaymentWorld,
-    start: Url,
-    choice: Choice,
-    values: &BTreeMap<String, String>,
-    steps: &[steps::IssuerStep],
-) -> Result<Url, Failure> {
-    let result = form::authenticate(world, start, choice, values, steps).await;
-    let pages = match &result {
-        Ok((_, visited)) => visited.pages.clone(),
-        Err(_) => Vec::new(),
-    };
-    world.issuer_evidence = Some(IssuerEvidence {
-        driver: Drove::Form,
-        pages: pages.iter().map(|p| world.ctx.redactor.text(p)).collect(),
-        screenshot: None,
-        screenshot_left_out: None,
-    });
-    result.map(|(landing, _)| landing)
+    /// Makes `journey`, keeping its exchanges in `trail` (a trail beside
+    /// the scenario's). The browser driver takes the browser `held` for
+    /// the scenario, or waits for it, and leaves it held there after.
+    pub async fn drive(
+        &self,
+        journey: Journey<'_>,
+        trail: Trail,
+        held: &mut Option<chromium::Reservation>,
+    ) -> Landing {
+        match self {
+            Self::None => Landing {
+                at: Err(Failure::plain(
+                    "an issuer-authentication driver (acs.driver is none)",
+                )),
+                evidence: None,
+                trail,
+            },
+            Self::Browser(chromium) => browser::authenticate(chromium, journey, trail, held).await,
+            Self::Form => form::authenticate(journey, trail).await,
+        }
+    }
 }

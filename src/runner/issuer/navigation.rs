@@ -4,10 +4,8 @@
 
 use url::Url;
 
-use crate::runner::{
-    exchange::Exchange,
-    world::{Failure, PaymentWorld},
-};
+use super::Journey;
+use crate::runner::{exchange::Exchange, result::Failure};
 
 /// The most navigations (HTTP redirects, relay pages, script navigations)
 /// from one action of the buyer (opening the issuer address, submitting a
@@ -21,39 +19,10 @@ pub const MAX_PAGES: usize = 20;
 /// not found where to answer: an error of the harness.
 pub const MAX_WALKS: usize = 5;
 
-/// Whether two addresses are the same page: scheme, host, port and path.
-pub fn same_page(a: &Url, b: &Url) -> bool {
-    a.scheme() == b.scheme()
-        && a.host_str() == b.host_str()
-        && a.port_or_known_default() == b.port_or_known_default()
-        && a.path().trim_end_matches('/') == b.path().trim_end_matches('/')
-}
-
-/// The merchant's pages a buyer can be sent to: the back-office ones and the
-/// return addresses the last submit passed. Reaching one ends the journey:
-/// the page belongs to the merchant, not to the service under test.
-pub fn merchant_pages(world: &PaymentWorld) -> Vec<Url> {
-    let target = world.target();
-    let passed = world
-        .last_submit_body
-        .as_ref()
-        .map(|body| &body["responseURLs"]);
-    let passed = ["buyerOK", "buyerKO"]
-        .into_iter()
-        .filter_map(|name| passed?.get(name)?.as_str())
-        .filter_map(|address| Url::parse(address).ok());
-    [&target.success_url, &target.failure_url]
-        .into_iter()
-        .flatten()
-        .cloned()
-        .chain(passed)
-        .collect()
-}
-
 /// The failure of a target whose pages never stop moving the buyer on,
 /// shown with the last page's exchange when the driver has it.
-pub fn too_many_pages(world: &PaymentWorld, page: Option<&Exchange>) -> Failure {
-    world.failure_on(
+pub fn too_many_pages(journey: &Journey<'_>, page: Option<&Exchange>) -> Failure {
+    journey.failure_on(
         &format!("the buyer to land within {MAX_PAGES} redirects of each step"),
         "the redirects go on",
         page,
@@ -64,13 +33,13 @@ pub fn too_many_pages(world: &PaymentWorld, page: Option<&Exchange>) -> Failure 
 /// the contract shows no time-out, and this one is generous, so the target
 /// kept the buyer too long. `last` is the last page, `state` what it was doing.
 pub fn over_bound(
-    world: &PaymentWorld,
-    bound: std::time::Duration,
+    journey: &Journey<'_>,
     last: Option<&str>,
     state: &str,
     page: Option<&Exchange>,
 ) -> Failure {
-    world.failure_on(
+    let bound = journey.bound();
+    journey.failure_on(
         &format!(
             "the buyer to land within the journey's bound (acs.journey_timeout, {} s)",
             bound.as_secs_f64()
@@ -87,12 +56,12 @@ pub fn over_bound(
 /// The failure of a page of the journey that answered with an HTTP error:
 /// a page of the target's that the buyer cannot use.
 pub fn error_status(
-    world: &PaymentWorld,
+    journey: &Journey<'_>,
     page: &Url,
     status: u16,
     exchange: Option<&Exchange>,
 ) -> Failure {
-    world.failure_on(
+    journey.failure_on(
         "the issuer's pages to open for the buyer (no HTTP error status)",
         &format!("HTTP {status} from {page}"),
         exchange,
@@ -131,15 +100,6 @@ impl Visited {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn same_page_compares_scheme_host_port_and_path_only() {
-        let a = Url::parse("https://shop.example:443/thanks?order=1").expect("url");
-        let b = Url::parse("https://shop.example/thanks/").expect("url");
-        let c = Url::parse("http://shop.example/thanks").expect("url");
-        assert!(same_page(&a, &b));
-        assert!(!same_page(&a, &c));
-    }
 
     #[test]
     fn needing_a_browser_is_an_error_of_the_harness_that_names_the_browser_driver() {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use url::Url;
 
-use crate::runner::world::Failure;
+use crate::runner::result::Failure;
 
 /// The error of a page that, after the buyer's answer, asks again for what
 /// payconf typed: the configured values were not accepted, which payconf

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::{ReportInputs, sorted};
+use super::{RenderError, ReportInputs, sorted};
 use crate::runner::result::{Outcome, ScenarioResult};
 
 /// An id as Cucumber writes them: lower case, words joined by `-`.
@@ -89,7 +89,7 @@ fn element(result: &ScenarioResult, feature_id: &str) -> Value {
 }
 
 /// The report as text.
-pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
+pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
     let mut by_file: BTreeMap<&str, Vec<&ScenarioResult>> = BTreeMap::new();
     for result in sorted(inputs.report) {
         by_file.entry(&result.file).or_default().push(result);
@@ -116,5 +116,5 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
             })
         })
         .collect();
-    serde_json::to_string_pretty(&features).map_err(|e| e.to_string())
+    Ok(serde_json::to_string_pretty(&features)?)
 }

@@ -17,11 +17,11 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use url::Url;
 
-use super::{ReportInputs, sorted};
+use super::{RenderError, ReportInputs, sorted};
 use crate::runner::result::{ExchangeRecord, ScenarioResult};
 
 /// The report as text.
-pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
+pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
     let mut pages = Vec::new();
     let mut entries = Vec::new();
     for scenario in sorted(inputs.report) {
@@ -55,7 +55,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
             "entries": entries,
         }
     });
-    serde_json::to_string_pretty(&har).map_err(|e| e.to_string())
+    Ok(serde_json::to_string_pretty(&har)?)
 }
 
 /// One exchange as a HAR entry.

@@ -9,7 +9,7 @@ use minijinja::{Environment, context};
 use payconf_spec::features::html_id;
 use serde::Serialize;
 
-use super::{ReportInputs, requirement_outcomes, sorted, timestamp};
+use super::{RenderError, ReportInputs, requirement_outcomes, sorted, timestamp};
 use crate::runner::result::{ExchangeRecord, IssuerEvidence, Outcome};
 
 const TEMPLATE: &str = include_str!("report.html");
@@ -76,7 +76,7 @@ fn millis(d: std::time::Duration) -> String {
 }
 
 /// The report as text.
-pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
+pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
     let scenarios: Vec<ScenarioView> = sorted(inputs.report)
         .into_iter()
         .map(|r| {
@@ -125,10 +125,9 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
     let requirements = requirement_outcomes(inputs);
     let counts = inputs.report.scenario_counts();
     let mut env = Environment::new();
-    env.add_template("report.html", TEMPLATE)
-        .map_err(|e| e.to_string())?;
+    env.add_template("report.html", TEMPLATE)?;
     env.add_filter("anchor", |location: String| html_id(&location));
-    let template = env.get_template("report.html").map_err(|e| e.to_string())?;
+    let template = env.get_template("report.html")?;
     template
         .render(context! {
             version => env!("CARGO_PKG_VERSION"),
@@ -151,5 +150,5 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
             requirements => requirements,
             scenarios => scenarios,
         })
-        .map_err(|e| format!("{e:#}"))
+        .map_err(RenderError::from)
 }

@@ -11,7 +11,7 @@ use quick_xml::{
     events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event},
 };
 
-use super::{ReportInputs, sorted, timestamp};
+use super::{RenderError, ReportInputs, sorted, timestamp};
 use crate::runner::result::{Outcome, ScenarioResult};
 
 /// Text a CI system shows as it reads and XML 1.0 can carry: control
@@ -33,7 +33,7 @@ fn seconds(d: std::time::Duration) -> String {
 }
 
 /// The report as text.
-pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
+pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
     let mut by_file: BTreeMap<&str, Vec<&ScenarioResult>> = BTreeMap::new();
     for result in sorted(inputs.report) {
         by_file.entry(&result.file).or_default().push(result);
@@ -42,10 +42,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
     let stamp = timestamp(inputs.started);
 
     let mut writer = Writer::new_with_indent(Vec::new(), b' ', 2);
-    let xml = |e: std::io::Error| e.to_string();
-    writer
-        .write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))
-        .map_err(xml)?;
+    writer.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
     let mut suites = BytesStart::new("testsuites");
     suites.push_attribute(("name", "payconf"));
     suites.push_attribute(("tests", counts.total().to_string().as_str()));
@@ -62,7 +59,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
     ));
     suites.push_attribute(("time", seconds(inputs.duration).as_str()));
     suites.push_attribute(("timestamp", stamp.as_str()));
-    writer.write_event(Event::Start(suites)).map_err(xml)?;
+    writer.write_event(Event::Start(suites))?;
 
     for (file, results) in by_file {
         let failures = results
@@ -87,11 +84,9 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
         suite.push_attribute(("skipped", skipped.to_string().as_str()));
         suite.push_attribute(("time", seconds(time).as_str()));
         suite.push_attribute(("timestamp", stamp.as_str()));
-        writer.write_event(Event::Start(suite)).map_err(xml)?;
+        writer.write_event(Event::Start(suite))?;
 
-        writer
-            .write_event(Event::Start(BytesStart::new("properties")))
-            .map_err(xml)?;
+        writer.write_event(Event::Start(BytesStart::new("properties")))?;
         let target = inputs.target.shown_base_url();
         for (name, value) in [
             ("target", target.as_str()),
@@ -101,11 +96,9 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
             let mut property = BytesStart::new("property");
             property.push_attribute(("name", name));
             property.push_attribute(("value", value));
-            writer.write_event(Event::Empty(property)).map_err(xml)?;
+            writer.write_event(Event::Empty(property))?;
         }
-        writer
-            .write_event(Event::End(BytesEnd::new("properties")))
-            .map_err(xml)?;
+        writer.write_event(Event::End(BytesEnd::new("properties")))?;
 
         for result in results {
             let mut case = BytesStart::new("testcase");
@@ -116,7 +109,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
             case.push_attribute(("time", seconds(result.duration).as_str()));
             let (kind, message, text) = match &result.outcome {
                 Outcome::Passed => {
-                    writer.write_event(Event::Empty(case)).map_err(xml)?;
+                    writer.write_event(Event::Empty(case))?;
                     continue;
                 }
                 Outcome::Failed { step, failure } => (
@@ -141,7 +134,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
                     format!("step: {step}\n{failure}"),
                 ),
             };
-            writer.write_event(Event::Start(case)).map_err(xml)?;
+            writer.write_event(Event::Start(case))?;
             let mut element = BytesStart::new(kind);
             element.push_attribute(("message", clean(&message).as_str()));
             match &result.outcome {
@@ -152,40 +145,24 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
                 _ => {}
             }
             if text.is_empty() {
-                writer.write_event(Event::Empty(element)).map_err(xml)?;
+                writer.write_event(Event::Empty(element))?;
             } else {
-                writer.write_event(Event::Start(element)).map_err(xml)?;
-                writer
-                    .write_event(Event::Text(BytesText::new(&clean(&text))))
-                    .map_err(xml)?;
-                writer
-                    .write_event(Event::End(BytesEnd::new(kind)))
-                    .map_err(xml)?;
+                writer.write_event(Event::Start(element))?;
+                writer.write_event(Event::Text(BytesText::new(&clean(&text))))?;
+                writer.write_event(Event::End(BytesEnd::new(kind)))?;
             }
             let requirements: Vec<&str> = result.requirements().collect();
             if !requirements.is_empty() {
-                writer
-                    .write_event(Event::Start(BytesStart::new("system-out")))
-                    .map_err(xml)?;
-                writer
-                    .write_event(Event::Text(BytesText::new(&checks_line(result))))
-                    .map_err(xml)?;
-                writer
-                    .write_event(Event::End(BytesEnd::new("system-out")))
-                    .map_err(xml)?;
+                writer.write_event(Event::Start(BytesStart::new("system-out")))?;
+                writer.write_event(Event::Text(BytesText::new(&checks_line(result))))?;
+                writer.write_event(Event::End(BytesEnd::new("system-out")))?;
             }
-            writer
-                .write_event(Event::End(BytesEnd::new("testcase")))
-                .map_err(xml)?;
+            writer.write_event(Event::End(BytesEnd::new("testcase")))?;
         }
-        writer
-            .write_event(Event::End(BytesEnd::new("testsuite")))
-            .map_err(xml)?;
+        writer.write_event(Event::End(BytesEnd::new("testsuite")))?;
     }
-    writer
-        .write_event(Event::End(BytesEnd::new("testsuites")))
-        .map_err(xml)?;
-    String::from_utf8(writer.into_inner()).map_err(|e| e.to_string())
+    writer.write_event(Event::End(BytesEnd::new("testsuites")))?;
+    Ok(String::from_utf8(writer.into_inner())?)
 }
 
 /// The requirements a testcase checks; for one that did not pass, each with

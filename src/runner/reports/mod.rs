@@ -127,7 +127,7 @@ impl ReportFiles {
 
     /// Every report's folder must exist, and its path not be a folder,
     /// before a run that would end unable to write it.
-    pub fn check_paths(&self) -> Result<(), String> {
+    pub fn check_paths(&self) -> Result<(), ReportPathError> {
         for (format, path) in &self.0 {
             let flag = format.flag();
             let folder = match path.parent() {
@@ -135,21 +135,44 @@ impl ReportFiles {
                 _ => std::path::Path::new("."),
             };
             if !folder.is_dir() {
-                return Err(format!(
-                    "{flag} {}: the folder {} does not exist",
-                    path.display(),
-                    folder.display()
-                ));
+                return Err(ReportPathError::NoFolder {
+                    flag,
+                    path: path.clone(),
+                    folder: folder.to_owned(),
+                });
             }
             if path.is_dir() {
-                return Err(format!(
-                    "{flag} {}: is a folder, not a file",
-                    path.display()
-                ));
+                return Err(ReportPathError::Folder {
+                    flag,
+                    path: path.clone(),
+                });
             }
         }
         Ok(())
     }
+}
+
+/// A report path no run could write to, found before the run.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportPathError {
+    /// Its folder does not exist.
+    #[error("{flag} {}: the folder {} does not exist", path.display(), folder.display())]
+    NoFolder {
+        /// The format's flag.
+        flag: &'static str,
+        /// The path given.
+        path: PathBuf,
+        /// Its folder.
+        folder: PathBuf,
+    },
+    /// It is a folder.
+    #[error("{flag} {}: is a folder, not a file", path.display())]
+    Folder {
+        /// The format's flag.
+        flag: &'static str,
+        /// The path given.
+        path: PathBuf,
+    },
 }
 
 /// Everything a report is made from.
@@ -185,29 +208,50 @@ pub struct ReportInputs<'a> {
 
 /// A report that could not be written.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot write the {what} report {path}: {reason}")]
+#[error("cannot write the {what} report {}: {reason}", path.display())]
 pub struct ReportError {
     /// Which report.
     pub what: &'static str,
     /// Where.
-    pub path: String,
+    pub path: PathBuf,
     /// Why.
-    pub reason: String,
+    #[source]
+    pub reason: RenderError,
+}
+
+/// Why a report could not be made or written.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// A JSON report did not serialise.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    /// The JUnit XML did not write.
+    #[error("{0}")]
+    Xml(#[from] std::io::Error),
+    /// The XML written was not UTF-8.
+    #[error("{0}")]
+    Text(#[from] std::string::FromUtf8Error),
+    /// The HTML template did not render.
+    #[error("{0:#}")]
+    Template(#[from] minijinja::Error),
+    /// The file could not be written.
+    #[error("{0}")]
+    Write(#[source] std::io::Error),
 }
 
 /// Renders one kind of report.
-type Render = fn(&ReportInputs<'_>) -> Result<String, String>;
+type Render = fn(&ReportInputs<'_>) -> Result<String, RenderError>;
 
 /// Writes every report asked for.
 pub fn write_reports(files: &ReportFiles, inputs: &ReportInputs<'_>) -> Result<(), ReportError> {
     for (format, path) in &files.0 {
-        let error = |reason: String| ReportError {
+        let error = |reason: RenderError| ReportError {
             what: format.name(),
-            path: path.display().to_string(),
+            path: path.clone(),
             reason,
         };
         let text = format.render()(inputs).map_err(error)?;
-        std::fs::write(path, text).map_err(|e| error(e.to_string()))?;
+        std::fs::write(path, text).map_err(|e| error(RenderError::Write(e)))?;
     }
     Ok(())
 }

@@ -5,13 +5,13 @@
 
 use serde_json::json;
 
-use super::{ReportInputs, requirement_outcomes, sorted, timestamp};
+use super::{RenderError, ReportInputs, requirement_outcomes, sorted, timestamp};
 
 /// The results format's version; it changes when a field changes meaning.
 pub const FORMAT_VERSION: u32 = 1;
 
 /// The report as text.
-pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
+pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
     let scenarios = inputs.report.scenario_counts();
     let steps = inputs.report.steps;
     let scenario_list: Vec<_> = sorted(inputs.report)
@@ -97,5 +97,5 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, String> {
         "requirements": requirement_outcomes(inputs),
         "scenarios": scenario_list,
     });
-    serde_json::to_string_pretty(&results).map_err(|e| e.to_string())
+    Ok(serde_json::to_string_pretty(&results)?)
 }

@@ -81,7 +81,8 @@ fn carries_envelope(world: &mut PaymentWorld) -> Result<(), Settled> {
 fn answer_is_json(world: &mut PaymentWorld) -> Result<(), Settled> {
     let checked = checked(|| {
         let answer = world.answer()?;
-        let response = world.exchanges[answer.exchange]
+        let response = world
+            .exchange_at(answer.exchange)
             .response
             .as_ref()
             .map_err(|e| world.failure("an answer", e))?;
@@ -164,7 +165,8 @@ fn description_names(world: &mut PaymentWorld, name: String) -> Result<(), Settl
 fn allow_header(world: &mut PaymentWorld, allow: String) -> Result<(), Settled> {
     let checked = checked(|| {
         let answer = world.answer()?;
-        let seen = world.exchanges[answer.exchange]
+        let seen = world
+            .exchange_at(answer.exchange)
             .response
             .as_ref()
             .ok()

@@ -1,16 +1,32 @@
 //! Step definitions, one file per domain concept: creating payments
-//! ([`payment`]), paying with cards ([`card`]), what an answer says
-//! ([`answer`]), and where the buyer is sent ([`redirect`]). Steps return
+//! ([`payment`]), paying with cards ([`card`]), requests outside the
+//! contract's operations ([`paths`]), what an answer says ([`answer`]), and
+//! where the buyer is sent ([`redirect`]). Steps return
 //! `Result<(), Failure>`; a failure says what was expected, what was seen,
 //! and shows the exchange with secrets redacted.
 
 mod answer;
 mod card;
+mod paths;
 pub(crate) mod payment;
 mod redirect;
 pub mod robustness;
 
 pub use card::CARD_DATA_DEFINITIONS;
+
+/// Where the step definitions of requests outside the contract's
+/// operations are: a scenario whose requests are only these exercises none.
+pub const OFF_OPERATION_DEFINITIONS: [&str; 1] = [paths::DEFINED_IN];
+
+/// The file of the step definition Cucumber runs for `step`, found as
+/// Cucumber finds it; none when no definition (or more than one) matches.
+pub fn definition_file(step: &cucumber::gherkin::Step) -> Option<&'static str> {
+    use cucumber::World as _;
+    let (_, _, location, _) = crate::runner::PaymentWorld::collection()
+        .find(step)
+        .ok()??;
+    location.map(|location| location.path)
+}
 
 /// Path of the create call, under the target's base address.
 pub const CREATE_PATH: &str = "/api/v1/payment/create/";

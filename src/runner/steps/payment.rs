@@ -273,37 +273,6 @@ async fn creates_with_body_of(world: &mut PaymentWorld, size: usize) -> Result<(
     world.settle(checked)
 }
 
-#[when(regex = r#"^the merchant sends a (GET|POST|PUT|DELETE) request to "(/.*)"$"#)]
-async fn sends_request_to(
-    world: &mut PaymentWorld,
-    method: String,
-    path: String,
-) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let method =
-            Method::from_bytes(method.as_bytes()).expect("the pattern allows only valid methods");
-        let operation = if path.contains("/submit") {
-            "submitPayment"
-        } else {
-            "createPayment"
-        };
-        let target = world.target();
-        let mut request = RecordedRequest::new(method.clone(), target.api_url(&path)).header(
-            "Authorization",
-            format!("apikey {}", target.api_key.expose()),
-        );
-        if method != Method::GET {
-            let body = create_body(world).to_string();
-            request = request
-                .header("Content-Type", "application/json")
-                .body(body);
-        }
-        world.receive(operation, request).await.map(drop)
-    })
-    .await;
-    world.settle(checked)
-}
-
 #[then("the payment token is a UUID")]
 fn token_is_uuid(world: &mut PaymentWorld) -> Result<(), Settled> {
     let checked = checked(|| {

@@ -9,7 +9,7 @@ use url::Url;
 
 use super::payment::shown;
 use crate::runner::{
-    issuer::{self, Choice, same_page},
+    issuer::{Choice, same_page},
     target_file::AcsDriver,
     world::{Failure, PaymentWorld, Settled, checked, checked_async},
 };
@@ -22,7 +22,7 @@ use crate::runner::{
 fn redirect_address(world: &PaymentWorld) -> Result<Url, Failure> {
     let answer = world.answer()?;
     let href = answer.at("/payload/userRedirect/href");
-    let requested = &world.exchanges[answer.exchange].request.url;
+    let requested = &world.exchange_at(answer.exchange).request.url;
     let address = href
         .and_then(Value::as_str)
         .map(str::trim)
@@ -69,7 +69,7 @@ fn redirect_is_absolute(world: &mut PaymentWorld) -> Result<(), Settled> {
 fn resolved_redirect(world: &PaymentWorld) -> Result<Url, Failure> {
     let answer = world.answer()?;
     let href = answer.at("/payload/userRedirect/href");
-    let requested = &world.exchanges[answer.exchange].request.url;
+    let requested = &world.exchange_at(answer.exchange).request.url;
     href.and_then(Value::as_str)
         .and_then(|h| requested.join(h).ok())
         .filter(|u| matches!(u.scheme(), "http" | "https"))
@@ -103,7 +103,7 @@ fn redirect_is_failure_page(world: &mut PaymentWorld) -> Result<(), Settled> {
 async fn sent_buyer_lands_on_success_page(world: &mut PaymentWorld) -> Result<(), Settled> {
     let checked = checked_async(async {
         let address = resolved_redirect(world)?;
-        let result = issuer::follow(world, address).await;
+        let result = world.follow(&address).await;
         world.landing = Some(result?);
         landed_on(world, world.target().success_url.as_ref(), "success_url")
     })
@@ -203,7 +203,7 @@ async fn drive(
         ));
     }
     let address = resolved_redirect(world)?;
-    let result = issuer::authenticate(world, address, choice, &values).await;
+    let result = world.authenticate(&address, choice, &values).await;
     world.landing = Some(result?);
     Ok(())
 }

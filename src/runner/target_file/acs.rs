@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use super::steps::IssuerStep;
 use super::{Secret, TargetError, target_error};
-use crate::runner::issuer::{chromium::BrowserSettings, steps::IssuerStep};
 
 /// How the buyer gets through the issuer-authentication page.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -118,4 +118,34 @@ pub fn driver_override(
     AcsDriver::from_name(&name)
         .map(Some)
         .ok_or_else(|| target_error(setting, format!("{name:?} is not form, browser or none")))
+}
+
+/// Where the browser and its driver are, and what else Chromium is given.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BrowserSettings {
+    /// The Chromium (or Chrome) program: a path, or a name on `PATH`.
+    pub chromium: Option<String>,
+    /// The ChromeDriver program: a path, or a name on `PATH`.
+    pub chromedriver: Option<String>,
+    /// More command-line arguments for Chromium.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// The most memory, in MiB, the browser's processes may hold together
+    /// ([`DEFAULT_MEMORY_MB`] when unset): a page over it ends its journey
+    /// as an error of the harness.
+    pub memory_mb: Option<u64>,
+}
+
+/// The browser's memory bound when `acs.browser.memory_mb` is unset: a
+/// payment page with its frames needs a few hundred MiB.
+pub const DEFAULT_MEMORY_MB: u64 = 2048;
+
+impl BrowserSettings {
+    /// The memory bound, in bytes.
+    pub fn memory_limit(&self) -> u64 {
+        self.memory_mb
+            .unwrap_or(DEFAULT_MEMORY_MB)
+            .saturating_mul(1024 * 1024)
+    }
 }

@@ -14,22 +14,24 @@ use std::{collections::BTreeMap, fmt, path::Path, time::Duration};
 use serde::Deserialize;
 use url::Url;
 
-use crate::runner::{issuer::chromium::BrowserSettings, redact::Redactor};
+use crate::runner::redact::Redactor;
 
 mod acs;
 mod cards;
 mod robustness;
 mod secret;
+mod steps;
 mod summary;
 #[cfg(test)]
 mod tests;
 mod tls;
 
-pub use acs::{AcsConfig, AcsDriver, driver_override};
+pub use acs::{AcsConfig, AcsDriver, BrowserSettings, driver_override};
 use cards::check_card;
 pub use cards::{TestCard, TestCards};
 pub use robustness::RobustnessSettings;
 pub use secret::Secret;
+pub use steps::{IssuerStep, StepAction, StepValue};
 pub use tls::{TlsFile, TlsSettings, TransportOverrides};
 
 /// Which environment of the service a target is.

@@ -16,29 +16,73 @@ pub mod proxy;
 use std::{error::Error as _, time::Duration};
 
 use self::proxy::ProxyRules;
-use crate::runner::{exchange::Limits, target_file::TargetConfig};
+use crate::runner::target_file::TargetConfig;
 use reqwest::Client;
 use rustls::{AlertDescription, CertificateError};
 
+/// Bounds on every exchange with the target.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Time for the whole exchange, from sending to the last byte read.
+    pub timeout: Duration,
+    /// The most bytes of a response body that are read.
+    pub max_body: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(10),
+            max_body: 1024 * 1024,
+        }
+    }
+}
+
 /// The run's HTTP client for `target`: HTTP/1.1, as merchants' servers
 /// most often call a payment API.
-pub fn client(target: &TargetConfig, limits: Limits) -> Result<Client, String> {
+pub fn client(target: &TargetConfig, limits: Limits) -> Result<Client, TransportError> {
     build(builder(target, limits).http1_only())
 }
 
-/// A volley's client (see [`crate::runner::volley`]): the run's client,
+/// A volley's client: the run's client,
 /// but keeping its idle connections (as many as the warm-up opened) for
 /// longer, and offering HTTP/2 in the TLS handshake (ALPN), so that the
 /// requests of a volley to a server that speaks it share one connection
 /// and their last bytes can go out together.
-pub fn volley_client(target: &TargetConfig, limits: Limits) -> Result<Client, String> {
+pub fn volley_client(target: &TargetConfig, limits: Limits) -> Result<Client, TransportError> {
     build(builder(target, limits).pool_idle_timeout(Duration::from_secs(30)))
 }
 
-fn build(builder: reqwest::ClientBuilder) -> Result<Client, String> {
-    builder
-        .build()
-        .map_err(|e| format!("cannot build the HTTP client: {}", causes(&e)))
+fn build(builder: reqwest::ClientBuilder) -> Result<Client, TransportError> {
+    builder.build().map_err(TransportError::Client)
+}
+
+/// The target could not be reached, or payconf's transport not used.
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    /// The HTTP client could not be built from the target's TLS settings.
+    #[error("cannot build the HTTP client: {}", causes(.0))]
+    Client(#[source] reqwest::Error),
+    /// A failure of the transport that a setting fixes, described with it.
+    #[error("{0}")]
+    Fault(String),
+    /// No answer: the connection failed.
+    #[error("target unreachable: {url}: {}", causes(.error))]
+    Unreachable {
+        /// The target's base URL.
+        url: url::Url,
+        /// How the connection failed.
+        #[source]
+        error: reqwest::Error,
+    },
+    /// No answer within the time an exchange has.
+    #[error("target unreachable: {url}: no answer within {} s", .timeout.as_secs())]
+    Silent {
+        /// The target's base URL.
+        url: url::Url,
+        /// `--timeout`.
+        timeout: Duration,
+    },
 }
 
 fn builder(target: &TargetConfig, limits: Limits) -> reqwest::ClientBuilder {
@@ -73,7 +117,7 @@ pub async fn preflight(
     client: &Client,
     target: &TargetConfig,
     timeout: Duration,
-) -> Result<(), String> {
+) -> Result<(), TransportError> {
     let url = &target.base_url;
     let request = client.get(url.clone()).send();
     match tokio::time::timeout(timeout, request).await {
@@ -85,14 +129,17 @@ pub async fn preflight(
                 None => None,
             };
             Err(match fault {
-                Some(fault) => describe(fault, target, timeout).await,
-                None => format!("target unreachable: {url}: {}", causes(&error)),
+                Some(fault) => TransportError::Fault(describe(fault, target, timeout).await),
+                None => TransportError::Unreachable {
+                    url: url.clone(),
+                    error,
+                },
             })
         }
-        Err(_) => Err(format!(
-            "target unreachable: {url}: no answer within {} s",
-            timeout.as_secs()
-        )),
+        Err(_) => Err(TransportError::Silent {
+            url: url.clone(),
+            timeout,
+        }),
     }
 }
 

@@ -55,8 +55,9 @@ use url::Url;
 
 use self::gate::{Gate, GatedBody};
 use crate::runner::{
-    exchange::{Exchange, Limits, RecordedRequest},
-    world::RunContext,
+    exchange::{Exchange, Limits, Patient, RecordedRequest},
+    target_file::TargetConfig,
+    transport::TransportError,
 };
 
 /// The least pause between the prefixes and the last bytes.
@@ -83,6 +84,36 @@ pub struct Volley {
     pub protocol: &'static str,
 }
 
+/// The volleys of submits of one token sent in a scenario, as the last
+/// ended (the first that executed the payment twice, if one did).
+#[derive(Debug)]
+pub struct SubmitVolleys {
+    /// How many submits the last volley sent.
+    pub sent: usize,
+    /// Those of its answers that executed the payment.
+    pub executed: Vec<Exchange>,
+    /// Which volley that was, from 1.
+    pub round: usize,
+}
+
+impl SubmitVolleys {
+    /// Whether it executed the payment more than once.
+    pub fn twice(&self) -> bool {
+        self.executed.len() > 1
+    }
+}
+
+/// Why payconf could not send a volley: its own failure, never the target's.
+#[derive(Debug, thiserror::Error)]
+pub enum VolleyError {
+    /// The volley's client could not be built.
+    #[error(transparent)]
+    Client(#[from] TransportError),
+    /// A request's task ended without its exchange.
+    #[error("a request of the volley was lost: {0}")]
+    Lost(#[source] tokio::task::JoinError),
+}
+
 /// A request of the volley before the gate opens.
 enum Pending {
     /// On its way, its last byte held.
@@ -94,12 +125,16 @@ enum Pending {
 /// Sends `requests` as a volley of the run (see the module's guide), in
 /// its pace and with the floor alone. An error is the harness's: its
 /// client could not be built, or a task of its failed.
-pub async fn send(ctx: &RunContext, requests: Vec<RecordedRequest>) -> Result<Volley, String> {
-    let client = crate::runner::transport::volley_client(&ctx.target, ctx.limits)?;
+pub async fn send(
+    target: &TargetConfig,
+    patient: &Patient,
+    requests: Vec<RecordedRequest>,
+) -> Result<Volley, VolleyError> {
+    let client = crate::runner::transport::volley_client(target, patient.limits)?;
     // The warm-ups and the volley, in the run's pace.
-    ctx.pace.turns(2 * requests.len()).await;
-    let _alone = ctx.floor.alone().await;
-    fire(&client, &ctx.target.base_url, ctx.limits, requests).await
+    patient.pace.turns(2 * requests.len()).await;
+    let _alone = patient.floor.alone().await;
+    fire(&client, &target.base_url, patient.limits, requests).await
 }
 
 /// Sends `requests` as a volley through `client`, warming its connections
@@ -109,7 +144,7 @@ pub async fn fire(
     base_url: &Url,
     limits: Limits,
     requests: Vec<RecordedRequest>,
-) -> Result<Volley, String> {
+) -> Result<Volley, VolleyError> {
     let count = requests.len();
     let warm_up = RecordedRequest::new(Method::GET, base_url.clone());
     let warm =
@@ -168,10 +203,7 @@ pub async fn fire(
         .collect();
     let mut exchanges = Vec::with_capacity(count);
     for task in pending {
-        exchanges.push(
-            task.await
-                .map_err(|e| format!("a request of the volley was lost: {e}"))?,
-        );
+        exchanges.push(task.await.map_err(VolleyError::Lost)?);
     }
     let released = gate.released();
     let spread = match (released.iter().min(), released.iter().max()) {

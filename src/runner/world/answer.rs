@@ -14,7 +14,7 @@ pub type OperationId = &'static str;
 /// An answer from the API.
 #[derive(Clone, Debug)]
 pub struct Answer {
-    /// Index of its exchange in [`PaymentWorld::exchanges`].
+    /// Index of its exchange in the scenario's trail ([`PaymentWorld::exchange_at`]).
     pub exchange: usize,
     /// HTTP status.
     pub status: u16,
@@ -59,7 +59,7 @@ impl PaymentWorld {
                 return Err(failure.blaming(vec![ids::JSON_ANSWERS.to_owned()]));
             }
         };
-        let response = self.exchanges[index]
+        let response = self.trail.exchanges[index]
             .response
             .as_ref()
             .expect("exchange() returned Ok only for a response");

@@ -12,6 +12,7 @@
 //! Each step ends by settling its failure in the world ([`settle`]).
 
 mod answer;
+mod buyer;
 mod settle;
 
 use std::sync::Arc;
@@ -20,11 +21,13 @@ use serde_json::Value;
 use url::Url;
 
 use crate::runner::{
-    exchange::{Exchange, Floor, Limits, Pace, RecordedRequest, Sent, Unreported, send_patiently},
+    exchange::{Exchange, Patient, RecordedRequest, Sent, Trail},
+    hostile::HostileRun,
     issuer::chromium::Reservation,
     redact::Redactor,
     result::{HostileFinding, IssuerEvidence, Leftovers},
     target_file::TargetConfig,
+    volley::SubmitVolleys,
 };
 use payconf_spec::{Profile, contract::Contract, requirements::Requirements};
 
@@ -33,11 +36,9 @@ use payconf_spec::{Profile, contract::Contract, requirements::Requirements};
 pub struct RunContext {
     /// The server under test, resolved and checked before the first scenario.
     pub target: TargetConfig,
-    /// HTTP client: no redirects followed, proxies chosen by the target's
-    /// `proxy` setting and the environment (`transport::proxy`).
-    pub client: reqwest::Client,
-    /// Time and size bounds of every exchange.
-    pub limits: Limits,
+    /// The patient client every request goes out through: its bounds,
+    /// `--rate`, the floor exchanges in flight share.
+    pub patient: Patient,
     /// The spec every answer is checked against as it arrives.
     pub contract: Arc<Contract>,
     /// The requirements catalogue.
@@ -51,18 +52,6 @@ pub struct RunContext {
     /// Whether every exchange is kept for a HAR file (`--har`), those the
     /// scenario's report leaves out included.
     pub har: bool,
-    /// `--rate`: how fast requests may go out.
-    pub pace: Arc<Pace>,
-    /// Shared by every exchange in flight; a volley has it alone.
-    pub floor: Floor,
-}
-
-impl RunContext {
-    /// Sends a request as the run's patient client: in its turn of
-    /// `--rate`, waiting out answers that ask to come back later.
-    pub async fn send(&self, request: RecordedRequest) -> Sent {
-        send_patiently(request, &self.client, self.limits, &self.pace, &self.floor).await
-    }
 }
 
 pub use crate::runner::result::Failure;
@@ -109,21 +98,18 @@ pub struct PaymentWorld {
     /// The last API answer, which the `Then` steps judge.
     pub answer: Option<Answer>,
     /// The volleys of submits of one token (`@robustness`).
-    pub volley: Option<crate::runner::steps::robustness::SubmitVolleys>,
+    pub volley: Option<SubmitVolleys>,
     /// Whole payments run in parallel: (token, create's ID, submit's ID).
     pub flows: Vec<(String, String, String)>,
     /// Generated hostile bodies sent, and their findings.
-    pub hostile: Option<crate::runner::steps::robustness::HostileRun>,
+    pub hostile: Option<HostileRun>,
     /// Where the buyer's browser ended up after the issuer page.
     pub landing: Option<Url>,
-    /// Every exchange of the scenario, in order.
-    pub exchanges: Vec<Exchange>,
-    /// With `--har`: exchanges sent or seen outside [`Self::exchanges`].
-    pub unreported: Unreported,
+    /// Every exchange of the scenario, in order, and each time the target
+    /// asked payconf to wait.
+    pub trail: Trail,
     /// Violations of requirements this scenario does not check.
     pub observations: Vec<String>,
-    /// Each time the target asked payconf to wait and it did, said.
-    pub waited: Vec<String>,
     /// What the scenario measured of its own sharpness (the volleys sent
     /// and their spread), said whatever its outcome.
     pub measured: Vec<String>,
@@ -143,7 +129,7 @@ impl PaymentWorld {
     fn new() -> Self {
         let ctx = CONTEXT.with(Arc::clone);
         Self {
-            unreported: Unreported::new(ctx.har),
+            trail: Trail::new(ctx.har),
             ctx,
             profile: Profile::Core,
             checks: Vec::new(),
@@ -155,9 +141,7 @@ impl PaymentWorld {
             hostile: None,
             answer: None,
             landing: None,
-            exchanges: Vec::new(),
             observations: Vec::new(),
-            waited: Vec::new(),
             measured: Vec::new(),
             failed: None,
             issuer_evidence: None,
@@ -185,14 +169,15 @@ impl PaymentWorld {
     pub fn leave(&mut self) -> Leftovers {
         self.browser_reservation = None;
         let redactor = &self.ctx.redactor;
-        let exchanges = self.exchanges.iter().map(|e| e.record(redactor)).collect();
+        let trail = &mut self.trail;
+        let exchanges = trail.exchanges.iter().map(|e| e.record(redactor)).collect();
         let har = self
             .ctx
             .har
-            .then(|| self.unreported.all(redactor, &self.exchanges));
+            .then(|| trail.unreported.all(redactor, &trail.exchanges));
         Leftovers {
             observations: std::mem::take(&mut self.observations),
-            waited: std::mem::take(&mut self.waited),
+            waited: std::mem::take(&mut trail.waited),
             measured: std::mem::take(&mut self.measured),
             exchanges,
             issuer: self.issuer_evidence.take(),
@@ -223,44 +208,25 @@ impl PaymentWorld {
     /// Notes each time the target asked payconf to wait, and keeps the
     /// answers that asked for the HAR file.
     pub fn note_waits(&mut self, sent: &Sent) {
-        let redactor = &self.ctx.redactor;
-        self.waited.extend(sent.notes(|url| redactor.text(url)));
-        self.also_sent(sent.waits.iter().map(|(exchange, _)| exchange));
+        self.trail.note_waits(sent, &self.ctx.redactor);
     }
 
     /// Keeps, for the HAR file, exchanges the scenario sent but does not keep.
     pub fn also_sent<'a>(&self, exchanges: impl IntoIterator<Item = &'a Exchange>) {
-        self.unreported.sent(&self.ctx.redactor, exchanges);
+        self.trail.also_sent(&self.ctx.redactor, exchanges);
     }
 
-    /// Sends a request and records the exchange; fails when nothing usable
-    /// came back. Answers that ask payconf to come back later are waited
-    /// out ([`send_patiently`]) and noted; past payconf's patience a rate
-    /// limit is an error of the harness that names `--rate`.
+    /// Sends a request and keeps the exchange; fails when nothing usable
+    /// came back ([`Trail::exchange`]).
     pub async fn exchange(&mut self, request: RecordedRequest) -> Result<usize, Failure> {
-        let sent = self.ctx.send(request).await;
-        self.note_waits(&sent);
-        let limited = sent.still_limited();
-        self.exchanges.push(sent.exchange);
-        let index = self.exchanges.len() - 1;
-        if let Some(why) = limited {
-            let shown = self.exchanges[index].display(&self.ctx.redactor);
-            return Err(Failure::harness(why).on(shown));
-        }
-        let exchange = &self.exchanges[index];
-        if let Err(reason) = &exchange.response {
-            let reason = reason.clone();
-            if let Some(fault) = &exchange.transport_fault {
-                let host = exchange.request.url.host_str().unwrap_or_default();
-                return Err(Failure::harness(format!(
-                    "payconf could not reach {}: {}. This is payconf's transport to fix, not \
-                     the target's doing",
-                    self.ctx.redactor.text(exchange.request.url.as_str()),
-                    fault.words(host)
-                )));
-            }
-            return Err(self.failure("an answer from the target", &reason));
-        }
-        Ok(index)
+        let ctx = &self.ctx;
+        self.trail
+            .exchange(&ctx.patient, &ctx.redactor, request)
+            .await
+    }
+
+    /// The exchange at `index` of the scenario's trail.
+    pub fn exchange_at(&self, index: usize) -> &Exchange {
+        &self.trail.exchanges[index]
     }
 }

@@ -8,7 +8,7 @@ use crate::runner::{exchange::Exchange, result::recorder::Settles};
 impl PaymentWorld {
     /// A failure with what was expected, what was seen, and the last exchange.
     pub fn failure(&self, expected: &str, actual: &str) -> Failure {
-        self.failure_on(expected, actual, self.exchanges.last())
+        self.failure_on(expected, actual, self.trail.last())
     }
 
     /// A failure of the target shown with `exchange` (the page where the

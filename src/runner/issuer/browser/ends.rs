@@ -38,7 +38,7 @@ impl Heartbeat {
     }
 }
 
-use crate::runner::world::{Failure, PaymentWorld};
+use crate::runner::{issuer::Journey, result::Failure};
 
 /// What the browser's pages held when they went over its bound; never, when
 /// the machine does not tell.
@@ -65,7 +65,7 @@ pub(super) fn over_memory_failure(used: u64, limit: u64) -> Failure {
 
 /// A page that did not load: the target's failure, unless the browser
 /// would not trust its certificate, which payconf cannot judge.
-pub(super) fn load_failure(world: &PaymentWorld, page: &Url, error: &str) -> Failure {
+pub(super) fn load_failure(journey: &Journey<'_>, page: &Url, error: &str) -> Failure {
     if untrusted_connection(error) {
         return Failure::harness(format!(
             "the browser does not trust the connection to {page} ({error}): payconf cannot \
@@ -74,7 +74,7 @@ pub(super) fn load_failure(world: &PaymentWorld, page: &Url, error: &str) -> Fai
              acs.browser.args"
         ));
     }
-    world.failure_on(
+    journey.failure_on(
         "the page to load in the browser",
         &format!("{page}: {error}"),
         None,

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::BrowserJourney;
 use crate::runner::issuer::chromium::Turn;
-use crate::runner::world::PaymentWorld;
+use crate::runner::target_file::TargetConfig;
 
 impl BrowserJourney<'_> {
     /// A screenshot of the top-level page with every secret on it blanked
@@ -14,9 +14,8 @@ impl BrowserJourney<'_> {
     /// take one, or a frame could not be blanked). Through the DevTools
     /// protocol, which does not wait for a page that never stops loading,
     /// after the page is stopped.
-    pub(super) async fn screenshot(&self, world: &PaymentWorld) -> Result<Vec<u8>, String> {
+    pub(super) async fn screenshot(&self, target: &TargetConfig) -> Result<Vec<u8>, String> {
         use base64::Engine as _;
-        let target = world.target();
         let mut secrets: Vec<(String, String)> = target
             .secrets()
             .into_iter()

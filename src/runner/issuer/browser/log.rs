@@ -11,7 +11,7 @@ use std::{
 use url::Url;
 
 use super::BrowserJourney;
-use crate::runner::issuer::navigation::same_page;
+use crate::runner::issuer::journey::same_page;
 
 impl BrowserJourney<'_> {
     /// Reads the browser's log: the document requests since the last look.

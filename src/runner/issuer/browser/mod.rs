@@ -42,15 +42,16 @@ use url::Url;
 
 use self::archive::Archive;
 use super::{
-    Choice, Drove, IssuerEvidence,
-    chromium::{COMMAND_BOUND, Chromium, Turn},
-    navigation::{
-        MAX_PAGES, MAX_WALKS, Visited, error_status, merchant_pages, over_bound, too_many_pages,
-    },
-    steps::{IssuerStep, StepAction},
+    Choice, Drove, IssuerEvidence, Journey, Landing,
+    chromium::{COMMAND_BOUND, Chromium, Reservation, Turn},
+    navigation::{MAX_PAGES, MAX_WALKS, Visited, error_status, over_bound, too_many_pages},
     unsure::{asked_again, unclear, unnamed_fields},
 };
-use crate::runner::world::{Failure, PaymentWorld};
+use crate::runner::{
+    exchange::Trail,
+    result::Failure,
+    target_file::{IssuerStep, StepAction},
+};
 
 /// How often the page is looked at.
 const POLL: Duration = Duration::from_millis(50);
@@ -70,31 +71,38 @@ const MIN_ANSWER: Duration = Duration::from_secs(10);
 /// How often the browser's memory is measured during a journey.
 const MEMORY_CHECK: Duration = Duration::from_millis(250);
 
-/// Drives the buyer from the issuer address to wherever they land, and
-/// leaves the pages visited and a screenshot in the world.
+/// Drives the buyer from the journey's start to wherever they land, in the
+/// browser `held` for the scenario (or the next free one); the pages
+/// visited and a screenshot are the evidence, and the browser is held
+/// again after.
 pub async fn authenticate(
-    world: &mut PaymentWorld,
     chromium: &Chromium,
-    issuer: Url,
-    choice: Choice,
-    values: &BTreeMap<String, String>,
-    steps: &[IssuerStep],
-) -> Result<Url, Failure> {
-    let reservation = match world.browser_reservation.take() {
+    way: Journey<'_>,
+    mut trail: Trail,
+    held: &mut Option<Reservation>,
+) -> Landing {
+    let reservation = match held.take() {
         Some(reservation) => reservation,
         None => chromium.reserve().await,
     };
-    let turn = chromium
-        .turn(reservation)
-        .await
-        .map_err(|e| Failure::harness(format!("the browser does not answer: {e}")))?;
+    let turn = match chromium.turn(reservation).await {
+        Ok(turn) => turn,
+        Err(e) => {
+            return Landing {
+                at: Err(Failure::harness(format!(
+                    "the browser does not answer: {e}"
+                ))),
+                evidence: None,
+                trail,
+            };
+        }
+    };
     // The browser's requests to the target are its own, not payconf's to
     // hold one by one: the journey holds the floor for its whole length.
-    let ctx = world.ctx.clone();
-    let _shared = ctx.floor.share().await;
+    let _shared = way.patient.floor.share().await;
     let mut journey = BrowserJourney {
         turn,
-        merchant: merchant_pages(world),
+        merchant: way.merchant.to_vec(),
         visited: Visited::default(),
         top_frame: None,
         last_move: Instant::now(),
@@ -106,15 +114,15 @@ pub async fn authenticate(
         page_exchange: None,
         counter: None,
         heartbeat: Heartbeat::new(),
-        issuer: issuer.clone(),
+        issuer: way.start.clone(),
         started: false,
-        archive: world.ctx.har.then(Archive::default),
+        archive: way.har.then(Archive::default),
     };
     // Every command is bounded together: a browser that stops answering
     // (a machine short of CPU, a renderer that hangs) ends the journey as
     // an error of the harness, and is used no more in this run.
-    let bound = world.target().acs.journey_bound() + COMMAND_BOUND;
-    let answer_bound = world.ctx.limits.timeout.max(MIN_ANSWER) + COMMAND_BOUND;
+    let bound = way.bound() + COMMAND_BOUND;
+    let answer_bound = way.patient.limits.timeout.max(MIN_ANSWER) + COMMAND_BOUND;
     let heartbeat = journey.heartbeat.clone();
     // The memory is watched beside the journey, not between its commands: a
     // page that allocates without yielding holds every command up. Over
@@ -122,7 +130,7 @@ pub async fn authenticate(
     let mut watch = chromium
         .memory_watch()
         .map(|watch| tokio::spawn(watch.until_over(MEMORY_CHECK)));
-    let run = tokio::time::timeout(bound, journey.run(world, issuer, choice, values, steps));
+    let run = tokio::time::timeout(bound, journey.run(&way));
     let (result, over_memory) = tokio::select! {
         result = run => (result.unwrap_or_else(|_| {
             let why = format!("no answer within {} s", bound.as_secs());
@@ -156,7 +164,7 @@ pub async fn authenticate(
             "the browser stopped answering".to_owned()
         })
     } else {
-        tokio::time::timeout(COMMAND_BOUND, journey.screenshot(world))
+        tokio::time::timeout(COMMAND_BOUND, journey.screenshot(way.target))
             .await
             .unwrap_or_else(|_| {
                 chromium.stall("no screenshot within its bound");
@@ -171,28 +179,33 @@ pub async fn authenticate(
     {
         chromium.stall("no answer to closing the journey's windows");
     }
-    world.issuer_evidence = Some(IssuerEvidence {
+    let redactor = way.redactor;
+    let evidence = IssuerEvidence {
         driver: Drove::Browser,
         pages: journey
             .visited
             .pages
             .iter()
-            .map(|page| world.ctx.redactor.text(page))
+            .map(|page| redactor.text(page))
             .collect(),
         screenshot: screenshot.as_ref().ok().cloned(),
-        screenshot_left_out: screenshot.err().map(|why| world.ctx.redactor.text(&why)),
-    });
+        screenshot_left_out: screenshot.err().map(|why| redactor.text(&why)),
+    };
     journey.stop_counting().await;
     if let Some(exchange) = journey.page_exchange.take() {
-        world.exchanges.push(exchange);
+        trail.exchanges.push(exchange);
     }
     if let Some(archive) = journey.archive.take() {
-        for record in archive.finish(&world.ctx.redactor) {
-            world.unreported.seen(record);
+        for record in archive.finish(redactor) {
+            trail.unreported.seen(record);
         }
     }
-    world.browser_reservation = Some(journey.turn.end());
-    result
+    *held = Some(journey.turn.end());
+    Landing {
+        at: result,
+        evidence: Some(evidence),
+        trail,
+    }
 }
 
 /// One scenario's buyer in the browser.
@@ -278,15 +291,9 @@ enum Acted {
 }
 
 impl BrowserJourney<'_> {
-    async fn run(
-        &mut self,
-        world: &PaymentWorld,
-        issuer: Url,
-        choice: Choice,
-        values: &BTreeMap<String, String>,
-        steps: &[IssuerStep],
-    ) -> Result<Url, Failure> {
-        let bound = world.target().acs.journey_bound();
+    async fn run(&mut self, way: &Journey<'_>) -> Result<Url, Failure> {
+        let (choice, values) = (way.choice, way.values);
+        let bound = way.bound();
         let deadline = Instant::now() + bound;
         let browser = |e: String| Failure::harness(format!("the browser failed: {e}"));
         self.count_pending().await.map_err(browser)?;
@@ -303,18 +310,15 @@ impl BrowserJourney<'_> {
         // hold it up.
         self.turn
             .client
-            .goto(issuer.as_str())
+            .goto(way.start.as_str())
             .await
             .map_err(|e| browser(first_line(&e.to_string()).to_owned()))?;
         let mut state = Progress {
-            steps: match choice {
-                Choice::Authenticate => steps.iter().collect(),
-                Choice::Cancel | Choice::Follow => VecDeque::new(),
-            },
+            steps: way.steps().iter().collect(),
             // A buyer who only follows has nothing to answer.
             answered: choice == Choice::Follow,
             walks: 0,
-            url: issuer,
+            url: way.start.clone(),
         };
         self.last_move = Instant::now();
         loop {
@@ -324,7 +328,7 @@ impl BrowserJourney<'_> {
                 return Ok(landing);
             }
             if let Some((page, error)) = self.failed_load.take() {
-                return Err(load_failure(world, &page, &error));
+                return Err(load_failure(way, &page, &error));
             }
             if let Some((id, response)) = self.failed_status.take() {
                 let Some(request) = self.requests.get(&id).cloned() else {
@@ -332,10 +336,10 @@ impl BrowserJourney<'_> {
                 };
                 let status = response["status"].as_u64().unwrap_or_default();
                 let exchange = self
-                    .page_exchange(&id, &request, &response, world.ctx.limits.max_body)
+                    .page_exchange(&id, &request, &response, way.patient.limits.max_body)
                     .await;
                 let failure = error_status(
-                    world,
+                    way,
                     &request.1,
                     u16::try_from(status).unwrap_or_default(),
                     Some(&exchange),
@@ -344,15 +348,14 @@ impl BrowserJourney<'_> {
                 return Err(failure);
             }
             if self.navigations > MAX_PAGES {
-                return Err(too_many_pages(world, None));
+                return Err(too_many_pages(way, None));
             }
             if Instant::now() > deadline {
                 let url = &state.url;
                 let still = self.last_move.elapsed() >= SETTLE;
                 return Err(if state.answered || !still {
                     over_bound(
-                        world,
-                        bound,
+                        way,
                         Some(url.as_str()),
                         if still {
                             "keeping the buyer waiting"
@@ -377,10 +380,10 @@ impl BrowserJourney<'_> {
                 Ok(Look::Landed(url)) => return Ok(url),
                 Ok(Look::Unreadable(failure)) => return Err(failure),
                 Ok(Look::FrameFailed(frame, FrameFailure::Status(status))) => {
-                    return Err(error_status(world, &frame, status, None));
+                    return Err(error_status(way, &frame, status, None));
                 }
                 Ok(Look::FrameFailed(frame, FrameFailure::Error(error))) => {
-                    return Err(load_failure(world, &frame, &error));
+                    return Err(load_failure(way, &frame, &error));
                 }
             }
             tokio::time::sleep(POLL).await;

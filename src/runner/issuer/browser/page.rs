@@ -9,10 +9,12 @@ use serde_json::{Value, json};
 use url::Url;
 
 use super::{Acted, BrowserJourney, StepDone, first_line};
-use crate::runner::issuer::{
-    Choice,
-    steps::{IssuerStep, StepAction, StepValue},
-    words::{Choosing, choose},
+use crate::runner::{
+    issuer::{
+        Choice,
+        words::{Choosing, choose},
+    },
+    target_file::{IssuerStep, StepAction, StepValue},
 };
 
 /// The key under which WebDriver returns an element from a script.

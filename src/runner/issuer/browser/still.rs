@@ -22,7 +22,7 @@ use url::Url;
 
 use super::{BrowserJourney, Look, SETTLE, first_line};
 use crate::runner::exchange::{Exchange, RecordedRequest, RecordedResponse, Timing, next_id};
-use crate::runner::world::Failure;
+use crate::runner::result::Failure;
 
 /// Runs in every document before the page's scripts: counts the timers set
 /// and not yet run or cleared (with when each is due), the requests

@@ -46,10 +46,11 @@ mod processes;
 mod programs;
 mod turn;
 
+pub use crate::runner::target_file::BrowserSettings;
 pub use isolation::Isolation;
 pub use processes::MemoryWatch;
 use processes::ProcessGroup;
-pub use programs::{BrowserError, BrowserPrograms, BrowserSettings, locate};
+pub use programs::{BrowserError, BrowserPrograms, locate};
 pub use turn::{COMMAND_BOUND, Reservation, Turn};
 
 /// How long ChromeDriver and the browser have to start, each try.

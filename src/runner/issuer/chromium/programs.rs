@@ -3,37 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
-/// Where the browser and its driver are, and what else Chromium is given.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BrowserSettings {
-    /// The Chromium (or Chrome) program: a path, or a name on `PATH`.
-    pub chromium: Option<String>,
-    /// The ChromeDriver program: a path, or a name on `PATH`.
-    pub chromedriver: Option<String>,
-    /// More command-line arguments for Chromium.
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// The most memory, in MiB, the browser's processes may hold together
-    /// ([`DEFAULT_MEMORY_MB`] when unset): a page over it ends its journey
-    /// as an error of the harness.
-    pub memory_mb: Option<u64>,
-}
-
-/// The browser's memory bound when `acs.browser.memory_mb` is unset: a
-/// payment page with its frames needs a few hundred MiB.
-pub const DEFAULT_MEMORY_MB: u64 = 2048;
-
-impl BrowserSettings {
-    /// The memory bound, in bytes.
-    pub fn memory_limit(&self) -> u64 {
-        self.memory_mb
-            .unwrap_or(DEFAULT_MEMORY_MB)
-            .saturating_mul(1024 * 1024)
-    }
-}
+use crate::runner::target_file::BrowserSettings;
 
 /// Names Chromium is installed under, tried in order.
 const CHROMIUM_NAMES: [&str; 4] = [

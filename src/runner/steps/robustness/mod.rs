@@ -26,8 +26,9 @@ use super::{
 };
 use crate::runner::{
     exchange::{Exchange, RecordedRequest},
-    hostile::{Generator, Mutation},
+    hostile::{Generator, HostileRun, Mutation, Operation},
     result::HostileFinding,
+    volley::SubmitVolleys,
     world::{Failure, PaymentWorld, Settled, checked, checked_async, is_json_media_type},
 };
 
@@ -37,39 +38,6 @@ const IN_FLIGHT: usize = 16;
 
 /// The most requests a shrink sends.
 const SHRINK_BUDGET: usize = 150;
-
-/// What a generated body's answer must be.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Operation {
-    /// payment/create: JSON with the envelope.
-    Create,
-    /// payment/submit, with a card that is not one: JSON with the
-    /// envelope, and no payment executed.
-    Submit,
-}
-
-impl Operation {
-    /// `create` or `submit`.
-    fn name(self) -> &'static str {
-        match self {
-            Self::Create => "create",
-            Self::Submit => "submit",
-        }
-    }
-}
-
-/// The hostile bodies sent in a scenario, and how each was answered.
-#[derive(Debug)]
-pub struct HostileRun {
-    operation: Operation,
-    generator: Generator,
-    /// The token the submits carried.
-    token: Option<String>,
-    /// Why each failing body failed, by its index.
-    findings: Vec<(usize, String)>,
-    /// How many were sent.
-    sent: usize,
-}
 
 /// Whether an answer executed a payment: `error.code` "0" with
 /// `transactionResult` "OK", or with "8006" (an issuer authentication begun).
@@ -129,7 +97,7 @@ fn envelope_problem(exchange: &Exchange) -> Option<String> {
 
 async fn send_all(world: &PaymentWorld, requests: Vec<RecordedRequest>) -> Vec<Exchange> {
     let exchanges: Vec<Exchange> = stream::iter(requests)
-        .map(|request| async { world.ctx.send(request).await.exchange })
+        .map(|request| async { world.ctx.patient.send(request).await.exchange })
         .buffered(IN_FLIGHT)
         .collect()
         .await;
@@ -137,33 +105,12 @@ async fn send_all(world: &PaymentWorld, requests: Vec<RecordedRequest>) -> Vec<E
     exchanges
 }
 
-/// The volleys of submits of one token sent in a scenario, as the last
-/// ended (the first that executed the payment twice, if one did).
-#[derive(Debug)]
-pub struct SubmitVolleys {
-    /// How many submits the last volley sent.
-    sent: usize,
-    /// Those of its answers that executed the payment.
-    executed: Vec<Exchange>,
-    /// Which volley that was, from 1.
-    round: usize,
-}
-
-impl SubmitVolleys {
-    /// The last volley so far: `answers` of volley `round`, each judged once.
-    fn new(answers: Vec<Exchange>, round: usize) -> Self {
-        let sent = answers.len();
-        let executed = answers.into_iter().filter(executes).collect();
-        Self {
-            sent,
-            executed,
-            round,
-        }
-    }
-
-    /// Whether it executed the payment more than once.
-    fn twice(&self) -> bool {
-        self.executed.len() > 1
+/// The last volley so far: `answers` of volley `round`, each judged once.
+fn judged(answers: Vec<Exchange>, round: usize) -> SubmitVolleys {
+    SubmitVolleys {
+        sent: answers.len(),
+        executed: answers.into_iter().filter(executes).collect(),
+        round,
     }
 }
 
@@ -177,7 +124,10 @@ fn at_most_one_executes(world: &mut PaymentWorld) -> Result<(), Settled> {
         };
         if volleys.twice() {
             let (count, executed, round) = (volleys.sent, volleys.executed.len(), volleys.round);
-            world.exchanges.extend(volleys.executed.into_iter().take(2));
+            world
+                .trail
+                .exchanges
+                .extend(volleys.executed.into_iter().take(2));
             return Err(world.failure(
                 &format!(
                     "at most one of {count} submits of one token at once executing the payment"
@@ -194,7 +144,7 @@ fn at_most_one_executes(world: &mut PaymentWorld) -> Result<(), Settled> {
 fn answer_executes_nothing(world: &mut PaymentWorld) -> Result<(), Settled> {
     let checked = checked(|| {
         let answer = world.answer()?;
-        let exchange = &world.exchanges[answer.exchange];
+        let exchange = world.exchange_at(answer.exchange);
         if executes(exchange) {
             return Err(world.failure(
                 "nothing executed: neither transactionResult \"OK\" nor \"8006\" under error.code \"0\"",
@@ -360,7 +310,7 @@ async fn hostile_creates(world: &mut PaymentWorld) -> Result<(), Settled> {
 /// because an earlier one used the token up.
 async fn fresh_token(world: &PaymentWorld) -> Option<String> {
     let create = create_request(world, create_body(world).to_string().into_bytes());
-    let answer = world.ctx.send(create).await.exchange;
+    let answer = world.ctx.patient.send(create).await.exchange;
     world.also_sent([&answer]);
     json_of(&answer)?
         .pointer("/payload/paymentToken")
@@ -393,7 +343,7 @@ async fn shrink(
             token.as_deref(),
             run.generator.render(&mutation),
         );
-        let exchange = world.ctx.send(request).await.exchange;
+        let exchange = world.ctx.patient.send(request).await.exchange;
         world.also_sent([&exchange]);
         sent += 1;
         if let Some(why) = problem(run.operation, &exchange) {
@@ -434,7 +384,7 @@ async fn judge_hostile(world: &mut PaymentWorld) -> Result<(), Failure> {
     let (why, replay) = match shrunk {
         Some((exchange, why)) => {
             let record = exchange.record(&world.ctx.redactor);
-            world.exchanges.push(exchange);
+            world.trail.exchanges.push(exchange);
             (why, Some(record.curl))
         }
         None => (first, None),

@@ -12,7 +12,7 @@ use std::time::Duration;
 use cucumber::when;
 use serde_json::Value;
 
-use super::{Operation, SubmitVolleys, create_request, fresh_token, json_of, send_hostile};
+use super::{Operation, create_request, fresh_token, json_of, judged, send_hostile};
 use crate::runner::{
     exchange::{Exchange, RecordedRequest},
     steps::{
@@ -32,7 +32,7 @@ async fn volley_of(
     what: &str,
     requests: Vec<RecordedRequest>,
 ) -> Result<Volley, Failure> {
-    let volley = volley::send(&world.ctx, requests)
+    let volley = volley::send(world.target(), &world.ctx.patient, requests)
         .await
         .map_err(|why| Failure::harness(format!("payconf could not send {what} at once: {why}")))?;
     world.also_sent(&volley.warm);
@@ -86,7 +86,7 @@ async fn submitted_at_once(world: &mut PaymentWorld) -> Result<(), Settled> {
             measured.push(volley.spread);
             fewest_held = fewest_held.min(volley.held);
             protocol = volley.protocol;
-            let volleys = SubmitVolleys::new(volley.exchanges, round);
+            let volleys = judged(volley.exchanges, round);
             let twice = volleys.twice();
             world.volley = Some(volleys);
             if twice {

@@ -79,11 +79,11 @@ impl Twin {
             token.clone(),
             Payment {
                 id: id.clone(),
+                order: self.state.created.fetch_add(1, Ordering::Relaxed) + 1,
                 submitted: false,
                 answered_at: None,
             },
         );
-        self.state.latest_id.lock().expect("lock").clone_from(&id);
 
         let mut payload = json!({
             "paymentToken": token,
@@ -226,6 +226,7 @@ impl Twin {
                 }
                 None if self.has(Defect::UnknownTokenPaid) => Payment {
                     id: "4219999999999".to_owned(),
+                    order: 0,
                     submitted: true,
                     answered_at: None,
                 },
@@ -267,8 +268,11 @@ impl Twin {
         };
         let payment_id = if self.has(Defect::SubmitAnswersAnotherPaymentId) {
             "4218888888888".to_owned()
-        } else if number == FRICTIONLESS_CARD && self.mixed_up_under_load(now) {
-            self.state.latest_id.lock().expect("lock").clone()
+        } else if let Some(other) = (number == FRICTIONLESS_CARD)
+            .then(|| self.mixed_up_under_load(&payment))
+            .flatten()
+        {
+            other
         } else {
             payment.id.clone()
         };
@@ -374,21 +378,22 @@ impl Twin {
         }
     }
 
-    /// With the defect, whether this pay comes among many at once (12 in
-    /// half a second): then the twin answers the latest payment's ID.
-    fn mixed_up_under_load(&self, now: std::time::Instant) -> bool {
+    /// With the defect, the ID this pay answers instead of its own: that of
+    /// the latest payment created after this one that still awaits its
+    /// submit. Defined by order, not by time: a handler that keeps "the
+    /// current payment" in one shared place is right while payments come
+    /// one at a time (create, then pay) and wrong once they overlap, as
+    /// when many buyers create their payments and then pay them.
+    fn mixed_up_under_load(&self, paying: &Payment) -> Option<String> {
         if !self.has(Defect::PaymentsMixedUnderLoad) {
-            return false;
+            return None;
         }
-        let mut recent = self.state.recent_pays.lock().expect("lock");
-        recent.push_back(now);
-        while recent
-            .front()
-            .is_some_and(|at| now.duration_since(*at) > Duration::from_millis(500))
-        {
-            recent.pop_front();
-        }
-        recent.len() >= 12
+        let payments = self.state.payments.lock().expect("lock");
+        payments
+            .values()
+            .filter(|other| other.order > paying.order && !other.submitted)
+            .max_by_key(|other| other.order)
+            .map(|other| other.id.clone())
     }
 
     /// An address the API answers: absolute, or scheme-relative in the
@@ -421,5 +426,10 @@ impl Twin {
 /// What stands for the echoed request until the answer is written.
 const ECHO: &str = "\u{0}received";
 
-/// How late the two-step-claim defects answer a submit.
+/// How late the two-step-claim defects answer a submit. Their claim lands
+/// as the answer goes out, so what they tell apart is an order, not a time:
+/// a submit sent again (after its answer) finds the claim, and submits at
+/// once (which all arrive before the first answer leaves) do not. The
+/// delay need only outlast a volley's spread, which payconf measures in
+/// milliseconds; a second is that many times over.
 const LATE: Duration = Duration::from_secs(1);

@@ -57,6 +57,8 @@ const HTML: &str = "text/html; charset=utf-8";
 struct Payment {
     /// The `paymentID` as create answered it, as text.
     id: String,
+    /// Its place among the payments created, from 1.
+    order: u64,
     /// Whether submit was called with its token.
     submitted: bool,
     /// When its first submit's claim lands: when its answer has gone out,
@@ -74,11 +76,8 @@ struct State {
     sessions: Mutex<HashMap<String, Session>>,
     /// Next payment number.
     next_id: AtomicU64,
-    /// The last payment created, by ID.
-    latest_id: Mutex<String>,
-    /// When recent payments were paid, for the defect that mixes them up
-    /// under load.
-    recent_pays: Mutex<std::collections::VecDeque<std::time::Instant>>,
+    /// How many payments were created.
+    created: AtomicU64,
     /// When the last API requests came, for the rate-limited variation.
     recent_requests: Mutex<std::collections::VecDeque<std::time::Instant>>,
 }
@@ -111,7 +110,11 @@ struct Twin {
     state: State,
 }
 
-/// The race defect's window in the catalogue's twin.
+/// The race defect's window in the catalogue's twin. The one defect timed
+/// in milliseconds, and on purpose: the window is the specimen. A server
+/// whose claim lands a millisecond after its check is what ROB-01's volleys
+/// must catch, and only timing can make one; a volley whose spread exceeds
+/// the window misses it, which the scenario's `measured:` line says.
 pub const RACE_WINDOW: std::time::Duration = std::time::Duration::from_millis(1);
 
 fn answer(status: u16, media_type: &str, body: impl Into<Vec<u8>>) -> ResponseTemplate {

@@ -1,0 +1,119 @@
+//! What a driver is given and what it brings back. A [`Journey`] describes
+//! the buyer's way: where it starts, what the buyer does, the values they
+//! type, the merchant's pages that end it, the target's settings, and the
+//! run's means to send and to redact. Nothing of the scenario's state: a
+//! driver cannot reach into it. A [`Landing`] is where the buyer landed (or
+//! why they did not), with the evidence the driver kept and the exchanges
+//! it had on the way, which the scenario takes in.
+
+use std::{collections::BTreeMap, time::Duration};
+
+use url::Url;
+
+use crate::runner::{
+    exchange::{Exchange, Patient, Trail},
+    redact::Redactor,
+    result::{Failure, IssuerEvidence},
+    target_file::{IssuerStep, TargetConfig},
+};
+
+/// What the buyer does at the issuer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// Types the configured values and confirms.
+    Authenticate,
+    /// Clicks the control that cancels.
+    Cancel,
+    /// Answers nothing: follows where the pages send the buyer (redirects,
+    /// relay pages, script navigations) to the page where they stop. How a
+    /// buyer goes from a service's own result page to the merchant's.
+    Follow,
+}
+
+/// A buyer's way through the issuer's pages, as a driver is asked to make it.
+#[derive(Clone, Copy, Debug)]
+pub struct Journey<'a> {
+    /// The address the buyer is sent to first.
+    pub start: &'a Url,
+    /// What the buyer does there.
+    pub choice: Choice,
+    /// What the buyer types, by field name.
+    pub values: &'a BTreeMap<String, String>,
+    /// The merchant's pages: reaching one ends the journey, unfetched.
+    pub merchant: &'a [Url],
+    /// The target's settings: the issuer driver's, the secrets a
+    /// screenshot blanks out.
+    pub target: &'a TargetConfig,
+    /// The run's patient client, which the form driver sends through and
+    /// whose floor the browser holds.
+    pub patient: &'a Patient,
+    /// Keeps secrets out of what the journey leaves.
+    pub redactor: &'a Redactor,
+    /// Whether the pages the browser loads are kept for a HAR file (`--har`).
+    pub har: bool,
+}
+
+impl Journey<'_> {
+    /// The explicit steps of the target file, which only the buyer who
+    /// authenticates runs: cancelling is found on the page.
+    pub fn steps(&self) -> &[IssuerStep] {
+        match self.choice {
+            Choice::Authenticate => &self.target.acs.steps,
+            Choice::Cancel | Choice::Follow => &[],
+        }
+    }
+
+    /// The journey's bound (`acs.journey_timeout`).
+    pub fn bound(&self) -> Duration {
+        self.target.acs.journey_bound()
+    }
+
+    /// Whether `url` is one of the merchant's pages.
+    pub fn is_merchant(&self, url: &Url) -> bool {
+        self.merchant.iter().any(|page| same_page(page, url))
+    }
+
+    /// A failure of the target, shown with `exchange` (the page where the
+    /// buyer stopped, say) when there is one.
+    pub fn failure_on(&self, expected: &str, actual: &str, exchange: Option<&Exchange>) -> Failure {
+        let failure = Failure::target(expected, self.redactor.text(actual));
+        match exchange {
+            Some(exchange) => failure.on(exchange.display(self.redactor)),
+            None => failure,
+        }
+    }
+}
+
+/// What a driver brings back from a journey.
+#[derive(Debug)]
+pub struct Landing {
+    /// Where the buyer landed, or why they did not.
+    pub at: Result<Url, Failure>,
+    /// What the driver saw: the pages, a screenshot, which driver it was;
+    /// nothing when no driver drove.
+    pub evidence: Option<IssuerEvidence>,
+    /// The exchanges on the way that the scenario keeps, and the waits.
+    pub trail: Trail,
+}
+
+/// Whether two addresses are the same page: scheme, host, port and path.
+pub fn same_page(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
+        && a.path().trim_end_matches('/') == b.path().trim_end_matches('/')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_page_compares_scheme_host_port_and_path_only() {
+        let a = Url::parse("https://shop.example:443/thanks?order=1").expect("url");
+        let b = Url::parse("https://shop.example/thanks/").expect("url");
+        let c = Url::parse("http://shop.example/thanks").expect("url");
+        assert!(same_page(&a, &b));
+        assert!(!same_page(&a, &c));
+    }
+}

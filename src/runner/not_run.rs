@@ -1,0 +1,100 @@
+//! Why a run could not be carried out (exit code 2): each cause a variant,
+//! its words made here, once, naming the setting or the flag that resolves
+//! it. Nothing was judged, so nothing is the target's fault.
+
+use std::error::Error;
+
+use crate::runner::{
+    issuer::chromium::BrowserError, reports::ReportPathError, settings::SettingsError,
+    target_file::TargetError, transport::TransportError, waivers::WaiversError,
+};
+use payconf_spec::{
+    contract::ContractError, defects::DefectsError, features::FeaturesError,
+    requirements::RequirementsError,
+};
+
+/// A run that could not be carried out, with the cause.
+#[derive(Debug, thiserror::Error)]
+pub enum NotRun {
+    /// The spec did not load.
+    #[error(transparent)]
+    Contract(#[from] ContractError),
+    /// The requirements catalogue did not load.
+    #[error(transparent)]
+    Requirements(#[from] RequirementsError),
+    /// The defect catalogue did not load.
+    #[error(transparent)]
+    Defects(#[from] DefectsError),
+    /// The features did not load.
+    #[error(transparent)]
+    Features(#[from] FeaturesError),
+    /// A scenario names a requirement the catalogue does not have.
+    #[error("{location}: unknown requirement @req:{id}")]
+    UnknownRequirement {
+        /// The scenario's `file:line`.
+        location: String,
+        /// The id it names.
+        id: String,
+    },
+    /// A scenario has no profile tag, or more than one.
+    #[error("{0}: a scenario is tagged with exactly one of @core, @reference, @robustness")]
+    Profile(String),
+    /// payconf could not listen for signals.
+    #[error("cannot listen for signals: {0}")]
+    Signals(#[source] std::io::Error),
+    /// A report could not be written where it was asked for.
+    #[error(transparent)]
+    ReportPath(#[from] ReportPathError),
+    /// The waivers file did not load.
+    #[error(transparent)]
+    Waivers(#[from] WaiversError),
+    /// The target file, the environment or a flag is missing or invalid.
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    /// `--embedded-tls` with a target of the user's.
+    #[error(
+        "--embedded-tls serves the embedded reference implementation over HTTPS; it does \
+         not go with a base URL (for your own HTTPS server, give its CA as tls.ca_file)"
+    )]
+    EmbeddedTlsWithTarget,
+    /// The embedded reference implementation did not start.
+    #[error("cannot start the reference implementation: {0}")]
+    Embedded(#[source] Box<dyn Error + Send + Sync>),
+    /// `--tags` is no tag expression.
+    #[error("--tags {expression:?}: {reason}")]
+    Tags {
+        /// As given.
+        expression: String,
+        /// Why it does not parse.
+        reason: String,
+    },
+    /// The tag expression selects nothing.
+    #[error("no scenario matches the tag expression")]
+    NothingSelected,
+    /// The target is production and `--allow-production` was not given.
+    #[error(
+        "the target is the production environment ({0}); payconf sends nothing to it \
+         without --allow-production, and even then runs only the @production-safe \
+         scenarios, which send no card data"
+    )]
+    Production(String),
+    /// The target could not be reached, or its transport used.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    /// The target file cannot carry the selected scenarios.
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// The browser could not be found or started.
+    #[error(transparent)]
+    Browser(#[from] BrowserError),
+    /// A signal stopped the run.
+    #[error("interrupted by {0}: the run stopped before its end, and nothing was judged")]
+    Interrupted(&'static str),
+}
+
+impl NotRun {
+    /// The embedded reference implementation did not start, because of `error`.
+    pub fn embedded(error: impl Into<Box<dyn Error + Send + Sync>>) -> Self {
+        Self::Embedded(error.into())
+    }
+}

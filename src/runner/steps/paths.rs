@@ -1,0 +1,46 @@
+//! Requests outside the contract's two operations: a method or a path it
+//! does not list, sent as a merchant's server would send a create. A
+//! scenario whose requests are only these exercises no operation.
+
+use cucumber::when;
+use reqwest::Method;
+
+use super::payment::create_body;
+use crate::runner::{
+    exchange::RecordedRequest,
+    world::{PaymentWorld, Settled, checked_async},
+};
+
+/// Where these definitions are.
+pub const DEFINED_IN: &str = file!();
+
+#[when(regex = r#"^the merchant sends a (GET|POST|PUT|DELETE) request to "(/.*)"$"#)]
+async fn sends_request_to(
+    world: &mut PaymentWorld,
+    method: String,
+    path: String,
+) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let method =
+            Method::from_bytes(method.as_bytes()).expect("the pattern allows only valid methods");
+        let operation = if path.contains("/submit") {
+            "submitPayment"
+        } else {
+            "createPayment"
+        };
+        let target = world.target();
+        let mut request = RecordedRequest::new(method.clone(), target.api_url(&path)).header(
+            "Authorization",
+            format!("apikey {}", target.api_key.expose()),
+        );
+        if method != Method::GET {
+            let body = create_body(world).to_string();
+            request = request
+                .header("Content-Type", "application/json")
+                .body(body);
+        }
+        world.receive(operation, request).await.map(drop)
+    })
+    .await;
+    world.settle(checked)
+}

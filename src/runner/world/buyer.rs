@@ -1,0 +1,92 @@
+//! The buyer sent through the issuer's pages: the journey described from
+//! the scenario (the address, the buyer's choice, the merchant's pages the
+//! last submit passed), given to the run's driver, and what the driver
+//! brings back kept: its exchanges, its evidence, where the buyer landed.
+
+use std::collections::BTreeMap;
+
+use url::Url;
+
+use super::{Failure, PaymentWorld};
+use crate::runner::issuer::{Choice, Driver, Journey, same_page};
+
+impl PaymentWorld {
+    /// Drives the buyer from the issuer address to wherever they land.
+    pub async fn authenticate(
+        &mut self,
+        issuer: &Url,
+        choice: Choice,
+        values: &BTreeMap<String, String>,
+    ) -> Result<Url, Failure> {
+        let driver = self.ctx.driver.clone();
+        self.drive(&driver, issuer, choice, values).await
+    }
+
+    /// Sends the buyer to an address the service gave and follows where its
+    /// pages send them, answering nothing, to the page where they stop. A
+    /// merchant's page ends the way at once, unfetched.
+    pub async fn follow(&mut self, address: &Url) -> Result<Url, Failure> {
+        if self
+            .merchant_pages()
+            .iter()
+            .any(|page| same_page(page, address))
+        {
+            return Ok(address.clone());
+        }
+        let driver = self.ctx.driver.follower();
+        self.drive(&driver, address, Choice::Follow, &BTreeMap::new())
+            .await
+    }
+
+    /// The merchant's pages a buyer can be sent to: the back-office ones and
+    /// the return addresses the last submit passed. Reaching one ends the
+    /// journey: the page belongs to the merchant, not to the service under
+    /// test.
+    pub fn merchant_pages(&self) -> Vec<Url> {
+        let target = self.target();
+        let passed = self
+            .last_submit_body
+            .as_ref()
+            .map(|body| &body["responseURLs"]);
+        let passed = ["buyerOK", "buyerKO"]
+            .into_iter()
+            .filter_map(|name| passed?.get(name)?.as_str())
+            .filter_map(|address| Url::parse(address).ok());
+        [&target.success_url, &target.failure_url]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .chain(passed)
+            .collect()
+    }
+
+    async fn drive(
+        &mut self,
+        driver: &Driver,
+        start: &Url,
+        choice: Choice,
+        values: &BTreeMap<String, String>,
+    ) -> Result<Url, Failure> {
+        let merchant = self.merchant_pages();
+        let ctx = std::sync::Arc::clone(&self.ctx);
+        let journey = Journey {
+            start,
+            choice,
+            values,
+            merchant: &merchant,
+            target: &ctx.target,
+            patient: &ctx.patient,
+            redactor: &ctx.redactor,
+            har: ctx.har,
+        };
+        let trail = self.trail.beside();
+        let landing = driver
+            .drive(journey, trail, &mut self.browser_reservation)
+            .await;
+        self.trail.take_in(landing.trail);
+        if landing.evidence.is_some() {
+            self.issuer_evidence = landing.evidence;
+        }
+        landing.at
+    }
+}
