@@ -26,6 +26,7 @@ use url::Url;
 
 use crate::runner::{
     redact::Redactor,
+    result::Failure,
     transport::encodings::{ACCEPTED, decode},
 };
 
@@ -264,6 +265,21 @@ fn describe_error(error: &reqwest::Error) -> String {
     match crate::runner::transport::source_chain(error) {
         causes if causes.is_empty() => what.to_owned(),
         causes => format!("{what}: {causes}"),
+    }
+}
+
+/// A failure of the target: what was expected, what came (redacted), shown
+/// with the exchange it rests on when there is one.
+pub fn target_failure(
+    redactor: &Redactor,
+    expected: &str,
+    actual: &str,
+    exchange: Option<&Exchange>,
+) -> Failure {
+    let failure = Failure::target(expected, redactor.text(actual));
+    match exchange {
+        Some(exchange) => failure.on(exchange.display(redactor)),
+        None => failure,
     }
 }
 

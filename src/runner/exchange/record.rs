@@ -110,17 +110,19 @@ impl Unreported {
         }
     }
 
-    /// `reported`'s records and the kept ones, each once, in the order they
-    /// were sent; empty when nothing is kept.
-    pub fn all(&self, redactor: &Redactor, reported: &[Exchange]) -> Vec<ExchangeRecord> {
-        let Some(kept) = &self.0 else {
-            return Vec::new();
-        };
-        let mut records: Vec<ExchangeRecord> =
-            reported.iter().map(|e| e.record(redactor)).collect();
+    /// Whether it keeps records (`--har`).
+    pub fn keeps(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// The reported records and the kept ones, each once, in the order they
+    /// were sent; none when nothing is kept.
+    pub fn all(&self, reported: &[ExchangeRecord]) -> Option<Vec<ExchangeRecord>> {
+        let kept = self.0.as_ref()?;
+        let mut records = reported.to_vec();
         records.append(&mut kept.lock().unwrap_or_else(|e| e.into_inner()));
         records.sort_by_key(|r| (r.timing.map(|t| t.started), r.id));
         records.dedup_by_key(|r| r.id);
-        records
+        Some(records)
     }
 }

@@ -4,7 +4,7 @@
 //! keeps its own trail beside the scenario's ([`Trail::beside`]), which the
 //! scenario then takes in ([`Trail::take_in`]).
 
-use super::{Exchange, Patient, RecordedRequest, Sent, Unreported};
+use super::{Exchange, Patient, RecordedRequest, Sent, Unreported, target_failure};
 use crate::runner::{redact::Redactor, result::Failure};
 
 /// What a scenario (or a journey of it) sent and saw.
@@ -50,7 +50,7 @@ impl Trail {
 
     /// Notes each time the target asked payconf to wait, and keeps the
     /// answers that asked for the HAR file.
-    pub fn note_waits(&mut self, sent: &Sent, redactor: &Redactor) {
+    fn note_waits(&mut self, sent: &Sent, redactor: &Redactor) {
         self.waited.extend(sent.notes(|url| redactor.text(url)));
         self.also_sent(redactor, sent.waits.iter().map(|(exchange, _)| exchange));
     }
@@ -94,10 +94,12 @@ impl Trail {
                     fault.words(host)
                 )));
             }
-            return Err(
-                Failure::target("an answer from the target", redactor.text(reason))
-                    .on(exchange.display(redactor)),
-            );
+            return Err(target_failure(
+                redactor,
+                "an answer from the target",
+                reason,
+                Some(exchange),
+            ));
         }
         Ok(index)
     }

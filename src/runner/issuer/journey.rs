@@ -11,7 +11,7 @@ use std::{collections::BTreeMap, time::Duration};
 use url::Url;
 
 use crate::runner::{
-    exchange::{Exchange, Patient, Trail},
+    exchange::{Exchange, Patient, Trail, target_failure},
     redact::Redactor,
     result::{Failure, IssuerEvidence},
     target_file::{IssuerStep, TargetConfig},
@@ -49,8 +49,6 @@ pub struct Journey<'a> {
     pub patient: &'a Patient,
     /// Keeps secrets out of what the journey leaves.
     pub redactor: &'a Redactor,
-    /// Whether the pages the browser loads are kept for a HAR file (`--har`).
-    pub har: bool,
 }
 
 impl Journey<'_> {
@@ -76,11 +74,7 @@ impl Journey<'_> {
     /// A failure of the target, shown with `exchange` (the page where the
     /// buyer stopped, say) when there is one.
     pub fn failure_on(&self, expected: &str, actual: &str, exchange: Option<&Exchange>) -> Failure {
-        let failure = Failure::target(expected, self.redactor.text(actual));
-        match exchange {
-            Some(exchange) => failure.on(exchange.display(self.redactor)),
-            None => failure,
-        }
+        target_failure(self.redactor, expected, actual, exchange)
     }
 }
 

@@ -10,7 +10,6 @@ use url::Url;
 use super::payment::shown;
 use crate::runner::{
     issuer::{Choice, same_page},
-    target_file::AcsDriver,
     world::{Failure, PaymentWorld, Settled, checked, checked_async},
 };
 
@@ -197,11 +196,7 @@ async fn drive(
     choice: Choice,
     values: BTreeMap<String, String>,
 ) -> Result<(), Failure> {
-    if world.target().acs.driver == AcsDriver::None {
-        return Err(Failure::plain(
-            "an issuer-authentication driver (acs.driver is none)",
-        ));
-    }
+    // With acs.driver = "none", the run's driver fails the journey saying so.
     let address = resolved_redirect(world)?;
     let result = world.authenticate(&address, choice, &values).await;
     world.landing = Some(result?);

@@ -19,30 +19,34 @@ impl PaymentWorld {
         values: &BTreeMap<String, String>,
     ) -> Result<Url, Failure> {
         let driver = self.ctx.driver.clone();
-        self.drive(&driver, issuer, choice, values).await
+        let merchant = self.merchant_pages();
+        self.drive(&driver, issuer, choice, values, &merchant).await
     }
 
     /// Sends the buyer to an address the service gave and follows where its
     /// pages send them, answering nothing, to the page where they stop. A
     /// merchant's page ends the way at once, unfetched.
     pub async fn follow(&mut self, address: &Url) -> Result<Url, Failure> {
-        if self
-            .merchant_pages()
-            .iter()
-            .any(|page| same_page(page, address))
-        {
+        let merchant = self.merchant_pages();
+        if merchant.iter().any(|page| same_page(page, address)) {
             return Ok(address.clone());
         }
         let driver = self.ctx.driver.follower();
-        self.drive(&driver, address, Choice::Follow, &BTreeMap::new())
-            .await
+        self.drive(
+            &driver,
+            address,
+            Choice::Follow,
+            &BTreeMap::new(),
+            &merchant,
+        )
+        .await
     }
 
     /// The merchant's pages a buyer can be sent to: the back-office ones and
     /// the return addresses the last submit passed. Reaching one ends the
     /// journey: the page belongs to the merchant, not to the service under
     /// test.
-    pub fn merchant_pages(&self) -> Vec<Url> {
+    fn merchant_pages(&self) -> Vec<Url> {
         let target = self.target();
         let passed = self
             .last_submit_body
@@ -66,18 +70,17 @@ impl PaymentWorld {
         start: &Url,
         choice: Choice,
         values: &BTreeMap<String, String>,
+        merchant: &[Url],
     ) -> Result<Url, Failure> {
-        let merchant = self.merchant_pages();
         let ctx = std::sync::Arc::clone(&self.ctx);
         let journey = Journey {
             start,
             choice,
             values,
-            merchant: &merchant,
+            merchant,
             target: &ctx.target,
             patient: &ctx.patient,
             redactor: &ctx.redactor,
-            har: ctx.har,
         };
         let trail = self.trail.beside();
         let landing = driver

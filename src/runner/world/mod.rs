@@ -21,7 +21,7 @@ use serde_json::Value;
 use url::Url;
 
 use crate::runner::{
-    exchange::{Exchange, Patient, RecordedRequest, Sent, Trail},
+    exchange::{Exchange, Patient, RecordedRequest, Trail},
     hostile::HostileRun,
     issuer::chromium::Reservation,
     redact::Redactor,
@@ -170,11 +170,8 @@ impl PaymentWorld {
         self.browser_reservation = None;
         let redactor = &self.ctx.redactor;
         let trail = &mut self.trail;
-        let exchanges = trail.exchanges.iter().map(|e| e.record(redactor)).collect();
-        let har = self
-            .ctx
-            .har
-            .then(|| trail.unreported.all(redactor, &trail.exchanges));
+        let exchanges: Vec<_> = trail.exchanges.iter().map(|e| e.record(redactor)).collect();
+        let har = trail.unreported.all(&exchanges);
         Leftovers {
             observations: std::mem::take(&mut self.observations),
             waited: std::mem::take(&mut trail.waited),
@@ -203,12 +200,6 @@ impl PaymentWorld {
         self.payments
             .last()
             .ok_or_else(|| Failure::plain("a payment created earlier in the scenario"))
-    }
-
-    /// Notes each time the target asked payconf to wait, and keeps the
-    /// answers that asked for the HAR file.
-    pub fn note_waits(&mut self, sent: &Sent) {
-        self.trail.note_waits(sent, &self.ctx.redactor);
     }
 
     /// Keeps, for the HAR file, exchanges the scenario sent but does not keep.

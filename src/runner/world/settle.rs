@@ -3,7 +3,10 @@
 //! at the step's end, for the recorder.
 
 use super::{Failure, PaymentWorld};
-use crate::runner::{exchange::Exchange, result::recorder::Settles};
+use crate::runner::{
+    exchange::{Exchange, target_failure},
+    result::recorder::Settles,
+};
 
 impl PaymentWorld {
     /// A failure with what was expected, what was seen, and the last exchange.
@@ -14,12 +17,7 @@ impl PaymentWorld {
     /// A failure of the target shown with `exchange` (the page where the
     /// buyer stopped, say), or with none.
     pub fn failure_on(&self, expected: &str, actual: &str, exchange: Option<&Exchange>) -> Failure {
-        let redactor = &self.ctx.redactor;
-        let failure = Failure::target(expected, redactor.text(actual));
-        match exchange {
-            Some(exchange) => failure.on(exchange.display(redactor)),
-            None => failure,
-        }
+        target_failure(&self.ctx.redactor, expected, actual, exchange)
     }
 
     /// A step's end: a failure is redacted (an error's words name pages,

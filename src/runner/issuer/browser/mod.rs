@@ -116,7 +116,7 @@ pub async fn authenticate(
         heartbeat: Heartbeat::new(),
         issuer: way.start.clone(),
         started: false,
-        archive: way.har.then(Archive::default),
+        archive: trail.unreported.keeps().then(Archive::default),
     };
     // Every command is bounded together: a browser that stops answering
     // (a machine short of CPU, a renderer that hangs) ends the journey as
