@@ -363,15 +363,26 @@ fn merchant_from_entry(i: usize, entry: MerchantEntry) -> Result<Merchant, Confi
 }
 
 /// A merchant page is an absolute http(s) URL or a path on the service itself.
-fn check_page_address(value: &str) -> Result<(), String> {
+fn check_page_address(value: &str) -> Result<(), PageAddressError> {
     if value.starts_with('/') && !value.starts_with("//") {
         return Ok(());
     }
     match Url::parse(value) {
         Ok(url) if matches!(url.scheme(), "http" | "https") => Ok(()),
-        Ok(_) => Err("must be an http or https URL, or a path starting with '/'".to_owned()),
-        Err(e) => Err(e.to_string()),
+        Ok(_) => Err(PageAddressError::Scheme),
+        Err(e) => Err(PageAddressError::Unparsed(e)),
     }
+}
+
+/// Why a merchant page's address is not one.
+#[derive(Debug, thiserror::Error)]
+enum PageAddressError {
+    /// An absolute URL of another scheme.
+    #[error("must be an http or https URL, or a path starting with '/'")]
+    Scheme,
+    /// Neither a path nor a URL.
+    #[error("{0}")]
+    Unparsed(url::ParseError),
 }
 
 fn invalid(setting: &str, reason: impl fmt::Display) -> ConfigError {

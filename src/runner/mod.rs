@@ -42,7 +42,10 @@ mod suite;
 /// the browser (its attack tests start one of their own), the planted
 /// secrets' blanking, the report formats, the target file, the transport's
 /// client-certificate probe and the step definitions that carry card data.
-pub use issuer::{browser::blank_out, chromium};
+pub use issuer::{
+    browser::{NoScreenshot, blank_out},
+    chromium,
+};
 pub use reports::Format;
 pub use steps::{CARD_DATA_DEFINITIONS, OFF_OPERATION_DEFINITIONS, definition_file};
 pub use target_file::TargetFile;

@@ -24,7 +24,7 @@ use url::Url;
 
 use crate::{Profile, json_ref::resolve};
 
-pub use schema::{compile_schema, openapi_to_json_schema};
+pub use schema::{SchemaError, compile_schema, openapi_to_json_schema};
 pub use violation::{Violation, Violations};
 
 /// The spec compiled into the binary, so an installed payconf works anywhere.
@@ -47,6 +47,14 @@ pub enum ContractError {
     /// The document lacks something payconf needs, or a schema does not compile.
     #[error("spec is unusable: {0}")]
     Invalid(String),
+    /// A response schema does not compile.
+    #[error("spec is unusable: {at}: {source}")]
+    Schema {
+        /// Which schema: the envelope, or an operation's answer.
+        at: String,
+        /// Why it does not compile.
+        source: SchemaError,
+    },
 }
 
 /// The key of a compiled response schema.
@@ -107,7 +115,10 @@ impl Contract {
             &definitions,
             Profile::Core,
         )
-        .map_err(ContractError::Invalid)?;
+        .map_err(|source| ContractError::Schema {
+            at: "the Envelope schema".to_owned(),
+            source,
+        })?;
         let mut validators = HashMap::new();
         for (path, method, operation) in openapi.operations() {
             let operation_id = operation.operation_id.clone().ok_or_else(|| {
@@ -131,8 +142,9 @@ impl Contract {
                 // Robustness holds answers to the core view: two views in all.
                 for profile in [Profile::Core, Profile::Reference] {
                     let validator = schema::compile_schema(json_schema, &definitions, profile)
-                        .map_err(|e| {
-                            ContractError::Invalid(format!("{operation_id} {status}: {e}"))
+                        .map_err(|source| ContractError::Schema {
+                            at: format!("{operation_id} {status}"),
+                            source,
                         })?;
                     validators.insert(
                         ResponseKey {

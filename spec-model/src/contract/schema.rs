@@ -166,7 +166,7 @@ pub fn compile_schema(
     schema: &Value,
     definitions: &Value,
     profile: Profile,
-) -> Result<Validator, String> {
+) -> Result<Validator, SchemaError> {
     let defs: Map<String, Value> = definitions
         .as_object()
         .into_iter()
@@ -180,7 +180,7 @@ pub fn compile_schema(
         .collect();
     let mut root = match openapi_to_json_schema(schema, definitions, profile) {
         Value::Object(map) => map,
-        other => return Err(format!("a schema must be an object, found {other}")),
+        other => return Err(SchemaError::NotObject(other)),
     };
     root.insert("$defs".to_owned(), Value::Object(defs));
     root.insert(
@@ -190,7 +190,18 @@ pub fn compile_schema(
     jsonschema::draft202012::options()
         .should_validate_formats(true)
         .build(&Value::Object(root))
-        .map_err(|e| e.to_string())
+        .map_err(|e| SchemaError::Invalid(e.to_string()))
+}
+
+/// Why a schema of the spec does not compile.
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    /// The schema is not a JSON object.
+    #[error("a schema must be an object, found {0}")]
+    NotObject(Value),
+    /// The JSON Schema it becomes is not valid: the validator's words.
+    #[error("{0}")]
+    Invalid(String),
 }
 
 #[cfg(test)]

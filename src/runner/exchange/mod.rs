@@ -3,11 +3,13 @@
 //! per request and a size limit on what is read.
 
 mod floor;
+mod no_answer;
 mod patience;
 mod record;
 mod trail;
 
 pub use floor::Floor;
+pub use no_answer::NoAnswer;
 pub use patience::{Patient, Sent};
 pub use record::Unreported;
 pub use trail::Trail;
@@ -75,7 +77,7 @@ pub struct Exchange {
     /// What was sent.
     pub request: RecordedRequest,
     /// What came back, or why nothing usable did.
-    pub response: Result<RecordedResponse, String>,
+    pub response: Result<RecordedResponse, NoAnswer>,
     /// When it was sent, and how long each part took.
     pub timing: Timing,
     /// Why no answer came, when it is payconf's transport (a certificate it
@@ -152,12 +154,7 @@ impl RecordedRequest {
             ),
         )
         .await
-        .unwrap_or_else(|_| {
-            Err(format!(
-                "no complete answer within {} s (the request timed out)",
-                limits.timeout.as_secs_f64()
-            ))
-        });
+        .unwrap_or(Err(NoAnswer::Late(limits.timeout)));
         let end = clock.elapsed();
         let wait = headers_at.map_or(end, |at: Instant| at.duration_since(clock));
         Exchange {
@@ -180,7 +177,7 @@ impl RecordedRequest {
         max_body: usize,
         headers_at: &mut Option<Instant>,
         transport_fault: &mut Option<crate::runner::transport::Fault>,
-    ) -> Result<RecordedResponse, String> {
+    ) -> Result<RecordedResponse, NoAnswer> {
         let mut builder = client.request(self.method.clone(), self.url.clone());
         for (name, value) in &self.headers {
             builder = builder.header(name.as_str(), value.as_str());
@@ -190,7 +187,7 @@ impl RecordedRequest {
         }
         let mut response = builder.send().await.map_err(|e| {
             *transport_fault = crate::runner::transport::tls_or_dns_fault(&e);
-            describe_error(&e)
+            NoAnswer::from(&e)
         })?;
         *headers_at = Some(Instant::now());
         let status = response.status().as_u16();
@@ -215,14 +212,12 @@ impl RecordedRequest {
             .content_length()
             .is_some_and(|n| n > max_body as u64)
         {
-            return Err(format!(
-                "the answer's body is larger than {max_body} bytes (Content-Length)"
-            ));
+            return Err(NoAnswer::DeclaredOver(max_body));
         }
         let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| describe_error(&e))? {
+        while let Some(chunk) = response.chunk().await.map_err(|e| NoAnswer::from(&e))? {
             if body.len() + chunk.len() > max_body {
-                return Err(format!("the answer's body is larger than {max_body} bytes"));
+                return Err(NoAnswer::Over(max_body));
             }
             body.extend_from_slice(&chunk);
         }
@@ -244,27 +239,6 @@ impl RecordedRequest {
             headers,
             body,
         })
-    }
-}
-
-/// reqwest's error with its causes, which say what really happened
-/// (connection refused, reset, malformed HTTP).
-fn describe_error(error: &reqwest::Error) -> String {
-    if crate::runner::transport::speaks_no_tls(error) {
-        return "the server does not speak TLS at this https address: its answer to the \
-                TLS handshake is not TLS (plain HTTP on an https port?)"
-            .to_owned();
-    }
-    let what = if error.is_connect() {
-        "cannot connect"
-    } else if error.is_body() || error.is_decode() {
-        "the answer's body broke off"
-    } else {
-        "the exchange failed"
-    };
-    match crate::runner::transport::source_chain(error) {
-        causes if causes.is_empty() => what.to_owned(),
-        causes => format!("{what}: {causes}"),
     }
 }
 
@@ -352,7 +326,7 @@ impl fmt::Display for ShownExchange<'_> {
             Err(reason) => write!(
                 f,
                 "response: none ({})",
-                crate::runner::neutral::inline(&r.text(reason))
+                crate::runner::neutral::inline(&r.text(&reason.to_string()))
             ),
         }
     }

@@ -64,7 +64,12 @@ impl Exchange {
                 Some(clip(redactor.answer_body(&request.url, &response.body))),
                 None,
             ),
-            Err(reason) => (None, Vec::new(), None, Some(redactor.text(reason))),
+            Err(reason) => (
+                None,
+                Vec::new(),
+                None,
+                Some(redactor.text(&reason.to_string())),
+            ),
         };
         ExchangeRecord {
             method: request.method.to_string(),

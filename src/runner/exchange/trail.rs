@@ -97,7 +97,7 @@ impl Trail {
             return Err(target_failure(
                 redactor,
                 "an answer from the target",
-                reason,
+                &reason.to_string(),
                 Some(exchange),
             ));
         }

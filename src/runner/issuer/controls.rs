@@ -70,8 +70,9 @@ pub(super) fn clickable(form: ElementRef<'_>) -> Vec<ElementRef<'_>> {
 /// Why a form offers no control to press without a script.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {
-    /// The control to press is one only a script makes act, or there is none.
-    Script(String),
+    /// The control to press is one only a script makes act, there is
+    /// none, or the form cannot be sent without a script.
+    Script(Unsendable),
     /// payconf cannot tell which control confirms.
     Unclear(Choosing),
 }
@@ -87,17 +88,16 @@ pub(super) fn submitter(
     let labels: Vec<String> = controls.iter().map(|c| control_label(*c)).collect();
     let chosen = match choose(&labels, choice) {
         Ok(chosen) => chosen,
-        Err(Choosing::None(why)) => return Err(Refusal::Script(why.to_owned())),
+        Err(Choosing::None(why)) => return Err(Refusal::Script(Unsendable::NoControl(why))),
         Err(unclear) => return Err(Refusal::Unclear(unclear)),
     };
     match chosen.map(|i| controls[i]) {
-        Some(control) if !submits(control) => Err(Refusal::Script(format!(
-            "its {} control is a button only a script makes act",
+        Some(control) if !submits(control) => Err(Refusal::Script(Unsendable::ScriptButton(
             if choice == Choice::Cancel {
                 "cancel"
             } else {
                 "confirming"
-            }
+            },
         ))),
         control => Ok(control),
     }
@@ -110,7 +110,7 @@ pub(super) fn fill_form(
     page: &Url,
     control: Option<ElementRef<'_>>,
     values: &BTreeMap<String, String>,
-) -> Result<FormSubmission, String> {
+) -> Result<FormSubmission, Unsendable> {
     let attr = |name: &str| {
         control
             .and_then(|c| c.value().attr(&format!("form{name}")))
@@ -119,25 +119,28 @@ pub(super) fn fill_form(
     let method = match attr("method").map(str::to_ascii_lowercase).as_deref() {
         None | Some("" | "get") => Method::GET,
         Some("post") => Method::POST,
-        Some(other) => return Err(format!("a form method GET or POST, not {other:?}")),
+        Some(other) => return Err(Unsendable::Method(other.to_owned())),
     };
     if let Some(enctype) = attr("enctype") {
         if method == Method::POST
             && !enctype.eq_ignore_ascii_case("application/x-www-form-urlencoded")
         {
-            return Err(format!("a URL-encoded form, not {enctype:?}"));
+            return Err(Unsendable::Encoding(enctype.to_owned()));
         }
     }
     let action = page
         .join(attr("action").unwrap_or(""))
-        .map_err(|e| format!("a form action that resolves against {page}: {e}"))?;
+        .map_err(|reason| Unsendable::Action {
+            page: page.clone(),
+            reason,
+        })?;
 
     let mut fields = successful_controls(form, control);
     for (name, value) in values {
         match fields.iter_mut().find(|(n, _)| n == name) {
             Some(field) => field.1.clone_from(value),
             None if declares_field(form, name) => fields.push((name.clone(), value.clone())),
-            None => return Err(format!("a form field named {name:?} (set in acs.fields)")),
+            None => return Err(Unsendable::Field(name.clone())),
         }
     }
     Ok(FormSubmission {
@@ -145,6 +148,36 @@ pub(super) fn fill_form(
         action,
         fields,
     })
+}
+
+/// Why a form cannot be sent as a browser that runs no script sends it,
+/// in the words of what payconf would need.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unsendable {
+    /// No control does the buyer's choice: why, in [`choose`]'s words.
+    #[error("{0}")]
+    NoControl(&'static str),
+    /// The control that does it (`cancel` or `confirming`) is a button
+    /// only a script makes act.
+    #[error("its {0} control is a button only a script makes act")]
+    ScriptButton(&'static str),
+    /// The form's method is neither GET nor POST.
+    #[error("a form method GET or POST, not {0:?}")]
+    Method(String),
+    /// The form posts another encoding than URL-encoded fields.
+    #[error("a URL-encoded form, not {0:?}")]
+    Encoding(String),
+    /// The form's action is no address against the page's.
+    #[error("a form action that resolves against {page}: {reason}")]
+    Action {
+        /// The page the form is on.
+        page: Url,
+        /// Why the action does not resolve.
+        reason: url::ParseError,
+    },
+    /// A field `acs.fields` names is not in the form.
+    #[error("a form field named {0:?} (set in acs.fields)")]
+    Field(String),
 }
 
 /// Whether `form` has a control named `name`.

@@ -169,8 +169,8 @@ impl Reading {
     fn next(&mut self) -> Result<Next, Unread> {
         let (page, values, choice, answered) =
             (&self.page, &self.values, self.choice, self.answered);
-        let document = parse::document(&self.body)
-            .map_err(|why| Unread::Failure(needs_browser(page, &why.to_string())))?;
+        let document =
+            parse::document(&self.body).map_err(|why| Unread::Failure(needs_browser(page, why)))?;
         let relay = relay::relay_in(&document, page).filter(|relay| {
             // Before the buyer answers, a form naming a configured field,
             // or any form when the buyer cancels, is the issuer's own.
@@ -217,9 +217,7 @@ impl Reading {
                 page,
                 "the page runs scripts and has no form to use without them",
             ))),
-            Err(Unreadable::FormNeedsScript(why)) => {
-                Err(Unread::Failure(needs_browser(page, &why)))
-            }
+            Err(Unreadable::FormNeedsScript(why)) => Err(Unread::Failure(needs_browser(page, why))),
             Err(Unreadable::NoForm) => Err(Unread::NoForm),
             Err(Unreadable::Unclear(why)) => Err(Unread::Failure(unclear(page, &why))),
             Err(Unreadable::UnnamedFields(asked)) => {
@@ -290,8 +288,8 @@ fn run_steps(
         let step = &step;
         match &step.action {
             StepAction::Wait(css) => {
-                let selector = scraper::Selector::parse(css)
-                    .map_err(|e| step_error(step, page, &e.to_string()))?;
+                let selector =
+                    scraper::Selector::parse(css).map_err(|e| step_error(step, page, e))?;
                 if document.select(&selector).next().is_none() {
                     return Err(step_error(
                         step,
@@ -302,7 +300,7 @@ fn run_steps(
             }
             StepAction::Type { selector, value } => {
                 let name = html::control_name(document, selector)
-                    .map_err(|why| step_error(step, page, &why))?;
+                    .map_err(|why| step_error(step, page, why))?;
                 let value = match value {
                     StepValue::Field(field) => values.get(field).cloned().unwrap_or_default(),
                     StepValue::Text(text) => text.clone(),
@@ -311,7 +309,7 @@ fn run_steps(
             }
             StepAction::Click(css) => {
                 let form = html::click(document, page, css, &typed)
-                    .map_err(|why| step_error(step, page, &why))?;
+                    .map_err(|why| step_error(step, page, why))?;
                 // The click that sends a typed field is the buyer's answer.
                 return Ok(if typed.is_empty() {
                     Next::Walk(form.request())
@@ -327,8 +325,8 @@ fn run_steps(
     )))
 }
 
-fn step_error(step: &IssuerStep, page: &Url, why: &str) -> Failure {
-    needs_browser(page, &format!("the step \"{step}\" cannot run: {why}"))
+fn step_error(step: &IssuerStep, page: &Url, why: impl std::fmt::Display) -> Failure {
+    needs_browser(page, format!("the step \"{step}\" cannot run: {why}"))
 }
 
 /// Where following a request's redirects stopped.

@@ -16,8 +16,8 @@ use url::Url;
 use super::{
     Choice,
     controls::{
-        FormSubmission, Refusal, clickable, control_label, declares_field, fill_form, selector,
-        submits, submitter,
+        FormSubmission, Refusal, Unsendable, clickable, control_label, declares_field, fill_form,
+        selector, submits, submitter,
     },
     words::{Role, role},
 };
@@ -42,7 +42,7 @@ pub enum Unreadable {
     NeedsScript,
     /// The page has a form that needs what a script does (a button that is
     /// not a submit button, a form that only cancels).
-    FormNeedsScript(String),
+    FormNeedsScript(ScriptNeeded),
     /// payconf cannot tell which of the form's controls confirms.
     Unclear(String),
     /// Before the buyer answers, the page's only form asks the buyer to type
@@ -50,6 +50,60 @@ pub enum Unreadable {
     UnnamedFields(Vec<String>),
     /// No form holds the configured fields, and nothing leads on.
     NoForm,
+}
+
+/// A form the buyer needs that only a script can send.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{form}: {why}")]
+pub struct ScriptNeeded {
+    /// Which form, in words.
+    pub form: &'static str,
+    /// What sending it needs.
+    pub why: Unsendable,
+}
+
+/// A step of `[[acs.steps]]` the form driver cannot run on a page as served.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StepMiss {
+    /// The selector does not parse.
+    #[error("selector {css:?}: {reason}")]
+    Selector {
+        /// The selector.
+        css: String,
+        /// Why it does not parse.
+        reason: String,
+    },
+    /// Nothing on the page matches the selector.
+    #[error("nothing on the page matches {0:?}")]
+    NoMatch(String),
+    /// The element typed into has no name to send the value under.
+    #[error("{0:?} is not a named form control")]
+    Unnamed(String),
+    /// The link clicked does not resolve to an address.
+    #[error("the link {css:?} to a valid address: {reason}")]
+    LinkAddress {
+        /// The selector.
+        css: String,
+        /// Why its address does not resolve.
+        reason: url::ParseError,
+    },
+    /// The link clicked leads nowhere without a script (`javascript:`).
+    #[error("the link {css:?} needs a script ({href})")]
+    LinkScript {
+        /// The selector.
+        css: String,
+        /// The link's address.
+        href: String,
+    },
+    /// The element clicked submits nothing by itself.
+    #[error("{0:?} is not a submit control: a script makes it act")]
+    NotSubmit(String),
+    /// The control clicked is in no form.
+    #[error("{0:?} is in no form: a script makes it act")]
+    NoForm(String),
+    /// The form clicked cannot be sent without a script.
+    #[error(transparent)]
+    Form(#[from] Unsendable),
 }
 
 /// The form holding every configured field (or, to cancel, the form with a
@@ -96,9 +150,10 @@ pub fn page_action(
             .map(PageAction::Answer)
             .map_err(|refusal| match refusal {
                 Refusal::Unclear(unclear) => Unreadable::Unclear(unclear.words()),
-                Refusal::Script(why) => {
-                    Unreadable::FormNeedsScript(format!("the form for the buyer's answer: {why}"))
-                }
+                Refusal::Script(why) => Unreadable::FormNeedsScript(ScriptNeeded {
+                    form: "the form for the buyer's answer",
+                    why,
+                }),
             });
     }
     let forms: Vec<ElementRef<'_>> = document.select(&selector("form")).collect();
@@ -112,11 +167,9 @@ pub fn page_action(
             return match submitter(*form, Choice::Authenticate) {
                 Ok(control) => fill_form(*form, page, control, &BTreeMap::new())
                     .map(PageAction::Walk)
-                    .map_err(Unreadable::FormNeedsScript),
+                    .map_err(only_form),
                 Err(Refusal::Unclear(unclear)) => Err(Unreadable::Unclear(unclear.words())),
-                Err(Refusal::Script(why)) => Err(Unreadable::FormNeedsScript(format!(
-                    "the page's only form: {why}"
-                ))),
+                Err(Refusal::Script(why)) => Err(only_form(why)),
             };
         }
     }
@@ -135,20 +188,34 @@ pub fn page_action(
     }
 }
 
-/// The name of the form control `css` names: a step that types into it
-/// sets the value sent under that name.
-pub fn control_name(document: &Html, css: &str) -> Result<String, String> {
-    let wanted = Selector::parse(css).map_err(|e| format!("selector {css:?}: {e}"))?;
-    let control = document
+fn only_form(why: Unsendable) -> Unreadable {
+    Unreadable::FormNeedsScript(ScriptNeeded {
+        form: "the page's only form",
+        why,
+    })
+}
+
+/// The control `css` names, the first on the page.
+fn first_match<'a>(document: &'a Html, css: &str) -> Result<ElementRef<'a>, StepMiss> {
+    let wanted = Selector::parse(css).map_err(|e| StepMiss::Selector {
+        css: css.to_owned(),
+        reason: e.to_string(),
+    })?;
+    document
         .select(&wanted)
         .next()
-        .ok_or_else(|| format!("nothing on the page matches {css:?}"))?;
-    control
+        .ok_or_else(|| StepMiss::NoMatch(css.to_owned()))
+}
+
+/// The name of the form control `css` names: a step that types into it
+/// sets the value sent under that name.
+pub fn control_name(document: &Html, css: &str) -> Result<String, StepMiss> {
+    first_match(document, css)?
         .value()
         .attr("name")
         .filter(|n| !n.is_empty())
         .map(str::to_owned)
-        .ok_or_else(|| format!("{css:?} is not a named form control"))
+        .ok_or_else(|| StepMiss::Unnamed(css.to_owned()))
 }
 
 /// The submission a click on the control `css` names makes, with `values`
@@ -159,19 +226,19 @@ pub fn click(
     page: &Url,
     css: &str,
     values: &BTreeMap<String, String>,
-) -> Result<FormSubmission, String> {
-    let wanted = Selector::parse(css).map_err(|e| format!("selector {css:?}: {e}"))?;
-    let control = document
-        .select(&wanted)
-        .next()
-        .ok_or_else(|| format!("nothing on the page matches {css:?}"))?;
+) -> Result<FormSubmission, StepMiss> {
+    let control = first_match(document, css)?;
     if control.value().name() == "a" {
         let href = control.value().attr("href").unwrap_or("");
-        let target = page
-            .join(href)
-            .map_err(|e| format!("the link {css:?} to a valid address: {e}"))?;
+        let target = page.join(href).map_err(|reason| StepMiss::LinkAddress {
+            css: css.to_owned(),
+            reason,
+        })?;
         if !matches!(target.scheme(), "http" | "https") {
-            return Err(format!("the link {css:?} needs a script ({href})"));
+            return Err(StepMiss::LinkScript {
+                css: css.to_owned(),
+                href: href.to_owned(),
+            });
         }
         return Ok(FormSubmission {
             method: Method::GET,
@@ -180,16 +247,14 @@ pub fn click(
         });
     }
     if !submits(control) {
-        return Err(format!(
-            "{css:?} is not a submit control: a script makes it act"
-        ));
+        return Err(StepMiss::NotSubmit(css.to_owned()));
     }
     let form = control
         .ancestors()
         .filter_map(ElementRef::wrap)
         .find(|e| e.value().name() == "form")
-        .ok_or_else(|| format!("{css:?} is in no form: a script makes it act"))?;
-    fill_form(form, page, Some(control), values)
+        .ok_or_else(|| StepMiss::NoForm(css.to_owned()))?;
+    Ok(fill_form(form, page, Some(control), values)?)
 }
 
 /// The names of the fields of `form` a buyer types into (text, password,
@@ -241,7 +306,7 @@ mod tests {
             crate::runner::issuer::parse::document(html).map_err(|why| why.to_string())?;
         match answer_form(&document, page, choice, values) {
             Some(result) => result.map_err(|refusal| match refusal {
-                Refusal::Script(why) => why,
+                Refusal::Script(why) => why.to_string(),
                 Refusal::Unclear(choosing) => choosing.words(),
             }),
             None => Err(match choice {

@@ -69,7 +69,7 @@ pub fn error_status(
 }
 
 /// The error of a form driver that met a page only a browser can use.
-pub fn needs_browser(page: &Url, why: &str) -> Failure {
+pub fn needs_browser(page: &Url, why: impl std::fmt::Display) -> Failure {
     Failure::harness(format!(
         "payconf could not get the buyer through the page at {page}: {why}. \
          The form driver runs no script; set acs.driver = \"browser\" in the target \

@@ -162,15 +162,22 @@ fn find_ignoring_case(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 pub async fn off_runtime<T: Send + 'static>(
     bound: Duration,
     work: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, String> {
+) -> Result<T, ReadingFailed> {
     match tokio::time::timeout(bound, tokio::task::spawn_blocking(work)).await {
-        Ok(Ok(done)) => Ok(done),
-        Ok(Err(e)) => Err(format!("reading the page failed: {e}")),
-        Err(_) => Err(format!(
-            "reading the page took over {} s",
-            bound.as_secs_f64()
-        )),
+        Ok(done) => Ok(done?),
+        Err(_) => Err(ReadingFailed::Late(bound)),
     }
+}
+
+/// Why reading a page on the blocking threads came to nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadingFailed {
+    /// The reading ended before it finished (it panicked).
+    #[error("reading the page failed: {0}")]
+    Ended(#[from] tokio::task::JoinError),
+    /// It took longer than the journey allows.
+    #[error("reading the page took over {} s", .0.as_secs_f64())]
+    Late(Duration),
 }
 
 #[cfg(test)]

@@ -85,7 +85,7 @@ fn answer_is_json(world: &mut PaymentWorld) -> Result<(), Settled> {
             .exchange_at(answer.exchange)
             .response
             .as_ref()
-            .map_err(|e| world.failure("an answer", e))?;
+            .map_err(|e| world.failure("an answer", &e.to_string()))?;
         let media_type = response.header("content-type").unwrap_or("");
         if !is_json_media_type(media_type) || answer.json.is_none() {
             return Err(world.failure(

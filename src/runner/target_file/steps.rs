@@ -76,14 +76,16 @@ pub struct IssuerStep {
 }
 
 impl TryFrom<StepEntry> for IssuerStep {
-    type Error = String;
+    type Error = StepError;
 
-    fn try_from(entry: StepEntry) -> Result<Self, String> {
+    fn try_from(entry: StepEntry) -> Result<Self, StepError> {
         let has_value = entry.field.is_some() || entry.text.is_some();
-        let check = |css: String| -> Result<String, String> {
-            scraper::Selector::parse(&css)
-                .map(|_| css.clone())
-                .map_err(|e| format!("{css:?} is not a CSS selector: {e}"))
+        let check = |css: String| match scraper::Selector::parse(&css) {
+            Ok(_) => Ok(css),
+            Err(e) => Err(StepError::Selector {
+                reason: e.to_string(),
+                css,
+            }),
         };
         let action = match (entry.wait, entry.click, entry.type_into) {
             (Some(css), None, None) => StepAction::Wait(check(css)?),
@@ -93,18 +95,13 @@ impl TryFrom<StepEntry> for IssuerStep {
                 value: match (entry.field, entry.text) {
                     (Some(field), None) => StepValue::Field(field),
                     (None, Some(text)) => StepValue::Text(text),
-                    _ => {
-                        return Err(
-                            "a type step takes either field (a name of acs.fields) or text"
-                                .to_owned(),
-                        );
-                    }
+                    _ => return Err(StepError::TypeValue),
                 },
             },
-            _ => return Err("a step does one of wait, click or type".to_owned()),
+            _ => return Err(StepError::Action),
         };
         if !matches!(action, StepAction::Type { .. }) && has_value {
-            return Err("field and text go with a type step".to_owned());
+            return Err(StepError::ValueWithoutType);
         }
         let matcher = entry
             .page
@@ -112,7 +109,10 @@ impl TryFrom<StepEntry> for IssuerStep {
             .map(|pattern| {
                 Glob::new(pattern)
                     .map(|glob| glob.compile_matcher())
-                    .map_err(|e| format!("page {pattern:?}: {e}"))
+                    .map_err(|e| StepError::Page {
+                        pattern: pattern.to_owned(),
+                        reason: e.kind().to_string(),
+                    })
             })
             .transpose()?;
         Ok(Self {
@@ -121,6 +121,36 @@ impl TryFrom<StepEntry> for IssuerStep {
             action,
         })
     }
+}
+
+/// Why an `[[acs.steps]]` entry is not a step.
+#[derive(Debug, thiserror::Error)]
+pub enum StepError {
+    /// Its selector does not parse.
+    #[error("{css:?} is not a CSS selector: {reason}")]
+    Selector {
+        /// The selector.
+        css: String,
+        /// What the parser said.
+        reason: String,
+    },
+    /// A type step names neither or both of a field and a text.
+    #[error("a type step takes either field (a name of acs.fields) or text")]
+    TypeValue,
+    /// It does none or several of its actions.
+    #[error("a step does one of wait, click or type")]
+    Action,
+    /// A wait or click step names a value to type.
+    #[error("field and text go with a type step")]
+    ValueWithoutType,
+    /// Its page pattern is not a glob.
+    #[error("page {pattern:?}: {reason}")]
+    Page {
+        /// The pattern.
+        pattern: String,
+        /// What the glob parser said.
+        reason: String,
+    },
 }
 
 impl IssuerStep {
@@ -218,17 +248,32 @@ mod tests {
 
     #[test]
     fn a_step_must_do_exactly_one_thing_with_a_valid_selector() {
-        for bad in [
-            "[[steps]]\nwait = \"#a\"\nclick = \"#b\"",
-            "[[steps]]\npage = \"*\"",
-            "[[steps]]\ntype = \"#a\"",
-            "[[steps]]\ntype = \"#a\"\nfield = \"otp\"\ntext = \"x\"",
-            "[[steps]]\nclick = \"#a\"\nfield = \"otp\"",
-            "[[steps]]\nclick = \"button[\"",
-            "[[steps]]\nwait = \"#a\"\npage = \"a[b\"",
-            "[[steps]]\nhover = \"#a\"",
+        let one_of = StepError::Action.to_string();
+        let type_value = StepError::TypeValue.to_string();
+        for (bad, said) in [
+            ("[[steps]]\nwait = \"#a\"\nclick = \"#b\"", one_of.as_str()),
+            ("[[steps]]\npage = \"*\"", &one_of),
+            ("[[steps]]\ntype = \"#a\"", &type_value),
+            (
+                "[[steps]]\ntype = \"#a\"\nfield = \"otp\"\ntext = \"x\"",
+                &type_value,
+            ),
+            (
+                "[[steps]]\nclick = \"#a\"\nfield = \"otp\"",
+                "field and text go with a type step",
+            ),
+            (
+                "[[steps]]\nclick = \"button[\"",
+                "\"button[\" is not a CSS selector",
+            ),
+            (
+                "[[steps]]\nwait = \"#a\"\npage = \"a[b\"",
+                "page \"a[b\": unclosed character class",
+            ),
+            ("[[steps]]\nhover = \"#a\"", "unknown field `hover`"),
         ] {
-            assert!(parse(bad).is_err(), "{bad}");
+            let error = parse(bad).map(drop).expect_err(bad);
+            assert!(error.contains(said), "{bad}: {error}");
         }
     }
 }

@@ -29,7 +29,7 @@ pub fn decode(
     content_encoding: Option<&str>,
     body: Vec<u8>,
     max: usize,
-) -> Result<Decoded, String> {
+) -> Result<Decoded, CodingError> {
     let codings: Vec<String> = content_encoding
         .unwrap_or("")
         .split(',')
@@ -43,22 +43,22 @@ pub fn decode(
     Ok(Decoded { body, codings })
 }
 
-fn decode_one(coding: &str, body: &[u8], max: usize) -> Result<Vec<u8>, String> {
+fn decode_one(coding: &str, body: &[u8], max: usize) -> Result<Vec<u8>, CodingError> {
     let reader: Box<dyn Read + '_> = match coding {
         "gzip" | "x-gzip" => Box::new(flate2::read::MultiGzDecoder::new(body)),
         // HTTP's deflate is zlib; some servers send raw deflate instead.
         "deflate" if zlib_header(body) => Box::new(flate2::read::ZlibDecoder::new(body)),
         "deflate" => Box::new(flate2::read::DeflateDecoder::new(body)),
         "br" => Box::new(brotli_decompressor::Decompressor::new(body, 4096)),
-        "zstd" => Box::new(
-            zstd::stream::read::Decoder::with_buffer(body)
-                .map_err(|e| format!("the answer's zstd coding cannot be read: {e}"))?,
-        ),
+        "zstd" => Box::new(zstd::stream::read::Decoder::with_buffer(body).map_err(|e| {
+            CodingError::Broken {
+                coding: coding.to_owned(),
+                reason: e.to_string(),
+            }
+        })?),
         other => {
-            return Err(format!(
-                "the answer is in a content coding payconf did not ask for ({}); \
-                 it asked for {ACCEPTED}",
-                crate::runner::neutral::inline(other)
+            return Err(CodingError::Unasked(
+                crate::runner::neutral::inline(other).into_owned(),
             ));
         }
     };
@@ -66,15 +66,49 @@ fn decode_one(coding: &str, body: &[u8], max: usize) -> Result<Vec<u8>, String> 
     reader
         .take(max as u64 + 1)
         .read_to_end(&mut decoded)
-        .map_err(|e| format!("the answer's {coding} coding is broken: {e}"))?;
+        .map_err(|e| CodingError::Broken {
+            coding: coding.to_owned(),
+            reason: e.to_string(),
+        })?;
     if decoded.len() > max {
-        return Err(format!(
-            "the answer's body is larger than {max} bytes once its {coding} coding is \
-             undone ({} bytes on the wire): payconf stopped reading it",
-            body.len()
-        ));
+        return Err(CodingError::Expands {
+            coding: coding.to_owned(),
+            max,
+            wire: body.len(),
+        });
     }
     Ok(decoded)
+}
+
+/// Why an answer's body could not be decoded.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CodingError {
+    /// A coding payconf did not ask for (neutralised for a terminal).
+    #[error(
+        "the answer is in a content coding payconf did not ask for ({0}); it asked for {ACCEPTED}"
+    )]
+    Unasked(String),
+    /// The bytes are not in the coding the answer names.
+    #[error("the answer's {coding} coding is broken: {reason}")]
+    Broken {
+        /// The coding.
+        coding: String,
+        /// What the decoder said.
+        reason: String,
+    },
+    /// Decoded, the body grows past the answer limit (a compression bomb).
+    #[error(
+        "the answer's body is larger than {max} bytes once its {coding} coding is undone \
+         ({wire} bytes on the wire): payconf stopped reading it"
+    )]
+    Expands {
+        /// The coding.
+        coding: String,
+        /// The answer limit, in bytes.
+        max: usize,
+        /// The bytes that came on the wire.
+        wire: usize,
+    },
 }
 
 /// Whether a deflate body starts with a zlib header (RFC 1950).
@@ -127,7 +161,13 @@ mod tests {
         assert!(bomb.len() < 1024 * 1024, "{} bytes", bomb.len());
         let error = decode(Some("gzip"), bomb, 1024 * 1024).expect_err("cut");
         assert!(
-            error.contains("larger than 1048576 bytes once its gzip"),
+            matches!(&error, CodingError::Expands { coding, max: 1_048_576, .. } if coding == "gzip"),
+            "{error}"
+        );
+        assert!(
+            error
+                .to_string()
+                .contains("larger than 1048576 bytes once its gzip"),
             "{error}"
         );
     }
@@ -135,8 +175,15 @@ mod tests {
     #[test]
     fn a_coding_not_asked_for_or_broken_is_said() {
         let error = decode(Some("compress"), b"x".to_vec(), 10).expect_err("unknown");
-        assert!(error.contains("did not ask for (compress)"), "{error}");
+        assert_eq!(error, CodingError::Unasked("compress".to_owned()));
+        assert!(
+            error.to_string().contains("did not ask for (compress)"),
+            "{error}"
+        );
         let error = decode(Some("gzip"), b"not gzip".to_vec(), 10).expect_err("broken");
-        assert!(error.contains("gzip coding is broken"), "{error}");
+        assert!(
+            error.to_string().contains("gzip coding is broken"),
+            "{error}"
+        );
     }
 }

@@ -14,7 +14,7 @@ impl BrowserJourney<'_> {
     /// take one, or a frame could not be blanked). Through the DevTools
     /// protocol, which does not wait for a page that never stops loading,
     /// after the page is stopped.
-    pub(super) async fn screenshot(&self, target: &TargetConfig) -> Result<Vec<u8>, String> {
+    pub(super) async fn screenshot(&self, target: &TargetConfig) -> Result<Vec<u8>, NoScreenshot> {
         use base64::Engine as _;
         let mut secrets: Vec<(String, String)> = target
             .secrets()
@@ -46,11 +46,11 @@ impl BrowserJourney<'_> {
                     .turn
                     .cdp_within("Page.captureScreenshot", json!({"format": "png"}))
                     .await
-                    .ok_or_else(|| "the browser took no screenshot".to_owned()),
+                    .ok_or(NoScreenshot::NotTaken),
                 Err(why) => Err(why),
             }
         } else {
-            Err("the page could not be stopped to be photographed".to_owned())
+            Err(NoScreenshot::Moving)
         };
         self.turn
             .cdp_within(
@@ -62,7 +62,7 @@ impl BrowserJourney<'_> {
         shot["data"]
             .as_str()
             .and_then(|data| base64::engine::general_purpose::STANDARD.decode(data).ok())
-            .ok_or_else(|| "the browser's screenshot was not an image".to_owned())
+            .ok_or(NoScreenshot::NotAnImage)
     }
 }
 
@@ -70,7 +70,7 @@ impl BrowserJourney<'_> {
 /// in the text and fields of the page on `turn`, of each of its frames and
 /// of each open shadow root; says why not when a frame could not be
 /// reached (another origin's), whose content a screenshot would show.
-pub async fn blank_out(turn: &Turn<'_>, secrets: &[(String, String)]) -> Result<(), String> {
+pub async fn blank_out(turn: &Turn<'_>, secrets: &[(String, String)]) -> Result<(), NoScreenshot> {
     let evaluated = turn
         .cdp_within(
             "Runtime.evaluate",
@@ -83,26 +83,50 @@ pub async fn blank_out(turn: &Turn<'_>, secrets: &[(String, String)]) -> Result<
     let value = evaluated.as_ref().map(|answer| &answer["result"]["value"]);
     match value {
         Some(value) if value["blanked"] == true => Ok(()),
-        Some(value) if value["frames"].is_array() => Err(unreachable_frames(value)),
-        _ => Err("the page's secrets could not be blanked out".to_owned()),
+        Some(value) if value["frames"].is_array() => Err(NoScreenshot::Unreachable(
+            value["frames"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .take(3)
+                .map(|frame| crate::runner::neutral::inline(frame).into_owned())
+                .collect::<Vec<_>>()
+                .join(", "),
+        )),
+        _ => Err(NoScreenshot::Unblanked),
     }
 }
 
-/// Why a page with frames payconf could not reach was not photographed.
-fn unreachable_frames(value: &Value) -> String {
-    let frames: Vec<String> = value["frames"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .take(3)
-        .map(|frame| crate::runner::neutral::inline(frame).into_owned())
-        .collect();
-    format!(
-        "the page shows a frame payconf cannot reach to blank its secrets \
-         out ({})",
-        frames.join(", ")
-    )
+/// Why a journey left no screenshot of its last page.
+#[derive(Debug, thiserror::Error)]
+pub enum NoScreenshot {
+    /// The page could not be stopped (and its scripts held) to be
+    /// photographed.
+    #[error("the page could not be stopped to be photographed")]
+    Moving,
+    /// The script that blanks the page's secrets out did not answer.
+    #[error("the page's secrets could not be blanked out")]
+    Unblanked,
+    /// A frame of another origin, whose content a screenshot would show
+    /// unblanked: the first three, neutralised.
+    #[error("the page shows a frame payconf cannot reach to blank its secrets out ({0})")]
+    Unreachable(String),
+    /// The browser took none.
+    #[error("the browser took no screenshot")]
+    NotTaken,
+    /// What the browser gave was not an image.
+    #[error("the browser's screenshot was not an image")]
+    NotAnImage,
+    /// The page was ended over the browser's memory bound.
+    #[error("the page was ended over the browser's memory bound")]
+    OverMemory,
+    /// The browser stopped answering during the journey.
+    #[error("the browser stopped answering")]
+    Stalled,
+    /// The screenshot took longer than a command's bound.
+    #[error("the browser took no screenshot within its bound")]
+    Late,
 }
 
 /// Replaces every secret in the text and fields of the page, of each of

@@ -11,11 +11,11 @@ use std::{
 use url::Url;
 
 use super::BrowserJourney;
-use crate::runner::issuer::journey::same_page;
+use crate::runner::issuer::{chromium::CommandError, journey::same_page};
 
 impl BrowserJourney<'_> {
     /// Reads the browser's log: the document requests since the last look.
-    pub(super) async fn observe(&mut self) -> Result<(), String> {
+    pub(super) async fn observe(&mut self) -> Result<(), CommandError> {
         for event in self.turn.performance_log().await? {
             let params = &event["params"];
             if let (Some(archive), Some(method)) = (&mut self.archive, event["method"].as_str()) {

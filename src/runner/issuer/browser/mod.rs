@@ -30,7 +30,7 @@ mod still;
 use ends::{Heartbeat, load_failure, over_memory, over_memory_failure};
 use log::{FrameFailure, Loading};
 
-pub use evidence::blank_out;
+pub use evidence::{NoScreenshot, blank_out};
 
 use std::{
     collections::{BTreeMap, VecDeque},
@@ -43,7 +43,7 @@ use url::Url;
 use self::archive::Archive;
 use super::{
     Choice, Drove, IssuerEvidence, Journey, Landing,
-    chromium::{COMMAND_BOUND, Chromium, Reservation, Turn},
+    chromium::{COMMAND_BOUND, Chromium, CommandError, Reservation, Turn},
     navigation::{MAX_PAGES, MAX_WALKS, Visited, error_status, over_bound, too_many_pages},
     unsure::{asked_again, unclear, unnamed_fields},
 };
@@ -159,16 +159,16 @@ pub async fn authenticate(
     let over_memory = over_memory.is_some();
     let screenshot = if chromium.stalled().is_some() || over_memory {
         Err(if over_memory {
-            "the page was ended over the browser's memory bound".to_owned()
+            NoScreenshot::OverMemory
         } else {
-            "the browser stopped answering".to_owned()
+            NoScreenshot::Stalled
         })
     } else {
         tokio::time::timeout(COMMAND_BOUND, journey.screenshot(way.target))
             .await
             .unwrap_or_else(|_| {
                 chromium.stall("no screenshot within its bound");
-                Err("the browser took no screenshot within its bound".to_owned())
+                Err(NoScreenshot::Late)
             })
     };
     // The windows the journey's pages opened run nothing after it.
@@ -189,7 +189,7 @@ pub async fn authenticate(
             .map(|page| redactor.text(page))
             .collect(),
         screenshot: screenshot.as_ref().ok().cloned(),
-        screenshot_left_out: screenshot.err().map(|why| redactor.text(&why)),
+        screenshot_left_out: screenshot.err().map(|why| redactor.text(&why.to_string())),
     };
     journey.stop_counting().await;
     if let Some(exchange) = journey.page_exchange.take() {
@@ -295,7 +295,7 @@ impl BrowserJourney<'_> {
         let (choice, values) = (way.choice, way.values);
         let bound = way.bound();
         let deadline = Instant::now() + bound;
-        let browser = |e: String| Failure::harness(format!("the browser failed: {e}"));
+        let browser = |e: CommandError| Failure::harness(format!("the browser failed: {e}"));
         self.count_pending().await.map_err(browser)?;
         let frame_tree = self
             .turn
@@ -312,7 +312,7 @@ impl BrowserJourney<'_> {
             .client
             .goto(way.start.as_str())
             .await
-            .map_err(|e| browser(first_line(&e.to_string()).to_owned()))?;
+            .map_err(|e| browser(e.into()))?;
         let mut state = Progress {
             steps: way.steps().iter().collect(),
             // A buyer who only follows has nothing to answer.
@@ -397,7 +397,7 @@ impl BrowserJourney<'_> {
         choice: Choice,
         values: &BTreeMap<String, String>,
         deadline: Instant,
-    ) -> Result<Look, String> {
+    ) -> Result<Look, CommandError> {
         let url = self.current_url().await?;
         if url != state.url {
             // The log may not show it yet: the page is new all the same.
@@ -475,26 +475,17 @@ impl BrowserJourney<'_> {
         Ok(Look::Continue)
     }
 
-    async fn current_url(&self) -> Result<Url, String> {
+    async fn current_url(&self) -> Result<Url, CommandError> {
         self.turn.top_frame().await?;
-        self.turn
-            .client
-            .current_url()
-            .await
-            .map_err(|e| first_line(&e.to_string()).to_owned())
+        Ok(self.turn.client.current_url().await?)
     }
 
-    async fn ready(&self) -> Result<bool, String> {
+    async fn ready(&self) -> Result<bool, CommandError> {
         let state = self
             .turn
             .client
             .execute("return document.readyState", Vec::new())
-            .await
-            .map_err(|e| first_line(&e.to_string()).to_owned())?;
+            .await?;
         Ok(state == "complete")
     }
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or(text)
 }

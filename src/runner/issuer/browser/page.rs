@@ -8,10 +8,11 @@ use fantoccini::elements::{Element, ElementRef};
 use serde_json::{Value, json};
 use url::Url;
 
-use super::{Acted, BrowserJourney, StepDone, first_line};
+use super::{Acted, BrowserJourney, StepDone};
 use crate::runner::{
     issuer::{
         Choice,
+        chromium::CommandError,
         words::{Choosing, choose},
     },
     target_file::{IssuerStep, StepAction, StepValue},
@@ -27,7 +28,7 @@ impl BrowserJourney<'_> {
         choice: Choice,
         values: &BTreeMap<String, String>,
         answered: bool,
-    ) -> Result<Acted, String> {
+    ) -> Result<Acted, CommandError> {
         let names: Vec<&String> = values.keys().collect();
         let cancelling = choice == Choice::Cancel;
         // The answer, anywhere, comes before a lone form, anywhere.
@@ -54,12 +55,9 @@ impl BrowserJourney<'_> {
         cancelling: bool,
         answered: bool,
         depth: usize,
-    ) -> Result<Option<Acted>, String> {
+    ) -> Result<Option<Acted>, CommandError> {
         let client = self.turn.client;
-        let found = client
-            .execute(ANALYSE, vec![json!(names)])
-            .await
-            .map_err(|e| first_line(&e.to_string()).to_owned())?;
+        let found = client.execute(ANALYSE, vec![json!(names)]).await?;
         let choice = if cancelling {
             Choice::Cancel
         } else {
@@ -150,10 +148,7 @@ impl BrowserJourney<'_> {
             if acted.is_some() {
                 return Ok(acted);
             }
-            client
-                .enter_parent_frame()
-                .await
-                .map_err(|e| first_line(&e.to_string()).to_owned())?;
+            client.enter_parent_frame().await?;
         }
         Ok(None)
     }
@@ -164,7 +159,7 @@ impl BrowserJourney<'_> {
         step: &IssuerStep,
         url: &Url,
         values: &BTreeMap<String, String>,
-    ) -> Result<StepDone, String> {
+    ) -> Result<StepDone, CommandError> {
         if !step.applies_to(url) {
             return Ok(StepDone::NotYet("the page does not match its page pattern"));
         }
@@ -191,13 +186,15 @@ impl BrowserJourney<'_> {
 
     /// The first element matching `css` in the page or its frames; the
     /// WebDriver context is left in the frame that holds it.
-    async fn find_in_frames(&self, css: &str, depth: usize) -> Result<Option<Element>, String> {
+    async fn find_in_frames(
+        &self,
+        css: &str,
+        depth: usize,
+    ) -> Result<Option<Element>, CommandError> {
         let client = self.turn.client;
-        let err = |e: fantoccini::error::CmdError| first_line(&e.to_string()).to_owned();
         if let Some(found) = client
             .find_all(fantoccini::Locator::Css(css))
-            .await
-            .map_err(err)?
+            .await?
             .into_iter()
             .next()
         {
@@ -208,8 +205,7 @@ impl BrowserJourney<'_> {
         }
         for frame in client
             .find_all(fantoccini::Locator::Css("iframe, frame"))
-            .await
-            .map_err(err)?
+            .await?
         {
             if frame.enter_frame().await.is_err() {
                 continue;
@@ -217,7 +213,7 @@ impl BrowserJourney<'_> {
             if let Some(found) = Box::pin(self.find_in_frames(css, depth + 1)).await? {
                 return Ok(Some(found));
             }
-            client.enter_parent_frame().await.map_err(err)?;
+            client.enter_parent_frame().await?;
         }
         Ok(None)
     }
@@ -242,32 +238,25 @@ enum Pass {
 }
 
 /// Types a value into a field, as a person would: a select is chosen from.
-async fn type_into(field: &Element, value: &str) -> Result<(), String> {
-    let err = |e: fantoccini::error::CmdError| first_line(&e.to_string()).to_owned();
-    if field
-        .tag_name()
-        .await
-        .map_err(err)?
-        .eq_ignore_ascii_case("select")
-    {
-        return field.select_by_value(value).await.map_err(err);
+async fn type_into(field: &Element, value: &str) -> Result<(), CommandError> {
+    if field.tag_name().await?.eq_ignore_ascii_case("select") {
+        return Ok(field.select_by_value(value).await?);
     }
-    field.clear().await.map_err(err)?;
-    field.send_keys(value).await.map_err(err)
+    field.clear().await?;
+    Ok(field.send_keys(value).await?)
 }
 
 /// Clicks as a person would; when the browser says something covers the
 /// control, clicks it the way a script would.
-async fn click(client: &fantoccini::Client, control: &Element) -> Result<(), String> {
+async fn click(client: &fantoccini::Client, control: &Element) -> Result<(), CommandError> {
     if control.click().await.is_ok() {
         return Ok(());
     }
-    let reference = serde_json::to_value(control).map_err(|e| e.to_string())?;
+    let reference = serde_json::to_value(control)?;
     client
         .execute("arguments[0].click()", vec![reference])
-        .await
-        .map(drop)
-        .map_err(|e| first_line(&e.to_string()).to_owned())
+        .await?;
+    Ok(())
 }
 
 /// Reads the current document for the driver. Argument: the configured

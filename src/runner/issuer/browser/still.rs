@@ -20,8 +20,9 @@ use std::{
 use serde_json::{Value, json};
 use url::Url;
 
-use super::{BrowserJourney, Look, SETTLE, first_line};
+use super::{BrowserJourney, Look, SETTLE};
 use crate::runner::exchange::{Exchange, RecordedRequest, RecordedResponse, Timing, next_id};
+use crate::runner::issuer::chromium::CommandError;
 use crate::runner::result::Failure;
 
 /// Runs in every document before the page's scripts: counts the timers set
@@ -109,7 +110,7 @@ pub(super) struct Stillness {
 
 impl BrowserJourney<'_> {
     /// Has the browser run [`COUNTER`] in every document from now on.
-    pub(super) async fn count_pending(&mut self) -> Result<(), String> {
+    pub(super) async fn count_pending(&mut self) -> Result<(), CommandError> {
         let added = self
             .turn
             .cdp(
@@ -140,15 +141,14 @@ impl BrowserJourney<'_> {
         &self,
         values: &BTreeMap<String, String>,
         left: Duration,
-    ) -> Result<Stillness, String> {
+    ) -> Result<Stillness, CommandError> {
         self.turn.top_frame().await?;
         let names: Vec<&String> = values.keys().collect();
         let read = self
             .turn
             .client
             .execute(PENDING, vec![json!(names)])
-            .await
-            .map_err(|e| first_line(&e.to_string()).to_owned())?;
+            .await?;
         let left_ms = left.as_secs_f64() * 1000.0;
         let pending = if let Some(refresh) = read["refresh"].as_f64() {
             Some(format!("declares a refresh after {refresh} s"))
@@ -181,7 +181,7 @@ impl BrowserJourney<'_> {
         url: &Url,
         values: &BTreeMap<String, String>,
         deadline: Instant,
-    ) -> Result<Look, String> {
+    ) -> Result<Look, CommandError> {
         if !self.loading.top.is_empty() {
             return Ok(Look::Continue);
         }

@@ -41,12 +41,14 @@ use tokio::{
     sync::Mutex,
 };
 
+mod command;
 mod isolation;
 mod processes;
 mod programs;
 mod turn;
 
 pub use crate::runner::target_file::BrowserSettings;
+pub use command::{CommandError, first_line};
 pub use isolation::Isolation;
 pub use processes::MemoryWatch;
 use processes::ProcessGroup;
@@ -172,7 +174,8 @@ impl Chromium {
                         programs.chromedriver.display(),
                         START_TIMEOUT.as_secs()
                     )
-                })??;
+                })?
+                .map_err(|unlistening| unlistening.to_string())?;
             let address = format!("http://127.0.0.1:{port}{control}");
             let capabilities = capabilities(programs, settings, page_load, isolation, &profile);
             let mut builder =
@@ -246,11 +249,9 @@ impl Chromium {
 
     /// Uses the browser under a reservation, reset: a blank page, no
     /// cookies, an empty performance log.
-    pub async fn turn(&self, reservation: Reservation) -> Result<Turn<'_>, String> {
+    pub async fn turn(&self, reservation: Reservation) -> Result<Turn<'_>, CommandError> {
         if let Some(why) = self.stalled() {
-            return Err(format!(
-                "it stopped answering earlier in this run ({why}), so payconf uses it no more"
-            ));
+            return Err(CommandError::Stalled(why));
         }
         let turn = Turn {
             client: &self.client,
@@ -272,12 +273,13 @@ impl Chromium {
                 }
                 Err(Some(e)) => return Err(e),
                 Err(None) => {
-                    let why = format!(
-                        "no answer to resetting the page, {RESET_ATTEMPTS} times {} s",
-                        COMMAND_BOUND.as_secs()
-                    );
-                    self.stall(&why);
-                    return Err(why);
+                    let unanswered = CommandError::Unanswered {
+                        what: "resetting the page",
+                        tries: RESET_ATTEMPTS,
+                        seconds: COMMAND_BOUND.as_secs(),
+                    };
+                    self.stall(&unanswered.to_string());
+                    return Err(unanswered);
                 }
             }
         }
@@ -448,24 +450,32 @@ fn tries_said(reasons: &[String]) -> String {
 
 /// Reads ChromeDriver's first lines until it names its port, then keeps
 /// reading its output so that it never blocks on a full pipe.
-async fn driver_port(stdout: tokio::process::ChildStdout) -> Result<u16, String> {
+async fn driver_port(stdout: tokio::process::ChildStdout) -> Result<u16, Unlistening> {
     let mut lines = BufReader::new(stdout).lines();
-    while let Some(line) = lines.next_line().await.map_err(|e| e.to_string())? {
+    while let Some(line) = lines.next_line().await? {
         if let Some(rest) = line.split("started successfully on port ").nth(1) {
-            let port = rest
-                .trim()
-                .trim_end_matches('.')
-                .parse()
-                .map_err(|_| format!("ChromeDriver said {line:?}"))?;
+            let Ok(port) = rest.trim().trim_end_matches('.').parse() else {
+                return Err(Unlistening::Unread(line));
+            };
             tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
             return Ok(port);
         }
     }
-    Err("ChromeDriver exited before it listened".to_owned())
+    Err(Unlistening::Exited)
 }
 
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or(text)
+/// Why ChromeDriver named no port to send commands to.
+#[derive(Debug, thiserror::Error)]
+enum Unlistening {
+    /// Its output could not be read.
+    #[error("ChromeDriver's output could not be read: {0}")]
+    Output(#[from] std::io::Error),
+    /// It named a port payconf could not read.
+    #[error("ChromeDriver said {0:?}")]
+    Unread(String),
+    /// It ended before it named one.
+    #[error("ChromeDriver exited before it listened")]
+    Exited,
 }
 
 /// How often a journey tries to reset the browser before it gives up.

@@ -8,7 +8,7 @@ use fantoccini::{Client, wd::WebDriverCompatibleCommand};
 use serde_json::{Value, json};
 use tokio::sync::OwnedMutexGuard;
 
-use super::first_line;
+use super::CommandError;
 
 /// The browser held for one scenario; free again when dropped.
 #[derive(Debug)]
@@ -32,7 +32,7 @@ impl Turn<'_> {
     /// A blank page, scripts allowed, no cookies, an empty performance log.
     /// The last scenario's page may still be loading: it is stopped, and
     /// replaced, before anything else is looked at.
-    pub(super) async fn reset(&self) -> Result<(), String> {
+    pub(super) async fn reset(&self) -> Result<(), CommandError> {
         // One window, its page stopped.
         self.one_window().await?;
         self.cdp(
@@ -41,10 +41,7 @@ impl Turn<'_> {
         )
         .await?;
         self.top_frame().await?;
-        self.client
-            .goto("about:blank")
-            .await
-            .map_err(|e| first_line(&e.to_string()).to_owned())?;
+        self.client.goto("about:blank").await?;
         self.cdp("Network.clearBrowserCookies", json!({})).await?;
         self.performance_log().await.map(drop)
     }
@@ -52,9 +49,8 @@ impl Turn<'_> {
     /// Closes every window but the journey's own: the popups a page opened
     /// run no script after their journey. A window whose page crashed (a
     /// renderer ended over the memory bound) is replaced by a new one.
-    pub async fn one_window(&self) -> Result<(), String> {
-        let said = |e: fantoccini::error::CmdError| first_line(&e.to_string()).to_owned();
-        let handles = self.client.windows().await.map_err(said)?;
+    pub async fn one_window(&self) -> Result<(), CommandError> {
+        let handles = self.client.windows().await?;
         // The usual case, in one command: the journey's window alone, and
         // its page answering.
         if handles.len() == 1 && self.cdp("Page.stopLoading", json!({})).await.is_ok() {
@@ -70,14 +66,14 @@ impl Turn<'_> {
         };
         let keep = match current {
             Some(handle) if healthy => handle,
-            _ => self.client.new_window(true).await.map_err(said)?.handle,
+            _ => self.client.new_window(true).await?.handle,
         };
         for handle in handles.into_iter().filter(|h| *h != keep) {
             if self.client.switch_to_window(handle).await.is_ok() {
                 let _ = self.client.close_window().await;
             }
         }
-        self.client.switch_to_window(keep).await.map_err(said)
+        Ok(self.client.switch_to_window(keep).await?)
     }
 
     /// Ends the journey, keeping the browser for the rest of the scenario.
@@ -95,26 +91,25 @@ impl Turn<'_> {
     }
 
     /// Runs a Chrome DevTools Protocol command through ChromeDriver.
-    pub async fn cdp(&self, method: &str, params: Value) -> Result<Value, String> {
+    pub async fn cdp(&self, method: &str, params: Value) -> Result<Value, CommandError> {
         self.client
             .issue_cmd(SessionCommand::post(
                 "goog/cdp/execute",
                 json!({"cmd": method, "params": params}),
             ))
             .await
-            .map_err(|e| first_line(&e.to_string()).to_owned())
+            .map_err(CommandError::from)
     }
 
     /// The DevTools events logged since the last call, oldest first.
-    pub async fn performance_log(&self) -> Result<Vec<Value>, String> {
+    pub async fn performance_log(&self) -> Result<Vec<Value>, CommandError> {
         let entries = self
             .client
             .issue_cmd(SessionCommand::post(
                 "se/log",
                 json!({"type": "performance"}),
             ))
-            .await
-            .map_err(|e| first_line(&e.to_string()).to_owned())?;
+            .await?;
         Ok(entries
             .as_array()
             .into_iter()
@@ -129,12 +124,12 @@ impl Turn<'_> {
     }
 
     /// Makes the top-level page the context of the next commands.
-    pub async fn top_frame(&self) -> Result<(), String> {
+    pub async fn top_frame(&self) -> Result<(), CommandError> {
         self.client
             .issue_cmd(SessionCommand::post("frame", json!({"id": null})))
             .await
             .map(drop)
-            .map_err(|e| first_line(&e.to_string()).to_owned())
+            .map_err(CommandError::from)
     }
 }
 

@@ -62,7 +62,7 @@ fn json_of(exchange: &Exchange) -> Option<Value> {
 fn envelope_problem(exchange: &Exchange) -> Option<String> {
     let response = match &exchange.response {
         Ok(response) => response,
-        Err(why) => return Some(why.clone()),
+        Err(why) => return Some(why.to_string()),
     };
     let media_type = response.header("content-type").unwrap_or("");
     if !is_json_media_type(media_type) {
