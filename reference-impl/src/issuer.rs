@@ -7,26 +7,19 @@
 //! form; a form a script builds; the form inside an iframe; a channel choice
 //! before the code. Every shape posts the same form to the same answer.
 
-use bytes::Bytes;
-use http::{HeaderValue, Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, Full, Limited};
+use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;
 use subtle::ConstantTimeEq;
-use url::Url;
 use uuid::Uuid;
 
 use crate::{
     config::IssuerPage,
-    pages::{error_page, escape, html, html_with_policy, layout},
+    form_body::read_form,
+    landing::landing,
+    pages::{error_page, escape, html, html_with_policy, layout, see_other},
     state::{Body, Service},
     store::PaymentState,
 };
-
-/// The path of the issuer-authentication page.
-pub const ISSUER_PATH: &str = "/acs/authenticate";
-
-/// The largest form body the issuer page reads.
-const MAX_FORM_BYTES: usize = 16 * 1024;
 
 /// The fields that name the payment, in the page's address and its form.
 #[derive(Debug, Default)]
@@ -294,39 +287,15 @@ document.addEventListener('DOMContentLoaded', function () {
 /// the buyer to the success page; a wrong code or a cancel declines it and
 /// sends them to the failure page.
 pub async fn answer(service: &Service, request: Request<Incoming>) -> Response<Body> {
-    let (parts, body) = request.into_parts();
-    let is_form = parts
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|v| {
-            v.trim()
-                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-        });
-    if !is_form {
-        return error_page(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Unsupported form",
-            "The authentication form must be sent as application/x-www-form-urlencoded.",
-        );
-    }
-    let bytes = match tokio::time::timeout(
-        service.config.limits.body_read_timeout,
-        Limited::new(body, MAX_FORM_BYTES).collect(),
-    )
-    .await
-    {
-        Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(_)) | Err(_) => {
-            return error_page(
-                StatusCode::BAD_REQUEST,
-                "Form not received",
-                "The authentication form could not be read.",
-            );
-        }
+    let pairs = match read_form(service, request, "authentication form").await {
+        Ok(pairs) => pairs,
+        Err(refused) => return refused,
     };
-    let (reference, rest) = PaymentReference::from_pairs(form_urlencoded::parse(&bytes));
+    let (reference, rest) = PaymentReference::from_pairs(
+        pairs
+            .into_iter()
+            .map(|(name, value)| (name.into(), value.into())),
+    );
     let field = |name: &str| {
         rest.iter()
             .find(|(n, _)| n == name)
@@ -354,24 +323,16 @@ pub async fn answer(service: &Service, request: Request<Incoming>) -> Response<B
         if p.state != PaymentState::AwaitingAuthentication {
             return Err(Refusal::Completed);
         }
-        let redirects = p.buyer_redirects.as_deref();
-        Ok(if authenticated {
-            p.state = PaymentState::Authorized;
-            (
-                p.id,
-                redirects
-                    .and_then(|r| r.ok.clone())
-                    .unwrap_or_else(|| pages.success.clone()),
-            )
+        p.state = if authenticated {
+            PaymentState::Authorized
         } else {
-            p.state = PaymentState::Declined;
-            (
-                p.id,
-                redirects
-                    .and_then(|r| r.ko.clone())
-                    .unwrap_or_else(|| pages.failure.clone()),
-            )
-        })
+            PaymentState::Declined
+        };
+        let redirects = p.buyer_redirects.as_deref();
+        Ok((
+            p.id,
+            landing(service, &token, shop_login, pages, redirects, authenticated),
+        ))
     });
     match landing {
         Ok(Ok((payment_id, url))) => {
@@ -391,23 +352,6 @@ pub async fn answer(service: &Service, request: Request<Incoming>) -> Response<B
 enum Refusal {
     Unknown,
     Completed,
-}
-
-fn see_other(url: &Url) -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::new()));
-    *response.status_mut() = StatusCode::SEE_OTHER;
-    match HeaderValue::from_str(url.as_str()) {
-        Ok(location) => {
-            response.headers_mut().insert(header::LOCATION, location);
-            response
-        }
-        // A parsed URL is always a valid header value; refuse rather than panic.
-        Err(_) => error_page(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "Technical error",
-            "The merchant's page could not be reached.",
-        ),
-    }
 }
 
 fn unknown_request() -> Response<Body> {

@@ -6,11 +6,17 @@
 //! merchant by API key and opens a payment; `payment/submit` takes a card for
 //! it and authorizes it, declines it, or sends the buyer to the simulated
 //! issuer for 3-D Secure authentication; the issuer's page and the merchant's
-//! result pages complete the buyer's journey on the same server.
+//! result pages complete the buyer's journey on the same server. The
+//! standard payment page is the other integration: the buyer pays on the
+//! service's own page (by card, or with an alternative method approved by
+//! redirect), shown alone or in the lightbox a shop's page opens with the
+//! service's script, and no `payment/submit` is called.
 //!
 //! How the parts fit: [`run`] accepts connections and hands each request to
 //! the service's router, which calls the create or submit handler, the issuer
-//! simulator, or the result pages. Handlers read a body's JSON into the
+//! simulator, the payment page, or the result pages. A card pays a payment
+//! in one place, `execute`, whichever way it came; where the buyer goes
+//! when it ends is `landing`'s to say. Handlers read a body's JSON into the
 //! light objects of the json module, validate with the types of the
 //! card and money modules and refuse with an [`ApiError`], which knows its HTTP
 //! status and envelope code. Payments live in a sharded in-memory store that
@@ -34,10 +40,15 @@ mod config;
 mod create;
 mod envelope;
 mod error;
+mod execute;
+mod form_body;
 mod issuer;
 mod json;
+mod landing;
 mod money;
 mod pages;
+mod paths;
+mod payment_page;
 mod request_body;
 mod router;
 mod server;
@@ -83,7 +94,7 @@ pub use config::{
     IssuerPage, Merchant, ReferenceConfig, ServerLimits, TestCard,
 };
 pub use error::{ApiError, code, transaction_code};
-pub use issuer::ISSUER_PATH;
+pub use paths::{DEMO_PATH, ISSUER_PATH, PAGE_PATH, RESULT_PATH, SCRIPT_PATH, WALLET_PATH};
 pub use request_body::MAX_BODY_BYTES;
 pub use server::{RunningServer, ServeError, run, run_tls};
 pub use tls::{TlsError, server_config};

@@ -4,6 +4,7 @@
 use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
 use http_body_util::Full;
+use url::Url;
 
 use crate::state::{Body, Service};
 
@@ -83,6 +84,24 @@ pub fn html_with_policy(status: StatusCode, page: String, policy: &str) -> Respo
         }
     }
     response
+}
+
+/// A `303 See Other` to `url`: where the buyer goes after a form.
+pub fn see_other(url: &Url) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::new()));
+    *response.status_mut() = StatusCode::SEE_OTHER;
+    match HeaderValue::from_str(url.as_str()) {
+        Ok(location) => {
+            response.headers_mut().insert(header::LOCATION, location);
+            response
+        }
+        // A parsed URL is always a valid header value; refuse rather than panic.
+        Err(_) => error_page(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Technical error",
+            "The merchant's page could not be reached.",
+        ),
+    }
 }
 
 /// An error page with a title and one explaining sentence.

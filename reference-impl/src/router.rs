@@ -7,7 +7,7 @@ use hyper::body::Incoming;
 use crate::{
     create, envelope,
     error::ApiError,
-    issuer, pages,
+    issuer, pages, paths, payment_page,
     state::{Body, Service},
     submit,
 };
@@ -64,6 +64,27 @@ async fn route_request(service: &Service, request: Request<Incoming>) -> Respons
         Some(Route::Issuer) => {
             envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET, POST" })
         }
+        Some(Route::PaymentPage) if method == Method::GET => payment_page::page(service, &request),
+        Some(Route::PaymentPage) if method == Method::POST => {
+            payment_page::pay(service, request).await
+        }
+        Some(Route::Wallet) if method == Method::GET => {
+            payment_page::wallet_page(service, &request)
+        }
+        Some(Route::Wallet) if method == Method::POST => {
+            payment_page::wallet_decide(service, request).await
+        }
+        Some(Route::PaymentPage | Route::Wallet) => {
+            envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET, POST" })
+        }
+        Some(Route::LightboxScript) if method == Method::GET => payment_page::script(service),
+        Some(Route::PaymentResult) if method == Method::GET => {
+            payment_page::result(service, &request)
+        }
+        Some(Route::DemoCheckout) if method == Method::GET => payment_page::demo(service, &request),
+        Some(Route::LightboxScript | Route::PaymentResult | Route::DemoCheckout) => {
+            envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET" })
+        }
         Some(Route::MerchantPage {
             shop_login,
             success,
@@ -90,6 +111,11 @@ enum Route<'a> {
     Create,
     Submit,
     Issuer,
+    PaymentPage,
+    Wallet,
+    LightboxScript,
+    PaymentResult,
+    DemoCheckout,
     MerchantPage { shop_login: &'a str, success: bool },
 }
 
@@ -99,7 +125,12 @@ fn route(path: &str) -> Option<Route<'_>> {
     match path.strip_suffix('/').unwrap_or(path) {
         "/api/v1/payment/create" => Some(Route::Create),
         "/api/v1/payment/submit" => Some(Route::Submit),
-        issuer::ISSUER_PATH => Some(Route::Issuer),
+        paths::ISSUER_PATH => Some(Route::Issuer),
+        paths::PAGE_PATH => Some(Route::PaymentPage),
+        paths::WALLET_PATH => Some(Route::Wallet),
+        paths::SCRIPT_PATH => Some(Route::LightboxScript),
+        paths::RESULT_PATH => Some(Route::PaymentResult),
+        paths::DEMO_PATH => Some(Route::DemoCheckout),
         other => {
             let rest = other.strip_prefix("/merchant/")?;
             let (shop_login, page) = rest.split_once('/')?;

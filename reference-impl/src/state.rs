@@ -6,6 +6,7 @@
 use bytes::Bytes;
 use http_body_util::Full;
 use url::Url;
+use uuid::Uuid;
 
 use crate::{
     config::{Merchant, ReferenceConfig},
@@ -57,6 +58,20 @@ impl Service {
             public_url,
             store,
         })
+    }
+
+    /// A page of the service's own for a payment: `path` with the shop
+    /// login and the payment token as query parameters, as the real
+    /// service's issuer address carries them.
+    pub fn own_page(&self, path: &str, shop_login: &str, token: &Uuid) -> Url {
+        let mut url = self
+            .public_url
+            .join(path.trim_start_matches('/'))
+            .unwrap_or_else(|_| self.public_url.clone());
+        url.query_pairs_mut()
+            .append_pair("shopLogin", shop_login)
+            .append_pair("paymentToken", &token.hyphenated().to_string());
+        url
     }
 
     /// The merchant at an index of the configuration, with its pages.

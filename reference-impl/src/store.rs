@@ -29,6 +29,9 @@ pub enum PaymentState {
     Created,
     /// Submitted with a 3-D Secure card; waiting for the buyer at the issuer.
     AwaitingAuthentication,
+    /// The buyer chose an alternative payment method on the payment page;
+    /// waiting for them to approve or refuse at the method's page.
+    AwaitingMethod,
     /// Paid.
     Authorized,
     /// Refused by the issuer, or the buyer failed or cancelled authentication.
@@ -58,13 +61,18 @@ pub struct Payment {
     pub buyer_redirects: Option<Box<BuyerRedirects>>,
 }
 
-/// The `responseURLs` a submit call passed, overriding the back-office pages.
+/// Where the buyer goes when the payment ends, where the back-office pages
+/// are not the answer: the `responseURLs` a submit call passed, or the shop
+/// page whose lightbox the buyer paid in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BuyerRedirects {
     /// Where the buyer goes after a successful payment.
     pub ok: Option<Url>,
     /// Where the buyer goes after a failed one.
     pub ko: Option<Url>,
+    /// The origin of the shop page that showed the payment page in its
+    /// lightbox: the outcome is told to it, by the result page.
+    pub framed_by: Option<Box<str>>,
 }
 
 /// What create records about a new payment.

@@ -11,10 +11,9 @@ use uuid::Uuid;
 
 use crate::{
     card::{CardNumber, CardNumberError, Expiry, ExpiryError, cvv_well_formed},
-    config::CardBehaviour,
     envelope::{self, UserRedirect},
     error::{ApiError, code, transaction_code},
-    issuer::ISSUER_PATH,
+    execute::{Executed, Outcome, execute},
     request_body::{Fields, parse_json_object, read_json_body},
     state::{Body, Service},
     store::{BuyerRedirects, PaymentState},
@@ -44,28 +43,6 @@ struct SubmitPayload<'a> {
     user_redirect: UserRedirect,
 }
 
-/// What the submitted card leads to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Outcome {
-    Authorized,
-    AuthenticationRequired,
-    Declined {
-        code: &'static str,
-        description: &'static str,
-    },
-}
-
-impl Outcome {
-    /// Its name, for the log.
-    fn name(self) -> &'static str {
-        match self {
-            Self::Authorized => "Authorized",
-            Self::AuthenticationRequired => "AuthenticationRequired",
-            Self::Declined { .. } => "Declined",
-        }
-    }
-}
-
 /// The validated card data of a submit request.
 pub(crate) struct SubmittedCard {
     number: CardNumber,
@@ -91,7 +68,7 @@ pub(crate) async fn submit(
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
 
-    let (merchant_profile, pages) = service.merchant(merchant);
+    let (merchant_profile, _) = service.merchant(merchant);
     let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
     if shop_login != merchant_profile.shop_login {
         return Err(ApiError::ShopNotRecognized("does not match the payment"));
@@ -104,56 +81,21 @@ pub(crate) async fn submit(
         return Err(ApiError::AlreadyProcessed);
     }
     let (card, redirects) = read_payment_data(&fields)?;
-
-    let outcome = match service.config.card_behaviour(&card.number) {
-        Some(CardBehaviour::Frictionless) => Outcome::Authorized,
-        Some(CardBehaviour::ThreeDs) => Outcome::AuthenticationRequired,
-        Some(CardBehaviour::Declined) => Outcome::Declined {
-            code: transaction_code::DECLINED,
-            description: transaction_code::DECLINED_DESCRIPTION,
-        },
-        None => Outcome::Declined {
-            code: transaction_code::UNKNOWN_CARD,
-            description: transaction_code::UNKNOWN_CARD_DESCRIPTION,
-        },
-    };
-    let masked_pan = card.number.masked();
-    let new_state = match outcome {
-        Outcome::Authorized => PaymentState::Authorized,
-        Outcome::AuthenticationRequired => PaymentState::AwaitingAuthentication,
-        Outcome::Declined { .. } => PaymentState::Declined,
-    };
-
-    // The one place a payment leaves `Created`: the check and the change
-    // happen under the same lock, so of concurrent submits exactly one wins.
-    let executed = service
-        .store
-        .with_payment(&token, |p| {
-            if p.state != PaymentState::Created {
-                return Err(ApiError::AlreadyProcessed);
-            }
-            p.state = new_state;
-            service.store.keep_submitted(p);
-            p.masked_pan = Some(masked_pan.as_str().into());
-            if redirects != BuyerRedirects::default() {
-                p.buyer_redirects = Some(Box::new(redirects.clone()));
-            }
-            Ok((p.id, p.shop_transaction_id.clone(), p.currency))
-        })
-        .map_err(|_| ApiError::SessionExpired)??;
-    let (payment_id, shop_transaction_id, currency) = executed;
-
-    let href = match outcome {
-        Outcome::Authorized => redirects.ok.unwrap_or_else(|| pages.success.clone()),
-        Outcome::Declined { .. } => redirects.ko.unwrap_or_else(|| pages.failure.clone()),
-        Outcome::AuthenticationRequired => issuer_address(service, shop_login, &token),
-    };
-    tracing::info!(
+    let Executed {
+        outcome,
         payment_id,
-        card = masked_pan.as_str(),
-        outcome = outcome.name(),
-        "payment submitted"
-    );
+        shop_transaction_id,
+        currency,
+        masked_pan,
+        href,
+    } = execute(
+        service,
+        &token,
+        shop_login,
+        &card.number,
+        redirects,
+        "submit",
+    )?;
 
     let (result, error_code, error_description) = match outcome {
         Outcome::Authorized => ("OK", None, None),
@@ -181,19 +123,6 @@ pub(crate) async fn submit(
     }))
 }
 
-/// The issuer-authentication address: on the service's own host, carrying the
-/// shop login and the payment token, as the real service's does.
-fn issuer_address(service: &Service, shop_login: &str, token: &Uuid) -> Url {
-    let mut url = service
-        .public_url
-        .join(ISSUER_PATH.trim_start_matches('/'))
-        .unwrap_or_else(|_| service.public_url.clone());
-    url.query_pairs_mut()
-        .append_pair("shopLogin", shop_login)
-        .append_pair("paymentToken", &token.hyphenated().to_string());
-    url
-}
-
 /// Validates the buyer, the card and the return addresses of a submit body.
 pub(crate) fn read_payment_data(
     fields: &Fields<'_>,
@@ -218,7 +147,7 @@ pub(crate) fn payment_token(headers: &HeaderMap) -> Result<Uuid, ApiError> {
 fn check_buyer(fields: &Fields<'_>) -> Result<(), ApiError> {
     let buyer = fields.required_object("buyer", "buyer")?;
     let name = buyer.required_str("name", code::INVALID_PARAMETER)?;
-    if name.trim().is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
+    if !name_well_formed(name) {
         return Err(ApiError::field(
             code::INVALID_PARAMETER,
             "buyer.name",
@@ -236,8 +165,13 @@ fn check_buyer(fields: &Fields<'_>) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// 1 to 100 characters, not only spaces, without control characters.
+pub(crate) fn name_well_formed(name: &str) -> bool {
+    !name.trim().is_empty() && name.chars().count() <= 100 && !name.chars().any(char::is_control)
+}
+
 /// `local@domain.tld`, at most 254 characters, no spaces or control characters.
-fn email_well_formed(email: &str) -> bool {
+pub(crate) fn email_well_formed(email: &str) -> bool {
     let Some((local, domain)) = email.rsplit_once('@') else {
         return false;
     };
@@ -309,11 +243,15 @@ fn read_response_urls(fields: &Fields<'_>) -> Result<BuyerRedirects, ApiError> {
     // Validated so a bad one is refused, but not called: notifications to the
     // merchant's server are events, which the contract does not describe.
     address("serverNotificationURL")?;
-    Ok(BuyerRedirects { ok, ko })
+    Ok(BuyerRedirects {
+        ok,
+        ko,
+        framed_by: None,
+    })
 }
 
 /// Today's year and month, UTC.
-fn current_year_month() -> (u16, u8) {
+pub(crate) fn current_year_month() -> (u16, u8) {
     let now = time::OffsetDateTime::now_utc();
     (
         u16::try_from(now.year()).unwrap_or(u16::MAX),

@@ -1,0 +1,158 @@
+//! The sandbox's alternative payment method, a wallet that approves by
+//! redirect: on the payment page the buyer chooses it, the page sends them
+//! to the wallet's approval page, and there they approve or decline; the
+//! payment ends as they chose, on the merchant's success or failure page.
+//! No `payment/submit` is involved (the contract: "when the buyer pays with
+//! an alternative payment method, `payment/submit` is not needed").
+
+use http::{Request, Response, StatusCode};
+use hyper::body::Incoming;
+use uuid::Uuid;
+
+use super::{FRAMED_POLICY, already_processed, param, query_pairs, unknown_payment};
+use crate::{
+    form_body::read_form,
+    landing::landing,
+    pages::{escape, html_with_policy, layout, see_other},
+    paths::WALLET_PATH,
+    state::{Body, Service},
+    store::{BuyerRedirects, PaymentState},
+};
+
+/// The `method` the payment page's wallet button sends.
+pub const METHOD: &str = "wallet";
+
+/// The payment page's form that chooses the wallet.
+pub fn choice_form(hidden: &str) -> String {
+    format!(
+        r#"<form method="post" action="pay" id="wallet">
+{hidden}
+<button type="submit" name="method" value="{METHOD}" class="secondary">Pay with Sandbox Wallet</button>
+</form>"#
+    )
+}
+
+/// The buyer chose the wallet: the payment waits for them there, and no
+/// card can pay it meanwhile.
+pub fn choose(
+    service: &Service,
+    token: &Uuid,
+    shop_login: &str,
+    origin: Option<String>,
+) -> Response<Body> {
+    let chosen = service.store.with_payment(token, |p| {
+        if p.state != PaymentState::Created {
+            return Err(p.state);
+        }
+        p.state = PaymentState::AwaitingMethod;
+        service.store.keep_submitted(p);
+        if let Some(origin) = origin {
+            p.buyer_redirects = Some(Box::new(BuyerRedirects {
+                framed_by: Some(origin.into_boxed_str()),
+                ..BuyerRedirects::default()
+            }));
+        }
+        Ok(p.id)
+    });
+    match chosen {
+        Ok(Ok(payment_id)) => {
+            tracing::info!(payment_id, method = METHOD, "alternative method chosen");
+            see_other(&service.own_page(WALLET_PATH, shop_login, token))
+        }
+        Ok(Err(state)) => already_processed(state),
+        Err(_) => unknown_payment(),
+    }
+}
+
+/// `GET`: the wallet's approval page.
+pub fn page(service: &Service, request: &Request<Incoming>) -> Response<Body> {
+    let pairs = query_pairs(request);
+    let Some((token, shop_login)) = reference(&pairs) else {
+        return unknown_payment();
+    };
+    let found = service.store.with_payment(&token, |p| {
+        let (merchant, _) = service.merchant(p.merchant);
+        (merchant.shop_login == shop_login)
+            .then(|| (p.state, format!("{} {}", p.amount, p.currency)))
+    });
+    match found {
+        Ok(Some((PaymentState::AwaitingMethod, amount))) => {
+            let main = format!(
+                r#"<p>Approve the payment of <strong>{amount}</strong> to <strong>{shop}</strong> from your Sandbox Wallet?</p>
+<form method="post" action="wallet" id="approval">
+<input type="hidden" name="shopLogin" value="{shop}">
+<input type="hidden" name="paymentToken" value="{token}">
+<div><button type="submit" name="decision" value="decline" class="secondary">Decline</button>
+<button type="submit" name="decision" value="approve">Approve payment</button></div>
+</form>
+<p class="note">Sandbox Wallet: this page stands in for the alternative method's own.</p>"#,
+                amount = escape(&amount),
+                shop = escape(shop_login),
+                token = token.hyphenated(),
+            );
+            html_with_policy(
+                StatusCode::OK,
+                layout("Sandbox Wallet", &main),
+                FRAMED_POLICY,
+            )
+        }
+        Ok(Some((state, _))) => already_processed(state),
+        Ok(None) | Err(_) => unknown_payment(),
+    }
+}
+
+/// `POST`: the buyer approves or declines; the payment ends so, and the
+/// buyer goes where it ends.
+pub async fn decide(service: &Service, request: Request<Incoming>) -> Response<Body> {
+    let pairs = match read_form(service, request, "approval form").await {
+        Ok(pairs) => pairs,
+        Err(refused) => return refused,
+    };
+    let Some((token, shop_login)) = reference(&pairs) else {
+        return unknown_payment();
+    };
+    let approved = pairs
+        .iter()
+        .any(|(name, value)| name == "decision" && value == "approve");
+    let decided = service.store.with_payment(&token, |p| {
+        let (merchant, pages) = service.merchant(p.merchant);
+        if merchant.shop_login != shop_login {
+            return None;
+        }
+        if p.state != PaymentState::AwaitingMethod {
+            return Some(Err(p.state));
+        }
+        p.state = if approved {
+            PaymentState::Authorized
+        } else {
+            PaymentState::Declined
+        };
+        let redirects = p.buyer_redirects.as_deref();
+        Some(Ok((
+            p.id,
+            landing(service, &token, shop_login, pages, redirects, approved),
+        )))
+    });
+    match decided {
+        Ok(Some(Ok((payment_id, url)))) => {
+            tracing::info!(
+                payment_id,
+                method = METHOD,
+                approved,
+                "alternative method finished"
+            );
+            see_other(&url)
+        }
+        Ok(Some(Err(state))) => already_processed(state),
+        Ok(None) | Err(_) => unknown_payment(),
+    }
+}
+
+/// The token and shop login among a query's or a form's pairs.
+fn reference(pairs: &[(String, String)]) -> Option<(Uuid, &str)> {
+    let get = |name: &str| param(pairs, name);
+    Some((
+        Uuid::try_parse(get("paymentToken")?.trim()).ok()?,
+        get("shopLogin")?,
+    ))
+}

@@ -1,0 +1,457 @@
+//! The standard payment page over real sockets: paying by card with and
+//! without 3-D Secure, a declined card, the card form refused field by
+//! field, the alternative method approved and declined, one payment process
+//! per transaction (the page and `payment/submit`, two presses at once),
+//! and the lightbox's result page (no card data in the log: `payment_page_log.rs`).
+
+mod support;
+
+use std::sync::Arc;
+
+use payconf_reference::{
+    DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD, DEFAULT_ISSUER_CODE, DEFAULT_SHOP_LOGIN,
+    DEFAULT_THREE_DS_CARD, PAGE_PATH,
+};
+use reqwest::StatusCode;
+use scraper::{ElementRef, Html, Selector};
+use support::{Sandbox, submit_body};
+use url::Url;
+
+/// The card as the buyer types it, in groups.
+const TYPED_CARD: &str = "4775 7188 0000 2026";
+
+fn selector(css: &str) -> Selector {
+    Selector::parse(css).expect("a selector")
+}
+
+/// The payment page's address for a payment.
+fn page_address(sandbox: &Sandbox, token: &str, id: &str, origin: Option<&str>) -> Url {
+    let mut url = sandbox.url(PAGE_PATH);
+    url.query_pairs_mut()
+        .append_pair("shopLogin", DEFAULT_SHOP_LOGIN)
+        .append_pair("paymentToken", token)
+        .append_pair("paymentID", id);
+    if let Some(origin) = origin {
+        url.query_pairs_mut().append_pair("origin", origin);
+    }
+    url
+}
+
+/// The card fields, filled with a card.
+fn card_fields(number: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("cardNumber", number.to_owned()),
+        ("expMonth", "05".to_owned()),
+        ("expYear", "99".to_owned()),
+        ("cvv", "999".to_owned()),
+        ("holder", "Ada Buyer".to_owned()),
+        ("email", "ada@example.com".to_owned()),
+    ]
+}
+
+/// A page's form: its action and what a browser sends for it with `fields`
+/// typed in and the submit button `button` (name, value) pressed.
+struct Filled {
+    action: Url,
+    body: String,
+}
+
+fn fill(
+    page: &Url,
+    html: &str,
+    form_css: &str,
+    fields: &[(&str, String)],
+    button: (&str, &str),
+) -> Filled {
+    let document = Html::parse_document(html);
+    let form = document
+        .select(&selector(form_css))
+        .next()
+        .unwrap_or_else(|| panic!("the page has {form_css}:\n{html}"));
+    assert!(
+        form.value()
+            .attr("method")
+            .is_some_and(|m| m.eq_ignore_ascii_case("post")),
+        "the form posts"
+    );
+    let action = page
+        .join(form.value().attr("action").unwrap_or(""))
+        .expect("the action resolves");
+    let mut pairs: Vec<(String, String)> = hidden(form);
+    for (name, value) in fields {
+        assert!(
+            form.select(&selector(&format!("input[name={name}]")))
+                .next()
+                .is_some(),
+            "the form has a field {name}"
+        );
+        pairs.push(((*name).to_owned(), value.clone()));
+    }
+    assert!(
+        form.select(&selector(&format!(
+            "button[name={}][value={}]",
+            button.0, button.1
+        )))
+        .next()
+        .is_some(),
+        "the form has the button {button:?}"
+    );
+    pairs.push((button.0.to_owned(), button.1.to_owned()));
+    Filled {
+        action,
+        body: url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(&pairs)
+            .finish(),
+    }
+}
+
+fn hidden(form: ElementRef<'_>) -> Vec<(String, String)> {
+    form.select(&selector("input[type=hidden]"))
+        .filter_map(|input| {
+            Some((
+                input.value().attr("name")?.to_owned(),
+                input.value().attr("value").unwrap_or("").to_owned(),
+            ))
+        })
+        .collect()
+}
+
+/// Posts a filled form: the status, `Location` and body.
+async fn post(sandbox: &Sandbox, filled: &Filled) -> (StatusCode, Option<String>, String) {
+    let response = sandbox
+        .client
+        .post(filled.action.clone())
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(filled.body.clone())
+        .send()
+        .await
+        .expect("the form is answered");
+    let status = response.status();
+    let location = response
+        .headers()
+        .get("location")
+        .map(|l| l.to_str().expect("ascii").to_owned());
+    (status, location, response.text().await.expect("a body"))
+}
+
+/// Opens the page for a new payment and pays it with `fields`.
+async fn pay_on_page(
+    sandbox: &Sandbox,
+    fields: &[(&str, String)],
+) -> (String, String, (StatusCode, Option<String>, String)) {
+    let (token, id) = sandbox.create().await;
+    let page = page_address(sandbox, &token, &id, None);
+    let (status, headers, html) = sandbox.get_page(page.as_str()).await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    assert!(
+        headers["content-security-policy"]
+            .to_str()
+            .expect("ascii")
+            .contains("frame-ancestors"),
+        "the page may be framed by a shop's lightbox"
+    );
+    let filled = fill(&page, &html, "form#card", fields, ("method", "card"));
+    let answer = post(sandbox, &filled).await;
+    (token, id, answer)
+}
+
+fn success_page(sandbox: &Sandbox) -> String {
+    sandbox
+        .url(&format!("/merchant/{DEFAULT_SHOP_LOGIN}/success"))
+        .to_string()
+}
+
+fn failure_page(sandbox: &Sandbox) -> String {
+    sandbox
+        .url(&format!("/merchant/{DEFAULT_SHOP_LOGIN}/failure"))
+        .to_string()
+}
+
+fn has_no_form(html: &str) -> bool {
+    Html::parse_document(html)
+        .select(&selector("form"))
+        .next()
+        .is_none()
+}
+
+#[tokio::test]
+async fn a_card_not_enrolled_paid_on_the_page_lands_on_the_success_page_without_submit() {
+    let sandbox = Sandbox::start().await;
+    let (token, id, (status, location, _)) = pay_on_page(&sandbox, &card_fields(TYPED_CARD)).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(location.as_deref(), Some(success_page(&sandbox).as_str()));
+
+    // One payment process per transaction: the merchant's submit executes nothing.
+    let refused = sandbox
+        .submit_with(Some(&token), &submit_body(DEFAULT_FRICTIONLESS_CARD))
+        .await;
+    refused.assert_refused(400, "1137", "already processed");
+
+    // The page of a paid payment says so, with no form to pay.
+    let page = page_address(&sandbox, &token, &id, None);
+    let (status, _, html) = sandbox.get_page(page.as_str()).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(html.contains("already been made"), "{html}");
+    assert!(has_no_form(&html), "{html}");
+}
+
+#[tokio::test]
+async fn an_enrolled_card_goes_through_the_issuer_page_and_lands_on_the_success_page() {
+    let sandbox = Sandbox::start().await;
+    let (_, _, (status, location, _)) =
+        pay_on_page(&sandbox, &card_fields(DEFAULT_THREE_DS_CARD)).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let issuer = Url::parse(&location.expect("a Location")).expect("an address");
+    assert_eq!(issuer.path(), payconf_reference::ISSUER_PATH);
+    let (status, _, html) = sandbox.get_page(issuer.as_str()).await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    let filled = fill(
+        &issuer,
+        &html,
+        "form#authenticate",
+        &[("otp", DEFAULT_ISSUER_CODE.to_owned())],
+        ("action", "authenticate"),
+    );
+    let (status, location, _) = post(&sandbox, &filled).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(location.as_deref(), Some(success_page(&sandbox).as_str()));
+}
+
+#[tokio::test]
+async fn a_declined_card_lands_on_the_failure_page() {
+    let sandbox = Sandbox::start().await;
+    let (_, _, (status, location, _)) =
+        pay_on_page(&sandbox, &card_fields(DEFAULT_DECLINED_CARD)).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(location.as_deref(), Some(failure_page(&sandbox).as_str()));
+}
+
+#[tokio::test]
+async fn a_card_the_page_refuses_is_shown_beside_its_field_the_rest_kept_and_nothing_charged() {
+    let sandbox = Sandbox::start().await;
+    let (token, id) = sandbox.create().await;
+    let page = page_address(&sandbox, &token, &id, None);
+    for (field, bad, said) in [
+        ("cardNumber", "4775718800002027", "not a valid card number"),
+        ("expYear", "20", "has expired"),
+        ("cvv", "", "security code"),
+    ] {
+        let (_, _, html) = sandbox.get_page(page.as_str()).await;
+        let mut fields = card_fields(TYPED_CARD);
+        for pair in &mut fields {
+            if pair.0 == field {
+                pair.1 = bad.to_owned();
+            }
+        }
+        let filled = fill(&page, &html, "form#card", &fields, ("method", "card"));
+        let (status, location, html) = post(&sandbox, &filled).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{field}");
+        assert_eq!(location, None);
+        let document = Html::parse_document(&html);
+        let error = document
+            .select(&selector(&format!("#{field}-error")))
+            .next()
+            .unwrap_or_else(|| panic!("an error beside {field}:\n{html}"));
+        assert!(
+            error.text().collect::<String>().contains(said),
+            "{field}: {html}"
+        );
+        let described = document
+            .select(&selector(&format!("input#{field}")))
+            .next()
+            .and_then(|input| input.value().attr("aria-describedby"));
+        assert_eq!(described, Some(format!("{field}-error").as_str()));
+        for (other, value) in fields.iter().filter(|(name, _)| *name != field) {
+            let kept = document
+                .select(&selector(&format!("input[name={other}]")))
+                .next()
+                .and_then(|input| input.value().attr("value"));
+            assert_eq!(kept, Some(value.as_str()), "{other} is kept");
+        }
+        // Only the field at fault is marked.
+        assert_eq!(
+            document.select(&selector("p.error[id]")).count(),
+            1,
+            "{html}"
+        );
+    }
+    // Nothing was charged: the payment is still waiting, and pays.
+    let (_, _, html) = sandbox.get_page(page.as_str()).await;
+    let filled = fill(
+        &page,
+        &html,
+        "form#card",
+        &card_fields(TYPED_CARD),
+        ("method", "card"),
+    );
+    let (status, location, _) = post(&sandbox, &filled).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(location.as_deref(), Some(success_page(&sandbox).as_str()));
+}
+
+#[tokio::test]
+async fn a_token_the_service_does_not_hold_or_of_another_payment_shows_no_form() {
+    let sandbox = Sandbox::start().await;
+    let (token, id) = sandbox.create().await;
+    for page in [
+        page_address(&sandbox, "4f8e2b63-8d2a-4a8f-9c5e-0b7f1f9d2a11", &id, None),
+        page_address(&sandbox, &token, "1", None),
+        page_address(&sandbox, "not-a-token", &id, None),
+    ] {
+        let (status, _, html) = sandbox.get_page(page.as_str()).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{page}");
+        assert!(html.contains("Payment not found"), "{html}");
+        assert!(has_no_form(&html), "{html}");
+    }
+}
+
+#[tokio::test]
+async fn the_alternative_method_approved_or_declined_needs_no_submit() {
+    let sandbox = Sandbox::start().await;
+    for (decision, landing) in [
+        ("approve", success_page(&sandbox)),
+        ("decline", failure_page(&sandbox)),
+    ] {
+        let (token, id) = sandbox.create().await;
+        let page = page_address(&sandbox, &token, &id, None);
+        let (_, _, html) = sandbox.get_page(page.as_str()).await;
+        let chosen = fill(&page, &html, "form#wallet", &[], ("method", "wallet"));
+        let (status, location, _) = post(&sandbox, &chosen).await;
+        assert_eq!(status, StatusCode::SEE_OTHER);
+        let approval = Url::parse(&location.expect("a Location")).expect("an address");
+        assert_eq!(approval.path(), payconf_reference::WALLET_PATH);
+
+        // While the buyer is at the wallet, the merchant's submit executes nothing.
+        sandbox
+            .submit_with(Some(&token), &submit_body(DEFAULT_FRICTIONLESS_CARD))
+            .await
+            .assert_refused(400, "1137", "already processed");
+
+        let (status, _, html) = sandbox.get_page(approval.as_str()).await;
+        assert_eq!(status, StatusCode::OK, "{html}");
+        let decided = fill(
+            &approval,
+            &html,
+            "form#approval",
+            &[],
+            ("decision", decision),
+        );
+        let (status, location, _) = post(&sandbox, &decided).await;
+        assert_eq!(status, StatusCode::SEE_OTHER, "{decision}");
+        assert_eq!(location.as_deref(), Some(landing.as_str()), "{decision}");
+        // Decided once.
+        let (status, _, html) = post(&sandbox, &decided).await;
+        assert_eq!(status, StatusCode::CONFLICT, "{decision}: {html}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_presses_of_pay_at_once_execute_one_payment() {
+    let sandbox = Arc::new(Sandbox::start().await);
+    for _ in 0..20 {
+        let (token, id) = sandbox.create().await;
+        let page = page_address(&sandbox, &token, &id, None);
+        let (_, _, html) = sandbox.get_page(page.as_str()).await;
+        let filled = Arc::new(fill(
+            &page,
+            &html,
+            "form#card",
+            &card_fields(TYPED_CARD),
+            ("method", "card"),
+        ));
+        let presses: Vec<_> = (0..2)
+            .map(|_| {
+                let (sandbox, filled) = (Arc::clone(&sandbox), Arc::clone(&filled));
+                tokio::spawn(async move { post(&sandbox, &filled).await })
+            })
+            .collect();
+        let mut statuses = Vec::new();
+        for press in presses {
+            statuses.push(press.await.expect("a press").0);
+        }
+        statuses.sort();
+        assert_eq!(statuses, [StatusCode::SEE_OTHER, StatusCode::CONFLICT]);
+    }
+}
+
+#[tokio::test]
+async fn a_payment_paid_in_the_lightbox_ends_on_the_result_page_that_tells_the_shop_only() {
+    let sandbox = Sandbox::start().await;
+    const SHOP_ORIGIN: &str = "http://shop.example:8080";
+    let (token, id) = sandbox.create().await;
+    let page = page_address(&sandbox, &token, &id, Some(SHOP_ORIGIN));
+    let (_, _, html) = sandbox.get_page(page.as_str()).await;
+    let filled = fill(
+        &page,
+        &html,
+        "form#card",
+        &card_fields(TYPED_CARD),
+        ("method", "card"),
+    );
+    assert!(
+        filled
+            .body
+            .contains("origin=http%3A%2F%2Fshop.example%3A8080"),
+        "{}",
+        filled.body
+    );
+    let (status, location, _) = post(&sandbox, &filled).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let result = Url::parse(&location.expect("a Location")).expect("an address");
+    assert_eq!(result.path(), payconf_reference::RESULT_PATH);
+    let (status, headers, html) = sandbox.get_page(result.as_str()).await;
+    assert_eq!(status, StatusCode::OK);
+    let policy = headers["content-security-policy"].to_str().expect("ascii");
+    assert!(
+        policy.contains(&format!("frame-ancestors {SHOP_ORIGIN}")),
+        "{policy}"
+    );
+    assert!(
+        html.contains(&format!(r#", "{SHOP_ORIGIN}");"#)),
+        "the outcome goes to the shop's origin only: {html}"
+    );
+    assert!(html.contains(r#""transactionResult":"OK""#), "{html}");
+    assert!(html.contains(&success_page(&sandbox)), "{html}");
+
+    // Paid as a page of its own, the payment ends on the merchant's page.
+    let (_, _, (status, location, _)) = pay_on_page(&sandbox, &card_fields(TYPED_CARD)).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(location.as_deref(), Some(success_page(&sandbox).as_str()));
+}
+
+#[tokio::test]
+async fn the_lightbox_script_and_the_demo_checkout_are_served() {
+    let sandbox = Sandbox::start().await;
+    let (status, headers, script) = sandbox
+        .get_page(sandbox.url(payconf_reference::SCRIPT_PATH).as_str())
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        headers["content-type"]
+            .to_str()
+            .expect("ascii")
+            .starts_with("text/javascript")
+    );
+    assert!(
+        script.contains(&format!("{:?}", sandbox.url(PAGE_PATH).as_str())),
+        "{script}"
+    );
+    assert!(
+        script.contains("event.origin !== SERVICE"),
+        "messages from the service only"
+    );
+
+    let (status, _, html) = sandbox
+        .get_page(sandbox.url(payconf_reference::DEMO_PATH).as_str())
+        .await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    assert!(html.contains("PayconfLightbox.open"), "{html}");
+    let (status, _, _) = sandbox
+        .get_page(
+            sandbox
+                .url(&format!("{}?amount=ten", payconf_reference::DEMO_PATH))
+                .as_str(),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
