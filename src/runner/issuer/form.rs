@@ -36,6 +36,7 @@ use super::{
     navigation::{MAX_PAGES, MAX_WALKS, Visited, needs_browser, too_many_pages},
     parse,
     relay::{self, Relay},
+    served_steps,
     unsure::{asked_again, unclear, unnamed_fields},
 };
 use crate::runner::{
@@ -299,7 +300,7 @@ fn run_steps(
                 }
             }
             StepAction::Type { selector, value } => {
-                let name = html::control_name(document, selector)
+                let name = served_steps::control_name(document, selector)
                     .map_err(|why| step_error(step, page, why))?;
                 let value = match value {
                     StepValue::Field(field) => values.get(field).cloned().unwrap_or_default(),
@@ -308,7 +309,7 @@ fn run_steps(
                 typed.insert(name, value);
             }
             StepAction::Click(css) => {
-                let form = html::click(document, page, css, &typed)
+                let form = served_steps::click(document, page, css, &typed)
                     .map_err(|why| step_error(step, page, why))?;
                 // The click that sends a typed field is the buyer's answer.
                 return Ok(if typed.is_empty() {

@@ -1,6 +1,7 @@
 //! Reading an issuer page's HTML as a browser without script would: which
-//! form holds the fields to fill, what the buyer can do on the page, and
-//! what a step's click sends. The controls of a form are read in
+//! form holds the fields to fill and what the buyer can do on the page
+//! (what a step of `[[acs.steps]]` does there is [`super::served_steps`]).
+//! The controls of a form are read in
 //! [`super::controls`]; pages that pass the buyer on by themselves in
 //! [`super::relay`].
 //!
@@ -9,15 +10,14 @@
 
 use std::collections::BTreeMap;
 
-use reqwest::Method;
-use scraper::{ElementRef, Html, Selector};
+use scraper::{ElementRef, Html};
 use url::Url;
 
 use super::{
     Choice,
     controls::{
         FormSubmission, Refusal, Unsendable, clickable, control_label, declares_field, fill_form,
-        selector, submits, submitter,
+        selector, submitter,
     },
     words::{Role, role},
 };
@@ -60,50 +60,6 @@ pub struct ScriptNeeded {
     pub form: &'static str,
     /// What sending it needs.
     pub why: Unsendable,
-}
-
-/// A step of `[[acs.steps]]` the form driver cannot run on a page as served.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum StepMiss {
-    /// The selector does not parse.
-    #[error("selector {css:?}: {reason}")]
-    Selector {
-        /// The selector.
-        css: String,
-        /// Why it does not parse.
-        reason: String,
-    },
-    /// Nothing on the page matches the selector.
-    #[error("nothing on the page matches {0:?}")]
-    NoMatch(String),
-    /// The element typed into has no name to send the value under.
-    #[error("{0:?} is not a named form control")]
-    Unnamed(String),
-    /// The link clicked does not resolve to an address.
-    #[error("the link {css:?} to a valid address: {reason}")]
-    LinkAddress {
-        /// The selector.
-        css: String,
-        /// Why its address does not resolve.
-        reason: url::ParseError,
-    },
-    /// The link clicked leads nowhere without a script (`javascript:`).
-    #[error("the link {css:?} needs a script ({href})")]
-    LinkScript {
-        /// The selector.
-        css: String,
-        /// The link's address.
-        href: String,
-    },
-    /// The element clicked submits nothing by itself.
-    #[error("{0:?} is not a submit control: a script makes it act")]
-    NotSubmit(String),
-    /// The control clicked is in no form.
-    #[error("{0:?} is in no form: a script makes it act")]
-    NoForm(String),
-    /// The form clicked cannot be sent without a script.
-    #[error(transparent)]
-    Form(#[from] Unsendable),
 }
 
 /// The form holding every configured field (or, to cancel, the form with a
@@ -195,68 +151,6 @@ fn only_form(why: Unsendable) -> Unreadable {
     })
 }
 
-/// The control `css` names, the first on the page.
-fn first_match<'a>(document: &'a Html, css: &str) -> Result<ElementRef<'a>, StepMiss> {
-    let wanted = Selector::parse(css).map_err(|e| StepMiss::Selector {
-        css: css.to_owned(),
-        reason: e.to_string(),
-    })?;
-    document
-        .select(&wanted)
-        .next()
-        .ok_or_else(|| StepMiss::NoMatch(css.to_owned()))
-}
-
-/// The name of the form control `css` names: a step that types into it
-/// sets the value sent under that name.
-pub fn control_name(document: &Html, css: &str) -> Result<String, StepMiss> {
-    first_match(document, css)?
-        .value()
-        .attr("name")
-        .filter(|n| !n.is_empty())
-        .map(str::to_owned)
-        .ok_or_else(|| StepMiss::Unnamed(css.to_owned()))
-}
-
-/// The submission a click on the control `css` names makes, with `values`
-/// typed into its form, when it needs no script: a submit control in a
-/// form, or a link.
-pub fn click(
-    document: &Html,
-    page: &Url,
-    css: &str,
-    values: &BTreeMap<String, String>,
-) -> Result<FormSubmission, StepMiss> {
-    let control = first_match(document, css)?;
-    if control.value().name() == "a" {
-        let href = control.value().attr("href").unwrap_or("");
-        let target = page.join(href).map_err(|reason| StepMiss::LinkAddress {
-            css: css.to_owned(),
-            reason,
-        })?;
-        if !matches!(target.scheme(), "http" | "https") {
-            return Err(StepMiss::LinkScript {
-                css: css.to_owned(),
-                href: href.to_owned(),
-            });
-        }
-        return Ok(FormSubmission {
-            method: Method::GET,
-            action: target,
-            fields: Vec::new(),
-        });
-    }
-    if !submits(control) {
-        return Err(StepMiss::NotSubmit(css.to_owned()));
-    }
-    let form = control
-        .ancestors()
-        .filter_map(ElementRef::wrap)
-        .find(|e| e.value().name() == "form")
-        .ok_or_else(|| StepMiss::NoForm(css.to_owned()))?;
-    Ok(fill_form(form, page, Some(control), values)?)
-}
-
 /// The names of the fields of `form` a buyer types into (text, password,
 /// number and the like, and text areas), empty or not.
 pub fn typed_fields(form: ElementRef<'_>) -> Vec<String> {
@@ -293,6 +187,8 @@ pub fn runs_scripts(document: &Html) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use reqwest::Method;
+
     use super::*;
 
     /// Reads the form a buyer would answer off an HTML page and fills it.
@@ -493,31 +389,5 @@ mod tests {
             matches!(action, Err(Unreadable::FormNeedsScript(_))),
             "{action:?}"
         );
-    }
-
-    #[test]
-    fn a_step_click_submits_the_controls_form_with_that_control() {
-        let document = Html::parse_document(PAGE);
-        let form = click(
-            &document,
-            &page(),
-            "button[name=other]",
-            &values(&[("code", "9")]),
-        )
-        .expect("a submit control");
-        assert_eq!(
-            form.fields,
-            pairs(&[
-                ("ref", "abc&1"),
-                ("code", "9"),
-                ("lang", "it"),
-                ("other", "no")
-            ])
-        );
-        assert_eq!(
-            control_name(&document, "input[type=text]").as_deref(),
-            Ok("code")
-        );
-        assert!(click(&document, &page(), "#missing", &BTreeMap::new()).is_err());
     }
 }

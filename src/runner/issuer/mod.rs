@@ -30,6 +30,7 @@ pub mod journey;
 pub mod navigation;
 pub mod parse;
 pub mod relay;
+pub mod served_steps;
 pub mod unsure;
 pub mod words;
 
