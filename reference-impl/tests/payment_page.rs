@@ -134,6 +134,13 @@ async fn post(sandbox: &Sandbox, filled: &Filled) -> (StatusCode, Option<String>
     (status, location, response.text().await.expect("a body"))
 }
 
+/// The card form of a payment's page, as the buyer fills it in.
+async fn card_form(sandbox: &Sandbox, page: &Url, fields: &[(&str, String)]) -> Filled {
+    let (status, _, html) = sandbox.get_page(page.as_str()).await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    fill(page, &html, "form#card", fields, ("method", "card"))
+}
+
 /// Opens the page for a new payment and pays it with `fields`.
 async fn pay_on_page(
     sandbox: &Sandbox,
@@ -236,14 +243,13 @@ async fn a_card_the_page_refuses_is_shown_beside_its_field_the_rest_kept_and_not
         ("expYear", "20", "has expired"),
         ("cvv", "", "security code"),
     ] {
-        let (_, _, html) = sandbox.get_page(page.as_str()).await;
         let mut fields = card_fields(TYPED_CARD);
         for pair in &mut fields {
             if pair.0 == field {
                 pair.1 = bad.to_owned();
             }
         }
-        let filled = fill(&page, &html, "form#card", &fields, ("method", "card"));
+        let filled = card_form(&sandbox, &page, &fields).await;
         let (status, location, html) = post(&sandbox, &filled).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{field}");
         assert_eq!(location, None);
@@ -276,14 +282,7 @@ async fn a_card_the_page_refuses_is_shown_beside_its_field_the_rest_kept_and_not
         );
     }
     // Nothing was charged: the payment is still waiting, and pays.
-    let (_, _, html) = sandbox.get_page(page.as_str()).await;
-    let filled = fill(
-        &page,
-        &html,
-        "form#card",
-        &card_fields(TYPED_CARD),
-        ("method", "card"),
-    );
+    let filled = card_form(&sandbox, &page, &card_fields(TYPED_CARD)).await;
     let (status, location, _) = post(&sandbox, &filled).await;
     assert_eq!(status, StatusCode::SEE_OTHER);
     assert_eq!(location.as_deref(), Some(success_page(&sandbox).as_str()));
@@ -351,14 +350,7 @@ async fn two_presses_of_pay_at_once_execute_one_payment() {
     for _ in 0..20 {
         let (token, id) = sandbox.create().await;
         let page = page_address(&sandbox, &token, &id, None);
-        let (_, _, html) = sandbox.get_page(page.as_str()).await;
-        let filled = Arc::new(fill(
-            &page,
-            &html,
-            "form#card",
-            &card_fields(TYPED_CARD),
-            ("method", "card"),
-        ));
+        let filled = Arc::new(card_form(&sandbox, &page, &card_fields(TYPED_CARD)).await);
         let presses: Vec<_> = (0..2)
             .map(|_| {
                 let (sandbox, filled) = (Arc::clone(&sandbox), Arc::clone(&filled));
@@ -380,14 +372,7 @@ async fn a_payment_paid_in_the_lightbox_ends_on_the_result_page_that_tells_the_s
     const SHOP_ORIGIN: &str = "http://shop.example:8080";
     let (token, id) = sandbox.create().await;
     let page = page_address(&sandbox, &token, &id, Some(SHOP_ORIGIN));
-    let (_, _, html) = sandbox.get_page(page.as_str()).await;
-    let filled = fill(
-        &page,
-        &html,
-        "form#card",
-        &card_fields(TYPED_CARD),
-        ("method", "card"),
-    );
+    let filled = card_form(&sandbox, &page, &card_fields(TYPED_CARD)).await;
     assert!(
         filled
             .body
