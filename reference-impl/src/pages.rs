@@ -106,9 +106,21 @@ pub fn see_other(url: &Url) -> Response<Body> {
 
 /// An error page with a title and one explaining sentence.
 pub fn error_page(status: StatusCode, title: &str, message: &str) -> Response<Body> {
-    html(
+    error_page_under(status, title, message, STATIC_PAGE_POLICY)
+}
+
+/// An error page under its own content security policy (one a shop's
+/// lightbox may frame).
+pub fn error_page_under(
+    status: StatusCode,
+    title: &str,
+    message: &str,
+    policy: &str,
+) -> Response<Body> {
+    html_with_policy(
         status,
         layout(title, &format!("<p>{}</p>", escape(message))),
+        policy,
     )
 }
 

@@ -17,7 +17,7 @@ use http::{HeaderValue, Request, Response, StatusCode, header};
 use hyper::body::Incoming;
 use uuid::Uuid;
 
-use super::{already_processed, param, query_pairs, unknown_payment};
+use super::{already_processed, param, payment_of, query_pairs, unknown_payment};
 use crate::{
     landing::destination,
     money::{Amount, Currency},
@@ -57,11 +57,7 @@ pub fn script(service: &Service) -> Response<Body> {
 /// page the outcome, or sends the buyer on.
 pub fn result(service: &Service, request: &Request<Incoming>) -> Response<Body> {
     let pairs = query_pairs(request);
-    let get = |name: &str| param(&pairs, name);
-    let (Some(token), Some(shop_login)) = (
-        get("paymentToken").and_then(|t| Uuid::try_parse(t.trim()).ok()),
-        get("shopLogin"),
-    ) else {
+    let Some((token, shop_login)) = payment_of(&pairs) else {
         return unknown_payment();
     };
     let ended = service.store.with_payment(&token, |p| {

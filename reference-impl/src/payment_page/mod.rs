@@ -34,7 +34,7 @@ use crate::{
     error::ApiError,
     execute::execute,
     form_body::read_form,
-    pages::{error_page, escape, html_with_policy, layout, see_other},
+    pages::{error_page_under, escape, html_with_policy, layout, see_other},
     state::{Body, Service},
     store::{BuyerRedirects, PaymentState},
 };
@@ -59,12 +59,12 @@ struct PageRequest {
 impl PageRequest {
     /// The payment's reference among a query's or a form's pairs.
     fn from_pairs(pairs: &[(String, String)]) -> Option<Self> {
-        let get = |name: &str| param(pairs, name);
+        let (token, shop_login) = payment_of(pairs)?;
         Some(Self {
-            shop_login: get("shopLogin")?.to_owned(),
-            token: Uuid::try_parse(get("paymentToken")?.trim()).ok()?,
-            payment_id: get("paymentID").map(str::to_owned),
-            origin: get("origin").and_then(web_origin),
+            shop_login: shop_login.to_owned(),
+            token,
+            payment_id: param(pairs, "paymentID").map(str::to_owned),
+            origin: param(pairs, "origin").and_then(web_origin),
         })
     }
 
@@ -264,13 +264,7 @@ fn unknown_payment() -> Response<Body> {
 
 /// An error page that can be shown in the lightbox.
 fn framed_error(status: StatusCode, title: &str, said: &str) -> Response<Body> {
-    let mut response = error_page(status, title, said);
-    if let Ok(policy) = http::HeaderValue::from_str(FRAMED_POLICY) {
-        response
-            .headers_mut()
-            .insert(http::header::CONTENT_SECURITY_POLICY, policy);
-    }
-    response
+    error_page_under(status, title, said, FRAMED_POLICY)
 }
 
 /// The first value of a query's or a form's parameter.
@@ -279,6 +273,14 @@ fn param<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .iter()
         .find(|(n, _)| n == name)
         .map(|(_, v)| v.as_str())
+}
+
+/// The token and shop login a page's address or form names.
+fn payment_of(pairs: &[(String, String)]) -> Option<(Uuid, &str)> {
+    Some((
+        Uuid::try_parse(param(pairs, "paymentToken")?.trim()).ok()?,
+        param(pairs, "shopLogin")?,
+    ))
 }
 
 /// A request's query as name and value pairs.

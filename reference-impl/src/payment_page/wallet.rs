@@ -9,7 +9,7 @@ use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;
 use uuid::Uuid;
 
-use super::{FRAMED_POLICY, already_processed, param, query_pairs, unknown_payment};
+use super::{FRAMED_POLICY, already_processed, payment_of, query_pairs, unknown_payment};
 use crate::{
     form_body::read_form,
     landing::landing,
@@ -67,7 +67,7 @@ pub fn choose(
 /// `GET`: the wallet's approval page.
 pub fn page(service: &Service, request: &Request<Incoming>) -> Response<Body> {
     let pairs = query_pairs(request);
-    let Some((token, shop_login)) = reference(&pairs) else {
+    let Some((token, shop_login)) = payment_of(&pairs) else {
         return unknown_payment();
     };
     let found = service.store.with_payment(&token, |p| {
@@ -108,7 +108,7 @@ pub async fn decide(service: &Service, request: Request<Incoming>) -> Response<B
         Ok(pairs) => pairs,
         Err(refused) => return refused,
     };
-    let Some((token, shop_login)) = reference(&pairs) else {
+    let Some((token, shop_login)) = payment_of(&pairs) else {
         return unknown_payment();
     };
     let approved = pairs
@@ -146,13 +146,4 @@ pub async fn decide(service: &Service, request: Request<Incoming>) -> Response<B
         Ok(Some(Err(state))) => already_processed(state),
         Ok(None) | Err(_) => unknown_payment(),
     }
-}
-
-/// The token and shop login among a query's or a form's pairs.
-fn reference(pairs: &[(String, String)]) -> Option<(Uuid, &str)> {
-    let get = |name: &str| param(pairs, name);
-    Some((
-        Uuid::try_parse(get("paymentToken")?.trim()).ok()?,
-        get("shopLogin")?,
-    ))
 }
