@@ -23,6 +23,10 @@ pub const EMBEDDED_FEATURES: &[(&str, &str)] = &[
         include_str!("../../features/envelope.feature"),
     ),
     (
+        "payment_page.feature",
+        include_str!("../../features/payment_page.feature"),
+    ),
+    (
         "robustness.feature",
         include_str!("../../features/robustness.feature"),
     ),

@@ -13,7 +13,7 @@ use payconf_spec::{
 };
 
 use crate::runner::{
-    CARD_DATA_DEFINITIONS, ISSUER_TAG, OFF_OPERATION_DEFINITIONS, definition_file,
+    CARD_DATA_DEFINITIONS, ISSUER_TAG, OFF_OPERATION_DEFINITIONS, PAYMENT_PAGE_TAG, definition_file,
 };
 
 /// One step, as written.
@@ -68,7 +68,8 @@ fn step_doc(step: &Step) -> StepDoc {
 }
 
 /// The operation a scenario exercises, from its tags and the definitions
-/// of its steps, the furthest along the payment's way: a scenario tagged
+/// of its steps, the furthest along the payment's way: a scenario on the
+/// standard payment page (`@payment-page`) is the page's; one tagged
 /// `@issuer` (it drives the buyer through the issuer's page, and needs a
 /// driver for it) is the issuer authentication's; one
 /// with a step whose definition sends card data is submit's; one whose
@@ -81,7 +82,9 @@ fn operation_of(tags: &[String], steps: &[&Step]) -> Option<String> {
             .iter()
             .any(|step| definition_file(step).is_some_and(|file| files.contains(&file)))
     };
-    let operation = if tags.iter().any(|tag| tag == ISSUER_TAG) {
+    let operation = if tags.iter().any(|tag| tag == PAYMENT_PAGE_TAG) {
+        "payOnPaymentPage"
+    } else if tags.iter().any(|tag| tag == ISSUER_TAG) {
         "completeIssuerAuthentication"
     } else if defined_in(&CARD_DATA_DEFINITIONS) {
         "submitPayment"

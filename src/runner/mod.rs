@@ -54,7 +54,7 @@ pub use world::PaymentWorld;
 
 use crate::interruption::Interruption;
 use browser::start_browser;
-pub use needs::{ISSUER_TAG, RESULT_PAGE_TAG, drives_buyer, unmet_need};
+pub use needs::{ISSUER_TAG, PAYMENT_PAGE_TAG, RESULT_PAGE_TAG, drives_buyer, unmet_need};
 pub use not_run::NotRun;
 use scenarios::{Knobs, execute};
 pub use suite::{Preparsed, Suite};

@@ -12,17 +12,43 @@ pub const ISSUER_TAG: &str = "issuer";
 /// own that passes them on).
 pub const RESULT_PAGE_TAG: &str = "result-page";
 
+/// The tag of scenarios on the target's standard payment page, which the
+/// target file declares (`[payment_page]`).
+pub const PAYMENT_PAGE_TAG: &str = "payment-page";
+
+/// The tag of scenarios that pay with the page's alternative method
+/// (`[payment_page.alternative]`).
+pub const ALTERNATIVE_TAG: &str = "alternative-method";
+
 /// Whether a scenario with these tags may drive the buyer's browser.
 pub fn drives_buyer<T: AsRef<str>>(tags: &[T]) -> bool {
     tags.iter()
-        .any(|t| matches!(t.as_ref(), ISSUER_TAG | RESULT_PAGE_TAG))
+        .any(|t| matches!(t.as_ref(), ISSUER_TAG | RESULT_PAGE_TAG | PAYMENT_PAGE_TAG))
 }
 
 /// Why the target cannot run a scenario, from the tags naming what it needs.
 pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
     let needs = |tag: &str| tags.iter().any(|t| t == tag);
-    if needs(ISSUER_TAG) && target.acs.driver == AcsDriver::None {
-        return Some("acs.driver is none: the issuer page cannot be driven".to_owned());
+    if needs(PAYMENT_PAGE_TAG) && target.payment_page.is_none() {
+        return Some(
+            "the target declares no [payment_page]: the contract gives the page no address"
+                .to_owned(),
+        );
+    }
+    if needs(ALTERNATIVE_TAG)
+        && target
+            .payment_page
+            .as_ref()
+            .is_some_and(|page| page.alternative.is_none())
+    {
+        return Some("the target declares no [payment_page.alternative]".to_owned());
+    }
+    if (needs(ISSUER_TAG) || needs(PAYMENT_PAGE_TAG)) && target.acs.driver == AcsDriver::None {
+        return Some(
+            "acs.driver is none: the buyer's pages (the issuer's, the payment page) cannot be \
+             driven"
+                .to_owned(),
+        );
     }
     if needs("success-page") && target.success_url.is_none() {
         return Some("the target names no success_url".to_owned());

@@ -72,6 +72,7 @@ fn every_scenario_carries_its_features_area_tag() {
         "create",
         "submit",
         "three-d-secure",
+        "payment-page",
         "authentication",
         "envelope",
         "resilience",

@@ -31,13 +31,13 @@ use scraper::Html;
 use url::Url;
 
 use super::{
-    Choice, Drove, IssuerEvidence, Journey, Landing,
+    Choice, Drove, IssuerEvidence, Journey, Landing, Page,
     html::{self, PageAction, Unreadable},
     navigation::{MAX_PAGES, MAX_WALKS, Visited, needs_browser, too_many_pages},
     parse,
     relay::{self, Relay},
     served_steps,
-    unsure::{asked_again, unclear, unnamed_fields},
+    unsure::{asked_again, too_many_walks, unclear, unnamed_fields},
 };
 use crate::runner::{
     exchange::{RecordedRequest, Trail},
@@ -80,12 +80,11 @@ pub async fn authenticate(journey: Journey<'_>, trail: Trail) -> Landing {
 }
 
 async fn walk(journey: &Journey<'_>, buyer: &mut Buyer) -> Result<Url, Failure> {
-    let (choice, values) = (journey.choice, journey.values);
-    // Steps describe the way to authenticate; cancelling is found on the page.
-    let mut steps: VecDeque<IssuerStep> = journey.steps().iter().cloned().collect();
+    let answers = journey.answers;
+    // The page the buyer answers next: past the last, they have answered all.
+    let mut stage = 0;
+    let mut steps: VecDeque<IssuerStep> = stage_steps(journey, stage);
     let mut request = RecordedRequest::new(Method::GET, journey.start.clone());
-    // A buyer who only follows has nothing to answer.
-    let mut answered = choice == Choice::Follow;
     let mut walks = 0;
     loop {
         let (page, body) = match buyer.follow(journey, request).await? {
@@ -96,9 +95,11 @@ async fn walk(journey: &Journey<'_>, buyer: &mut Buyer) -> Result<Url, Failure> 
         let reading = Reading {
             body,
             page: page.clone(),
-            answered,
-            choice,
-            values: values.clone(),
+            next: answers.get(stage).map(Owned::of),
+            last: stage
+                .checked_sub(1)
+                .and_then(|last| answers.get(last))
+                .map(Owned::of),
             steps: std::mem::take(&mut steps),
         };
         let (next, rest) =
@@ -108,7 +109,7 @@ async fn walk(journey: &Journey<'_>, buyer: &mut Buyer) -> Result<Url, Failure> 
         steps = rest;
         let next = match next {
             Ok(next) => next,
-            Err(Unread::NoForm) => return Err(no_form(journey, buyer, &page)),
+            Err(Unread::NoForm) => return Err(no_form(journey, buyer, stage, &page)),
             Err(Unread::Failure(failure)) => return Err(failure),
         };
         if let Next::Frame(frame) = &next {
@@ -124,20 +125,29 @@ async fn walk(journey: &Journey<'_>, buyer: &mut Buyer) -> Result<Url, Failure> 
                 buyer.hops = 0;
                 walks += 1;
                 if walks > MAX_WALKS {
-                    return Err(Failure::harness(format!(
-                        "payconf passed {MAX_WALKS} pages without finding where the buyer \
-                         answers the issuer (the fields acs.fields names); the last was {page}"
-                    )));
+                    let answering = answers.get(stage).map_or(Page::Issuer, |a| a.page);
+                    return Err(too_many_walks(answering, &page));
                 }
                 request
             }
             Next::Answer(request) => {
                 buyer.hops = 0;
-                answered = true;
+                walks = 0;
+                stage += 1;
+                steps = stage_steps(journey, stage);
                 request
             }
         };
     }
+}
+
+/// The explicit steps of the page the buyer answers at `stage`.
+fn stage_steps(journey: &Journey<'_>, stage: usize) -> VecDeque<IssuerStep> {
+    journey
+        .answers
+        .get(stage)
+        .map(|answer| answer.steps().iter().cloned().collect())
+        .unwrap_or_default()
 }
 
 /// A page to read, with what the journey knows when it reads it: all
@@ -145,11 +155,29 @@ async fn walk(journey: &Journey<'_>, buyer: &mut Buyer) -> Result<Url, Failure> 
 struct Reading {
     body: String,
     page: Url,
-    answered: bool,
-    choice: Choice,
-    values: BTreeMap<String, String>,
+    /// The page the buyer answers next; none once they have answered all.
+    next: Option<Owned>,
+    /// The page the buyer answered last, if any.
+    last: Option<Owned>,
     /// Explicit steps not yet run; those the page runs are taken off.
     steps: VecDeque<IssuerStep>,
+}
+
+/// An [`super::Answer`] without its steps, owned.
+struct Owned {
+    page: Page,
+    choice: Choice,
+    values: BTreeMap<String, String>,
+}
+
+impl Owned {
+    fn of(answer: &super::Answer<'_>) -> Self {
+        Self {
+            page: answer.page,
+            choice: answer.choice,
+            values: answer.values.clone(),
+        }
+    }
 }
 
 /// Why a page leads nowhere.
@@ -168,24 +196,21 @@ impl Reading {
     }
 
     fn next(&mut self) -> Result<Next, Unread> {
-        let (page, values, choice, answered) =
-            (&self.page, &self.values, self.choice, self.answered);
+        let page = &self.page;
         let document =
             parse::document(&self.body).map_err(|why| Unread::Failure(needs_browser(page, why)))?;
-        let relay = relay::relay_in(&document, page).filter(|relay| {
-            // Before the buyer answers, a form naming a configured field,
-            // or any form when the buyer cancels, is the issuer's own.
-            answered
-                || match relay {
-                    Relay::Refresh(_) => true,
-                    Relay::Form(form) => {
-                        choice == Choice::Authenticate
-                            && !values.is_empty()
-                            && !values
-                                .keys()
-                                .any(|name| form.fields.iter().any(|(n, _)| n == name))
-                    }
-                }
+        let relay = relay::relay_in(&document, page).filter(|relay| match (relay, &self.next) {
+            // Before the buyer answers a page, a form naming one of its
+            // fields, or any form when the buyer cancels, is the page's own.
+            (Relay::Refresh(_), _) | (_, None) => true,
+            (Relay::Form(form), Some(next)) => {
+                next.choice == Choice::Authenticate
+                    && !next.values.is_empty()
+                    && !next
+                        .values
+                        .keys()
+                        .any(|name| form.fields.iter().any(|(n, _)| n == name))
+            }
         });
         if let Some(relay) = relay {
             return Ok(Next::Relay(match relay {
@@ -193,20 +218,23 @@ impl Reading {
                 Relay::Form(form) => form.request(),
             }));
         }
-        if answered && choice == Choice::Authenticate && html::asks_again(&document, values) {
-            return Err(Unread::Failure(asked_again(page, values)));
+        if let Some(last) = &self.last {
+            if last.choice == Choice::Authenticate && html::asks_again(&document, &last.values) {
+                return Err(Unread::Failure(asked_again(last.page, page, &last.values)));
+            }
         }
-        if answered && html::runs_scripts(&document) {
-            // A script may send the buyer on from here: only a browser knows.
-            return Err(Unread::Failure(needs_browser(
-                page,
-                "after the buyer's answer this page runs scripts, which may send the \
-                 buyer on to another page",
-            )));
-        }
-        if answered {
+        let Some(next) = &self.next else {
+            if html::runs_scripts(&document) {
+                // A script may send the buyer on from here: only a browser knows.
+                return Err(Unread::Failure(needs_browser(
+                    page,
+                    "after the buyer's answer this page runs scripts, which may send the \
+                     buyer on to another page",
+                )));
+            }
             return Ok(Next::Landed);
-        }
+        };
+        let (values, choice) = (&next.values, next.choice);
         if !self.steps.is_empty() {
             return run_steps(&document, page, &mut self.steps, values).map_err(Unread::Failure);
         }
@@ -220,10 +248,10 @@ impl Reading {
             ))),
             Err(Unreadable::FormNeedsScript(why)) => Err(Unread::Failure(needs_browser(page, why))),
             Err(Unreadable::NoForm) => Err(Unread::NoForm),
-            Err(Unreadable::Unclear(why)) => Err(Unread::Failure(unclear(page, &why))),
-            Err(Unreadable::UnnamedFields(asked)) => {
-                Err(Unread::Failure(unnamed_fields(page, &asked, values)))
-            }
+            Err(Unreadable::Unclear(why)) => Err(Unread::Failure(unclear(next.page, page, &why))),
+            Err(Unreadable::UnnamedFields(asked)) => Err(Unread::Failure(unnamed_fields(
+                next.page, page, &asked, values,
+            ))),
         }
     }
 }
@@ -244,21 +272,27 @@ enum Next {
 
 /// The error of a page with nothing to fill: payconf cannot tell whether
 /// the page or the configuration is at fault, so it judges nothing.
-fn no_form(journey: &Journey<'_>, buyer: &Buyer, page: &Url) -> Failure {
-    let wanted = match journey.choice {
-        Choice::Cancel => "a control that cancels".to_owned(),
-        Choice::Follow => "a way on".to_owned(),
-        Choice::Authenticate => {
-            let names: Vec<&str> = journey.values.keys().map(String::as_str).collect();
+fn no_form(journey: &Journey<'_>, buyer: &Buyer, stage: usize, page: &Url) -> Failure {
+    let answering = journey.answers.get(stage);
+    let wanted = match answering {
+        None => "a way on".to_owned(),
+        Some(answer) if answer.choice == Choice::Cancel => "a control that cancels".to_owned(),
+        Some(answer) => {
+            let names: Vec<&str> = answer.values.keys().map(String::as_str).collect();
             format!(
-                "a form with the fields acs.fields names ({})",
+                "a form with the fields {} names ({})",
+                answer.page.fields_setting(),
                 names.join(", ")
             )
         }
     };
+    let answering = answering.map_or(Page::Issuer, |answer| answer.page);
     let failure = Failure::harness(format!(
-        "payconf could not get the buyer through the issuer page at {page}: it shows \
-         no {wanted}; check acs.fields against the page, or describe it with [[acs.steps]]"
+        "payconf could not get the buyer through {} at {page}: it shows no {wanted}; check \
+         {} against the page, or describe it with {}",
+        answering.name(),
+        answering.fields_setting(),
+        answering.steps_setting(),
     ));
     match buyer.trail.last() {
         Some(exchange) => failure.on(exchange.display(journey.redactor)),
@@ -311,18 +345,18 @@ fn run_steps(
             StepAction::Click(css) => {
                 let form = served_steps::click(document, page, css, &typed)
                     .map_err(|why| step_error(step, page, why))?;
-                // The click that sends a typed field is the buyer's answer.
-                return Ok(if typed.is_empty() {
-                    Next::Walk(form.request())
-                } else {
+                // The click that ends the page's steps is the buyer's answer.
+                return Ok(if steps.is_empty() {
                     Next::Answer(form.request())
+                } else {
+                    Next::Walk(form.request())
                 });
             }
         }
     }
     Err(Failure::harness(format!(
-        "payconf ran every [[acs.steps]] step on {page} but none clicked: the last step \
-         must click what sends the buyer's answer"
+        "payconf ran every explicit step on {page} but none clicked: the last step must \
+         click what sends the buyer's answer"
     )))
 }
 

@@ -86,7 +86,6 @@ fn answer_form(
                 )
             })
         }),
-        Choice::Follow => None,
     }?;
     Some(
         submitter(form, choice)
@@ -208,7 +207,6 @@ mod tests {
             None => Err(match choice {
                 Choice::Authenticate => "an HTML page with a form holding the configured fields",
                 Choice::Cancel => "a form that cancels (a control saying cancel)",
-                Choice::Follow => "nothing: a buyer who only follows answers no form",
             }
             .to_owned()),
         }

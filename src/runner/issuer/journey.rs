@@ -17,28 +17,96 @@ use crate::runner::{
     target_file::{IssuerStep, TargetConfig},
 };
 
-/// What the buyer does at the issuer.
+/// What the buyer does on a page they answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Choice {
     /// Types the configured values and confirms.
     Authenticate,
     /// Clicks the control that cancels.
     Cancel,
-    /// Answers nothing: follows where the pages send the buyer (redirects,
-    /// relay pages, script navigations) to the page where they stop. How a
-    /// buyer goes from a service's own result page to the merchant's.
-    Follow,
 }
 
-/// A buyer's way through the issuer's pages, as a driver is asked to make it.
+/// Which page of the way the buyer answers: it names the settings that
+/// describe it, in what payconf says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Page {
+    /// The issuer's 3-D Secure page (`[acs]`).
+    Issuer,
+    /// The service's standard payment page (`[payment_page]`).
+    Payment,
+    /// The payment page, where the buyer chooses the alternative method
+    /// (`payment_page.alternative.choose`).
+    MethodChoice,
+    /// The alternative method's approval page (`[payment_page.alternative]`).
+    MethodApproval,
+}
+
+impl Page {
+    /// The page, in words.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Issuer => "the issuer page",
+            Self::Payment | Self::MethodChoice => "the payment page",
+            Self::MethodApproval => "the alternative method's approval page",
+        }
+    }
+
+    /// The setting that says what the buyer types there.
+    pub fn fields_setting(self) -> &'static str {
+        match self {
+            Self::Issuer => "acs.fields",
+            Self::Payment => "payment_page.fields",
+            Self::MethodChoice => "payment_page.alternative.choose",
+            Self::MethodApproval => "payment_page.alternative.fields",
+        }
+    }
+
+    /// The setting that describes the page step by step.
+    pub fn steps_setting(self) -> &'static str {
+        match self {
+            Self::Issuer => "[[acs.steps]]",
+            Self::Payment => "[[payment_page.steps]]",
+            Self::MethodChoice => "payment_page.alternative.choose",
+            Self::MethodApproval => "[[payment_page.alternative.steps]]",
+        }
+    }
+}
+
+/// One page the buyer answers on the way, in the order they reach them.
+#[derive(Clone, Copy, Debug)]
+pub struct Answer<'a> {
+    /// Which page.
+    pub page: Page,
+    /// What the buyer does there.
+    pub choice: Choice,
+    /// What the buyer types, by the page's field names (by the names the
+    /// steps use, when there are steps).
+    pub values: &'a BTreeMap<String, String>,
+    /// The explicit steps that describe the page, run instead of guessing;
+    /// only a buyer who confirms runs them: cancelling is found on the page.
+    pub steps: &'a [IssuerStep],
+}
+
+impl Answer<'_> {
+    /// The steps this buyer runs.
+    pub fn steps(&self) -> &[IssuerStep] {
+        match self.choice {
+            Choice::Authenticate => self.steps,
+            Choice::Cancel => &[],
+        }
+    }
+}
+
+/// A buyer's way through the service's pages, as a driver is asked to make it.
 #[derive(Clone, Copy, Debug)]
 pub struct Journey<'a> {
     /// The address the buyer is sent to first.
     pub start: &'a Url,
-    /// What the buyer does there.
-    pub choice: Choice,
-    /// What the buyer types, by field name.
-    pub values: &'a BTreeMap<String, String>,
+    /// The pages the buyer answers, in order: none for a buyer who only
+    /// follows where the pages send them (redirects, relay pages, script
+    /// navigations) to the page where they stop, which is how a buyer goes
+    /// from a service's own result page to the merchant's.
+    pub answers: &'a [Answer<'a>],
     /// The merchant's pages: reaching one ends the journey, unfetched.
     pub merchant: &'a [Url],
     /// The target's settings: the issuer driver's, the secrets a
@@ -52,15 +120,6 @@ pub struct Journey<'a> {
 }
 
 impl Journey<'_> {
-    /// The explicit steps of the target file, which only the buyer who
-    /// authenticates runs: cancelling is found on the page.
-    pub fn steps(&self) -> &[IssuerStep] {
-        match self.choice {
-            Choice::Authenticate => &self.target.acs.steps,
-            Choice::Cancel | Choice::Follow => &[],
-        }
-    }
-
     /// The journey's bound (`acs.journey_timeout`).
     pub fn bound(&self) -> Duration {
         self.target.acs.journey_bound()

@@ -36,7 +36,7 @@ pub mod words;
 
 use std::sync::Arc;
 
-pub use journey::{Choice, Journey, Landing, same_page};
+pub use journey::{Answer, Choice, Journey, Landing, Page, same_page};
 
 pub use crate::runner::result::{Drove, IssuerEvidence};
 use crate::runner::{exchange::Trail, result::Failure, target_file::AcsDriver};

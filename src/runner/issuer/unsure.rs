@@ -6,58 +6,108 @@ use std::collections::BTreeMap;
 
 use url::Url;
 
-use crate::runner::result::Failure;
+use super::Page;
+use crate::runner::{neutral::inline, result::Failure};
 
-/// The error of a page that, after the buyer's answer, asks again for what
-/// payconf typed: the configured values were not accepted, which payconf
-/// cannot tell from a target at fault.
-pub fn asked_again(page: &Url, values: &BTreeMap<String, String>) -> Failure {
-    let names: Vec<String> = values
-        .keys()
-        .map(|name| format!("acs.fields.{}", crate::runner::neutral::inline(name)))
-        .collect();
+/// The error of a page that, after the buyer's answer on `answered`, asks
+/// again for what payconf typed: the configured values were not accepted,
+/// which payconf cannot tell from a target at fault.
+pub fn asked_again(answered: Page, page: &Url, values: &BTreeMap<String, String>) -> Failure {
+    let list = |names: Vec<String>| names.join(", ");
+    let (typed, check) = match answered {
+        Page::Payment | Page::MethodChoice => (
+            format!(
+                "the card into {} ({})",
+                answered.fields_setting(),
+                list(
+                    values
+                        .keys()
+                        .map(|name| inline(name).into_owned())
+                        .collect()
+                )
+            ),
+            "the test cards in [cards] against those the target's test environment takes,              and buyer_name and buyer_email against what its page accepts",
+        ),
+        Page::Issuer | Page::MethodApproval => (
+            list(
+                values
+                    .keys()
+                    .map(|name| format!("{}.{}", answered.fields_setting(), inline(name)))
+                    .collect(),
+            ),
+            "them against the values the target's test environment takes (a fixed one-time \
+             code, for instance)",
+        ),
+    };
+    let many = values.len() != 1 || answered == Page::Payment;
     Failure::harness(format!(
-        "after payconf typed {} and confirmed, the issuer page at {page} asks for {} \
-         again: the configured value was not accepted. Check it against the values the \
-         target's test environment takes (a fixed one-time code, for instance)",
-        names.join(", "),
-        if names.len() == 1 { "it" } else { "them" },
+        "after payconf typed {typed} and confirmed, {} at {page} asks for {} again: the \
+         configured {} not accepted. Check {check}",
+        answered.name(),
+        if many { "them" } else { "it" },
+        if many { "values were" } else { "value was" },
     ))
 }
 
 /// The error of a page that asks the buyer to type into fields the target
 /// file does not name: the configuration, not the page, is to be fixed.
-pub fn unnamed_fields(page: &Url, asked: &[String], values: &BTreeMap<String, String>) -> Failure {
+pub fn unnamed_fields(
+    answering: Page,
+    page: &Url,
+    asked: &[String],
+    values: &BTreeMap<String, String>,
+) -> Failure {
     let list = |names: &mut dyn Iterator<Item = &String>| {
         names
-            .map(|name| crate::runner::neutral::inline(name).into_owned())
+            .map(|name| inline(name).into_owned())
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let setting = answering.fields_setting();
     let configured = if values.is_empty() {
-        "the target file names none ([acs] fields is empty or missing)".to_owned()
+        format!("the target file names none ({setting} is empty or missing)")
     } else {
-        format!("acs.fields names {}", list(&mut values.keys()))
+        format!("{setting} names {}", list(&mut values.keys()))
     };
     Failure::harness(format!(
-        "the issuer page at {page} asks the buyer to type into {} and {configured}: payconf \
-         would send it empty. Set the values a buyer types there in [acs] fields of the \
-         target file (for instance fields = {{ {} = \"...\" }}), or describe the page with \
-         [[acs.steps]]",
+        "{} at {page} asks the buyer to type into {} and {configured}: payconf would send \
+         it empty. Set the values a buyer types there in {setting} of the target file (for \
+         instance {{ {} = \"...\" }}), or describe the page with {}",
+        capitalised(answering.name()),
         list(&mut asked.iter()),
         asked
             .first()
-            .map_or("otp".to_owned(), |name| crate::runner::neutral::inline(
-                name
-            )
-            .into_owned()),
+            .map_or("otp".to_owned(), |name| inline(name).into_owned()),
+        answering.steps_setting(),
     ))
 }
 
 /// The error of a page whose controls payconf cannot tell apart: `why`
 /// lists them ([`super::words::Choosing::words`]).
-pub fn unclear(page: &Url, why: &str) -> Failure {
+pub fn unclear(answering: Page, page: &Url, why: &str) -> Failure {
     Failure::harness(format!(
-        "payconf cannot tell how the buyer answers the issuer page at {page}: {why}"
+        "payconf cannot tell how the buyer answers {} at {page}: {why}",
+        answering.name()
     ))
+}
+
+/// The error of a journey that passed [`super::navigation::MAX_WALKS`]
+/// pages without reaching the one the buyer answers.
+pub fn too_many_walks(answering: Page, last: &Url) -> Failure {
+    Failure::harness(format!(
+        "payconf passed {} pages without finding where the buyer answers {} (the fields {} \
+         names); the last was {last}",
+        super::navigation::MAX_WALKS,
+        answering.name(),
+        answering.fields_setting(),
+    ))
+}
+
+/// `text` with its first letter capital, to begin a sentence.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }

@@ -15,11 +15,15 @@ use crate::runner::{
 };
 
 /// Every file of step definitions that send card data (a card number and
-/// its security code): this one, and robustness's volleys. No definition
-/// elsewhere does, so a scenario is safe to run in production when none of
-/// its steps is defined here (a test checks `@production-safe` scenarios
-/// with cucumber's own step lookup).
-pub const CARD_DATA_DEFINITIONS: [&str; 2] = [file!(), super::robustness::PAYING_DEFINED_IN];
+/// its security code): this one, robustness's volleys and the payment
+/// page's. No definition elsewhere does, so a scenario is safe to run in
+/// production when none of its steps is defined here (a test checks
+/// `@production-safe` scenarios with cucumber's own step lookup).
+pub const CARD_DATA_DEFINITIONS: [&str; 3] = [
+    file!(),
+    super::robustness::PAYING_DEFINED_IN,
+    super::payment_page::DEFINED_IN,
+];
 
 /// Which of the target's test cards a step names: `{card}` in a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Parameter)]
@@ -126,7 +130,7 @@ async fn submit(world: &mut PaymentWorld, token: TokenChoice, body: Value) -> Re
 }
 
 /// A token no create returned, as [`TokenChoice::Unknown`] says.
-fn unknown_token(world: &PaymentWorld) -> String {
+pub(super) fn unknown_token(world: &PaymentWorld) -> String {
     let fresh = uuid::Uuid::new_v4().hyphenated().to_string();
     let Some(created) = world.payments.last().map(|p| p.token.as_str()) else {
         return fresh;
@@ -182,6 +186,18 @@ async fn pay_with_changes(
 
 #[when(expr = "the buyer pays with {card}")]
 async fn pays_with(world: &mut PaymentWorld, card: CardChoice) -> Result<(), Settled> {
+    submit_created(world, card).await
+}
+
+/// The merchant's server submitting the payment's token, as in the
+/// customised integration, after the buyer has paid some other way.
+#[when(expr = "the merchant's server submits the payment's token with {card}")]
+async fn merchant_submits(world: &mut PaymentWorld, card: CardChoice) -> Result<(), Settled> {
+    submit_created(world, card).await
+}
+
+/// A submit of the created payment's token with `card`, as it is.
+async fn submit_created(world: &mut PaymentWorld, card: CardChoice) -> Result<(), Settled> {
     let checked =
         checked_async(async { pay_with_changes(world, card, TokenChoice::Created, |_| {}).await })
             .await;

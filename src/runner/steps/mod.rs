@@ -1,7 +1,8 @@
 //! Step definitions, one file per domain concept: creating payments
 //! ([`payment`]), paying with cards ([`card`]), requests outside the
-//! contract's operations ([`paths`]), what an answer says ([`answer`]), and
-//! where the buyer is sent ([`redirect`]). Steps return
+//! contract's operations ([`paths`]), what an answer says ([`answer`]),
+//! where the buyer is sent ([`redirect`]), and the buyer on the standard
+//! payment page ([`payment_page`]). Steps return
 //! `Result<(), Failure>`; a failure says what was expected, what was seen,
 //! and shows the exchange with secrets redacted.
 
@@ -9,6 +10,7 @@ mod answer;
 mod card;
 mod paths;
 pub(crate) mod payment;
+mod payment_page;
 mod redirect;
 pub mod robustness;
 

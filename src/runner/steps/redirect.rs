@@ -181,7 +181,8 @@ fn redirect_carries_references(world: &mut PaymentWorld) -> Result<(), Settled> 
     world.settle(checked)
 }
 
-fn configured_values(world: &PaymentWorld) -> BTreeMap<String, String> {
+/// The values `acs.fields` gives the issuer page.
+pub(super) fn configured_values(world: &PaymentWorld) -> BTreeMap<String, String> {
     world
         .target()
         .acs

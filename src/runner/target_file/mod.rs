@@ -18,6 +18,7 @@ use crate::runner::redact::Redactor;
 
 mod acs;
 mod cards;
+mod payment_page;
 mod robustness;
 mod secret;
 mod steps;
@@ -29,6 +30,7 @@ mod tls;
 pub use acs::{AcsConfig, AcsDriver, BrowserSettings, driver_override};
 use cards::check_card;
 pub use cards::{TestCard, TestCards};
+pub use payment_page::{CardField, PaymentPage, PaymentPageFile, PaymentRefs};
 pub use robustness::RobustnessSettings;
 pub use secret::Secret;
 pub use steps::{IssuerStep, StepAction, StepValue};
@@ -76,6 +78,7 @@ pub struct TargetFile {
     cards: TestCards,
     #[serde(default)]
     acs: AcsConfig,
+    payment_page: Option<PaymentPageFile>,
     #[serde(default)]
     robustness: RobustnessSettings,
     #[serde(default)]
@@ -141,6 +144,8 @@ pub struct TargetConfig {
     pub cards: TestCards,
     /// Issuer-authentication settings.
     pub acs: AcsConfig,
+    /// The standard payment page, when the target declares one.
+    pub payment_page: Option<PaymentPage>,
     /// How hard the `@robustness` scenarios press.
     pub robustness: RobustnessSettings,
     /// CAs to trust and a client certificate, read from their files.
@@ -309,6 +314,10 @@ impl TargetFile {
                 "must be at least 64 (MiB): a browser needs that much to show any page",
             ));
         }
+        let payment_page = self
+            .payment_page
+            .map(PaymentPageFile::resolve)
+            .transpose()?;
         let tls = self.tls.check()?;
         let proxy = tls::proxy_url(self.proxy)?;
         Ok(TargetConfig {
@@ -335,6 +344,7 @@ impl TargetFile {
                 .unwrap_or_else(|| DEFAULT_TRANSACTION_PREFIX.to_owned()),
             cards: self.cards,
             acs: self.acs,
+            payment_page,
             robustness: self.robustness,
         })
     }
@@ -400,6 +410,7 @@ impl TargetConfig {
                 origins: Vec::new(),
                 journey_timeout: None,
             },
+            payment_page: Some(PaymentPage::sandbox(&base_url)),
             robustness: RobustnessSettings::default(),
             tls: TlsSettings::default(),
             proxy: None,
@@ -423,6 +434,12 @@ impl TargetConfig {
     pub fn secrets(&self) -> Vec<String> {
         let mut secrets = vec![self.api_key.expose().to_owned()];
         secrets.extend(self.acs.fields.values().map(|v| v.expose().to_owned()));
+        let alternative = self.payment_page.iter().flat_map(|page| &page.alternative);
+        secrets.extend(
+            alternative
+                .flat_map(|method| method.fields.values())
+                .map(|v| v.expose().to_owned()),
+        );
         for credential in [
             self.base_url.username(),
             self.base_url.password().unwrap_or(""),
@@ -438,8 +455,8 @@ impl TargetConfig {
         secrets
     }
 
-    /// The origins the run was given: the base URL's, the merchant's pages'
-    /// and the issuer's named in `acs.origins`. Only their answers' bodies
+    /// The origins the run was given: the base URL's, the merchant's pages',
+    /// the issuer's named in `acs.origins` and the payment page's. Only their answers' bodies
     /// are quoted in what payconf prints and writes.
     pub fn given_origins(&self) -> Vec<url::Origin> {
         let named = self
@@ -457,6 +474,7 @@ impl TargetConfig {
         .cloned()
         .chain(named)
         .map(|url| url.origin())
+        .chain(self.payment_page.iter().filter_map(PaymentPage::origin))
         .collect()
     }
 

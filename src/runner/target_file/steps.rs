@@ -65,14 +65,22 @@ pub enum StepValue {
 }
 
 /// A checked step.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(try_from = "StepEntry")]
+#[derive(Clone, Debug)]
 pub struct IssuerStep {
     /// The pattern of the pages it applies to, as written.
     pub page: Option<String>,
     matcher: Option<GlobMatcher>,
     /// What it does.
     pub action: StepAction,
+    /// The section whose values a `type` step's `field` names, as the
+    /// step is shown (`acs.fields` unless its section says otherwise).
+    values_from: &'static str,
+}
+
+impl<'de> Deserialize<'de> for IssuerStep {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Self::try_from(StepEntry::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
 }
 
 impl TryFrom<StepEntry> for IssuerStep {
@@ -119,6 +127,7 @@ impl TryFrom<StepEntry> for IssuerStep {
             page: entry.page,
             matcher,
             action,
+            values_from: "acs.fields",
         })
     }
 }
@@ -170,7 +179,28 @@ impl IssuerStep {
         }
     }
 
-    /// The `acs.fields` entry it types, if it types one.
+    /// A step that clicks what `css` selects, on any page: what the buyer
+    /// does to choose an alternative method (`payment_page.alternative.choose`).
+    pub fn click(css: &str) -> Self {
+        Self {
+            page: None,
+            matcher: None,
+            action: StepAction::Click(css.to_owned()),
+            values_from: "payment_page.alternative.fields",
+        }
+    }
+
+    /// The step of a section whose `type` steps name entries of `fields`
+    /// (`payment_page.fields`, say), as it is shown.
+    #[must_use]
+    pub fn typing_from(self, fields: &'static str) -> Self {
+        Self {
+            values_from: fields,
+            ..self
+        }
+    }
+
+    /// The entry of its section's fields it types, if it types one.
     pub fn field(&self) -> Option<&str> {
         match &self.action {
             StepAction::Type {
@@ -191,7 +221,7 @@ impl fmt::Display for IssuerStep {
             StepAction::Type {
                 selector,
                 value: StepValue::Field(name),
-            } => write!(f, "type acs.fields.{name} into {selector}")?,
+            } => write!(f, "type {}.{name} into {selector}", self.values_from)?,
             StepAction::Type { selector, .. } => write!(f, "type text into {selector}")?,
         }
         if let Some(page) = &self.page {

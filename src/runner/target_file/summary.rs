@@ -50,6 +50,24 @@ impl TargetConfig {
                 "steps": self.acs.steps.iter().map(ToString::to_string).collect::<Vec<_>>(),
                 "journey_timeout_secs": self.acs.journey_bound().as_secs_f64(),
             },
+            "payment_page": self.payment_page.as_ref().map(|page| serde_json::json!({
+                "address": page.address,
+                "fields": page
+                    .fields
+                    .iter()
+                    .map(|(field, input)| (field.name().to_owned(), serde_json::json!(input)))
+                    .collect::<serde_json::Map<_, _>>(),
+                "steps": page.steps.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "alternative": page.alternative.as_ref().map(|method| serde_json::json!({
+                    "choose": method.choose,
+                    "fields": method
+                        .fields
+                        .keys()
+                        .map(|name| (name.clone(), serde_json::json!(MASK)))
+                        .collect::<serde_json::Map<_, _>>(),
+                    "steps": method.steps.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                })),
+            })),
             "tls": {
                 "ca_file": self.tls.ca_source,
                 "client_cert": self.tls.client_source,

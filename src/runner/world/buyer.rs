@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use url::Url;
 
 use super::{Failure, PaymentWorld};
-use crate::runner::issuer::{Choice, Driver, Journey, same_page};
+use crate::runner::issuer::{Answer, Choice, Driver, Journey, Page, same_page};
 
 impl PaymentWorld {
     /// Drives the buyer from the issuer address to wherever they land.
@@ -18,9 +18,26 @@ impl PaymentWorld {
         choice: Choice,
         values: &BTreeMap<String, String>,
     ) -> Result<Url, Failure> {
+        let ctx = std::sync::Arc::clone(&self.ctx);
+        let answers = [Answer {
+            page: Page::Issuer,
+            choice,
+            values,
+            steps: &ctx.target.acs.steps,
+        }];
+        self.answer_pages(&answers, issuer).await
+    }
+
+    /// Drives the buyer from `start` through the pages they answer, in
+    /// order, to wherever they land.
+    pub async fn answer_pages(
+        &mut self,
+        answers: &[Answer<'_>],
+        start: &Url,
+    ) -> Result<Url, Failure> {
         let driver = self.ctx.driver.clone();
         let merchant = self.merchant_pages();
-        self.drive(&driver, issuer, choice, values, &merchant).await
+        self.drive(&driver, start, answers, &merchant).await
     }
 
     /// Sends the buyer to an address the service gave and follows where its
@@ -32,14 +49,7 @@ impl PaymentWorld {
             return Ok(address.clone());
         }
         let driver = self.ctx.driver.follower();
-        self.drive(
-            &driver,
-            address,
-            Choice::Follow,
-            &BTreeMap::new(),
-            &merchant,
-        )
-        .await
+        self.drive(&driver, address, &[], &merchant).await
     }
 
     /// The merchant's pages a buyer can be sent to: the back-office ones and
@@ -68,15 +78,13 @@ impl PaymentWorld {
         &mut self,
         driver: &Driver,
         start: &Url,
-        choice: Choice,
-        values: &BTreeMap<String, String>,
+        answers: &[Answer<'_>],
         merchant: &[Url],
     ) -> Result<Url, Failure> {
         let ctx = std::sync::Arc::clone(&self.ctx);
         let journey = Journey {
             start,
-            choice,
-            values,
+            answers,
             merchant,
             target: &ctx.target,
             patient: &ctx.patient,

@@ -66,7 +66,7 @@ pub fn sandbox_target(base: &Url, extra: &str) -> runner::TempFile {
 pub fn reference_target_file(base: &Url, head: &str, acs: &str) -> String {
     let base = base.as_str().trim_end_matches('/');
     format!(
-        r#"base_url = "{base}"
+        r##"base_url = "{base}"
 api_key = "{DEFAULT_API_KEY}"
 shop_login = "{DEFAULT_SHOP_LOGIN}"
 success_url = "{base}/merchant/{DEFAULT_SHOP_LOGIN}/success"
@@ -89,6 +89,11 @@ exp_year = "99"
 cvv = "123"
 [acs]
 {acs}
-"#
+[payment_page]
+address = "{base}/pay?shopLogin={{shopLogin}}&paymentToken={{paymentToken}}&paymentID={{paymentID}}"
+fields = {{ number = "cardNumber", exp_month = "expMonth", exp_year = "expYear", cvv = "cvv", name = "holder", email = "email" }}
+[payment_page.alternative]
+choose = "#wallet button"
+"##
     )
 }

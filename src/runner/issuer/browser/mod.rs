@@ -42,10 +42,10 @@ use url::Url;
 
 use self::archive::Archive;
 use super::{
-    Choice, Drove, IssuerEvidence, Journey, Landing,
+    Answer, Choice, Drove, IssuerEvidence, Journey, Landing, Page,
     chromium::{COMMAND_BOUND, Chromium, CommandError, Reservation, Turn},
     navigation::{MAX_PAGES, MAX_WALKS, Visited, error_status, over_bound, too_many_pages},
-    unsure::{asked_again, unclear, unnamed_fields},
+    unsure::{asked_again, too_many_walks, unclear, unnamed_fields},
 };
 use crate::runner::{
     exchange::Trail,
@@ -247,14 +247,53 @@ struct BrowserJourney<'a> {
 
 /// Where the journey stands, between looks at the page.
 struct Progress<'s> {
-    /// Explicit steps not yet run.
+    /// The pages the buyer answers, in order.
+    answers: &'s [Answer<'s>],
+    /// The one the buyer answers next: past the last, they have answered all.
+    stage: usize,
+    /// Explicit steps of that page not yet run.
     steps: VecDeque<&'s IssuerStep>,
-    /// Whether the buyer has answered the issuer.
-    answered: bool,
     /// Lone forms submitted.
     walks: usize,
     /// The top-level page's address at the last look.
     url: Url,
+}
+
+impl<'s> Progress<'s> {
+    /// Whether the buyer has answered every page.
+    fn answered(&self) -> bool {
+        self.stage >= self.answers.len()
+    }
+
+    /// The page the buyer answers next.
+    fn next(&self) -> Option<&Answer<'s>> {
+        self.answers.get(self.stage)
+    }
+
+    /// The page the buyer answered last.
+    fn last(&self) -> Option<&Answer<'s>> {
+        self.stage
+            .checked_sub(1)
+            .and_then(|last| self.answers.get(last))
+    }
+
+    /// The page the buyer is answering, or answered last, for what payconf says.
+    fn answering(&self) -> Page {
+        self.next()
+            .or_else(|| self.last())
+            .map_or(Page::Issuer, |answer| answer.page)
+    }
+
+    /// The buyer has answered the page: on to the next, and its steps.
+    fn advance(&mut self) {
+        self.stage += 1;
+        self.walks = 0;
+        let answers = self.answers;
+        self.steps = answers
+            .get(self.stage)
+            .map(|next| next.steps().iter().collect())
+            .unwrap_or_default();
+    }
 }
 
 /// What a look at the page came to.
@@ -292,7 +331,6 @@ enum Acted {
 
 impl BrowserJourney<'_> {
     async fn run(&mut self, way: &Journey<'_>) -> Result<Url, Failure> {
-        let (choice, values) = (way.choice, way.values);
         let bound = way.bound();
         let deadline = Instant::now() + bound;
         let browser = |e: CommandError| Failure::harness(format!("the browser failed: {e}"));
@@ -314,9 +352,13 @@ impl BrowserJourney<'_> {
             .await
             .map_err(|e| browser(e.into()))?;
         let mut state = Progress {
-            steps: way.steps().iter().collect(),
-            // A buyer who only follows has nothing to answer.
-            answered: choice == Choice::Follow,
+            answers: way.answers,
+            stage: 0,
+            steps: way
+                .answers
+                .first()
+                .map(|answer| answer.steps().iter().collect())
+                .unwrap_or_default(),
             walks: 0,
             url: way.start.clone(),
         };
@@ -353,7 +395,7 @@ impl BrowserJourney<'_> {
             if Instant::now() > deadline {
                 let url = &state.url;
                 let still = self.last_move.elapsed() >= SETTLE;
-                return Err(if state.answered || !still {
+                return Err(if state.answered() || !still {
                     over_bound(
                         way,
                         Some(url.as_str()),
@@ -365,17 +407,20 @@ impl BrowserJourney<'_> {
                         None,
                     )
                 } else {
+                    let answering = state.answering();
                     Failure::harness(format!(
-                        "payconf could not get the buyer through the issuer page within the \
-                         journey's bound (acs.journey_timeout, {} s); the browser is at {url}. \
-                         See the screenshot: name the page's fields in acs.fields, or describe \
-                         the page with [[acs.steps]]",
-                        bound.as_secs_f64()
+                        "payconf could not get the buyer through {} within the journey's bound \
+                         (acs.journey_timeout, {} s); the browser is at {url}. See the \
+                         screenshot: name the page's fields in {}, or describe the page with {}",
+                        answering.name(),
+                        bound.as_secs_f64(),
+                        answering.fields_setting(),
+                        answering.steps_setting(),
                     ))
                 });
             }
             // A page being replaced answers with errors: looked at again.
-            match self.look(&mut state, choice, values, deadline).await {
+            match self.look(&mut state, deadline).await {
                 Ok(Look::Continue) | Err(_) => {}
                 Ok(Look::Landed(url)) => return Ok(url),
                 Ok(Look::Unreadable(failure)) => return Err(failure),
@@ -394,8 +439,6 @@ impl BrowserJourney<'_> {
     async fn look(
         &mut self,
         state: &mut Progress<'_>,
-        choice: Choice,
-        values: &BTreeMap<String, String>,
         deadline: Instant,
     ) -> Result<Look, CommandError> {
         let url = self.current_url().await?;
@@ -408,33 +451,44 @@ impl BrowserJourney<'_> {
             return Ok(Look::Continue);
         }
         let settled = self.last_move.elapsed() >= SETTLE;
+        let no_values = BTreeMap::new();
+        let (choice, values) = state
+            .next()
+            .map_or((Choice::Authenticate, &no_values), |next| {
+                (next.choice, next.values)
+            });
         if let Some(step) = state.steps.front().copied() {
             match self.step(step, &state.url, values).await? {
                 StepDone::Done => {
                     state.steps.pop_front();
                     if matches!(step.action, StepAction::Click(_)) {
                         self.navigations = 0;
-                        state.answered |= state.steps.is_empty();
+                        if state.steps.is_empty() {
+                            state.advance();
+                        }
                     }
                     self.last_move = Instant::now();
                 }
                 StepDone::NotYet(_) if !settled => {}
                 StepDone::NotYet(why) => {
                     return Ok(Look::Unreadable(Failure::harness(format!(
-                        "payconf could not run the issuer step \"{step}\": {why}; the browser \
-                         is at {}. See the screenshot and check [[acs.steps]]",
-                        state.url
+                        "payconf could not run the step \"{step}\" of {}: {why}; the browser \
+                         is at {}. See the screenshot and check {}",
+                        state.answering().name(),
+                        state.url,
+                        state.answering().steps_setting(),
                     ))));
                 }
             }
             return Ok(Look::Continue);
         }
-        if state.answered && !settled {
+        let answered = state.answered();
+        if answered && !settled {
             return Ok(Look::Continue);
         }
-        match self.act(choice, values, state.answered).await? {
+        match self.act(choice, values, answered).await? {
             Acted::Answered => {
-                state.answered = true;
+                state.advance();
                 self.navigations = 0;
                 self.last_move = Instant::now();
             }
@@ -442,23 +496,41 @@ impl BrowserJourney<'_> {
                 state.walks += 1;
                 self.navigations = 0;
                 if state.walks > MAX_WALKS {
-                    return Ok(Look::Unreadable(Failure::harness(format!(
-                        "payconf passed {MAX_WALKS} pages without finding where the buyer \
-                         answers the issuer (the fields acs.fields names); the last was {}",
-                        state.url
-                    ))));
+                    return Ok(Look::Unreadable(too_many_walks(
+                        state.answering(),
+                        &state.url,
+                    )));
                 }
                 self.last_move = Instant::now();
             }
-            Acted::Unclear(why) => return Ok(Look::Unreadable(unclear(&state.url, &why))),
-            Acted::UnnamedFields(asked) => {
-                return Ok(Look::Unreadable(unnamed_fields(&state.url, &asked, values)));
+            Acted::Unclear(why) => {
+                return Ok(Look::Unreadable(unclear(
+                    state.answering(),
+                    &state.url,
+                    &why,
+                )));
             }
-            Acted::Nothing if state.answered => {
+            Acted::UnnamedFields(asked) => {
+                return Ok(Look::Unreadable(unnamed_fields(
+                    state.answering(),
+                    &state.url,
+                    &asked,
+                    values,
+                )));
+            }
+            Acted::Nothing if answered => {
                 // Still, but a landing only when nothing will move it on.
-                let still = self.stillness(values, still::left(deadline)).await?;
-                if still.asking && choice == Choice::Authenticate {
-                    return Ok(Look::Unreadable(asked_again(&state.url, values)));
+                let last = state.last();
+                let last_values = last.map_or(&no_values, |last| last.values);
+                let still = self.stillness(last_values, still::left(deadline)).await?;
+                if let Some(last) = last.filter(|last| last.choice == Choice::Authenticate) {
+                    if still.asking {
+                        return Ok(Look::Unreadable(asked_again(
+                            last.page,
+                            &state.url,
+                            last.values,
+                        )));
+                    }
                 }
                 // What was read is the page the buyer is on only if the
                 // browser has not moved on meanwhile (a refresh or timer
@@ -468,7 +540,7 @@ impl BrowserJourney<'_> {
                 }
             }
             Acted::Nothing if self.last_move.elapsed() >= PATIENCE => {
-                return self.stuck(&state.url, values, deadline).await;
+                return self.stuck(state, deadline).await;
             }
             Acted::Nothing => {}
         }

@@ -43,7 +43,123 @@ impl BrowserJourney<'_> {
                 return Ok(acted);
             }
         }
-        Ok(Acted::Nothing)
+        if answered || cancelling || names.is_empty() {
+            return Ok(Acted::Nothing);
+        }
+        self.answer_scattered(&names, values).await
+    }
+
+    /// The answer when no one document holds every field: hosted fields,
+    /// each in a frame of its own. Each field is typed where it is, and the
+    /// control pressed is in the innermost document that holds them all
+    /// (the page around the frames): its fields' form's, else the page's.
+    async fn answer_scattered(
+        &self,
+        names: &[&String],
+        values: &BTreeMap<String, String>,
+    ) -> Result<Acted, CommandError> {
+        let mut found = BTreeMap::new();
+        self.turn.top_frame().await?;
+        Box::pin(self.find_fields(names, &mut Vec::new(), &mut found)).await?;
+        if found.len() < names.len() {
+            return Ok(Acted::Nothing);
+        }
+        // The frames every field is in: where the control is looked for.
+        let paths: Vec<&Vec<usize>> = found.values().collect();
+        let common = paths.iter().skip(1).fold(paths[0].clone(), |common, path| {
+            common
+                .iter()
+                .zip(path.iter())
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| *a)
+                .collect()
+        });
+        for (index, path) in &found {
+            let analysed = self.enter(path, names).await?;
+            if let Some(field) = self.element(&analysed["fields"][*index]) {
+                let value = values.get(names[*index]).map_or("", String::as_str);
+                type_into(&field, value).await?;
+            }
+        }
+        let analysed = self.enter(&common, names).await?;
+        let control = match form_or_page_control(&analysed, Choice::Authenticate) {
+            Ok(control) => control.as_ref().and_then(|control| self.element(control)),
+            Err(Choosing::None(_)) => None,
+            Err(Choosing::Unclear(labels)) => {
+                return Ok(Acted::Unclear(Choosing::Unclear(labels).words()));
+            }
+        };
+        let Some(control) = control else {
+            return Ok(Acted::Nothing);
+        };
+        click(self.turn.client, &control).await?;
+        Ok(Acted::Answered)
+    }
+
+    /// Where each of `names` is shown, by the index of its name: the frame
+    /// path to the first document that shows it, from the current one.
+    async fn find_fields(
+        &self,
+        names: &[&String],
+        path: &mut Vec<usize>,
+        found: &mut BTreeMap<usize, Vec<usize>>,
+    ) -> Result<(), CommandError> {
+        let client = self.turn.client;
+        let analysed = client.execute(ANALYSE, vec![json!(names)]).await?;
+        for (index, field) in analysed["fields"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if !field.is_null() {
+                found.entry(index).or_insert_with(|| path.clone());
+            }
+        }
+        if path.len() >= 4 || found.len() == names.len() {
+            return Ok(());
+        }
+        let frames: Vec<Element> = analysed["frames"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|frame| self.element(frame))
+            .collect();
+        for (index, frame) in frames.into_iter().enumerate() {
+            if frame.enter_frame().await.is_err() {
+                continue;
+            }
+            path.push(index);
+            Box::pin(self.find_fields(names, path, found)).await?;
+            path.pop();
+            client.enter_parent_frame().await?;
+        }
+        Ok(())
+    }
+
+    /// Enters the frame at `path` from the top, and reads it as [`ANALYSE`] does.
+    async fn enter(&self, path: &[usize], names: &[&String]) -> Result<Value, CommandError> {
+        let client = self.turn.client;
+        self.turn.top_frame().await?;
+        let mut analysed = client.execute(ANALYSE, vec![json!(names)]).await?;
+        for index in path {
+            let frame = analysed["frames"]
+                .get(*index)
+                .and_then(|frame| self.element(frame));
+            match frame {
+                Some(frame) => frame.enter_frame().await?,
+                None => return Ok(Value::Null),
+            }
+            analysed = client.execute(ANALYSE, vec![json!(names)]).await?;
+        }
+        Ok(analysed)
+    }
+
+    /// The element a script returned, if it returned one.
+    fn element(&self, value: &Value) -> Option<Element> {
+        value.get(ELEMENT_KEY).and_then(Value::as_str).map(|id| {
+            Element::from_element_id(self.turn.client.clone(), ElementRef::from(id.to_owned()))
+        })
     }
 
     /// [`Self::act`] in the current document, then in each of its frames.
@@ -63,12 +179,7 @@ impl BrowserJourney<'_> {
         } else {
             Choice::Authenticate
         };
-        let element = |value: &Value| {
-            value
-                .get(ELEMENT_KEY)
-                .and_then(Value::as_str)
-                .map(|id| Element::from_element_id(client.clone(), ElementRef::from(id.to_owned())))
-        };
+        let element = |value: &Value| self.element(value);
         match pass {
             Pass::Answer => {
                 let fields: Vec<Option<Element>> = found["fields"]
@@ -77,12 +188,7 @@ impl BrowserJourney<'_> {
                     .unwrap_or_default();
                 let all_fields = !fields.is_empty() && fields.iter().all(Option::is_some);
                 if cancelling || all_fields || names.is_empty() {
-                    // The controls of the fields' form, else the page's.
-                    let chosen = match pick(&found["formControls"], choice) {
-                        Err(Choosing::None(_)) | Ok(None) => pick(&found["pageControls"], choice),
-                        chosen => chosen,
-                    };
-                    let control = match chosen {
+                    let control = match form_or_page_control(&found, choice) {
                         Ok(control) => control.as_ref().and_then(element),
                         Err(Choosing::Unclear(labels)) => {
                             return Ok(Some(Acted::Unclear(Choosing::Unclear(labels).words())));
@@ -228,6 +334,15 @@ fn pick(controls: &Value, choice: Choice) -> Result<Option<Value>, Choosing> {
         .map(|c| c["label"].as_str().unwrap_or(""))
         .collect();
     Ok(choose(&labels, choice)?.map(|i| controls[i]["element"].clone()))
+}
+
+/// The control [`choose`] presses among the controls of the fields' form,
+/// else among the page's, as [`ANALYSE`] read them.
+fn form_or_page_control(analysed: &Value, choice: Choice) -> Result<Option<Value>, Choosing> {
+    match pick(&analysed["formControls"], choice) {
+        Err(Choosing::None(_)) | Ok(None) => pick(&analysed["pageControls"], choice),
+        chosen => chosen,
+    }
 }
 
 /// The two looks at a page: for the buyer's answer, then for a lone form.

@@ -20,9 +20,9 @@ use std::{
 use serde_json::{Value, json};
 use url::Url;
 
-use super::{BrowserJourney, Look, SETTLE};
+use super::{BrowserJourney, Look, Progress, SETTLE};
 use crate::runner::exchange::{Exchange, RecordedRequest, RecordedResponse, Timing, next_id};
-use crate::runner::issuer::chromium::CommandError;
+use crate::runner::issuer::{Choice, chromium::CommandError, unsure::asked_again};
 use crate::runner::result::Failure;
 
 /// Runs in every document before the page's scripts: counts the timers set
@@ -178,8 +178,7 @@ impl BrowserJourney<'_> {
     /// frame of it did not load; else an error that names the settings.
     pub(super) async fn stuck(
         &mut self,
-        url: &Url,
-        values: &BTreeMap<String, String>,
+        state: &Progress<'_>,
         deadline: Instant,
     ) -> Result<Look, CommandError> {
         if !self.loading.top.is_empty() {
@@ -188,24 +187,36 @@ impl BrowserJourney<'_> {
         if let Some((frame, why)) = self.loading.failed_frame.take() {
             return Ok(Look::FrameFailed(frame, why));
         }
+        let url = &state.url;
+        let none = BTreeMap::new();
+        let values = state.next().map_or(&none, |next| next.values);
+        // The page the buyer answered before may be asking again: its
+        // values were not accepted.
+        let last = state
+            .last()
+            .filter(|last| last.choice == Choice::Authenticate);
+        let still = self
+            .stillness(last.map_or(values, |last| last.values), left(deadline))
+            .await?;
         // What was read is this page's only if the browser has not moved
         // on meanwhile (a refresh or timer firing between the looks).
-        if self
-            .stillness(values, left(deadline))
-            .await?
-            .pending
-            .is_some()
-            || self.current_url().await? != *url
-        {
+        if still.pending.is_some() || self.current_url().await? != *url {
             return Ok(Look::Continue);
         }
+        if let Some(last) = last.filter(|_| still.asking) {
+            return Ok(Look::Unreadable(asked_again(last.page, url, last.values)));
+        }
+        let answering = state.answering();
         Ok(Look::Unreadable(Failure::harness(format!(
-            "payconf could not get the buyer through the issuer page at {url}: it \
-             shows none of the fields acs.fields names ({}) and nothing that leads \
-             on, {} s after it last moved. See the screenshot: name the page's \
-             fields in acs.fields, or describe the page with [[acs.steps]]",
+            "payconf could not get the buyer through {} at {url}: it shows none of the \
+             fields {} names ({}) and nothing that leads on, {} s after it last moved. See \
+             the screenshot: name the page's fields in {}, or describe the page with {}",
+            answering.name(),
+            answering.fields_setting(),
             values.keys().cloned().collect::<Vec<_>>().join(", "),
-            super::PATIENCE.as_secs()
+            super::PATIENCE.as_secs(),
+            answering.fields_setting(),
+            answering.steps_setting(),
         ))))
     }
 

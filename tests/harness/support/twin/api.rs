@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use wiremock::{Request, ResponseTemplate};
 
 use super::{
-    API_KEY, Defect, FRICTIONLESS_CARD, Payment, SHOP, Session, THREE_DS_CARD, Twin, Variation,
-    page, query, scheme_relative,
+    API_KEY, Defect, FRICTIONLESS_CARD, Payment, SHOP, THREE_DS_CARD, Twin, Variation, page, query,
+    scheme_relative,
 };
 
 impl Twin {
@@ -310,15 +310,7 @@ impl Twin {
                 }});
             }
             THREE_DS_CARD => {
-                let session = uuid::Uuid::new_v4().simple().to_string();
-                self.state.sessions.lock().expect("lock").insert(
-                    session.clone(),
-                    Session {
-                        payment_id: payment.id.clone(),
-                        cookie: None,
-                        authenticated: None,
-                    },
-                );
+                let session = self.new_session(&payment.id, None);
                 let begin = format!("/acs/begin?txn={session}");
                 let href = match (&self.resetting, self.defect) {
                     (Some(resetting), _) => Self::at(resetting, &begin),

@@ -51,11 +51,14 @@ pub enum Defect {
     PaymentsMixedUnderLoad,
     DeepNestingCrashes,
     NonAsciiCrashes,
+    PageWaitsForSubmit,
+    PageLandsOnFailure,
+    AlternativeLandsElsewhere,
 }
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 47] = [
+    pub const ALL: [Self; 50] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -103,6 +106,9 @@ impl Defect {
         Self::PaymentsMixedUnderLoad,
         Self::DeepNestingCrashes,
         Self::NonAsciiCrashes,
+        Self::PageWaitsForSubmit,
+        Self::PageLandsOnFailure,
+        Self::AlternativeLandsElsewhere,
     ];
 
     /// Its id in the catalogue: the variant's name in kebab case.

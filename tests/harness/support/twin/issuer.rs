@@ -73,6 +73,37 @@ impl Twin {
         )
     }
 
+    /// A new issuer session for the payment `payment_id`: from the payment
+    /// page when `framed` says so, inside its overlay or not.
+    pub(super) fn new_session(&self, payment_id: &str, from_page: Option<bool>) -> String {
+        let session = uuid::Uuid::new_v4().simple().to_string();
+        self.state.sessions.lock().expect("lock").insert(
+            session.clone(),
+            Session {
+                payment_id: payment_id.to_owned(),
+                cookie: None,
+                authenticated: None,
+                from_page: from_page.is_some(),
+                framed: from_page == Some(true),
+            },
+        );
+        session
+    }
+
+    /// Whether the twin has `defect` on the way of `session`: the issuer
+    /// defects break the way a submit begins (TDS-04's), not the one the
+    /// payment page begins, so that each fails exactly its requirement.
+    fn submit_has(&self, session: &str, defect: Defect) -> bool {
+        self.has(defect)
+            && self
+                .state
+                .sessions
+                .lock()
+                .expect("lock")
+                .get(session)
+                .is_some_and(|entry| !entry.from_page)
+    }
+
     pub(super) fn session_of(&self, request: &Request, session: &str) -> Option<Session> {
         let sessions = self.state.sessions.lock().expect("lock");
         let entry = sessions.get(session)?;
@@ -97,7 +128,9 @@ impl Twin {
         if self.session_of(request, session).is_none() {
             return page("Session expired", "<p>Your session has expired.</p>");
         }
-        if self.has(Defect::IssuerPageServerError) || self.has(Defect::IssuerFrameServerError) {
+        if self.submit_has(session, Defect::IssuerPageServerError)
+            || self.submit_has(session, Defect::IssuerFrameServerError)
+        {
             // A page whose body still shows the form: only the status says it broke.
             return super::answer(
                 500,
@@ -173,7 +206,7 @@ impl Twin {
             },
             IssuerStyle::Scripted => {
                 // The lands-on-failure defect's script sends a cancel for Confirm.
-                let confirm = if self.has(Defect::ScriptedIssuerLandsOnFailure) {
+                let confirm = if self.submit_has(session, Defect::ScriptedIssuerLandsOnFailure) {
                     "abort"
                 } else {
                     "approve"
@@ -238,7 +271,7 @@ window.addEventListener('load', function () {{
         let authenticated = form.get("txn").map(String::as_str) == Some(session)
             && form.get("decision").map(String::as_str) == Some("approve")
             && form.get("passcode").map(String::as_str) == Some(super::PASSCODE);
-        if self.has(Defect::IssuerRedirectsForever) {
+        if self.submit_has(session, Defect::IssuerRedirectsForever) {
             return redirect(302, &format!("/acs/challenge/{session}/wait?n=1"));
         }
         self.relay_to_service(session, authenticated)
@@ -283,10 +316,18 @@ window.addEventListener('load', function () {{
         };
         let order = &entry.payment_id;
         let landing = match entry.authenticated {
-            _ if self.has(Defect::IssuerLandsElsewhere) => format!("/order-status?order={order}"),
+            _ if !entry.from_page && self.has(Defect::IssuerLandsElsewhere) => {
+                format!("/order-status?order={order}")
+            }
+            Some(true) if entry.from_page && self.has(Defect::PageLandsOnFailure) => {
+                format!("/sorry?order={order}")
+            }
             Some(true) => format!("/thank-you?order={order}"),
             _ => format!("/sorry?order={order}"),
         };
+        if entry.framed {
+            return self.leave_page(true, &landing);
+        }
         let landing = Self::at(&self.shop, &landing);
         if !matches!(
             self.style,
@@ -294,7 +335,7 @@ window.addEventListener('load', function () {{
         ) {
             return redirect(302, &landing);
         }
-        let next = if self.has(Defect::ScriptedIssuerRedirectsForever) {
+        let next = if !entry.from_page && self.has(Defect::ScriptedIssuerRedirectsForever) {
             let n: u64 = query(request, "n")
                 .and_then(|n| n.parse().ok())
                 .unwrap_or(0);

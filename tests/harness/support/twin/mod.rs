@@ -25,11 +25,13 @@
 mod api;
 mod defect;
 mod issuer;
+mod page;
 mod transport;
 mod variation;
 
 pub use defect::Defect;
 pub use issuer::IssuerStyle;
+pub use page::PageStyle;
 pub use variation::Variation;
 
 use std::{
@@ -87,6 +89,11 @@ struct Session {
     payment_id: String,
     cookie: Option<String>,
     authenticated: Option<bool>,
+    /// Whether the buyer came from the payment page, not a submit.
+    from_page: bool,
+    /// Whether it runs inside the page's overlay, which the end of the way
+    /// leaves for the whole window.
+    framed: bool,
 }
 
 /// The twin's behaviour, with the addresses of its three origins.
@@ -94,6 +101,8 @@ struct Twin {
     defect: Option<Defect>,
     /// How the issuer page is built.
     style: IssuerStyle,
+    /// How the payment page is built.
+    page_style: PageStyle,
     /// A conforming variation, if one is switched on.
     variation: Option<Variation>,
     /// The API and the 3-D Secure return.
@@ -300,6 +309,11 @@ impl Twin {
                     Some(self.submit(request))
                 }
                 ("POST", "/3ds/return") => Some(self.three_ds_return(request)),
+                ("GET", "/checkout/pay") => Some(self.payment_page(request)),
+                ("GET", "/checkout/pay/frame") => Some(self.payment_frame(request)),
+                ("POST", "/checkout/pay/charge") => Some(self.charge(request)),
+                ("POST", "/checkout/apm/start") => Some(self.alternative_start(request)),
+                ("GET", "/checkout/apm/return") => Some(self.alternative_return(request)),
                 ("GET", "/3ds/frame") => Some(self.frame_host(request)),
                 ("GET", "/checkout/complete") => Some(self.complete(request)),
                 ("GET", "/result") => Some(self.result_page(request)),
@@ -307,7 +321,12 @@ impl Twin {
                 // written as a path on the service's host.
                 _ => issuer_page(self),
             },
-            Origin::Issuer => issuer_page(self),
+            Origin::Issuer => match (method, path) {
+                ("GET", "/checkout/field") => Some(self.hosted_field(request)),
+                ("GET", "/twinpay/approve") => Some(self.alternative_approval(request)),
+                ("POST", "/twinpay/approve/decide") => Some(self.alternative_decision(request)),
+                _ => issuer_page(self),
+            },
             Origin::Shop => match path {
                 "/thank-you" => Some(page("Thank you", "<h1>Thank you for your order</h1>")),
                 "/sorry" => Some(page("Payment failed", "<h1>Your payment failed</h1>")),
@@ -377,6 +396,11 @@ impl TwinService {
         Self::start_with(defect, style, None, RACE_WINDOW).await
     }
 
+    /// The twin with its payment page in a given style.
+    pub async fn start_paging(defect: Option<Defect>, page_style: PageStyle) -> Self {
+        Self::start_full(defect, IssuerStyle::Form, page_style, None, RACE_WINDOW).await
+    }
+
     /// The twin whose submit checks a token and claims it `window` later
     /// ([`Defect::TokenClaimedAMillisecondLate`] with another window).
     pub async fn start_racing(window: std::time::Duration) -> Self {
@@ -395,6 +419,17 @@ impl TwinService {
         variation: Option<Variation>,
         race_window: std::time::Duration,
     ) -> Self {
+        // Every defect lives on the plain page.
+        Self::start_full(defect, style, PageStyle::FullPage, variation, race_window).await
+    }
+
+    async fn start_full(
+        defect: Option<Defect>,
+        style: IssuerStyle,
+        page_style: PageStyle,
+        variation: Option<Variation>,
+        race_window: std::time::Duration,
+    ) -> Self {
         let (service, issuer, shop) = tokio::join!(
             MockServer::start(),
             MockServer::start(),
@@ -409,6 +444,7 @@ impl TwinService {
         let twin = Arc::new(Twin {
             defect,
             style,
+            page_style,
             variation,
             service: base(&service),
             issuer: base(&issuer),
@@ -450,6 +486,7 @@ impl TwinService {
         } else {
             ""
         };
+        let page = Twin::page_section(&base);
         format!(
             r#"base_url = "{base}"
 api_key = "{API_KEY}"
@@ -471,7 +508,7 @@ cvv = "737"
 [acs]
 driver = "{driver}"
 fields = {{ passcode = "{PASSCODE}" }}
-"#
+{page}"#
         )
     }
 }
