@@ -86,6 +86,11 @@ pub struct BenchArgs {
     /// scenario against every issuer page style of the reference implementation.
     #[arg(long)]
     pub issuer_pages: bool,
+    /// Measure the standard payment page instead: the buyer's journey on the
+    /// sandbox's page (form driver and browser) and in its lightbox, opened
+    /// from a shop's page of its own.
+    #[arg(long, conflicts_with = "issuer_pages")]
+    pub payment_pages: bool,
     /// Measure the generated-input check of @robustness instead: this many
     /// generated bodies for create and as many for submit, against an
     /// in-process reference implementation.
@@ -305,6 +310,10 @@ pub fn main(cli: Cli) -> ExitCode {
             .map_err(anyhow::Error::msg),
         Command::Bench(args) if args.issuer_pages => runtime
             .block_on(crate::bench::issuer_pages())
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(anyhow::Error::msg),
+        Command::Bench(args) if args.payment_pages => runtime
+            .block_on(crate::bench::payment_pages())
             .map(|()| ExitCode::SUCCESS)
             .map_err(anyhow::Error::msg),
         Command::Bench(args) => runtime

@@ -95,6 +95,7 @@ pub use config::{
 };
 pub use error::{ApiError, code, transaction_code};
 pub use paths::{DEMO_PATH, ISSUER_PATH, PAGE_PATH, RESULT_PATH, SCRIPT_PATH, WALLET_PATH};
+pub use payment_page::checkout_snippet;
 pub use request_body::MAX_BODY_BYTES;
 pub use server::{RunningServer, ServeError, run, run_tls};
 pub use tls::{TlsError, server_config};

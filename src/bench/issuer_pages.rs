@@ -44,11 +44,13 @@ pub async fn issuer_pages() -> Result<(), String> {
         let server = RunningServer::start(config)
             .await
             .map_err(|e| format!("cannot start the reference implementation: {e}"))?;
-        let measured = measure(&program, &server, style).await;
+        let target = target_file(server.base_url.as_str());
+        // The issuer's scenarios: the payment page's have a bench of their own.
+        let tags = "@issuer and not @payment-page";
+        let measured = measure(&program, &target, "browser", tags, style.name()).await;
         let _ = server.shutdown().await;
         let (durations, wall) = measured?;
-        let slowest = durations.iter().copied().fold(0.0_f64, f64::max);
-        let mean = durations.iter().sum::<f64>() / durations.len().max(1) as f64;
+        let (slowest, mean) = slowest_and_mean(&durations);
         println!(
             "{:<9}        {} issuer scenarios: {:.0} ms the slowest, {:.0} ms on average; the run {:.2} s wall, browser start included",
             style.name(),
@@ -61,25 +63,28 @@ pub async fn issuer_pages() -> Result<(), String> {
     Ok(())
 }
 
-/// Runs the issuer scenarios against `server` in a `payconf run` of their
-/// own; returns each scenario's milliseconds and the run's wall time.
-async fn measure(
+/// Runs the scenarios `tags` selects against the target `target` (a target
+/// file's text), with `driver`, in a `payconf run` of their own, one at a
+/// time; returns each scenario's milliseconds and the run's wall time.
+/// `style` names what is measured, in an error.
+pub(super) async fn measure(
     program: &PathBuf,
-    server: &RunningServer,
-    style: IssuerPage,
+    target: &str,
+    driver: &str,
+    tags: &str,
+    style: &str,
 ) -> Result<(Vec<f64>, Duration), String> {
     let scratch =
         std::env::temp_dir().join(format!("payconf-bench-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
-    let target = scratch.join("target.toml");
+    let file = scratch.join("target.toml");
     let results = scratch.join("results.json");
-    std::fs::write(&target, target_file(server.base_url.as_str()))
-        .map_err(|e| format!("{}: {e}", target.display()))?;
+    std::fs::write(&file, target).map_err(|e| format!("{}: {e}", file.display()))?;
     let mut command = Command::new(program);
     command
-        .args(["run", "--acs-driver", "browser", "--tags", "@issuer"])
+        .args(["run", "--acs-driver", driver, "--tags", tags])
         .args(["--concurrency", "1", "--target"])
-        .arg(&target)
+        .arg(&file)
         .arg("--results")
         .arg(&results)
         .env_remove("PAYCONF_ACS_DRIVER");
@@ -93,8 +98,7 @@ async fn measure(
     let _ = std::fs::remove_dir_all(&scratch);
     if !output.status.success() {
         return Err(format!(
-            "the issuer scenarios did not pass against the {} page:\n{}{}",
-            style.name(),
+            "the scenarios did not pass against the {style} page:\n{}{}",
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         ));
@@ -109,6 +113,13 @@ async fn measure(
         .filter_map(|s| s["duration_ms"].as_f64())
         .collect();
     Ok((durations, wall))
+}
+
+/// The slowest and the mean of scenarios' milliseconds.
+pub(super) fn slowest_and_mean(durations: &[f64]) -> (f64, f64) {
+    let slowest = durations.iter().copied().fold(0.0_f64, f64::max);
+    let mean = durations.iter().sum::<f64>() / durations.len().max(1) as f64;
+    (slowest, mean)
 }
 
 /// A target file for the reference implementation's defaults at `base`,

@@ -16,7 +16,9 @@
 //! its peak resident memory.
 //!
 //! `payconf bench --issuer-pages` measures the browser driver instead
-//! ([`issuer_pages`](mod@issuer_pages)), `payconf bench --hostile N` the generated-input
+//! ([`issuer_pages`](mod@issuer_pages)), `payconf bench --payment-pages` the buyer's
+//! journey on the standard payment page ([`payment_pages`](mod@payment_pages)),
+//! `payconf bench --hostile N` the generated-input
 //! check ([`hostile`](mod@hostile)), and `payconf bench --volley` how close together a
 //! volley's requests reach a server ([`volley`](mod@volley)).
 
@@ -25,6 +27,7 @@ mod hostile;
 mod issuer_pages;
 mod load;
 mod memory;
+pub mod payment_pages;
 mod processes;
 mod suite;
 mod tls;
@@ -33,6 +36,7 @@ mod volley;
 pub use baseline::serve_baseline;
 pub use hostile::hostile;
 pub use issuer_pages::issuer_pages;
+pub use payment_pages::payment_pages;
 pub use processes::measure_child;
 pub use volley::volley;
 

@@ -47,3 +47,43 @@ fn bench_with_a_baseline_reports_ratios_the_log_and_the_runner() {
         "{stdout}"
     );
 }
+
+/// `payconf bench --payment-pages` passes each style's page scenarios and
+/// prints a row for each: the sandbox's full page with either driver, and
+/// its lightbox opened from a shop's page. The times are the benchmark's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bench_payment_pages_measures_each_style_of_page() {
+    let Some(_turn) =
+        crate::support::runner::browser_turn("bench_payment_pages_measures_each_style_of_page")
+            .await
+    else {
+        return;
+    };
+    let output = tokio::task::spawn_blocking(|| {
+        Command::new(env!("CARGO_BIN_EXE_payconf"))
+            .args(["bench", "--payment-pages"])
+            .env_remove("PAYCONF_LOG")
+            .output()
+            .expect("payconf bench runs")
+    })
+    .await
+    .expect("the bench finishes");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    for (style, scenarios) in [
+        ("full page form ", 3),
+        ("full page browser ", 3),
+        ("lightbox  browser ", 2),
+    ] {
+        let row = stdout
+            .lines()
+            .find(|line| line.starts_with(style))
+            .unwrap_or_else(|| panic!("no row for {style:?}:\n{stdout}"));
+        assert!(
+            row.contains(&format!(" {scenarios} page scenarios: "))
+                && row.contains(" ms the slowest"),
+            "{row}"
+        );
+    }
+}

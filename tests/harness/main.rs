@@ -15,6 +15,7 @@ mod evidence;
 mod har;
 mod issuer_drivers;
 mod layers;
+mod lightbox;
 mod production_guard;
 mod proxy;
 mod redaction;

@@ -22,6 +22,8 @@ mod card_form;
 mod lightbox;
 mod wallet;
 
+pub use lightbox::checkout_snippet;
+
 pub(crate) use lightbox::{demo, result, script};
 pub(crate) use wallet::{decide as wallet_decide, page as wallet_page};
 

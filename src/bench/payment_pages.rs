@@ -1,0 +1,158 @@
+//! `payconf bench --payment-pages`: the buyer's journey on the standard
+//! payment page, measured as users run it, per style of page the sandbox
+//! serves: its full page with the form driver and with the browser, and
+//! the lightbox (a shop's page of its own, on another origin, opening the
+//! page in an overlay with the sandbox's script) with the browser. Each
+//! style's `@payment-page` scenarios run in a `payconf run` process of
+//! their own, one at a time, and each scenario's time is read from its
+//! `--results` file ([`super::issuer_pages`] measures the same way).
+
+use std::time::Duration;
+
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::TcpListener,
+};
+
+use payconf_reference::{ReferenceConfig, RunningServer};
+
+use super::issuer_pages::{measure, slowest_and_mean, target_file};
+
+/// The sandbox's payment page as the shop's page shows it: the shop's Pay
+/// button first, then the card form in the overlay. For a page opened by a
+/// click, steps describe the way; the lightbox test pastes the documented
+/// snippet and pays with these same steps.
+pub const LIGHTBOX_STEPS: &str = r##"
+[[payment_page.steps]]
+click = "#pay"
+[[payment_page.steps]]
+type = "[name=cardNumber]"
+field = "number"
+[[payment_page.steps]]
+type = "[name=expMonth]"
+field = "exp_month"
+[[payment_page.steps]]
+type = "[name=expYear]"
+field = "exp_year"
+[[payment_page.steps]]
+type = "[name=cvv]"
+field = "cvv"
+[[payment_page.steps]]
+type = "[name=holder]"
+field = "name"
+[[payment_page.steps]]
+type = "[name=email]"
+field = "email"
+[[payment_page.steps]]
+click = "#card button[value=card]"
+"##;
+
+/// The sandbox's own page, its inputs named, and its wallet.
+fn page_section(base: &str) -> String {
+    format!(
+        "[payment_page]\naddress = \"{base}/pay?shopLogin={{shopLogin}}&paymentToken={{paymentToken}}&paymentID={{paymentID}}\"\n\
+         fields = {{ number = \"cardNumber\", exp_month = \"expMonth\", exp_year = \"expYear\", cvv = \"cvv\", name = \"holder\", email = \"email\" }}\n\
+         [payment_page.alternative]\nchoose = \"#wallet button\"\n"
+    )
+}
+
+/// Runs the measurement and prints its figures.
+pub async fn payment_pages() -> Result<(), String> {
+    let program = super::processes::payconf()?;
+    let server = RunningServer::start(ReferenceConfig::default())
+        .await
+        .map_err(|e| format!("cannot start the reference implementation: {e}"))?;
+    let base = server.base_url.as_str().trim_end_matches('/').to_owned();
+    let shop = shop_page(&base).await?;
+    println!(
+        "payconf bench --payment-pages: the sandbox at {base}; {} CPUs",
+        std::thread::available_parallelism().map_or(1, usize::from)
+    );
+    let page = format!("{}{}", target_file(&base), page_section(&base));
+    let lightbox = format!(
+        "{}[payment_page]\naddress = \"{shop}/checkout?token={{paymentToken}}&id={{paymentID}}\"\n{LIGHTBOX_STEPS}",
+        target_file(&base)
+    );
+    let every = "@payment-page and @core";
+    // The lightbox's wallet is behind the shop's button: no step reaches it.
+    let cards = "@payment-page and @core and not @alternative-method";
+    let styles = [
+        ("full page", "form", &page, every),
+        ("full page", "browser", &page, every),
+        ("lightbox", "browser", &lightbox, cards),
+    ];
+    for (style, driver, target, tags) in styles {
+        let (durations, wall) = measure(&program, target, driver, tags, style).await?;
+        let (slowest, mean) = slowest_and_mean(&durations);
+        println!(
+            "{style:<9} {driver:<7}  {} page scenarios: {slowest:.0} ms the slowest, {mean:.0} ms on average; the run {:.2} s wall{}",
+            durations.len(),
+            wall.as_secs_f64(),
+            if driver == "browser" {
+                ", browser start included"
+            } else {
+                ""
+            }
+        );
+    }
+    let _ = server.shutdown().await;
+    Ok(())
+}
+
+/// A shop's checkout page on a loopback origin of its own: the Pay button
+/// and the sandbox's snippet, for the payment the query names. Returns the
+/// shop's base address; it serves until the process ends.
+async fn shop_page(sandbox: &str) -> Result<String, String> {
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| format!("cannot open the shop's page: {e}"))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    let script = format!("{sandbox}{}", payconf_reference::SCRIPT_PATH);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let script = script.clone();
+            tokio::spawn(async move {
+                let mut head = vec![0_u8; 4096];
+                let read = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut head))
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                    .unwrap_or(0);
+                let body = checkout(&script, &String::from_utf8_lossy(&head[..read]));
+                let answer = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(answer.as_bytes()).await;
+            });
+        }
+    });
+    Ok(format!("http://{address}"))
+}
+
+/// The shop's page for the request whose head is `head`.
+fn checkout(script: &str, head: &str) -> String {
+    let target = head.split_whitespace().nth(1).unwrap_or("/");
+    let url = url::Url::parse("http://shop.invalid")
+        .and_then(|base| base.join(target))
+        .ok();
+    let query = |name: &str| {
+        url.as_ref()
+            .and_then(|url| url.query_pairs().find(|(key, _)| key == name))
+            .map(|(_, value)| value.into_owned())
+            .unwrap_or_default()
+    };
+    let token = uuid::Uuid::try_parse(&query("token")).unwrap_or_default();
+    let id = query("id").parse::<u64>().unwrap_or_default();
+    let snippet = payconf_reference::checkout_snippet(
+        script,
+        payconf_reference::DEFAULT_SHOP_LOGIN,
+        &token,
+        id,
+        "bench",
+    );
+    format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Shop</title></head><body>\
+         <button type=\"button\" id=\"pay\">Pay</button><p id=\"outcome\" role=\"status\"></p>\n{snippet}\n</body></html>"
+    )
+}
