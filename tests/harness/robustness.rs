@@ -82,7 +82,11 @@ async fn a_race_window_of_one_millisecond_fails_rob_01_in_every_run_of_the_whole
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_without_a_race_passes_every_run_of_the_whole_profile() {
     let all = scenarios_where(|s| s.profile == Some(payconf_spec::Profile::Robustness));
-    for variation in [None, Some(Variation::EchoesRequest)] {
+    for variation in [
+        None,
+        Some(Variation::EchoesRequest),
+        Some(Variation::PressAgainShowsResult),
+    ] {
         let twin = match variation {
             None => TwinService::start(None).await,
             Some(variation) => TwinService::start_varied(variation).await,

@@ -2,12 +2,13 @@
 //! ([`payment`]), paying with cards ([`card`]), requests outside the
 //! contract's operations ([`paths`]), what an answer says ([`answer`]),
 //! where the buyer is sent ([`redirect`]), and the buyer on the standard
-//! payment page ([`payment_page`]). Steps return
+//! payment page ([`payment_page`]; pressing pay twice at once, [`page_presses`]). Steps return
 //! `Result<(), Failure>`; a failure says what was expected, what was seen,
 //! and shows the exchange with secrets redacted.
 
 mod answer;
 mod card;
+mod page_presses;
 mod paths;
 pub(crate) mod payment;
 mod payment_page;

@@ -30,7 +30,7 @@ use crate::runner::{
 pub const DEFINED_IN: &str = file!();
 
 /// The target's payment page, or what the target file must declare.
-fn declared(world: &PaymentWorld) -> Result<PaymentPage, Failure> {
+pub(super) fn declared(world: &PaymentWorld) -> Result<PaymentPage, Failure> {
     world
         .target()
         .payment_page
@@ -44,7 +44,7 @@ fn page_address(world: &PaymentWorld, page: &PaymentPage) -> Result<Url, Failure
     address(world, page, &payment.token, payment.payment_id.as_deref())
 }
 
-fn address(
+pub(super) fn address(
     world: &PaymentWorld,
     page: &PaymentPage,
     token: &str,
@@ -66,7 +66,7 @@ fn address(
 
 /// What the buyer types on the page for `card`: by the page's input names,
 /// or by the card fields' own names when steps describe the page.
-fn card_values(
+pub(super) fn card_values(
     world: &PaymentWorld,
     page: &PaymentPage,
     card: &TestCard,

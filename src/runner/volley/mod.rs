@@ -103,6 +103,19 @@ impl SubmitVolleys {
     }
 }
 
+/// Presses of pay on one payment's page sent at once (ROB-05), as the
+/// last volley of them ended (the first whose presses had two outcomes, if
+/// one did).
+#[derive(Debug)]
+pub struct PagePresses {
+    /// Which volley that was, from 1.
+    pub round: usize,
+    /// The card each press paid with, in the scenario's words.
+    pub cards: [&'static str; 2],
+    /// Each press's exchange, and the page it sent the buyer to, if any.
+    pub landed: Vec<(Exchange, Option<Url>)>,
+}
+
 /// Why payconf could not send a volley: its own failure, never the target's.
 #[derive(Debug, thiserror::Error)]
 pub enum VolleyError {

@@ -27,7 +27,7 @@ use crate::runner::{
     redact::Redactor,
     result::{HostileFinding, IssuerEvidence, Leftovers},
     target_file::TargetConfig,
-    volley::SubmitVolleys,
+    volley::{PagePresses, SubmitVolleys},
 };
 use payconf_spec::{Profile, contract::Contract, requirements::Requirements};
 
@@ -99,6 +99,8 @@ pub struct PaymentWorld {
     pub answer: Option<Answer>,
     /// The volleys of submits of one token (`@robustness`).
     pub volley: Option<SubmitVolleys>,
+    /// Presses of pay at once on the payment page (`@robustness`).
+    pub presses: Option<PagePresses>,
     /// Whole payments run in parallel: (token, create's ID, submit's ID).
     pub flows: Vec<(String, String, String)>,
     /// Generated hostile bodies sent, and their findings.
@@ -137,6 +139,7 @@ impl PaymentWorld {
             submitted_token: None,
             last_submit_body: None,
             volley: None,
+            presses: None,
             flows: Vec::new(),
             hostile: None,
             answer: None,

@@ -13,6 +13,7 @@
 mod paying;
 
 pub use paying::DEFINED_IN as PAYING_DEFINED_IN;
+pub(crate) use paying::volleys_line;
 
 use cucumber::{then, when};
 use futures_util::{StreamExt, stream};
@@ -309,13 +310,21 @@ async fn hostile_creates(world: &mut PaymentWorld) -> Result<(), Settled> {
 /// A fresh payment's token, so that a shrunk submit is not refused only
 /// because an earlier one used the token up.
 async fn fresh_token(world: &PaymentWorld) -> Option<String> {
+    fresh_payment(world).await.map(|(token, _)| token)
+}
+
+/// A payment created anew: its token, and its ID when create gave one.
+pub(crate) async fn fresh_payment(world: &PaymentWorld) -> Option<(String, Option<String>)> {
     let create = create_request(world, create_body(world).to_string().into_bytes());
     let answer = world.ctx.patient.send(create).await.exchange;
     world.also_sent([&answer]);
-    json_of(&answer)?
-        .pointer("/payload/paymentToken")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
+    let json = json_of(&answer)?;
+    let text = |pointer: &str| {
+        json.pointer(pointer)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    Some((text("/payload/paymentToken")?, text("/payload/paymentID")))
 }
 
 /// Shrinks the `index`-th body while its answer still fails; returns the

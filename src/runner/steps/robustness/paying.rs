@@ -40,6 +40,29 @@ async fn volley_of(
     Ok(volley)
 }
 
+/// The scenario's `measured:` line for its volleys: how many of `what`
+/// went, how close together each volley's `unit`s were, and why they
+/// stopped early if they did (no payment for volley `no_payment`).
+pub(crate) fn volleys_line(
+    what: &str,
+    unit: &str,
+    measured: &[Option<Duration>],
+    no_payment: Option<usize>,
+) -> String {
+    let sent = measured.len();
+    let mut line = format!(
+        "{sent} {} of {what}; between the first and the last {unit}: {}",
+        if sent == 1 { "volley" } else { "volleys" },
+        spreads(measured),
+    );
+    if let Some(round) = no_payment {
+        line.push_str(&format!(
+            "; no more volleys: the create for volley {round} gave no payment token"
+        ));
+    }
+    line
+}
+
 /// How the volleys went out, for the scenario's `measured:` line.
 fn how_sent(protocol: &str, held: usize, count: usize) -> String {
     let (connections, last) = if protocol == "HTTP/2" {
@@ -93,21 +116,14 @@ async fn submitted_at_once(world: &mut PaymentWorld) -> Result<(), Settled> {
                 break;
             }
         }
-        let sent = measured.len();
-        let mut line = format!(
-            "{sent} {} of {} submits of one token, each on a fresh payment, {}; \
-             between the first and the last request: {}",
-            if sent == 1 { "volley" } else { "volleys" },
+        let what = format!(
+            "{} submits of one token, each on a fresh payment, {}",
             settings.concurrent_submits,
             how_sent(protocol, fewest_held, settings.concurrent_submits),
-            spreads(&measured),
         );
-        if let Some(round) = no_payment {
-            line.push_str(&format!(
-                "; no more volleys: the create for volley {round} gave no payment token"
-            ));
-        }
-        world.measured.push(line);
+        world
+            .measured
+            .push(volleys_line(&what, "request", &measured, no_payment));
         Ok(())
     })
     .await;

@@ -424,4 +424,4 @@ const ECHO: &str = "\u{0}received";
 /// once (which all arrive before the first answer leaves) do not. The
 /// delay need only outlast a volley's spread, which payconf measures in
 /// milliseconds; a second is that many times over.
-const LATE: Duration = Duration::from_secs(1);
+pub(super) const LATE: Duration = Duration::from_secs(1);

@@ -54,11 +54,12 @@ pub enum Defect {
     PageWaitsForSubmit,
     PageLandsOnFailure,
     AlternativeLandsElsewhere,
+    DoublePressPaysTwice,
 }
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 50] = [
+    pub const ALL: [Self; 51] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -109,6 +110,7 @@ impl Defect {
         Self::PageWaitsForSubmit,
         Self::PageLandsOnFailure,
         Self::AlternativeLandsElsewhere,
+        Self::DoublePressPaysTwice,
     ];
 
     /// Its id in the catalogue: the variant's name in kebab case.
@@ -158,6 +160,7 @@ impl Defect {
                 | Self::PaymentsMixedUnderLoad
                 | Self::DeepNestingCrashes
                 | Self::NonAsciiCrashes
+                | Self::DoublePressPaysTwice
         )
     }
 

@@ -49,6 +49,8 @@ pub const API_KEY: &str = "twin-merchant-key-7f3a";
 pub const SHOP: &str = "TWIN_STORE";
 pub const FRICTIONLESS_CARD: &str = "4111111111111111";
 pub const THREE_DS_CARD: &str = "5555555555554444";
+/// A card the twin declines (it declines every card but its two).
+pub const DECLINED_CARD: &str = "4000056655665556";
 pub const PASSCODE: &str = "424242";
 
 const JSON: &str = "text/json; charset=utf-8";
@@ -80,6 +82,9 @@ struct State {
     next_id: AtomicU64,
     /// How many payments were created.
     created: AtomicU64,
+    /// Where the payment page sent the buyer of each payment it paid, by
+    /// token: a shop's page.
+    page_outcomes: Mutex<HashMap<String, String>>,
     /// When the last API requests came, for the rate-limited variation.
     recent_requests: Mutex<std::collections::VecDeque<std::time::Instant>>,
 }
@@ -502,6 +507,11 @@ exp_year = "31"
 cvv = "737"
 [cards.three_ds]
 number = "{THREE_DS_CARD}"
+exp_month = "03"
+exp_year = "31"
+cvv = "737"
+[cards.declined]
+number = "{DECLINED_CARD}"
 exp_month = "03"
 exp_year = "31"
 cvv = "737"

@@ -11,7 +11,8 @@
 use wiremock::{Request, ResponseTemplate};
 
 use super::{
-    Defect, FRICTIONLESS_CARD, THREE_DS_CARD, Twin, answer, form_fields, page, query, redirect,
+    Defect, FRICTIONLESS_CARD, THREE_DS_CARD, Twin, Variation, answer, form_fields, page, query,
+    redirect,
 };
 
 /// How the twin builds its payment page.
@@ -198,36 +199,69 @@ document.querySelector('input').addEventListener('input', function (event) {{
         let form = form_fields(request);
         let token = form.get("t").cloned().unwrap_or_default();
         let framed = form.get("framed").map(String::as_str) == Some("1");
-        let payment = {
-            let mut payments = self.state.payments.lock().expect("lock");
-            match payments.get_mut(&token) {
-                Some(payment) if !payment.submitted => {
-                    payment.submitted = true;
-                    payment.clone()
-                }
-                Some(_) => {
-                    return page("Already paid", "<h1>This order has already been paid.</h1>");
-                }
-                None => return answer(404, super::HTML, "<p>Unknown order</p>"),
-            }
-        };
         let number: String = form
             .get("pan")
             .map(|pan| pan.chars().filter(char::is_ascii_digit).collect())
             .unwrap_or_default();
-        let valid_expiry = form
+        let valid = form
             .get("exp")
-            .is_some_and(|exp| exp.len() == 5 && exp.as_bytes()[2] == b'/');
+            .is_some_and(|exp| exp.len() == 5 && exp.as_bytes()[2] == b'/')
+            && form.get("csc").is_some_and(|csc| !csc.is_empty());
+        // Where the card sends the buyer once charged: a shop's page, or
+        // (none) the issuer's or a page of the twin's own.
+        let outcome = |order: &str| match number.as_str() {
+            _ if !valid => Some(format!("/sorry?order={order}")),
+            FRICTIONLESS_CARD if self.has(Defect::PageWaitsForSubmit) => None,
+            FRICTIONLESS_CARD => Some(format!("/thank-you?order={order}")),
+            THREE_DS_CARD => None,
+            _ => Some(format!("/sorry?order={order}")),
+        };
+        let now = std::time::Instant::now();
+        let racing = self.has(Defect::DoublePressPaysTwice);
+        let payment = {
+            let mut payments = self.state.payments.lock().expect("lock");
+            match payments.get_mut(&token) {
+                // With the defect, the claim lands a second after the check:
+                // a press within that second finds the payment unpaid.
+                Some(payment)
+                    if payment.submitted
+                        && racing
+                        && payment.answered_at.is_some_and(|at| at > now) =>
+                {
+                    payment.clone()
+                }
+                Some(payment) if !payment.submitted => {
+                    payment.submitted = true;
+                    payment.answered_at = racing.then(|| now + super::api::LATE);
+                    if let Some(path) = outcome(&payment.id) {
+                        let mut outcomes = self.state.page_outcomes.lock().expect("lock");
+                        outcomes.insert(token.clone(), path);
+                    }
+                    payment.clone()
+                }
+                Some(_) => {
+                    let shown = self
+                        .state
+                        .page_outcomes
+                        .lock()
+                        .expect("lock")
+                        .get(&token)
+                        .cloned();
+                    return match shown {
+                        Some(path) if self.variation == Some(Variation::PressAgainShowsResult) => {
+                            self.leave_page(framed, &path)
+                        }
+                        _ => page("Already paid", "<h1>This order has already been paid.</h1>"),
+                    };
+                }
+                None => return answer(404, super::HTML, "<p>Unknown order</p>"),
+            }
+        };
         let order = &payment.id;
-        if !valid_expiry || form.get("csc").is_none_or(String::is_empty) {
-            return self.leave_page(framed, &format!("/sorry?order={order}"));
+        if let Some(path) = outcome(order) {
+            return self.leave_page(framed, &path);
         }
         match number.as_str() {
-            FRICTIONLESS_CARD if self.has(Defect::PageWaitsForSubmit) => page(
-                "Processing",
-                "<h1>Your payment is being processed</h1><p>The shop confirms it shortly.</p>",
-            ),
-            FRICTIONLESS_CARD => self.leave_page(framed, &format!("/thank-you?order={order}")),
             THREE_DS_CARD => {
                 let session = self.new_session(order, Some(framed));
                 redirect(
@@ -235,7 +269,10 @@ document.querySelector('input').addEventListener('input', function (event) {{
                     &Self::at(&self.issuer, &format!("/acs/begin?txn={session}")),
                 )
             }
-            _ => self.leave_page(framed, &format!("/sorry?order={order}")),
+            _ => page(
+                "Processing",
+                "<h1>Your payment is being processed</h1><p>The shop confirms it shortly.</p>",
+            ),
         }
     }
 

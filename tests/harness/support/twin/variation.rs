@@ -45,11 +45,17 @@ pub enum Variation {
     /// states no validation rules, and the submit payload's "other fields
     /// are present".
     EchoesRequest,
+    /// A press of pay on a payment the page has already paid sends the
+    /// buyer where the payment's outcome sent them (the shop's success or
+    /// failure page) instead of an "already paid" page: a double press
+    /// shows the result again. The contract says what one payment process
+    /// does, not what a second press answers.
+    PressAgainShowsResult,
 }
 
 impl Variation {
     /// Every variation.
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::NullPayloadOnRefusals,
         Self::ApiKeyRequiredOnSubmit,
         Self::RefusesReservedDomains,
@@ -59,5 +65,6 @@ impl Variation {
         Self::GzipAlways,
         Self::BrokenDecorativeFrame,
         Self::EchoesRequest,
+        Self::PressAgainShowsResult,
     ];
 }

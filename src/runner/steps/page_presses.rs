@@ -1,0 +1,239 @@
+//! `@robustness` on the payment page (ROB-05): the buyer pressing pay twice
+//! at once, as two tabs of one payment would. The page is opened once, its
+//! card form read as the form driver reads it and filled for each of two
+//! cards, and the two presses are sent as a volley ([`crate::runner::volley`]:
+//! last bytes released together). Each press is followed to where it sends
+//! the buyer. A payment executed once has one outcome: presses of one token
+//! landing on the success page and on the failure page both executed it
+//! twice. What a press that loses answers (the result again, an "already
+//! paid" page, an error page) is the service's own.
+
+use cucumber::{then, when};
+use reqwest::Method;
+use url::Url;
+
+use super::{
+    card::{CardChoice, card},
+    payment_page::{address, card_values, declared},
+};
+use crate::runner::{
+    exchange::{Exchange, RecordedRequest},
+    issuer::{
+        Choice,
+        html::{self, PageAction},
+        parse, same_page,
+    },
+    steps::robustness::{fresh_payment, volleys_line},
+    volley::{self, PagePresses},
+    world::{Failure, PaymentWorld, Settled, checked, checked_async},
+};
+
+/// Where these definitions are.
+pub const DEFINED_IN: &str = file!();
+
+#[when(
+    expr = "the buyer presses pay twice at once on the payment page, with {card} and with {card}"
+)]
+async fn presses_twice(
+    world: &mut PaymentWorld,
+    first: CardChoice,
+    second: CardChoice,
+) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let page = declared(world)?;
+        if !page.steps.is_empty() {
+            return Err(Failure::harness(
+                "payconf presses pay twice by sending the page's form as the form driver reads \
+                 it, so it needs the page's inputs in payment_page.fields; [[payment_page.steps]] \
+                 describe a page only a browser gets through",
+            ));
+        }
+        let cards = [card(world, first)?.clone(), card(world, second)?.clone()];
+        let values = cards.map(|card| card_values(world, &page, &card));
+        let rounds = world.target().robustness.volleys;
+        let mut measured = Vec::new();
+        let mut no_payment = None;
+        for round in 1..=rounds {
+            let (token, payment_id) = if round == 1 {
+                let payment = world.payment()?;
+                (payment.token.clone(), payment.payment_id.clone())
+            } else {
+                match fresh_payment(world).await {
+                    Some(created) => created,
+                    None => {
+                        no_payment = Some(round);
+                        break;
+                    }
+                }
+            };
+            let start = address(world, &page, &token, payment_id.as_deref())?;
+            let (document, cookie) = open(world, &start).await?;
+            let mut requests = Vec::new();
+            for values in &values {
+                let form = match html::page_action(&document, &start, Choice::Authenticate, values)
+                {
+                    Ok(PageAction::Answer(form)) => form,
+                    _ => {
+                        return Err(Failure::harness(format!(
+                            "payconf cannot press pay on the payment page at {start} without a \
+                             browser: no form of the page as served holds the inputs \
+                             payment_page.fields names, with a control that sends it"
+                        )));
+                    }
+                };
+                let mut request = form.request();
+                if let Some(cookie) = &cookie {
+                    request = request.header("Cookie", cookie.clone());
+                }
+                requests.push(request);
+            }
+            let volley = volley::send(world.target(), &world.ctx.patient, requests)
+                .await
+                .map_err(|why| {
+                    Failure::harness(format!("payconf could not press pay twice at once: {why}"))
+                })?;
+            world.also_sent(&volley.warm);
+            world.also_sent(&volley.exchanges);
+            measured.push(volley.spread);
+            let mut landed = Vec::new();
+            for exchange in volley.exchanges {
+                let outcome = outcome_of(world, &exchange).await;
+                landed.push((exchange, outcome));
+            }
+            let presses = PagePresses {
+                round,
+                cards: [first, second].map(card_words),
+                landed,
+            };
+            let twice = presses.both_outcomes(world.target());
+            world.presses = Some(presses);
+            if twice {
+                break;
+            }
+        }
+        world.measured.push(volleys_line(
+            "two presses of pay on one payment's page, each on a fresh payment",
+            "press",
+            &measured,
+            no_payment,
+        ));
+        Ok(())
+    })
+    .await;
+    world.settle(checked)
+}
+
+/// The card, in the scenario's words.
+fn card_words(choice: CardChoice) -> &'static str {
+    match choice {
+        CardChoice::Frictionless => "the card not enrolled in 3-D Secure",
+        CardChoice::ThreeDSecure => "the card enrolled in 3-D Secure",
+        CardChoice::Declined => "the declined card",
+    }
+}
+
+/// Opens the page as the buyer's browser does, once for both tabs: the
+/// page read within bounds, and the cookies it sets.
+async fn open(
+    world: &mut PaymentWorld,
+    start: &Url,
+) -> Result<(scraper::Html, Option<String>), Failure> {
+    let request = RecordedRequest::new(Method::GET, start.clone())
+        .header("Accept", "text/html,application/xhtml+xml");
+    let ctx = std::sync::Arc::clone(&world.ctx);
+    let index = world
+        .trail
+        .exchange(&ctx.patient, &ctx.redactor, request)
+        .await?;
+    let exchange = &world.trail.exchanges[index];
+    let response = exchange
+        .response
+        .as_ref()
+        .expect("exchange() returned Ok only for a response");
+    if !(200..300).contains(&response.status) {
+        return Err(world.failure(
+            "the payment page of a payment just created, opened (HTTP 2xx)",
+            &format!("HTTP {}", response.status),
+        ));
+    }
+    let cookies: Vec<&str> = response
+        .headers
+        .iter()
+        .filter(|(name, _)| name.eq_ignore_ascii_case("set-cookie"))
+        .filter_map(|(_, value)| value.split(';').next())
+        .map(str::trim)
+        .collect();
+    let cookie = (!cookies.is_empty()).then(|| cookies.join("; "));
+    let body = String::from_utf8_lossy(&response.body);
+    let document = parse::document(&body).map_err(|why| {
+        Failure::harness(format!(
+            "payconf could not read the payment page at {start}: {why}"
+        ))
+    })?;
+    Ok((document, cookie))
+}
+
+/// Where a press sends the buyer, followed as a buyer who answers nothing
+/// more; none when its answer sends them nowhere (a page of its own).
+async fn outcome_of(world: &mut PaymentWorld, exchange: &Exchange) -> Option<Url> {
+    let response = exchange.response.as_ref().ok()?;
+    if !(300..400).contains(&response.status) {
+        return None;
+    }
+    let next = exchange
+        .request
+        .url
+        .join(response.header("location")?)
+        .ok()?;
+    world.follow(&next).await.ok()
+}
+
+#[then("the presses do not land on both the success page and the failure page")]
+fn not_both_outcomes(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let Some(presses) = world.presses.take() else {
+            return Err(Failure::plain(
+                "presses of pay at once on the payment page earlier in the scenario",
+            ));
+        };
+        if !presses.both_outcomes(world.target()) {
+            return Ok(());
+        }
+        let said: Vec<String> = presses
+            .cards
+            .iter()
+            .zip(&presses.landed)
+            .map(|(card, (_, landed))| {
+                let page = landed.as_ref().map_or("no page".to_owned(), Url::to_string);
+                format!("the press with {card} landed on {page}")
+            })
+            .collect();
+        let round = presses.round;
+        world
+            .trail
+            .exchanges
+            .extend(presses.landed.into_iter().map(|(exchange, _)| exchange));
+        Err(world.failure(
+            "one outcome for one payment: of two presses of one token at once, at most one \
+             of the success and failure pages",
+            &format!(
+                "in volley {round}, {}: the payment was executed twice",
+                said.join(" and ")
+            ),
+        ))
+    });
+    world.settle(checked)
+}
+
+impl PagePresses {
+    /// Whether the presses landed on the success page and on the failure
+    /// page both.
+    fn both_outcomes(&self, target: &crate::runner::target_file::TargetConfig) -> bool {
+        let on = |page: &Option<Url>| {
+            self.landed.iter().any(|(_, landed)| {
+                matches!((landed, page), (Some(landed), Some(page)) if same_page(landed, page))
+            })
+        };
+        on(&target.success_url) && on(&target.failure_url)
+    }
+}
