@@ -46,7 +46,7 @@ use crate::runner::{
 };
 
 /// What a browser asks for when it opens a page.
-const BROWSER_ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+pub const BROWSER_ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 
 /// Drives the buyer from the journey's start to wherever they land, within
 /// the journey's bound (`acs.journey_timeout`); the pages visited are the

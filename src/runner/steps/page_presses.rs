@@ -9,15 +9,14 @@
 //! paid" page, an error page) is the service's own.
 
 use cucumber::{then, when};
-use reqwest::Method;
 use url::Url;
 
 use super::{
     card::{CardChoice, card},
-    payment_page::{address, card_values, declared},
+    payment_page::{address, card_values, declared, open_page},
 };
 use crate::runner::{
-    exchange::{Exchange, RecordedRequest},
+    exchange::Exchange,
     issuer::{
         Choice,
         html::{self, PageAction},
@@ -138,13 +137,7 @@ async fn open(
     world: &mut PaymentWorld,
     start: &Url,
 ) -> Result<(scraper::Html, Option<String>), Failure> {
-    let request = RecordedRequest::new(Method::GET, start.clone())
-        .header("Accept", "text/html,application/xhtml+xml");
-    let ctx = std::sync::Arc::clone(&world.ctx);
-    let index = world
-        .trail
-        .exchange(&ctx.patient, &ctx.redactor, request)
-        .await?;
+    let index = open_page(world, start.clone()).await?;
     let exchange = &world.trail.exchanges[index];
     let response = exchange
         .response

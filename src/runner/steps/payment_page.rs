@@ -21,7 +21,7 @@ use super::{
 };
 use crate::runner::{
     exchange::RecordedRequest,
-    issuer::{Answer, Choice, Page, parse},
+    issuer::{Answer, Choice, Page, form, parse},
     target_file::{CardField, IssuerStep, PaymentPage, PaymentRefs, TestCard},
     world::{Failure, PaymentWorld, Settled, checked, checked_async},
 };
@@ -197,6 +197,17 @@ async fn approves_alternative(world: &mut PaymentWorld) -> Result<(), Settled> {
     world.settle(checked)
 }
 
+/// Opens the page at `url` as a buyer's browser does; the exchange's index
+/// in the scenario's trail.
+pub(super) async fn open_page(world: &mut PaymentWorld, url: Url) -> Result<usize, Failure> {
+    let request = RecordedRequest::new(Method::GET, url).header("Accept", form::BROWSER_ACCEPT);
+    let ctx = std::sync::Arc::clone(&world.ctx);
+    world
+        .trail
+        .exchange(&ctx.patient, &ctx.redactor, request)
+        .await
+}
+
 #[when("the buyer opens the payment page of a payment the service does not hold")]
 async fn opens_unknown_payment(world: &mut PaymentWorld) -> Result<(), Settled> {
     let checked = checked_async(async {
@@ -204,14 +215,7 @@ async fn opens_unknown_payment(world: &mut PaymentWorld) -> Result<(), Settled> 
         let token = unknown_token(world);
         let payment_id = (uuid::Uuid::new_v4().as_u128() % 1_000_000_000).to_string();
         let url = address(world, &page, &token, Some(&payment_id))?;
-        let request = RecordedRequest::new(Method::GET, url)
-            .header("Accept", "text/html,application/xhtml+xml");
-        let ctx = std::sync::Arc::clone(&world.ctx);
-        world
-            .trail
-            .exchange(&ctx.patient, &ctx.redactor, request)
-            .await
-            .map(drop)
+        open_page(world, url).await.map(drop)
     })
     .await;
     world.settle(checked)

@@ -9,7 +9,7 @@
 //! value names the variable. [`TargetFile::resolve`] checks them all
 //! and names the first one that is missing or invalid.
 
-use std::{collections::BTreeMap, fmt, path::Path, time::Duration};
+use std::{fmt, path::Path, time::Duration};
 
 use serde::Deserialize;
 use url::Url;
@@ -20,6 +20,7 @@ mod acs;
 mod cards;
 mod payment_page;
 mod robustness;
+mod sandbox;
 mod secret;
 mod steps;
 mod summary;
@@ -30,7 +31,7 @@ mod tls;
 pub use acs::{AcsConfig, AcsDriver, BrowserSettings, driver_override};
 use cards::check_card;
 pub use cards::{TestCard, TestCards};
-pub use payment_page::{CardField, PaymentPage, PaymentPageFile, PaymentRefs};
+pub use payment_page::{Alternative, CardField, PaymentPage, PaymentPageFile, PaymentRefs};
 pub use robustness::RobustnessSettings;
 pub use secret::Secret;
 pub use steps::{IssuerStep, StepAction, StepValue};
@@ -363,60 +364,6 @@ fn http_url(setting: &str, value: &str) -> Result<Url, TargetError> {
 }
 
 impl TargetConfig {
-    /// The target for the reference implementation's built-in defaults at `base_url`.
-    pub fn reference_defaults(base_url: Url, token_lifetime: Duration) -> Self {
-        use payconf_reference as reference;
-        let card = |number: &str| TestCard {
-            number: Secret::new(number),
-            exp_month: "12".to_owned(),
-            exp_year: "99".to_owned(),
-            cvv: Secret::new("123"),
-        };
-        let page = |outcome: &str| {
-            base_url
-                .join(&format!(
-                    "/merchant/{}/{outcome}",
-                    reference::DEFAULT_SHOP_LOGIN
-                ))
-                .expect("a path joins any http base URL")
-        };
-        Self {
-            success_url: Some(page("success")),
-            failure_url: Some(page("failure")),
-            base_url: base_url.clone(),
-            environment: Some(Environment::Sandbox),
-            api_key: Secret::new(reference::DEFAULT_API_KEY),
-            shop_login: reference::DEFAULT_SHOP_LOGIN.to_owned(),
-            currency: "EUR".to_owned(),
-            amount: "1.00".to_owned(),
-            token_lifetime: Some(token_lifetime),
-            submit_authorization: true,
-            buyer_name: DEFAULT_BUYER_NAME.to_owned(),
-            buyer_email: DEFAULT_BUYER_EMAIL.to_owned(),
-            transaction_prefix: DEFAULT_TRANSACTION_PREFIX.to_owned(),
-            cards: TestCards {
-                frictionless: Some(card(reference::DEFAULT_FRICTIONLESS_CARD)),
-                three_ds: Some(card(reference::DEFAULT_THREE_DS_CARD)),
-                declined: Some(card(reference::DEFAULT_DECLINED_CARD)),
-            },
-            acs: AcsConfig {
-                driver: AcsDriver::Form,
-                fields: BTreeMap::from([(
-                    "otp".to_owned(),
-                    Secret::new(reference::DEFAULT_ISSUER_CODE),
-                )]),
-                steps: Vec::new(),
-                browser: BrowserSettings::default(),
-                origins: Vec::new(),
-                journey_timeout: None,
-            },
-            payment_page: Some(PaymentPage::sandbox(&base_url)),
-            robustness: RobustnessSettings::default(),
-            tls: TlsSettings::default(),
-            proxy: None,
-        }
-    }
-
     /// An API path under the base address (which may itself carry a path).
     pub fn api_url(&self, path: &str) -> Url {
         let mut url = self.base_url.clone();

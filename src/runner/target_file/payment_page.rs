@@ -156,38 +156,6 @@ impl PaymentPage {
         Url::parse(&address)
     }
 
-    /// The sandbox's own page under `base_url`, with its card inputs and
-    /// its wallet, as `payconf run` declares it for the embedded sandbox.
-    pub fn sandbox(base_url: &Url) -> Self {
-        use payconf_reference as reference;
-        let mut address = base_url.clone();
-        address.set_path(reference::PAGE_PATH);
-        address.set_query(None);
-        let fields = [
-            (CardField::Number, "cardNumber"),
-            (CardField::ExpMonth, "expMonth"),
-            (CardField::ExpYear, "expYear"),
-            (CardField::Cvv, "cvv"),
-            (CardField::Name, "holder"),
-            (CardField::Email, "email"),
-        ];
-        Self {
-            address: format!(
-                "{address}?shopLogin={{shopLogin}}&paymentToken={{paymentToken}}&paymentID={{paymentID}}"
-            ),
-            fields: fields
-                .into_iter()
-                .map(|(field, input)| (field, input.to_owned()))
-                .collect(),
-            steps: Vec::new(),
-            alternative: Some(Alternative {
-                choose: "#wallet button".to_owned(),
-                fields: BTreeMap::new(),
-                steps: Vec::new(),
-            }),
-        }
-    }
-
     /// The origin of the page, whose answers the reports may quote.
     pub fn origin(&self) -> Option<url::Origin> {
         self.address_for(SAMPLE).ok().map(|url| url.origin())

@@ -43,7 +43,9 @@ impl BrowserJourney<'_> {
                 return Ok(acted);
             }
         }
-        if answered || cancelling || names.is_empty() {
+        // One field is in one document or in none: only several can be
+        // spread over frames.
+        if answered || cancelling || names.len() < 2 {
             return Ok(Acted::Nothing);
         }
         self.answer_scattered(&names, values).await

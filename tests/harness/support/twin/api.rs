@@ -201,13 +201,7 @@ impl Twin {
             let mut payments = self.state.payments.lock().expect("lock");
             match payments.get_mut(&token) {
                 // Checked, but its claim has not landed yet.
-                Some(payment)
-                    if payment.submitted
-                        && racing
-                        && payment.answered_at.is_some_and(|at| at > now) =>
-                {
-                    payment.clone()
-                }
+                Some(payment) if racing && payment.claim_pending(now) => payment.clone(),
                 // Free again once its answer went out.
                 Some(payment)
                     if payment.submitted

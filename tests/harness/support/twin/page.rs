@@ -223,13 +223,7 @@ document.querySelector('input').addEventListener('input', function (event) {{
             match payments.get_mut(&token) {
                 // With the defect, the claim lands a second after the check:
                 // a press within that second finds the payment unpaid.
-                Some(payment)
-                    if payment.submitted
-                        && racing
-                        && payment.answered_at.is_some_and(|at| at > now) =>
-                {
-                    payment.clone()
-                }
+                Some(payment) if racing && payment.claim_pending(now) => payment.clone(),
                 Some(payment) if !payment.submitted => {
                     payment.submitted = true;
                     payment.answered_at = racing.then(|| now + super::api::LATE);

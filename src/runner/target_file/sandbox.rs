@@ -1,0 +1,103 @@
+//! The target of `payconf run` with no target file: the embedded sandbox
+//! (the reference implementation) with its built-in defaults, its
+//! back-office pages and its payment page declared.
+
+use std::{collections::BTreeMap, time::Duration};
+
+use url::Url;
+
+use super::{
+    AcsConfig, AcsDriver, Alternative, BrowserSettings, CardField, DEFAULT_BUYER_EMAIL,
+    DEFAULT_BUYER_NAME, DEFAULT_TRANSACTION_PREFIX, Environment, PaymentPage, RobustnessSettings,
+    Secret, TargetConfig, TestCard, TestCards, TlsSettings,
+};
+
+impl TargetConfig {
+    /// The target for the reference implementation's built-in defaults at `base_url`.
+    pub fn reference_defaults(base_url: Url, token_lifetime: Duration) -> Self {
+        use payconf_reference as reference;
+        let card = |number: &str| TestCard {
+            number: Secret::new(number),
+            exp_month: "12".to_owned(),
+            exp_year: "99".to_owned(),
+            cvv: Secret::new("123"),
+        };
+        let page = |outcome: &str| {
+            base_url
+                .join(&format!(
+                    "/merchant/{}/{outcome}",
+                    reference::DEFAULT_SHOP_LOGIN
+                ))
+                .expect("a path joins any http base URL")
+        };
+        Self {
+            success_url: Some(page("success")),
+            failure_url: Some(page("failure")),
+            base_url: base_url.clone(),
+            environment: Some(Environment::Sandbox),
+            api_key: Secret::new(reference::DEFAULT_API_KEY),
+            shop_login: reference::DEFAULT_SHOP_LOGIN.to_owned(),
+            currency: "EUR".to_owned(),
+            amount: "1.00".to_owned(),
+            token_lifetime: Some(token_lifetime),
+            submit_authorization: true,
+            buyer_name: DEFAULT_BUYER_NAME.to_owned(),
+            buyer_email: DEFAULT_BUYER_EMAIL.to_owned(),
+            transaction_prefix: DEFAULT_TRANSACTION_PREFIX.to_owned(),
+            cards: TestCards {
+                frictionless: Some(card(reference::DEFAULT_FRICTIONLESS_CARD)),
+                three_ds: Some(card(reference::DEFAULT_THREE_DS_CARD)),
+                declined: Some(card(reference::DEFAULT_DECLINED_CARD)),
+            },
+            acs: AcsConfig {
+                driver: AcsDriver::Form,
+                fields: BTreeMap::from([(
+                    "otp".to_owned(),
+                    Secret::new(reference::DEFAULT_ISSUER_CODE),
+                )]),
+                steps: Vec::new(),
+                browser: BrowserSettings::default(),
+                origins: Vec::new(),
+                journey_timeout: None,
+            },
+            payment_page: Some(PaymentPage::sandbox(&base_url)),
+            robustness: RobustnessSettings::default(),
+            tls: TlsSettings::default(),
+            proxy: None,
+        }
+    }
+}
+
+impl PaymentPage {
+    /// The sandbox's own page under `base_url`, with its card inputs and
+    /// its wallet, as `payconf run` declares it for the embedded sandbox.
+    pub fn sandbox(base_url: &Url) -> Self {
+        use payconf_reference as reference;
+        let mut address = base_url.clone();
+        address.set_path(reference::PAGE_PATH);
+        address.set_query(None);
+        let fields = [
+            (CardField::Number, "cardNumber"),
+            (CardField::ExpMonth, "expMonth"),
+            (CardField::ExpYear, "expYear"),
+            (CardField::Cvv, "cvv"),
+            (CardField::Name, "holder"),
+            (CardField::Email, "email"),
+        ];
+        Self {
+            address: format!(
+                "{address}?shopLogin={{shopLogin}}&paymentToken={{paymentToken}}&paymentID={{paymentID}}"
+            ),
+            fields: fields
+                .into_iter()
+                .map(|(field, input)| (field, input.to_owned()))
+                .collect(),
+            steps: Vec::new(),
+            alternative: Some(Alternative {
+                choose: "#wallet button".to_owned(),
+                fields: BTreeMap::new(),
+                steps: Vec::new(),
+            }),
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! The twin started on its three loopback origins (the service, the
+//! issuer, the shop), conformant, with a defect, in a style or a variation;
+//! and the target file that describes it to `payconf run`.
+
+use std::sync::Arc;
+
+use tokio::{io::AsyncReadExt, net::TcpListener};
+use url::Url;
+use wiremock::{Mock, MockServer, matchers::any};
+
+use super::{
+    API_KEY, DECLINED_CARD, Defect, FRICTIONLESS_CARD, IssuerStyle, Origin, PASSCODE, PageStyle,
+    RACE_WINDOW, Route, SHOP, State, THREE_DS_CARD, Twin, Variation,
+};
+
+/// A listener that resets every connection once the request has arrived.
+async fn resetting_listener() -> Url {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("an address");
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let mut buffer = [0_u8; 1024];
+            let _ = stream.read(&mut buffer).await;
+            let _ = stream.set_zero_linger();
+            drop(stream);
+        }
+    });
+    Url::parse(&format!("http://{address}/")).expect("an address")
+}
+
+/// The twin on three loopback origins.
+pub struct TwinService {
+    pub service: MockServer,
+    /// The issuer's origin, kept serving for as long as the twin is.
+    _issuer: MockServer,
+    pub shop: MockServer,
+    variation: Option<Variation>,
+}
+
+impl TwinService {
+    /// The twin, conformant (`None`) or with one defect, its issuer page in
+    /// the style the defect lives in.
+    pub async fn start(defect: Option<Defect>) -> Self {
+        let style = defect.map_or(IssuerStyle::Form, Defect::issuer_style);
+        Self::start_styled(defect, style).await
+    }
+
+    /// The conformant twin with one of its variations switched on.
+    pub async fn start_varied(variation: Variation) -> Self {
+        Self::start_with(None, IssuerStyle::Form, Some(variation), RACE_WINDOW).await
+    }
+
+    /// The twin with its issuer page in a given style.
+    pub async fn start_styled(defect: Option<Defect>, style: IssuerStyle) -> Self {
+        Self::start_with(defect, style, None, RACE_WINDOW).await
+    }
+
+    /// The twin with its payment page in a given style.
+    pub async fn start_paging(defect: Option<Defect>, page_style: PageStyle) -> Self {
+        Self::start_full(defect, IssuerStyle::Form, page_style, None, RACE_WINDOW).await
+    }
+
+    /// The twin whose submit checks a token and claims it `window` later
+    /// ([`Defect::TokenClaimedAMillisecondLate`] with another window).
+    pub async fn start_racing(window: std::time::Duration) -> Self {
+        Self::start_with(
+            Some(Defect::TokenClaimedAMillisecondLate),
+            IssuerStyle::Form,
+            None,
+            window,
+        )
+        .await
+    }
+
+    async fn start_with(
+        defect: Option<Defect>,
+        style: IssuerStyle,
+        variation: Option<Variation>,
+        race_window: std::time::Duration,
+    ) -> Self {
+        // Every defect lives on the plain page.
+        Self::start_full(defect, style, PageStyle::FullPage, variation, race_window).await
+    }
+
+    async fn start_full(
+        defect: Option<Defect>,
+        style: IssuerStyle,
+        page_style: PageStyle,
+        variation: Option<Variation>,
+        race_window: std::time::Duration,
+    ) -> Self {
+        let (service, issuer, shop) = tokio::join!(
+            MockServer::start(),
+            MockServer::start(),
+            MockServer::start()
+        );
+        let base = |server: &MockServer| Url::parse(&server.uri()).expect("a server address");
+        let resetting = if defect == Some(Defect::IssuerResetsConnection) {
+            Some(resetting_listener().await)
+        } else {
+            None
+        };
+        let twin = Arc::new(Twin {
+            defect,
+            style,
+            page_style,
+            variation,
+            service: base(&service),
+            issuer: base(&issuer),
+            shop: base(&shop),
+            resetting,
+            race_window,
+            state: State::default(),
+        });
+        for (server, origin) in [
+            (&service, Origin::Service),
+            (&issuer, Origin::Issuer),
+            (&shop, Origin::Shop),
+        ] {
+            Mock::given(any())
+                .respond_with(Route(Arc::clone(&twin), origin))
+                .mount(server)
+                .await;
+        }
+        Self {
+            service,
+            _issuer: issuer,
+            shop,
+            variation,
+        }
+    }
+
+    /// A target file describing the twin, for the form driver.
+    pub fn target_toml(&self) -> String {
+        self.target_toml_for("form")
+    }
+
+    /// A target file describing the twin, for an issuer driver.
+    pub fn target_toml_for(&self, driver: &str) -> String {
+        let base = self.service.uri();
+        let shop = self.shop.uri();
+        // The buyer the reserved-domain variation takes.
+        let buyer = if self.variation == Some(Variation::RefusesReservedDomains) {
+            "buyer_email = \"buyer@mail.twin-store.com\"\n"
+        } else {
+            ""
+        };
+        let page = Twin::page_section(&base);
+        format!(
+            r#"base_url = "{base}"
+api_key = "{API_KEY}"
+shop_login = "{SHOP}"
+currency = "USD"
+amount = "42.00"
+{buyer}success_url = "{shop}/thank-you"
+failure_url = "{shop}/sorry"
+[cards.frictionless]
+number = "{FRICTIONLESS_CARD}"
+exp_month = "03"
+exp_year = "31"
+cvv = "737"
+[cards.three_ds]
+number = "{THREE_DS_CARD}"
+exp_month = "03"
+exp_year = "31"
+cvv = "737"
+[cards.declined]
+number = "{DECLINED_CARD}"
+exp_month = "03"
+exp_year = "31"
+cvv = "737"
+[acs]
+driver = "{driver}"
+fields = {{ passcode = "{PASSCODE}" }}
+{page}"#
+        )
+    }
+}
