@@ -5,7 +5,6 @@
 use http::{HeaderMap, Request, Response, header};
 use hyper::body::Incoming;
 use serde::Serialize;
-use subtle::ConstantTimeEq;
 
 use crate::{
     envelope::{self, UserRedirect},
@@ -47,7 +46,7 @@ pub(crate) async fn create(
         currency,
         shop_transaction_id,
     } = CreateRequest::read(&object)?;
-    if shop_login != service.config.merchants[merchant as usize].shop_login {
+    if shop_login != service.merchant(merchant).merchant.shop_login {
         return Err(ApiError::ShopNotRecognized(
             "does not belong to this API key",
         ));
@@ -115,8 +114,7 @@ impl<'a> CreateRequest<'a> {
 }
 
 /// Finds the merchant whose key the `Authorization: apikey <KEY>` header
-/// carries. Every configured key is compared, in constant time, so the answer
-/// time tells nothing of how close a guess was.
+/// carries (compared in constant time: see [`crate::profiles::Profiles::by_api_key`]).
 fn authenticate(service: &Service, headers: &HeaderMap) -> Result<u32, ApiError> {
     let value = headers
         .get(header::AUTHORIZATION)
@@ -127,14 +125,9 @@ fn authenticate(service: &Service, headers: &HeaderMap) -> Result<u32, ApiError>
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case(b"apikey "))
         .map(|(_, key)| key)
         .ok_or(ApiError::InvalidApiKey)?;
-    let mut found = None;
-    for (i, merchant) in service.config.merchants.iter().enumerate() {
-        if bool::from(merchant.api_key.as_bytes().ct_eq(key)) {
-            found = Some(i);
-        }
-    }
-    found
-        .and_then(|i| u32::try_from(i).ok())
+    service
+        .profiles
+        .by_api_key(key)
         .ok_or(ApiError::InvalidApiKey)
 }
 

@@ -13,9 +13,11 @@ use crate::{
     error::{ApiError, transaction_code},
     landing::landing,
     money::Currency,
+    notify,
     paths::ISSUER_PATH,
     state::Service,
     store::{BuyerRedirects, PaymentState},
+    timeline::{Channel, What},
 };
 
 /// What a card leads to.
@@ -60,6 +62,16 @@ impl Outcome {
         }
     }
 
+    /// What `payment/submit` answers for it: `transactionResult`, or the
+    /// code that sends the buyer to the issuer.
+    fn answer(self) -> &'static str {
+        match self {
+            Self::Authorized => "OK",
+            Self::AuthenticationRequired => transaction_code::AUTHENTICATION_REQUIRED,
+            Self::Declined { .. } => "KO",
+        }
+    }
+
     fn state(self) -> PaymentState {
         match self {
             Self::Authorized => PaymentState::Authorized,
@@ -87,15 +99,16 @@ pub struct Executed {
 }
 
 /// Executes the payment `token` names with a card: once, whoever asks
-/// (`via`, for the log) and however often. `redirects` are the buyer's
-/// addresses for this payment, when the caller names any.
+/// (`via`) and however often. `redirects` are the buyer's addresses for
+/// this payment, when the caller names any. A payment that ends here owes
+/// its merchant a notification.
 pub fn execute(
     service: &Service,
     token: &Uuid,
     shop_login: &str,
     number: &CardNumber,
     redirects: BuyerRedirects,
-    via: &'static str,
+    via: Channel,
 ) -> Result<Executed, ApiError> {
     let outcome = Outcome::of(service, number);
     let masked_pan = number.masked();
@@ -108,10 +121,17 @@ pub fn execute(
             p.state = outcome.state();
             service.store.keep_submitted(p);
             p.masked_pan = Some(masked_pan.as_str().into());
+            p.channel = Some(via);
+            p.record(What::Paid {
+                channel: via,
+                masked_pan: masked_pan.as_str().into(),
+                answer: outcome.answer().into(),
+            });
             if redirects != BuyerRedirects::default() {
                 p.buyer_redirects = Some(Box::new(redirects.clone()));
             }
-            let (_, pages) = service.merchant(p.merchant);
+            let profile = service.merchant(p.merchant);
+            let pages = &profile.pages;
             let href = match outcome {
                 Outcome::AuthenticationRequired => service.own_page(ISSUER_PATH, shop_login, token),
                 Outcome::Authorized | Outcome::Declined { .. } => landing(
@@ -123,6 +143,12 @@ pub fn execute(
                     outcome == Outcome::Authorized,
                 ),
             };
+            if outcome != Outcome::AuthenticationRequired {
+                p.record(What::BuyerSent {
+                    to: href.as_str().into(),
+                });
+                notify::outcome(service, token, p);
+            }
             Ok((p.id, p.shop_transaction_id.clone(), p.currency, href))
         })
         .map_err(|_| ApiError::SessionExpired)??;
@@ -131,7 +157,7 @@ pub fn execute(
         payment_id,
         card = masked_pan.as_str(),
         outcome = outcome.name(),
-        via,
+        via = via.name(),
         "payment executed"
     );
     Ok(Executed {

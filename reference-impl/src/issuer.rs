@@ -16,9 +16,11 @@ use crate::{
     config::IssuerPage,
     form_body::read_form,
     landing::landing,
+    notify,
     pages::{error_page, escape, html, html_with_policy, layout, see_other},
     state::{Body, Service},
     store::PaymentState,
+    timeline::What,
 };
 
 /// The fields that name the payment, in the page's address and its form.
@@ -68,9 +70,13 @@ pub fn page(service: &Service, request: &Request<Incoming>) -> Response<Body> {
         return unknown_request();
     };
     let summary = service.store.with_payment(&token, |p| {
-        let (merchant, _) = service.merchant(p.merchant);
+        let profile = service.merchant(p.merchant);
+        let merchant = &profile.merchant;
         if merchant.shop_login != shop_login {
             return None;
+        }
+        if p.state == PaymentState::AwaitingAuthentication {
+            p.record(What::IssuerPageShown);
         }
         Some((
             p.state,
@@ -316,7 +322,8 @@ pub async fn answer(service: &Service, request: Request<Incoming>) -> Response<B
     let authenticated = !cancelled && code_matches;
 
     let landing = service.store.with_payment(&token, |p| {
-        let (merchant, pages) = service.merchant(p.merchant);
+        let profile = service.merchant(p.merchant);
+        let (merchant, pages) = (&profile.merchant, &profile.pages);
         if merchant.shop_login != shop_login {
             return Err(Refusal::Unknown);
         }
@@ -328,11 +335,15 @@ pub async fn answer(service: &Service, request: Request<Incoming>) -> Response<B
         } else {
             PaymentState::Declined
         };
+        p.authenticated = Some(authenticated);
+        p.record(What::IssuerAnswered { authenticated });
         let redirects = p.buyer_redirects.as_deref();
-        Ok((
-            p.id,
-            landing(service, &token, shop_login, pages, redirects, authenticated),
-        ))
+        let to = landing(service, &token, shop_login, pages, redirects, authenticated);
+        p.record(What::BuyerSent {
+            to: to.as_str().into(),
+        });
+        notify::outcome(service, &token, p);
+        Ok((p.id, to))
     });
     match landing {
         Ok(Ok((payment_id, url))) => {

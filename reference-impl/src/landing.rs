@@ -7,11 +7,7 @@
 use url::Url;
 use uuid::Uuid;
 
-use crate::{
-    paths::RESULT_PATH,
-    state::{MerchantPages, Service},
-    store::BuyerRedirects,
-};
+use crate::{paths::RESULT_PATH, profiles::MerchantPages, state::Service, store::BuyerRedirects};
 
 /// Where the buyer ends, once the payment has ended (`success` or not).
 pub fn destination(

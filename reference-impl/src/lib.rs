@@ -35,6 +35,7 @@
 //! # Ok(()) }
 //! ```
 
+mod backoffice;
 mod card;
 mod config;
 mod create;
@@ -46,15 +47,18 @@ mod issuer;
 mod json;
 mod landing;
 mod money;
+mod notify;
 mod pages;
 mod paths;
 mod payment_page;
+mod profiles;
 mod request_body;
 mod router;
 mod server;
 mod state;
 mod store;
 mod submit;
+mod timeline;
 mod tls;
 
 /// Entry points for the fuzz targets (`fuzz/`): the service's request
@@ -90,11 +94,19 @@ pub mod fuzzing {
 pub use card::{CardNumber, mask_pan};
 pub use config::{
     CardBehaviour, ConfigError, DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD,
-    DEFAULT_ISSUER_CODE, DEFAULT_SHOP_LOGIN, DEFAULT_THREE_DS_CARD, DEFAULT_TOKEN_LIFETIME,
-    IssuerPage, Merchant, ReferenceConfig, ServerLimits, TestCard,
+    DEFAULT_ISSUER_CODE, DEFAULT_PASSWORD, DEFAULT_SHOP_LOGIN, DEFAULT_SIGNING_SECRET,
+    DEFAULT_THREE_DS_CARD, DEFAULT_TOKEN_LIFETIME, IssuerPage, Merchant, ReferenceConfig,
+    ServerLimits, TestCard,
 };
+/// Server notifications as the merchant's server receives them: the
+/// signature's headers, and its check.
+pub mod notification {
+    pub use crate::notify::message::{EVENT_ID_HEADER, SIGNATURE_HEADER, signature, verify};
+}
 pub use error::{ApiError, code, transaction_code};
-pub use paths::{DEMO_PATH, ISSUER_PATH, PAGE_PATH, RESULT_PATH, SCRIPT_PATH, WALLET_PATH};
+pub use paths::{
+    BACK_OFFICE_PATH, DEMO_PATH, ISSUER_PATH, PAGE_PATH, RESULT_PATH, SCRIPT_PATH, WALLET_PATH,
+};
 pub use payment_page::checkout_snippet;
 pub use request_body::MAX_BODY_BYTES;
 pub use server::{RunningServer, ServeError, run, run_tls};

@@ -127,7 +127,7 @@ pub fn error_page_under(
 /// The success or failure page of a merchant whose back-office pages are
 /// served here (the built-in merchant's, by default).
 pub fn merchant_result(service: &Service, shop_login: &str, success: bool) -> Response<Body> {
-    if service.config.merchant(shop_login).is_none() {
+    if service.profiles.find(shop_login).is_none() {
         return error_page(
             StatusCode::NOT_FOUND,
             "Page not found",

@@ -17,5 +17,8 @@ pub const SCRIPT_PATH: &str = "/pay/lightbox.js";
 /// Where a payment paid in the lightbox ends, in its frame.
 pub const RESULT_PATH: &str = "/pay/result";
 
+/// The merchant back-office: every page of it is under this path.
+pub const BACK_OFFICE_PATH: &str = "/back-office";
+
 /// The sandbox's demo checkout, a shop page that opens the lightbox.
 pub const DEMO_PATH: &str = "/demo/checkout";

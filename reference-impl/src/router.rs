@@ -5,7 +5,7 @@ use http::{HeaderValue, Method, Request, Response, header};
 use hyper::body::Incoming;
 
 use crate::{
-    create, envelope,
+    backoffice, create, envelope,
     error::ApiError,
     issuer, pages, paths, payment_page,
     state::{Body, Service},
@@ -92,6 +92,7 @@ async fn route_request(service: &Service, request: Request<Incoming>) -> Respons
         Some(Route::MerchantPage { .. }) => {
             envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET" })
         }
+        Some(Route::BackOffice) => backoffice::handle(service, request).await,
         None => envelope::refusal(&ApiError::NotFound),
     }
 }
@@ -116,6 +117,7 @@ enum Route<'a> {
     LightboxScript,
     PaymentResult,
     DemoCheckout,
+    BackOffice,
     MerchantPage { shop_login: &'a str, success: bool },
 }
 
@@ -131,6 +133,12 @@ fn route(path: &str) -> Option<Route<'_>> {
         paths::SCRIPT_PATH => Some(Route::LightboxScript),
         paths::RESULT_PATH => Some(Route::PaymentResult),
         paths::DEMO_PATH => Some(Route::DemoCheckout),
+        other
+            if other == paths::BACK_OFFICE_PATH
+                || other.starts_with(&format!("{}/", paths::BACK_OFFICE_PATH)) =>
+        {
+            Some(Route::BackOffice)
+        }
         other => {
             let rest = other.strip_prefix("/merchant/")?;
             let (shop_login, page) = rest.split_once('/')?;

@@ -78,6 +78,7 @@ pub async fn run_tls(
     })?);
     tracing::info!(%local, %public_url, "payment service listening");
     let sweeper = tokio::spawn(sweep_expired(Arc::clone(&service)));
+    let notifications = tokio::spawn(crate::notify::deliver(Arc::clone(&service)));
     let limits = service.config.limits;
 
     let mut http = http1::Builder::new();
@@ -150,6 +151,7 @@ pub async fn run_tls(
     }
     drop(listener);
     sweeper.abort();
+    notifications.abort();
     tracing::info!("shutting down: waiting for requests in flight");
     tokio::select! {
         () = graceful.shutdown() => tracing::info!("all connections closed"),

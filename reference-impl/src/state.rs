@@ -1,7 +1,8 @@
-//! The service's shared state: the back-office configuration, each
-//! merchant's pages resolved, where the service's own pages are, and the
-//! payment store. Every handler reads it; it knows none of them (as
+//! The service's shared state: the back-office configuration, the merchant
+//! profiles, where the service's own pages are, and the payment store. Every handler reads it; it knows none of them (as
 //! mini-redis keeps its `Db` apart from the commands).
+
+use std::sync::Arc;
 
 use bytes::Bytes;
 use http_body_util::Full;
@@ -9,7 +10,10 @@ use url::Url;
 use uuid::Uuid;
 
 use crate::{
-    config::{Merchant, ReferenceConfig},
+    backoffice::Sessions,
+    config::ReferenceConfig,
+    notify::Notifier,
+    profiles::{Profile, Profiles},
     store::PaymentStore,
 };
 
@@ -19,44 +23,33 @@ pub type Body = Full<Bytes>;
 /// Everything a request handler can see.
 #[derive(Debug)]
 pub struct Service {
-    /// The back-office configuration.
+    /// The back-office configuration as the service started with it (its
+    /// merchants as they were then: [`Self::profiles`] has them as they are).
     pub config: ReferenceConfig,
-    /// Absolute success and failure pages of each merchant, in configuration order.
-    pub merchant_pages: Vec<MerchantPages>,
+    /// The merchant profiles, as the back-office keeps them.
+    pub profiles: Profiles,
     /// Where the service's own pages are, as the buyer's browser sees them.
     pub public_url: Url,
     /// Live payments.
     pub store: PaymentStore,
-}
-
-/// A merchant's pages, resolved to absolute addresses.
-#[derive(Clone, Debug)]
-pub struct MerchantPages {
-    /// Where the buyer lands after a successful payment.
-    pub success: Url,
-    /// Where the buyer lands after a failed or cancelled payment.
-    pub failure: Url,
+    /// Server notifications waiting for the delivery task.
+    pub notifier: Notifier,
+    /// Who is signed in to the back-office.
+    pub sessions: Sessions,
 }
 
 impl Service {
     /// Builds the service for a configuration, reached at `public_url`.
     pub fn new(config: ReferenceConfig, public_url: Url) -> Result<Self, url::ParseError> {
-        let merchant_pages = config
-            .merchants
-            .iter()
-            .map(|m| {
-                Ok(MerchantPages {
-                    success: public_url.join(&m.success_url)?,
-                    failure: public_url.join(&m.failure_url)?,
-                })
-            })
-            .collect::<Result<_, url::ParseError>>()?;
+        let profiles = Profiles::new(config.merchants.clone(), public_url.clone())?;
         let store = PaymentStore::new(config.token_lifetime);
         Ok(Self {
             config,
-            merchant_pages,
+            profiles,
             public_url,
             store,
+            notifier: Notifier::default(),
+            sessions: Sessions::default(),
         })
     }
 
@@ -74,9 +67,8 @@ impl Service {
         url
     }
 
-    /// The merchant at an index of the configuration, with its pages.
-    pub fn merchant(&self, index: u32) -> (&Merchant, &MerchantPages) {
-        let i = index as usize;
-        (&self.config.merchants[i], &self.merchant_pages[i])
+    /// The profile of the merchant at an index, as it is now.
+    pub fn merchant(&self, index: u32) -> Arc<Profile> {
+        self.profiles.get(index)
     }
 }

@@ -18,7 +18,10 @@ use parking_lot::Mutex;
 use url::Url;
 use uuid::Uuid;
 
-use crate::money::{Amount, Currency};
+use crate::{
+    money::{Amount, Currency},
+    timeline::{self, Channel, Event},
+};
 
 const SHARDS: usize = 64;
 
@@ -59,6 +62,22 @@ pub struct Payment {
     pub masked_pan: Option<Box<str>>,
     /// Addresses the submit call asked the buyer to be sent to.
     pub buyer_redirects: Option<Box<BuyerRedirects>>,
+    /// When it was created, in milliseconds since the Unix epoch.
+    pub created_ms: u64,
+    /// How it was paid, once a card or a method was taken.
+    pub channel: Option<Channel>,
+    /// Whether the buyer passed the issuer's authentication, for a card
+    /// that needed it, once they answered.
+    pub authenticated: Option<bool>,
+    /// What happened to it since create, oldest first.
+    pub events: Vec<Event>,
+}
+
+impl Payment {
+    /// Appends an event to its timeline (bounded: see [`timeline::record`]).
+    pub fn record(&mut self, what: timeline::What) {
+        timeline::record(&mut self.events, Event::now(what));
+    }
 }
 
 /// Where the buyer goes when the payment ends, where the back-office pages
@@ -73,6 +92,9 @@ pub struct BuyerRedirects {
     /// The origin of the shop page that showed the payment page in its
     /// lightbox: the outcome is told to it, by the result page.
     pub framed_by: Option<Box<str>>,
+    /// Where the outcome is posted, in place of the profile's notification
+    /// address (`responseURLs.serverNotificationURL`).
+    pub notification: Option<Url>,
 }
 
 /// What create records about a new payment.
@@ -139,6 +161,10 @@ impl PaymentStore {
             expires_at_ms,
             masked_pan: None,
             buyer_redirects: None,
+            created_ms: timeline::now_ms(),
+            channel: None,
+            authenticated: None,
+            events: Vec::new(),
         };
         loop {
             let token = Uuid::new_v4();
@@ -173,6 +199,18 @@ impl PaymentStore {
         match shard.get_mut(token) {
             Some(payment) if payment.expires_at_ms > now => Ok(f(payment)),
             _ => Err(NoSuchPayment),
+        }
+    }
+
+    /// Calls `f` on every live payment, a shard at a time under its lock.
+    pub fn for_each(&self, mut f: impl FnMut(&Uuid, &Payment)) {
+        let now = self.now_ms();
+        for shard in self.shards.iter() {
+            for (token, payment) in shard.lock().iter() {
+                if payment.expires_at_ms > now {
+                    f(token, payment);
+                }
+            }
         }
     }
 

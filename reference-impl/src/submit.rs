@@ -17,6 +17,7 @@ use crate::{
     request_body::{Fields, parse_json_object, read_json_body},
     state::{Body, Service},
     store::{BuyerRedirects, PaymentState},
+    timeline::{Channel, What},
 };
 
 /// The longest address accepted in `responseURLs`.
@@ -54,6 +55,26 @@ pub(crate) async fn submit(
 ) -> Result<Response<Body>, ApiError> {
     let (parts, body) = request.into_parts();
     let token = payment_token(&parts.headers)?;
+    let answered = submit_payment(service, &token, parts, body).await;
+    if let Err(error) = &answered {
+        // On the payment's timeline, when the token names one.
+        let _ = service.store.with_payment(&token, |p| {
+            p.record(What::SubmitRefused {
+                code: error.code().into(),
+            });
+        });
+    }
+    answered
+}
+
+/// Submits the card of a request for the payment `token` names.
+async fn submit_payment(
+    service: &Service,
+    token: &Uuid,
+    parts: http::request::Parts,
+    body: Incoming,
+) -> Result<Response<Body>, ApiError> {
+    let token = *token;
     // Refuse an unknown or expired token before reading card data for it.
     let merchant = service
         .store
@@ -68,9 +89,9 @@ pub(crate) async fn submit(
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
 
-    let (merchant_profile, _) = service.merchant(merchant);
+    let profile = service.merchant(merchant);
     let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
-    if shop_login != merchant_profile.shop_login {
+    if shop_login != profile.merchant.shop_login {
         return Err(ApiError::ShopNotRecognized("does not match the payment"));
     }
     let already_processed = service
@@ -94,7 +115,7 @@ pub(crate) async fn submit(
         shop_login,
         &card.number,
         redirects,
-        "submit",
+        Channel::Submit,
     )?;
 
     let (result, error_code, error_description) = match outcome {
@@ -240,13 +261,12 @@ fn read_response_urls(fields: &Fields<'_>) -> Result<BuyerRedirects, ApiError> {
     };
     let ok = address("buyerOK")?;
     let ko = address("buyerKO")?;
-    // Validated so a bad one is refused, but not called: notifications to the
-    // merchant's server are events, which the contract does not describe.
-    address("serverNotificationURL")?;
+    let notification = address("serverNotificationURL")?;
     Ok(BuyerRedirects {
         ok,
         ko,
         framed_by: None,
+        notification,
     })
 }
 

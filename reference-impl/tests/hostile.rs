@@ -340,6 +340,7 @@ fn short_limits() -> ReferenceConfig {
             header_read_timeout: Duration::from_secs(1),
             body_read_timeout: Duration::from_secs(1),
             shutdown_grace: Duration::from_secs(1),
+            ..ServerLimits::default()
         },
         ..ReferenceConfig::default()
     }

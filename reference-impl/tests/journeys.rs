@@ -11,76 +11,12 @@ use payconf_reference::{
 use reqwest::StatusCode;
 use scraper::{Html, Selector};
 use serde_json::json;
-use support::{Sandbox, submit_body, with};
+use support::{Sandbox, answer_issuer_form, submit_body, with};
 use url::Url;
 
 const FRICTIONLESS: &str = DEFAULT_FRICTIONLESS_CARD;
 const THREE_DS: &str = DEFAULT_THREE_DS_CARD;
 const DECLINED: &str = DEFAULT_DECLINED_CARD;
-
-/// The issuer page's first form, filled and submitted as a browser would.
-/// Returns the answer's status and `Location`.
-async fn answer_issuer_form(
-    sandbox: &Sandbox,
-    page_url: &str,
-    fields: &[(&str, &str)],
-) -> (StatusCode, Option<String>) {
-    let (status, headers, html) = sandbox.get_page(page_url).await;
-    assert_eq!(status, StatusCode::OK, "issuer page: {html}");
-    assert!(
-        headers["content-type"]
-            .to_str()
-            .expect("ascii")
-            .starts_with("text/html"),
-        "issuer page media type"
-    );
-    let document = Html::parse_document(&html);
-    let form_selector = Selector::parse("form").expect("selector");
-    let input_selector = Selector::parse("input").expect("selector");
-    let form = document
-        .select(&form_selector)
-        .next()
-        .expect("the page has a form");
-    let method = form.value().attr("method").unwrap_or("get");
-    assert!(method.eq_ignore_ascii_case("post"), "the form posts");
-    let action = Url::parse(page_url)
-        .expect("page URL")
-        .join(form.value().attr("action").unwrap_or(""))
-        .expect("action resolves");
-    let mut pairs: Vec<(String, String)> = form
-        .select(&input_selector)
-        .filter(|input| input.value().attr("type") == Some("hidden"))
-        .filter_map(|input| {
-            Some((
-                input.value().attr("name")?.to_owned(),
-                input.value().attr("value").unwrap_or("").to_owned(),
-            ))
-        })
-        .collect();
-    for (name, value) in fields {
-        let declared = form
-            .select(&input_selector)
-            .any(|input| input.value().attr("name") == Some(name));
-        assert!(declared || *name == "action", "the form has a field {name}");
-        pairs.push(((*name).to_owned(), (*value).to_owned()));
-    }
-    let body = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(&pairs)
-        .finish();
-    let response = sandbox
-        .client
-        .post(action)
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .body(body)
-        .send()
-        .await
-        .expect("form is answered");
-    let location = response
-        .headers()
-        .get("location")
-        .map(|v| v.to_str().expect("ascii").to_owned());
-    (response.status(), location)
-}
 
 #[tokio::test]
 async fn frictionless_card_is_authorized_and_sent_to_the_success_page() {

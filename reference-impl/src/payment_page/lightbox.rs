@@ -61,7 +61,8 @@ pub fn result(service: &Service, request: &Request<Incoming>) -> Response<Body> 
         return unknown_payment();
     };
     let ended = service.store.with_payment(&token, |p| {
-        let (merchant, pages) = service.merchant(p.merchant);
+        let profile = service.merchant(p.merchant);
+        let (merchant, pages) = (&profile.merchant, &profile.pages);
         if merchant.shop_login != shop_login {
             return None;
         }

@@ -39,6 +39,7 @@ use crate::{
     pages::{error_page_under, escape, html_with_policy, layout, see_other},
     state::{Body, Service},
     store::{BuyerRedirects, PaymentState},
+    timeline::Channel,
 };
 use card_form::{Entered, Problem, card_form};
 
@@ -112,7 +113,8 @@ fn lookup(service: &Service, request: &PageRequest) -> Option<Shown> {
     service
         .store
         .with_payment(&request.token, |p| {
-            let (merchant, _) = service.merchant(p.merchant);
+            let profile = service.merchant(p.merchant);
+            let merchant = &profile.merchant;
             let id_matches = request
                 .payment_id
                 .as_deref()
@@ -194,7 +196,7 @@ pub async fn pay(service: &Service, request: Request<Incoming>) -> Response<Body
         &page.shop_login,
         &number,
         redirects,
-        "payment page",
+        Channel::PaymentPage,
     ) {
         Ok(executed) => see_other(&executed.href),
         Err(ApiError::AlreadyProcessed) => lookup(service, &page)

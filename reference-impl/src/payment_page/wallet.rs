@@ -13,10 +13,12 @@ use super::{FRAMED_POLICY, already_processed, payment_of, query_pairs, unknown_p
 use crate::{
     form_body::read_form,
     landing::landing,
+    notify,
     pages::{escape, html_with_policy, layout, see_other},
     paths::WALLET_PATH,
     state::{Body, Service},
     store::{BuyerRedirects, PaymentState},
+    timeline::{Channel, What},
 };
 
 /// The `method` the payment page's wallet button sends.
@@ -45,6 +47,8 @@ pub fn choose(
             return Err(p.state);
         }
         p.state = PaymentState::AwaitingMethod;
+        p.channel = Some(Channel::Alternative);
+        p.record(What::MethodChosen);
         service.store.keep_submitted(p);
         if let Some(origin) = origin {
             p.buyer_redirects = Some(Box::new(BuyerRedirects {
@@ -71,7 +75,8 @@ pub fn page(service: &Service, request: &Request<Incoming>) -> Response<Body> {
         return unknown_payment();
     };
     let found = service.store.with_payment(&token, |p| {
-        let (merchant, _) = service.merchant(p.merchant);
+        let profile = service.merchant(p.merchant);
+        let merchant = &profile.merchant;
         (merchant.shop_login == shop_login)
             .then(|| (p.state, format!("{} {}", p.amount, p.currency)))
     });
@@ -115,7 +120,8 @@ pub async fn decide(service: &Service, request: Request<Incoming>) -> Response<B
         .iter()
         .any(|(name, value)| name == "decision" && value == "approve");
     let decided = service.store.with_payment(&token, |p| {
-        let (merchant, pages) = service.merchant(p.merchant);
+        let profile = service.merchant(p.merchant);
+        let (merchant, pages) = (&profile.merchant, &profile.pages);
         if merchant.shop_login != shop_login {
             return None;
         }
@@ -127,11 +133,14 @@ pub async fn decide(service: &Service, request: Request<Incoming>) -> Response<B
         } else {
             PaymentState::Declined
         };
+        p.record(What::MethodDecided { approved });
         let redirects = p.buyer_redirects.as_deref();
-        Some(Ok((
-            p.id,
-            landing(service, &token, shop_login, pages, redirects, approved),
-        )))
+        let to = landing(service, &token, shop_login, pages, redirects, approved);
+        p.record(What::BuyerSent {
+            to: to.as_str().into(),
+        });
+        notify::outcome(service, &token, p);
+        Some(Ok((p.id, to)))
     });
     match decided {
         Ok(Some(Ok((payment_id, url)))) => {

@@ -4,11 +4,14 @@
 //! in both profiles.
 #![allow(dead_code)] // each test binary uses its own part of this module
 
+pub mod merchant_server;
+
 use std::sync::OnceLock;
 
 use payconf_reference::{DEFAULT_API_KEY, DEFAULT_SHOP_LOGIN, ReferenceConfig, RunningServer};
 use payconf_spec::{Profile, contract::Contract};
 use reqwest::{Client, StatusCode, header::HeaderMap, redirect};
+use scraper::{Html, Selector};
 use serde_json::{Value, json};
 use url::Url;
 
@@ -227,4 +230,68 @@ pub fn without(mut body: Value, pointer: &str) -> Value {
         .expect("parent is an object")
         .remove(key);
     body
+}
+
+/// The issuer page's first form, filled and submitted as a browser would.
+/// Returns the answer's status and `Location`.
+pub async fn answer_issuer_form(
+    sandbox: &Sandbox,
+    page_url: &str,
+    fields: &[(&str, &str)],
+) -> (StatusCode, Option<String>) {
+    let (status, headers, html) = sandbox.get_page(page_url).await;
+    assert_eq!(status, StatusCode::OK, "issuer page: {html}");
+    assert!(
+        headers["content-type"]
+            .to_str()
+            .expect("ascii")
+            .starts_with("text/html"),
+        "issuer page media type"
+    );
+    let document = Html::parse_document(&html);
+    let form_selector = Selector::parse("form").expect("selector");
+    let input_selector = Selector::parse("input").expect("selector");
+    let form = document
+        .select(&form_selector)
+        .next()
+        .expect("the page has a form");
+    let method = form.value().attr("method").unwrap_or("get");
+    assert!(method.eq_ignore_ascii_case("post"), "the form posts");
+    let action = Url::parse(page_url)
+        .expect("page URL")
+        .join(form.value().attr("action").unwrap_or(""))
+        .expect("action resolves");
+    let mut pairs: Vec<(String, String)> = form
+        .select(&input_selector)
+        .filter(|input| input.value().attr("type") == Some("hidden"))
+        .filter_map(|input| {
+            Some((
+                input.value().attr("name")?.to_owned(),
+                input.value().attr("value").unwrap_or("").to_owned(),
+            ))
+        })
+        .collect();
+    for (name, value) in fields {
+        let declared = form
+            .select(&input_selector)
+            .any(|input| input.value().attr("name") == Some(name));
+        assert!(declared || *name == "action", "the form has a field {name}");
+        pairs.push(((*name).to_owned(), (*value).to_owned()));
+    }
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(&pairs)
+        .finish();
+    let response = sandbox
+        .client
+        .post(action)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .expect("form is answered");
+    let location = response
+        .headers()
+        .get("location")
+        .map(|v| v.to_str().expect("ascii").to_owned());
+    (response.status(), location)
 }

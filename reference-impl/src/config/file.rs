@@ -1,207 +1,13 @@
-//! Back-office configuration: the merchants the service knows, the sandbox's
-//! test cards, the simulated issuer, and the service's own limits.
-//!
-//! [`ReferenceConfig::default`] is a complete sandbox (merchant `DEMO_SHOP`,
-//! three test cards, issuer code `123456`), so the server runs with no file at
-//! all; [`ReferenceConfig::from_toml`] reads the same settings from TOML.
+//! The back-office configuration file: TOML, every setting optional,
+//! each refusal naming its setting.
 
 use std::{fmt, path::Path, time::Duration};
 
 use serde::Deserialize;
 use url::Url;
 
+use super::{CardBehaviour, ConfigError, IssuerPage, Merchant, ReferenceConfig, TestCard};
 use crate::card::CardNumber;
-
-/// Shop login of the built-in merchant.
-pub const DEFAULT_SHOP_LOGIN: &str = "DEMO_SHOP";
-/// API key of the built-in merchant.
-pub const DEFAULT_API_KEY: &str = "demo-api-key";
-/// Test card that is not enrolled in 3-D Secure: submit authorizes it at once.
-pub const DEFAULT_FRICTIONLESS_CARD: &str = "4775718800002026";
-/// Test card enrolled in 3-D Secure: submit answers `8006`.
-pub const DEFAULT_THREE_DS_CARD: &str = "5412388800004012";
-/// Test card the issuer declines.
-pub const DEFAULT_DECLINED_CARD: &str = "4000000000000002";
-/// One-time code the simulated issuer accepts.
-pub const DEFAULT_ISSUER_CODE: &str = "123456";
-/// How long a payment token stays usable after create, by default.
-pub const DEFAULT_TOKEN_LIFETIME: Duration = Duration::from_secs(15 * 60);
-
-/// Everything the reference service is configured with.
-#[derive(Clone, Debug)]
-pub struct ReferenceConfig {
-    /// Address the service's own pages are reached at, as seen by the buyer's
-    /// browser. `None`: `http://` and the listener's address.
-    pub public_url: Option<Url>,
-    /// Lifetime of a payment token, counted from create.
-    pub token_lifetime: Duration,
-    /// The one-time code the issuer-authentication page accepts.
-    pub issuer_code: String,
-    /// How the issuer-authentication page is built.
-    pub issuer_page: IssuerPage,
-    /// Merchants, each with its key and pages.
-    pub merchants: Vec<Merchant>,
-    /// Test cards and what the sandbox does with each; other cards are declined.
-    pub cards: Vec<TestCard>,
-    /// Time limits on clients and on shutdown.
-    pub limits: ServerLimits,
-}
-
-/// How long the server waits for clients, and for requests in flight when
-/// it stops. Not part of the back-office file: the defaults are the
-/// reference profile's; tests shorten them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ServerLimits {
-    /// Time a client has to send its request line and headers; a slower one
-    /// is disconnected.
-    pub header_read_timeout: Duration,
-    /// Time a client has to send its body; a slower one gets 408.
-    pub body_read_timeout: Duration,
-    /// Time shutdown waits for requests in flight.
-    pub shutdown_grace: Duration,
-}
-
-impl Default for ServerLimits {
-    fn default() -> Self {
-        Self {
-            header_read_timeout: Duration::from_secs(10),
-            body_read_timeout: Duration::from_secs(10),
-            shutdown_grace: Duration::from_secs(10),
-        }
-    }
-}
-
-/// A merchant profile from the back-office.
-#[derive(Clone)]
-pub struct Merchant {
-    /// Shop identifier the merchant sends as `shopLogin`.
-    pub shop_login: String,
-    /// Secret sent as `Authorization: apikey <key>` on create.
-    pub api_key: String,
-    /// Page the buyer lands on after a successful payment: an absolute URL, or
-    /// a path on the service's own public address.
-    pub success_url: String,
-    /// Page the buyer lands on after a failed or cancelled payment.
-    pub failure_url: String,
-}
-
-impl fmt::Debug for Merchant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Merchant")
-            .field("shop_login", &self.shop_login)
-            .field("api_key", &"***")
-            .field("success_url", &self.success_url)
-            .field("failure_url", &self.failure_url)
-            .finish()
-    }
-}
-
-/// A sandbox test card.
-#[derive(Clone, Debug)]
-pub struct TestCard {
-    /// The card number (its `Debug` shows only the first six and last four digits).
-    pub number: CardNumber,
-    /// What the sandbox does when this card is submitted.
-    pub behaviour: CardBehaviour,
-}
-
-/// The outcome a test card produces on submit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CardBehaviour {
-    /// Not enrolled in 3-D Secure: authorized at once (`transactionResult "OK"`).
-    Frictionless,
-    /// Enrolled in 3-D Secure: the buyer must authenticate with the issuer (`8006`).
-    ThreeDs,
-    /// Declined by the issuer (`transactionResult "KO"`).
-    Declined,
-}
-
-/// Why a configuration could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// The file could not be read.
-    #[error("cannot read configuration file {path}: {source}")]
-    Read {
-        /// The path as given, so the message names what the operator typed.
-        path: String,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// The TOML is malformed or has unknown or mistyped settings.
-    #[error("invalid configuration: {0}")]
-    Toml(#[from] toml::de::Error),
-    /// A setting has a value the service cannot use.
-    #[error("invalid configuration: {setting}: {reason}")]
-    Invalid {
-        /// Dotted name of the setting.
-        setting: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-}
-
-/// How the simulated issuer builds its authentication page. Real issuers'
-/// pages (3-D Secure access control servers) come in all these shapes; the
-/// contract says nothing about the page, so a conformance harness must get
-/// a buyer through each of them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum IssuerPage {
-    /// One plain HTML form for the code, and a second form that cancels.
-    #[default]
-    Form,
-    /// No form in the HTML: a script builds it, Cancel first, and submits
-    /// it when the buyer clicks Confirm.
-    Scripted,
-    /// The form inside an iframe, posting to the top-level page.
-    Framed,
-    /// A channel choice (SMS, e-mail, app) first, then one form whose first
-    /// button cancels and whose second confirms.
-    TwoStep,
-}
-
-impl IssuerPage {
-    /// The name the configuration file uses.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Form => "form",
-            Self::Scripted => "scripted",
-            Self::Framed => "framed",
-            Self::TwoStep => "two-step",
-        }
-    }
-
-    /// Every style, in the order the documentation lists them.
-    pub const ALL: [Self; 4] = [Self::Form, Self::Scripted, Self::Framed, Self::TwoStep];
-}
-
-impl Default for ReferenceConfig {
-    fn default() -> Self {
-        let card = |number: &str, behaviour| TestCard {
-            number: CardNumber::parse(number).expect("built-in test cards are valid"),
-            behaviour,
-        };
-        Self {
-            public_url: None,
-            token_lifetime: DEFAULT_TOKEN_LIFETIME,
-            issuer_code: DEFAULT_ISSUER_CODE.to_owned(),
-            issuer_page: IssuerPage::default(),
-            merchants: vec![Merchant {
-                shop_login: DEFAULT_SHOP_LOGIN.to_owned(),
-                api_key: DEFAULT_API_KEY.to_owned(),
-                success_url: format!("/merchant/{DEFAULT_SHOP_LOGIN}/success"),
-                failure_url: format!("/merchant/{DEFAULT_SHOP_LOGIN}/failure"),
-            }],
-            limits: ServerLimits::default(),
-            cards: vec![
-                card(DEFAULT_FRICTIONLESS_CARD, CardBehaviour::Frictionless),
-                card(DEFAULT_THREE_DS_CARD, CardBehaviour::ThreeDs),
-                card(DEFAULT_DECLINED_CARD, CardBehaviour::Declined),
-            ],
-        }
-    }
-}
 
 /// The TOML form of [`ReferenceConfig`]: every setting optional, defaults filled in.
 #[derive(Deserialize)]
@@ -222,6 +28,9 @@ struct MerchantEntry {
     api_key: String,
     success_url: Option<String>,
     failure_url: Option<String>,
+    notification_url: Option<String>,
+    signing_secret: Option<String>,
+    password: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -354,11 +163,32 @@ fn merchant_from_entry(i: usize, entry: MerchantEntry) -> Result<Merchant, Confi
     };
     let success_url = page("success_url", entry.success_url, "success")?;
     let failure_url = page("failure_url", entry.failure_url, "failure")?;
+    let notification_url = entry
+        .notification_url
+        .map(|text| {
+            super::absolute_address(&text)
+                .map_err(|reason| invalid(&setting("notification_url"), reason))
+        })
+        .transpose()?;
+    let signing_secret = match entry.signing_secret {
+        Some(secret) => {
+            super::check_signing_secret(&secret)
+                .map_err(|reason| invalid(&setting("signing_secret"), reason))?;
+            secret
+        }
+        None => super::random_secret(),
+    };
+    if entry.password.as_deref() == Some("") {
+        return Err(invalid(&setting("password"), "must not be empty"));
+    }
     Ok(Merchant {
         shop_login: entry.shop_login,
         api_key: entry.api_key,
         success_url,
         failure_url,
+        notification_url,
+        signing_secret,
+        password: entry.password,
     })
 }
 
@@ -395,6 +225,10 @@ fn invalid(setting: &str, reason: impl fmt::Display) -> ConfigError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{
+        DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD, DEFAULT_ISSUER_CODE,
+        DEFAULT_SHOP_LOGIN, DEFAULT_THREE_DS_CARD, DEFAULT_TOKEN_LIFETIME,
+    };
 
     #[test]
     fn an_empty_file_gives_the_built_in_sandbox() {

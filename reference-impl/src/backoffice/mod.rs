@@ -1,0 +1,310 @@
+//! The merchant back-office, under [`BACK_OFFICE_PATH`]: server-rendered
+//! pages, no script. A merchant signs in with their shop login and
+//! password ([`session`]), sees their payments newest first and each
+//! payment's timeline ([`payments`]), and changes their profile: result
+//! pages, notification address, signing secret, API key ([`profile`]).
+//!
+//! Every page is escaped where values are placed, is neither cached nor
+//! framed, and shows the API key and card numbers only masked.
+
+mod payments;
+mod profile;
+mod session;
+
+use bytes::Bytes;
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body_util::Full;
+use hyper::body::Incoming;
+
+use crate::{
+    form_body::read_form,
+    pages::escape,
+    paths::BACK_OFFICE_PATH,
+    state::{Body, Service},
+};
+pub use session::Sessions;
+use session::{Session, SignIn};
+
+/// The policy of every back-office page: its own styles, no script, no
+/// frame, forms only to itself.
+const POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; \
+                      frame-ancestors 'none'; base-uri 'none'";
+
+/// Answers a request under the back-office's path.
+pub async fn handle(service: &Service, request: Request<Incoming>) -> Response<Body> {
+    let path = request.uri().path();
+    let rest = path
+        .strip_prefix(BACK_OFFICE_PATH)
+        .unwrap_or("")
+        .trim_end_matches('/')
+        .to_owned();
+    let method = request.method().clone();
+    if rest == "/sign-in" {
+        return match method {
+            Method::GET => sign_in_page(service, &request, StatusCode::OK, None),
+            Method::POST => sign_in(service, request).await,
+            _ => not_allowed("GET, POST"),
+        };
+    }
+    let Some((session_id, session)) = service.sessions.of(request.headers()) else {
+        return see_other(&format!("{BACK_OFFICE_PATH}/sign-in"), None);
+    };
+    let signed_in = SignedIn { session: &session };
+    match (rest.as_str(), method) {
+        ("", Method::GET) => see_other(&format!("{BACK_OFFICE_PATH}/payments"), None),
+        ("/payments", Method::GET) => payments::list(service, &signed_in, request.uri().query()),
+        ("/profile", Method::GET) => profile::show(service, &signed_in, None, StatusCode::OK),
+        ("/profile" | "/api-key" | "/sign-out", Method::POST) => {
+            let Some(form) = change_form(service, &signed_in, request).await else {
+                return forbidden();
+            };
+            match rest.as_str() {
+                "/profile" => profile::update(service, &signed_in, &form),
+                "/api-key" => profile::rotate_key(service, &signed_in),
+                _ => {
+                    service.sessions.close(&session_id);
+                    see_other(
+                        &format!("{BACK_OFFICE_PATH}/sign-in"),
+                        Some(session::set_cookie(service, None)),
+                    )
+                }
+            }
+        }
+        ("/profile" | "/api-key" | "/sign-out", _) => not_allowed("POST"),
+        (other, Method::GET) if other.starts_with("/payments/") => {
+            payments::detail(service, &signed_in, &other["/payments/".len()..])
+        }
+        _ => page(
+            StatusCode::NOT_FOUND,
+            "Page not found",
+            Some(&signed_in),
+            "<p>There is no such back-office page.</p>",
+        ),
+    }
+}
+
+/// The signed-in merchant a page is for.
+#[derive(Debug)]
+pub struct SignedIn<'a> {
+    session: &'a Session,
+}
+
+/// The posted form of a change, if it carries the session's token and
+/// comes from the back-office's own pages.
+async fn change_form(
+    service: &Service,
+    signed_in: &SignedIn<'_>,
+    request: Request<Incoming>,
+) -> Option<Vec<(String, String)>> {
+    if !session::same_origin(request.headers()) {
+        return None;
+    }
+    let form = read_form(service, request, "back-office form").await.ok()?;
+    let posted = field(&form, "csrf");
+    session::token_matches(signed_in.session, posted).then_some(form)
+}
+
+async fn sign_in(service: &Service, request: Request<Incoming>) -> Response<Body> {
+    if !session::same_origin(request.headers()) {
+        return forbidden();
+    }
+    let form = match read_form(service, request, "sign-in form").await {
+        Ok(form) => form,
+        Err(refused) => return refused,
+    };
+    let shop_login = field(&form, "shopLogin").unwrap_or("");
+    let password = field(&form, "password").unwrap_or("");
+    match service.sessions.sign_in(service, shop_login, password) {
+        SignIn::Opened(id) => see_other(
+            &format!("{BACK_OFFICE_PATH}/payments"),
+            Some(session::set_cookie(service, Some(&id))),
+        ),
+        SignIn::Refused => sign_in_form(
+            StatusCode::UNAUTHORIZED,
+            shop_login,
+            Some("The shop login or the password is wrong."),
+        ),
+        SignIn::Slowed(wait) => sign_in_form(
+            StatusCode::TOO_MANY_REQUESTS,
+            shop_login,
+            Some(&format!(
+                "Too many failed sign-ins for this shop login. Try again in {} seconds.",
+                wait.as_secs().max(1)
+            )),
+        ),
+    }
+}
+
+fn sign_in_page(
+    service: &Service,
+    request: &Request<Incoming>,
+    status: StatusCode,
+    problem: Option<&str>,
+) -> Response<Body> {
+    if service.sessions.of(request.headers()).is_some() {
+        return see_other(&format!("{BACK_OFFICE_PATH}/payments"), None);
+    }
+    sign_in_form(status, "", problem)
+}
+
+fn sign_in_form(status: StatusCode, shop_login: &str, problem: Option<&str>) -> Response<Body> {
+    let problem = problem.map_or_else(String::new, |p| {
+        format!(
+            r#"<p class="problem" role="alert" id="problem">{}</p>"#,
+            escape(p)
+        )
+    });
+    let described = if problem.is_empty() {
+        ""
+    } else {
+        r#" aria-describedby="problem""#
+    };
+    let main = format!(
+        r#"{problem}<form method="post" action="{BACK_OFFICE_PATH}/sign-in">
+<label for="shopLogin">Shop login</label>
+<input id="shopLogin" name="shopLogin" type="text" autocomplete="username" required value="{login}"{described}>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required{described}>
+<button type="submit">Sign in</button>
+</form>"#,
+        login = escape(shop_login),
+    );
+    page(status, "Sign in to the back-office", None, &main)
+}
+
+/// A back-office page: `main` is HTML already escaped.
+pub fn page(
+    status: StatusCode,
+    title: &str,
+    signed_in: Option<&SignedIn<'_>>,
+    main: &str,
+) -> Response<Body> {
+    let nav = signed_in.map_or_else(String::new, |s| {
+        format!(
+            r#"<nav aria-label="Back-office">
+<a href="{BACK_OFFICE_PATH}/payments">Payments</a>
+<a href="{BACK_OFFICE_PATH}/profile">Profile</a>
+<form method="post" action="{BACK_OFFICE_PATH}/sign-out" class="inline">
+<input type="hidden" name="csrf" value="{token}">
+<button type="submit" class="link">Sign out</button>
+</form>
+</nav>"#,
+            token = escape(&s.session.form_token),
+        )
+    });
+    let title = escape(title);
+    let body = format!(
+        r#"<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} · Sandbox back-office</title>
+<style>
+body {{ font-family: system-ui, sans-serif; background: #f4f5f7; color: #1d2433; margin: 0; }}
+header {{ background: #1d2433; color: #fff; padding: .8rem 1.5rem; display: flex; gap: 2rem; align-items: center; flex-wrap: wrap; }}
+header p {{ margin: 0; font-weight: 700; }}
+nav {{ display: flex; gap: 1.2rem; align-items: center; }}
+nav a, button.link {{ color: #fff; font-size: 1rem; }}
+main {{ max-width: 64rem; margin: 2rem auto; background: #fff; padding: 2rem; border-radius: 8px; box-shadow: 0 1px 4px rgba(0,0,0,.12); }}
+h1 {{ font-size: 1.5rem; margin-top: 0; }}
+h2 {{ font-size: 1.15rem; margin-top: 2rem; }}
+a {{ color: #1d4ed8; }}
+label {{ display: block; margin: 1rem 0 .3rem; font-weight: 600; }}
+input[type=text], input[type=password], input[type=url], select {{ font-size: 1rem; padding: .45rem; width: 100%; max-width: 36rem; box-sizing: border-box; border: 1px solid #5a6275; border-radius: 4px; }}
+button {{ font-size: 1rem; padding: .5rem 1.2rem; margin-top: 1rem; border-radius: 4px; border: 1px solid #1d4ed8; background: #1d4ed8; color: #fff; cursor: pointer; }}
+button.link {{ background: none; border: none; padding: 0; margin: 0; text-decoration: underline; }}
+form.inline {{ display: inline; }}
+:focus-visible {{ outline: 3px solid #f59e0b; outline-offset: 2px; }}
+table {{ border-collapse: collapse; width: 100%; margin-top: 1rem; }}
+th, td {{ text-align: left; padding: .45rem .6rem; border-bottom: 1px solid #d5d9e0; }}
+th {{ background: #eef0f4; }}
+td.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
+dl {{ display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1.2rem; }}
+dt {{ color: #4a5163; }} dd {{ margin: 0; font-weight: 600; overflow-wrap: anywhere; }}
+ol.timeline li {{ margin: .45rem 0; }}
+.problem {{ color: #a11d1d; font-weight: 600; }}
+.done {{ color: #146c2e; font-weight: 600; }}
+.hint {{ color: #4a5163; font-size: .9rem; margin: .2rem 0 0; }}
+code {{ background: #eef0f4; padding: .1rem .3rem; border-radius: 3px; overflow-wrap: anywhere; }}
+</style>
+</head>
+<body>
+<header><p>Sandbox back-office</p>{nav}</header>
+<main>
+<h1>{title}</h1>
+{main}
+</main>
+</body>
+</html>
+"#
+    );
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+        (header::CACHE_CONTROL, "no-store"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::CONTENT_SECURITY_POLICY, POLICY),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    response
+}
+
+/// A `303 See Other` to a back-office path, setting a cookie when given.
+fn see_other(path: &str, cookie: Option<String>) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::new()));
+    *response.status_mut() = StatusCode::SEE_OTHER;
+    let headers = response.headers_mut();
+    if let Ok(location) = HeaderValue::from_str(path) {
+        headers.insert(header::LOCATION, location);
+    }
+    if let Some(cookie) = cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        headers.insert(header::SET_COOKIE, cookie);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+fn forbidden() -> Response<Body> {
+    page(
+        StatusCode::FORBIDDEN,
+        "Change refused",
+        None,
+        &format!(
+            r#"<p>This change did not come from a back-office page of this session, so it was not made. <a href="{BACK_OFFICE_PATH}/profile">Back to the profile</a>.</p>"#
+        ),
+    )
+}
+
+fn not_allowed(allow: &'static str) -> Response<Body> {
+    let mut response = page(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "Method not allowed",
+        None,
+        "<p>This back-office page does not take this method.</p>",
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+/// A form field's value.
+fn field<'f>(form: &'f [(String, String)], name: &str) -> Option<&'f str> {
+    form.iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// The hidden field carrying the session's form token.
+fn token_field(signed_in: &SignedIn<'_>) -> String {
+    format!(
+        r#"<input type="hidden" name="csrf" value="{}">"#,
+        escape(&signed_in.session.form_token)
+    )
+}

@@ -1,0 +1,317 @@
+//! The merchant's payments, newest first and filterable by state, and each
+//! payment's timeline. Cards are shown as the service keeps them: first
+//! six and last four digits.
+
+use http::{Response, StatusCode};
+use time::{OffsetDateTime, format_description::BorrowedFormatItem, macros::format_description};
+use uuid::Uuid;
+
+use super::{SignedIn, page};
+use crate::{
+    pages::escape,
+    paths::BACK_OFFICE_PATH,
+    state::{Body, Service},
+    store::{Payment, PaymentState},
+    timeline::{Channel, Event, What},
+};
+
+/// The most payments one list shows.
+const MAX_ROWS: usize = 200;
+
+/// The states the list filters by: the query value and its label.
+const FILTERS: [(&str, &str); 6] = [
+    ("", "All payments"),
+    ("paid", "Paid"),
+    ("declined", "Declined"),
+    (
+        "awaiting-authentication",
+        "Waiting for issuer authentication",
+    ),
+    ("awaiting-method", "Waiting for the alternative method"),
+    ("created", "Created, not yet paid"),
+];
+
+/// One payment as the back-office shows it.
+#[derive(Debug)]
+struct Row {
+    id: u64,
+    created_ms: u64,
+    shop_transaction_id: String,
+    amount: String,
+    currency: String,
+    masked_pan: String,
+    outcome: String,
+    events: Vec<Event>,
+}
+
+impl Row {
+    fn of(payment: &Payment) -> Self {
+        Self {
+            id: payment.id,
+            created_ms: payment.created_ms,
+            shop_transaction_id: payment.shop_transaction_id.to_string(),
+            amount: payment.amount.to_string(),
+            currency: payment.currency.code().to_owned(),
+            masked_pan: payment.masked_pan.as_deref().unwrap_or("").to_owned(),
+            outcome: outcome(payment),
+            events: Vec::new(),
+        }
+    }
+}
+
+/// `GET`: the merchant's payments, newest first; `?state=` filters.
+pub fn list(service: &Service, signed_in: &SignedIn<'_>, query: Option<&str>) -> Response<Body> {
+    let wanted = query
+        .into_iter()
+        .flat_map(|q| form_urlencoded::parse(q.as_bytes()))
+        .find(|(name, _)| name == "state")
+        .map(|(_, value)| value.into_owned())
+        .unwrap_or_default();
+    let Some(&(wanted, wanted_label)) = FILTERS.iter().find(|(value, _)| *value == wanted) else {
+        return page(
+            StatusCode::BAD_REQUEST,
+            "Payments",
+            Some(signed_in),
+            &format!(
+                r#"<p class="problem">There is no such state to filter by. <a href="{BACK_OFFICE_PATH}/payments">All payments</a>.</p>"#
+            ),
+        );
+    };
+    let merchant = signed_in.session.merchant;
+    let mut rows = Vec::new();
+    service.store.for_each(|_, p| {
+        if p.merchant == merchant && (wanted.is_empty() || filter_of(p.state) == wanted) {
+            rows.push(Row::of(p));
+        }
+    });
+    // Payment IDs count up: the highest is the newest.
+    rows.sort_unstable_by_key(|row| std::cmp::Reverse(row.id));
+    let total = rows.len();
+    rows.truncate(MAX_ROWS);
+    let options: String = FILTERS
+        .iter()
+        .map(|(value, label)| {
+            let selected = if *value == wanted { " selected" } else { "" };
+            format!(r#"<option value="{value}"{selected}>{label}</option>"#)
+        })
+        .collect();
+    let body: String = rows
+        .iter()
+        .map(|row| {
+            format!(
+                r#"<tr><td>{created}</td><td><a href="{BACK_OFFICE_PATH}/payments/{id}">{id}</a></td><td>{reference}</td><td class="num">{amount}</td><td>{currency}</td><td>{card}</td><td>{outcome}</td></tr>"#,
+                created = when(row.created_ms),
+                id = row.id,
+                reference = escape(&row.shop_transaction_id),
+                amount = escape(&row.amount),
+                currency = escape(&row.currency),
+                card = escape(&row.masked_pan),
+                outcome = escape(&row.outcome),
+            )
+        })
+        .collect();
+    let shown = if total > rows.len() {
+        format!("The newest {} of {total} payments.", rows.len())
+    } else {
+        format!("{total} payment{}.", if total == 1 { "" } else { "s" })
+    };
+    let table = if rows.is_empty() {
+        "<p>No payment yet. Create one with <code>payment/create</code> and this shop's API key.</p>".to_owned()
+    } else {
+        format!(
+            r#"<table>
+<caption>{caption}. {shown}</caption>
+<thead><tr><th scope="col">Created (UTC)</th><th scope="col">Payment ID</th><th scope="col">Shop transaction ID</th><th scope="col">Amount</th><th scope="col">Currency</th><th scope="col">Card</th><th scope="col">Outcome</th></tr></thead>
+<tbody>
+{body}
+</tbody>
+</table>"#,
+            caption = escape(wanted_label),
+        )
+    };
+    let main = format!(
+        r#"<form method="get" action="{BACK_OFFICE_PATH}/payments">
+<label for="state">State</label>
+<select id="state" name="state">{options}</select>
+<button type="submit">Filter</button>
+</form>
+{table}"#
+    );
+    page(StatusCode::OK, "Payments", Some(signed_in), &main)
+}
+
+/// `GET`: one payment and its timeline.
+pub fn detail(service: &Service, signed_in: &SignedIn<'_>, id: &str) -> Response<Body> {
+    let merchant = signed_in.session.merchant;
+    let mut found: Option<(Uuid, Row)> = None;
+    if let Ok(id) = id.parse::<u64>() {
+        service.store.for_each(|token, p| {
+            if p.id == id && p.merchant == merchant {
+                let mut row = Row::of(p);
+                row.events.clone_from(&p.events);
+                found = Some((*token, row));
+            }
+        });
+    }
+    let Some((_, row)) = found else {
+        return page(
+            StatusCode::NOT_FOUND,
+            "Payment not found",
+            Some(signed_in),
+            &format!(
+                r#"<p>This shop has no payment with this ID. <a href="{BACK_OFFICE_PATH}/payments">All payments</a>.</p>"#
+            ),
+        );
+    };
+    let mut timeline = vec![format!(
+        "<li><time>{}</time>: created by <code>payment/create</code>.</li>",
+        when(row.created_ms)
+    )];
+    timeline.extend(row.events.iter().map(|event| {
+        format!(
+            "<li><time>{}</time>: {}</li>",
+            when(event.at_ms),
+            describe(&event.what)
+        )
+    }));
+    let main = format!(
+        r#"<dl>
+<dt>Payment ID</dt><dd>{id}</dd>
+<dt>Shop transaction ID</dt><dd>{reference}</dd>
+<dt>Amount</dt><dd>{amount} {currency}</dd>
+<dt>Card</dt><dd>{card}</dd>
+<dt>Outcome</dt><dd>{outcome}</dd>
+</dl>
+<h2>Timeline</h2>
+<ol class="timeline">
+{timeline}
+</ol>
+<p><a href="{BACK_OFFICE_PATH}/payments">All payments</a></p>"#,
+        id = row.id,
+        reference = escape(&row.shop_transaction_id),
+        amount = escape(&row.amount),
+        currency = escape(&row.currency),
+        card = if row.masked_pan.is_empty() {
+            "none".to_owned()
+        } else {
+            escape(&row.masked_pan)
+        },
+        outcome = escape(&row.outcome),
+        timeline = timeline.join("\n"),
+    );
+    page(
+        StatusCode::OK,
+        &format!("Payment {}", row.id),
+        Some(signed_in),
+        &main,
+    )
+}
+
+/// The filter a state falls under.
+fn filter_of(state: PaymentState) -> &'static str {
+    match state {
+        PaymentState::Created => "created",
+        PaymentState::AwaitingAuthentication => "awaiting-authentication",
+        PaymentState::AwaitingMethod => "awaiting-method",
+        PaymentState::Authorized => "paid",
+        PaymentState::Declined => "declined",
+    }
+}
+
+/// A payment's outcome in words.
+fn outcome(payment: &Payment) -> String {
+    let by = match payment.channel {
+        Some(Channel::PaymentPage) => " on the payment page",
+        Some(Channel::Alternative) => " by an alternative method",
+        Some(Channel::Submit) | None => "",
+    };
+    let issuer = match payment.authenticated {
+        Some(true) => ", authenticated by the issuer",
+        Some(false) => ", issuer authentication failed",
+        None => "",
+    };
+    match payment.state {
+        PaymentState::Created => "created, not yet paid".to_owned(),
+        PaymentState::AwaitingAuthentication => "waiting for issuer authentication".to_owned(),
+        PaymentState::AwaitingMethod => {
+            "waiting for the buyer at the alternative method".to_owned()
+        }
+        PaymentState::Authorized => format!("paid{by}{issuer}"),
+        PaymentState::Declined => format!("declined{by}{issuer}"),
+    }
+}
+
+/// A timeline event in words, escaped.
+fn describe(what: &What) -> String {
+    match what {
+        What::Paid {
+            channel,
+            masked_pan,
+            answer,
+        } => {
+            let how = match channel {
+                Channel::Submit => "submitted by <code>payment/submit</code>",
+                Channel::PaymentPage => "entered on the payment page",
+                Channel::Alternative => "taken by the alternative method",
+            };
+            let result = match answer.as_ref() {
+                "OK" => "authorized (OK)".to_owned(),
+                "KO" => "declined (KO)".to_owned(),
+                code => format!("the issuer's authentication is needed ({})", escape(code)),
+            };
+            format!("card {} {how}: {result}.", escape(masked_pan))
+        }
+        What::SubmitRefused { code } => format!(
+            "a <code>payment/submit</code> was refused with error code {}.",
+            escape(code)
+        ),
+        What::IssuerPageShown => {
+            "the issuer's authentication page was shown to the buyer.".to_owned()
+        }
+        What::IssuerAnswered {
+            authenticated: true,
+        } => "the buyer authenticated with the issuer.".to_owned(),
+        What::IssuerAnswered {
+            authenticated: false,
+        } => "the buyer did not authenticate with the issuer (wrong code or cancelled).".to_owned(),
+        What::MethodChosen => {
+            "the buyer chose the alternative method on the payment page.".to_owned()
+        }
+        What::MethodDecided { approved } => format!(
+            "the buyer {} the payment at the alternative method.",
+            if *approved { "approved" } else { "refused" }
+        ),
+        What::BuyerSent { to } => format!("the buyer was sent to <code>{}</code>.", escape(to)),
+        What::Notification {
+            event_id,
+            attempt,
+            to,
+            answer,
+            delivered,
+        } => format!(
+            "notification {event_id}, attempt {attempt}, posted to <code>{}</code>: {} ({}).",
+            escape(to),
+            escape(answer),
+            if *delivered {
+                "delivered"
+            } else {
+                "not delivered"
+            }
+        ),
+        What::NotificationAbandoned { event_id } => {
+            format!("notification {event_id} abandoned: its retry time ran out.")
+        }
+        What::Truncated => "later events were not kept (too many for one payment).".to_owned(),
+    }
+}
+
+/// A moment as `2026-11-24 21:30:05`, UTC.
+fn when(at_ms: u64) -> String {
+    const FORMAT: &[BorrowedFormatItem<'_>] =
+        format_description!("[year]-[month]-[day] [hour]:[minute]:[second]");
+    let seconds = i64::try_from(at_ms / 1000).unwrap_or(i64::MAX);
+    OffsetDateTime::from_unix_timestamp(seconds)
+        .ok()
+        .and_then(|t| t.format(FORMAT).ok())
+        .unwrap_or_else(|| "unknown time".to_owned())
+}

@@ -1,0 +1,249 @@
+//! The merchant's profile page: result pages, notification address and
+//! signing secret, changed together by one form; the API key, shown
+//! masked and rotated by its own button. A field that is refused is named
+//! in the answer, and the profile keeps every previous value.
+
+use http::{Response, StatusCode};
+
+use super::{SignedIn, field, page, token_field};
+use crate::{
+    config::{absolute_address, check_signing_secret, random_secret},
+    pages::escape,
+    paths::BACK_OFFICE_PATH,
+    profiles::UpdateError,
+    state::{Body, Service},
+};
+
+/// What the page says above the form.
+#[derive(Debug)]
+pub enum Notice<'a> {
+    /// The change was made.
+    Saved,
+    /// A field was refused: its label and why.
+    Refused {
+        /// The field's label.
+        field: &'a str,
+        /// The field's input name, to point the browser at it.
+        name: &'a str,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The profile form; `new_key` is shown once, right after a rotation.
+pub fn show_with(
+    service: &Service,
+    signed_in: &SignedIn<'_>,
+    notice: Option<Notice<'_>>,
+    status: StatusCode,
+    new_key: Option<&str>,
+) -> Response<Body> {
+    let profile = service.merchant(signed_in.session.merchant);
+    let merchant = &profile.merchant;
+    let (notice_html, refused_name) = match &notice {
+        None => (String::new(), None),
+        Some(Notice::Saved) => (
+            r#"<p class="done" role="status">The profile was saved.</p>"#.to_owned(),
+            None,
+        ),
+        Some(Notice::Refused {
+            field,
+            name,
+            reason,
+        }) => (
+            format!(
+                r#"<p class="problem" role="alert" id="problem">{}: {}. Nothing was changed.</p>"#,
+                escape(field),
+                escape(reason)
+            ),
+            Some(*name),
+        ),
+    };
+    let invalid = |name: &str| {
+        if refused_name == Some(name) {
+            r#" aria-invalid="true" aria-describedby="problem""#
+        } else {
+            ""
+        }
+    };
+    let key_html = match new_key {
+        Some(key) => format!(
+            r#"<p class="done" role="status">The API key was rotated: the previous key no longer works. Copy the new key now; the back-office shows it only this once.</p>
+<p><code id="new-key">{}</code></p>"#,
+            escape(key)
+        ),
+        None => String::new(),
+    };
+    let main = format!(
+        r#"{notice_html}
+<dl>
+<dt>Shop login</dt><dd>{shop}</dd>
+</dl>
+<form method="post" action="{BACK_OFFICE_PATH}/profile">
+{token}
+<label for="successUrl">Success page</label>
+<input id="successUrl" name="successUrl" type="url" required value="{success}"{success_invalid}>
+<p class="hint">Where the buyer lands after a successful payment, unless a submit names another address.</p>
+<label for="failureUrl">Failure page</label>
+<input id="failureUrl" name="failureUrl" type="url" required value="{failure}"{failure_invalid}>
+<p class="hint">Where the buyer lands after a declined or cancelled payment.</p>
+<label for="notificationUrl">Notification address</label>
+<input id="notificationUrl" name="notificationUrl" type="url" value="{notification}"{notification_invalid}>
+<p class="hint">Your server's address: the sandbox posts each payment's outcome there. Empty: no notifications, unless a submit names an address.</p>
+<label for="signingSecret">Notification signing secret</label>
+<input id="signingSecret" name="signingSecret" type="text" required autocomplete="off" value="{secret}"{secret_invalid}>
+<p class="hint">Each notification is signed with it (HMAC-SHA256, in the Notification-Signature header): 16 to 128 characters.</p>
+<button type="submit">Save the profile</button>
+</form>
+<h2>API key</h2>
+{key_html}
+<dl><dt>Current key</dt><dd><code>{masked}</code></dd></dl>
+<form method="post" action="{BACK_OFFICE_PATH}/api-key">
+{token}
+<button type="submit">Rotate the API key</button>
+<p class="hint">A new key is made and the current one stops working at once.</p>
+</form>"#,
+        shop = escape(&merchant.shop_login),
+        token = token_field(signed_in),
+        success = escape(profile.pages.success.as_str()),
+        failure = escape(profile.pages.failure.as_str()),
+        notification = escape(
+            merchant
+                .notification_url
+                .as_ref()
+                .map_or("", |u| u.as_str())
+        ),
+        secret = escape(&merchant.signing_secret),
+        masked = escape(&mask_key(&merchant.api_key)),
+        success_invalid = invalid("successUrl"),
+        failure_invalid = invalid("failureUrl"),
+        notification_invalid = invalid("notificationUrl"),
+        secret_invalid = invalid("signingSecret"),
+    );
+    page(status, "Merchant profile", Some(signed_in), &main)
+}
+
+/// `GET`: the profile form, with a notice when given.
+pub fn show(
+    service: &Service,
+    signed_in: &SignedIn<'_>,
+    notice: Option<Notice<'_>>,
+    status: StatusCode,
+) -> Response<Body> {
+    show_with(service, signed_in, notice, status, None)
+}
+
+/// `POST`: changes the profile's pages, notification address and secret,
+/// all or none.
+pub fn update(
+    service: &Service,
+    signed_in: &SignedIn<'_>,
+    form: &[(String, String)],
+) -> Response<Body> {
+    let value = |name: &str| field(form, name).unwrap_or("").trim();
+    let changed = service.profiles.update(signed_in.session.merchant, |m| {
+        let address = |label: &'static str, name: &'static str| {
+            absolute_address(value(name)).map_err(|reason| (label, name, reason.to_owned()))
+        };
+        let success = address("Success page", "successUrl")?;
+        let failure = address("Failure page", "failureUrl")?;
+        let notification = match value("notificationUrl") {
+            "" => None,
+            _ => Some(address("Notification address", "notificationUrl")?),
+        };
+        let secret = value("signingSecret");
+        check_signing_secret(secret).map_err(|reason| {
+            (
+                "Notification signing secret",
+                "signingSecret",
+                reason.to_owned(),
+            )
+        })?;
+        m.success_url = success.into();
+        m.failure_url = failure.into();
+        m.notification_url = notification;
+        secret.clone_into(&mut m.signing_secret);
+        Ok(())
+    });
+    match changed {
+        Ok(profile) => {
+            tracing::info!(
+                shop = profile.merchant.shop_login,
+                "profile changed in the back-office"
+            );
+            show(service, signed_in, Some(Notice::Saved), StatusCode::OK)
+        }
+        Err(UpdateError::Refused((field, name, reason))) => show(
+            service,
+            signed_in,
+            Some(Notice::Refused {
+                field,
+                name,
+                reason,
+            }),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        Err(_) => show(
+            service,
+            signed_in,
+            Some(Notice::Refused {
+                field: "Profile",
+                name: "",
+                reason: "could not be saved".to_owned(),
+            }),
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ),
+    }
+}
+
+/// `POST`: a new API key; the previous one stops working at once.
+pub fn rotate_key(service: &Service, signed_in: &SignedIn<'_>) -> Response<Body> {
+    let key = format!("sk_sandbox_{}", random_secret());
+    let rotated = service.profiles.update(signed_in.session.merchant, |m| {
+        m.api_key.clone_from(&key);
+        Ok::<_, ()>(())
+    });
+    match rotated {
+        Ok(profile) => {
+            tracing::info!(
+                shop = profile.merchant.shop_login,
+                "API key rotated in the back-office"
+            );
+            show_with(service, signed_in, None, StatusCode::OK, Some(&key))
+        }
+        Err(_) => show(
+            service,
+            signed_in,
+            Some(Notice::Refused {
+                field: "API key",
+                name: "",
+                reason: "could not be rotated".to_owned(),
+            }),
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ),
+    }
+}
+
+/// An API key as the back-office shows it: eight bullets, then its last
+/// four characters when it has at least twelve.
+pub fn mask_key(key: &str) -> String {
+    let count = key.chars().count();
+    let tail: String = if count >= 12 {
+        key.chars().skip(count - 4).collect()
+    } else {
+        String::new()
+    };
+    format!("{}{tail}", "•".repeat(8))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_shows_only_its_last_four_characters() {
+        assert_eq!(mask_key("demo-api-key"), "••••••••-key");
+        assert_eq!(mask_key("short"), "••••••••");
+        assert!(!mask_key("sk_sandbox_0123456789abcdef").contains("sandbox"));
+    }
+}

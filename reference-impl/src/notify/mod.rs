@@ -1,0 +1,256 @@
+//! Server notifications: when a payment reaches its outcome (paid or
+//! declined), the service POSTs it to the merchant's server, at the
+//! address a submit named (`responseURLs.serverNotificationURL`) or else
+//! at the profile's notification address, signed with the shop's secret
+//! (see [`message`]).
+//!
+//! The payment's handler only queues the notification ([`outcome`]), so a
+//! slow or absent merchant server never slows `create` or `submit`; the
+//! delivery task ([`deliver`]) posts it, and when the server fails (no
+//! 2xx, no answer within the attempt's time) tries again after a wait that
+//! triples each time, until the retry window is over. Every attempt and
+//! its answer lands on the payment's timeline.
+
+pub mod message;
+
+use std::{sync::Arc, time::Duration};
+
+use bytes::Bytes;
+use http::header;
+use parking_lot::Mutex;
+use tokio::{
+    sync::{Semaphore, mpsc},
+    task::JoinSet,
+};
+use url::Url;
+use uuid::Uuid;
+
+use crate::{
+    state::Service,
+    store::Payment,
+    timeline::{What, now_ms},
+};
+use message::{EVENT_ID_HEADER, PaymentNotification, SIGNATURE_HEADER, signature};
+
+/// How many notifications are posted at once; the others wait their turn.
+const CONCURRENT_DELIVERIES: usize = 32;
+
+/// A notification owed to a merchant's server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    /// The event's ID: the same on every attempt.
+    pub event_id: Uuid,
+    /// The payment it tells of.
+    pub token: Uuid,
+    /// The payment's merchant, whose secret signs it.
+    pub merchant: u32,
+    /// Where it is posted.
+    pub url: Url,
+    /// The JSON body, the same on every attempt.
+    pub body: Bytes,
+    /// When it was first owed, in milliseconds since the Unix epoch: the
+    /// retry window counts from there.
+    pub owed_since_ms: u64,
+    /// Attempts made so far.
+    pub attempts: u32,
+}
+
+/// The queue between the handlers and the delivery task.
+#[derive(Debug)]
+pub struct Notifier {
+    queue: mpsc::UnboundedSender<Delivery>,
+    waiting: Mutex<Option<mpsc::UnboundedReceiver<Delivery>>>,
+}
+
+impl Default for Notifier {
+    fn default() -> Self {
+        let (queue, waiting) = mpsc::unbounded_channel();
+        Self {
+            queue,
+            waiting: Mutex::new(Some(waiting)),
+        }
+    }
+}
+
+impl Notifier {
+    /// Queues a delivery; never waits.
+    pub fn enqueue(&self, delivery: Delivery) {
+        // The receiver lives as long as the service: a send fails only when
+        // the delivery task has ended, at shutdown.
+        let _ = self.queue.send(delivery);
+    }
+}
+
+/// Queues the notification of a payment that has just reached its outcome,
+/// if its merchant wants one; called under the payment's lock, where the
+/// outcome was decided, so exactly one is owed per payment.
+pub fn outcome(service: &Service, token: &Uuid, payment: &Payment) -> Option<Delivery> {
+    let profile = service.merchant(payment.merchant);
+    let url = payment
+        .buyer_redirects
+        .as_ref()
+        .and_then(|r| r.notification.clone())
+        .or_else(|| profile.merchant.notification_url.clone())?;
+    let event_id = Uuid::new_v4();
+    let notification = PaymentNotification::of(payment, &profile.merchant.shop_login, event_id)?;
+    let body = serde_json::to_vec(&notification).ok()?;
+    let delivery = Delivery {
+        event_id,
+        token: *token,
+        merchant: payment.merchant,
+        url,
+        body: Bytes::from(body),
+        owed_since_ms: now_ms(),
+        attempts: 0,
+    };
+    service.notifier.enqueue(delivery.clone());
+    Some(delivery)
+}
+
+/// Delivers the queued notifications until the service stops.
+pub async fn deliver(service: Arc<Service>) {
+    let Some(mut waiting) = service.notifier.waiting.lock().take() else {
+        return;
+    };
+    let client = match reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(service.config.limits.notification_timeout)
+        .user_agent("payment-sandbox-notifications/1")
+        .build()
+    {
+        Ok(client) => client,
+        Err(error) => {
+            tracing::error!(%error, "cannot build the notification client: no notification will be sent");
+            return;
+        }
+    };
+    let slots = Arc::new(Semaphore::new(CONCURRENT_DELIVERIES));
+    // Owned here, so the deliveries in progress stop when this task is
+    // aborted, at shutdown.
+    let mut in_progress = JoinSet::new();
+    loop {
+        tokio::select! {
+            queued = waiting.recv() => {
+                let Some(delivery) = queued else { break };
+                let (service, client, slots) = (Arc::clone(&service), client.clone(), Arc::clone(&slots));
+                in_progress.spawn(async move { until_done(&service, &client, &slots, delivery).await });
+            }
+            Some(_) = in_progress.join_next(), if !in_progress.is_empty() => {}
+        }
+    }
+}
+
+/// Attempts a delivery until the merchant's server takes it or the retry
+/// window is over.
+async fn until_done(
+    service: &Service,
+    client: &reqwest::Client,
+    slots: &Semaphore,
+    mut delivery: Delivery,
+) {
+    let limits = service.config.limits;
+    loop {
+        let answer = {
+            let Ok(_slot) = slots.acquire().await else {
+                return;
+            };
+            attempt(service, client, &delivery).await
+        };
+        delivery.attempts += 1;
+        let delivered = answer.is_ok();
+        let answer_text = answer.unwrap_or_else(|why| why);
+        tracing::info!(
+            event_id = %delivery.event_id,
+            attempt = delivery.attempts,
+            delivered,
+            answer = answer_text.as_str(),
+            "notification attempted"
+        );
+        let what = What::Notification {
+            event_id: delivery.event_id,
+            attempt: delivery.attempts,
+            to: delivery.url.as_str().into(),
+            answer: answer_text.into(),
+            delivered,
+        };
+        let _ = service
+            .store
+            .with_payment(&delivery.token, |p| p.record(what));
+        if delivered {
+            return;
+        }
+        let wait = retry_wait(limits.notification_first_retry, delivery.attempts);
+        let elapsed = Duration::from_millis(now_ms().saturating_sub(delivery.owed_since_ms));
+        if elapsed + wait > limits.notification_window {
+            tracing::warn!(event_id = %delivery.event_id, attempts = delivery.attempts, "notification abandoned");
+            let what = What::NotificationAbandoned {
+                event_id: delivery.event_id,
+            };
+            let _ = service
+                .store
+                .with_payment(&delivery.token, |p| p.record(what));
+            return;
+        }
+        tokio::time::sleep(wait).await;
+    }
+}
+
+/// One POST: `Ok` with the status when it is a 2xx, else `Err` saying what
+/// came back instead.
+async fn attempt(
+    service: &Service,
+    client: &reqwest::Client,
+    delivery: &Delivery,
+) -> Result<String, String> {
+    let secret = service
+        .merchant(delivery.merchant)
+        .merchant
+        .signing_secret
+        .clone();
+    let timestamp = i64::try_from(now_ms() / 1000).unwrap_or(i64::MAX);
+    let sent = client
+        .post(delivery.url.clone())
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(
+            SIGNATURE_HEADER,
+            signature(&secret, timestamp, &delivery.body),
+        )
+        .header(EVENT_ID_HEADER, delivery.event_id.hyphenated().to_string())
+        .body(delivery.body.clone())
+        .send()
+        .await;
+    match sent {
+        Ok(response) if response.status().is_success() => {
+            Ok(format!("HTTP {}", response.status().as_u16()))
+        }
+        Ok(response) => Err(format!("HTTP {}", response.status().as_u16())),
+        Err(error) if error.is_timeout() => Err(format!(
+            "no answer within {} s",
+            service.config.limits.notification_timeout.as_secs_f32()
+        )),
+        Err(error) if error.is_connect() => Err("could not connect".to_owned()),
+        Err(_) => Err("the exchange failed".to_owned()),
+    }
+}
+
+/// The wait after the `attempts`-th failed attempt: `first`, then three
+/// times longer each time.
+pub fn retry_wait(first: Duration, attempts: u32) -> Duration {
+    first.saturating_mul(3u32.saturating_pow(attempts.saturating_sub(1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wait_triples_after_each_failure() {
+        let first = Duration::from_secs(2);
+        let waits: Vec<u64> = (1..=5).map(|n| retry_wait(first, n).as_secs()).collect();
+        assert_eq!(waits, [2, 6, 18, 54, 162]);
+        assert!(
+            retry_wait(first, 60) >= Duration::from_secs(3600),
+            "saturates, never wraps"
+        );
+    }
+}

@@ -1,0 +1,188 @@
+//! The merchant profiles as the back-office keeps them: read by every
+//! payment (its key, its pages, where its outcome is posted), changed by
+//! the merchant in the back-office. A change replaces the profile whole, so
+//! a request sees the profile before or after it, never half of it; a
+//! rotated API key stops working for the next create.
+
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+use subtle::ConstantTimeEq;
+use url::Url;
+
+use crate::config::Merchant;
+
+/// A merchant's profile with its pages resolved.
+#[derive(Debug)]
+pub struct Profile {
+    /// The profile as configured or last changed.
+    pub merchant: Merchant,
+    /// Its success and failure pages, absolute.
+    pub pages: MerchantPages,
+}
+
+/// A merchant's pages, resolved to absolute addresses.
+#[derive(Clone, Debug)]
+pub struct MerchantPages {
+    /// Where the buyer lands after a successful payment.
+    pub success: Url,
+    /// Where the buyer lands after a failed or cancelled payment.
+    pub failure: Url,
+}
+
+/// Every merchant profile, by index (a payment names its merchant by index).
+#[derive(Debug)]
+pub struct Profiles {
+    list: RwLock<Vec<Arc<Profile>>>,
+    public_url: Url,
+}
+
+impl Profiles {
+    /// The profiles of `merchants`, their page paths resolved on `public_url`.
+    pub fn new(merchants: Vec<Merchant>, public_url: Url) -> Result<Self, url::ParseError> {
+        let list = merchants
+            .into_iter()
+            .map(|merchant| resolve(merchant, &public_url).map(Arc::new))
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            list: RwLock::new(list),
+            public_url,
+        })
+    }
+
+    /// The profile at an index.
+    ///
+    /// # Panics
+    /// When no merchant has that index: indexes come from the profiles
+    /// themselves, and profiles are never removed.
+    pub fn get(&self, index: u32) -> Arc<Profile> {
+        Arc::clone(&self.list.read()[index as usize])
+    }
+
+    /// The index and profile of a shop login.
+    pub fn find(&self, shop_login: &str) -> Option<(u32, Arc<Profile>)> {
+        let list = self.list.read();
+        let index = list
+            .iter()
+            .position(|p| p.merchant.shop_login == shop_login)?;
+        Some((u32::try_from(index).ok()?, Arc::clone(&list[index])))
+    }
+
+    /// The merchant whose API key `key` is. Every key is compared, in
+    /// constant time, so the answer time tells nothing of how close a
+    /// guess was.
+    pub fn by_api_key(&self, key: &[u8]) -> Option<u32> {
+        let list = self.list.read();
+        let mut found = None;
+        for (i, profile) in list.iter().enumerate() {
+            if bool::from(profile.merchant.api_key.as_bytes().ct_eq(key)) {
+                found = Some(i);
+            }
+        }
+        found.and_then(|i| u32::try_from(i).ok())
+    }
+
+    /// Changes the profile at `index` with `change`, which sees a copy and
+    /// may refuse; the profile is replaced whole once the change is made
+    /// and its pages resolve.
+    pub fn update<E>(
+        &self,
+        index: u32,
+        change: impl FnOnce(&mut Merchant) -> Result<(), E>,
+    ) -> Result<Arc<Profile>, UpdateError<E>> {
+        let mut list = self.list.write();
+        let slot = list
+            .get_mut(index as usize)
+            .ok_or(UpdateError::NoSuchMerchant)?;
+        let mut merchant = slot.merchant.clone();
+        change(&mut merchant).map_err(UpdateError::Refused)?;
+        let others_key = list
+            .iter()
+            .enumerate()
+            .any(|(i, p)| i != index as usize && p.merchant.api_key == merchant.api_key);
+        if others_key {
+            return Err(UpdateError::KeyInUse);
+        }
+        let profile = Arc::new(resolve(merchant, &self.public_url).map_err(UpdateError::Page)?);
+        list[index as usize] = Arc::clone(&profile);
+        Ok(profile)
+    }
+}
+
+/// Why a profile was not changed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum UpdateError<E> {
+    /// The change refused itself.
+    Refused(E),
+    /// No merchant has that index.
+    NoSuchMerchant,
+    /// Another merchant has that API key.
+    KeyInUse,
+    /// A page does not resolve on the service's address.
+    Page(url::ParseError),
+}
+
+fn resolve(merchant: Merchant, public_url: &Url) -> Result<Profile, url::ParseError> {
+    let pages = MerchantPages {
+        success: public_url.join(&merchant.success_url)?,
+        failure: public_url.join(&merchant.failure_url)?,
+    };
+    Ok(Profile { merchant, pages })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ReferenceConfig;
+
+    fn profiles() -> Profiles {
+        let mut merchants = ReferenceConfig::default().merchants;
+        let mut other = merchants[0].clone();
+        other.shop_login = "OTHER".into();
+        other.api_key = "other-key".into();
+        merchants.push(other);
+        Profiles::new(merchants, Url::parse("http://127.0.0.1:1/").expect("valid")).expect("valid")
+    }
+
+    #[test]
+    fn pages_resolve_on_the_service_address() {
+        let profiles = profiles();
+        assert_eq!(
+            profiles.get(0).pages.success.as_str(),
+            "http://127.0.0.1:1/merchant/DEMO_SHOP/success"
+        );
+    }
+
+    #[test]
+    fn a_rotated_key_stops_at_once_and_the_new_one_works() {
+        let profiles = profiles();
+        assert_eq!(profiles.by_api_key(b"demo-api-key"), Some(0));
+        profiles
+            .update(0, |m| {
+                m.api_key = "fresh".into();
+                Ok::<_, ()>(())
+            })
+            .expect("changed");
+        assert_eq!(profiles.by_api_key(b"demo-api-key"), None);
+        assert_eq!(profiles.by_api_key(b"fresh"), Some(0));
+    }
+
+    #[test]
+    fn a_refused_change_keeps_the_profile() {
+        let profiles = profiles();
+        let refused = profiles.update(0, |m| {
+            m.success_url = "https://elsewhere.example/".into();
+            Err("no")
+        });
+        assert_eq!(refused.map(drop), Err(UpdateError::Refused("no")));
+        assert_eq!(
+            profiles.get(0).merchant.success_url,
+            "/merchant/DEMO_SHOP/success"
+        );
+        let clash = profiles.update(0, |m| {
+            m.api_key = "other-key".into();
+            Ok::<_, ()>(())
+        });
+        assert_eq!(clash.map(drop), Err(UpdateError::KeyInUse));
+    }
+}

@@ -1,0 +1,439 @@
+//! The merchant back-office over real sockets, read with an HTML parser:
+//! sign-in and its session cookie, the guards on every change, the profile
+//! and the API key, and the payments with their timelines.
+
+mod support;
+
+use payconf_reference::{
+    BACK_OFFICE_PATH, DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD,
+    DEFAULT_PASSWORD, DEFAULT_SHOP_LOGIN, DEFAULT_THREE_DS_CARD, ReferenceConfig,
+};
+use reqwest::StatusCode;
+use scraper::{Html, Selector};
+use support::{Sandbox, create_body, merchant_server::MerchantServer};
+
+/// A merchant's browser on the back-office: the session cookie it holds.
+struct Browser<'s> {
+    sandbox: &'s Sandbox,
+    cookie: String,
+}
+
+/// An answer: status, `Location`, `Set-Cookie`, body.
+struct Page {
+    status: StatusCode,
+    location: Option<String>,
+    set_cookie: Option<String>,
+    html: String,
+}
+
+impl Page {
+    fn text(&self, css: &str) -> Vec<String> {
+        let document = Html::parse_document(&self.html);
+        document
+            .select(&Selector::parse(css).expect("a selector"))
+            .map(|e| e.text().collect::<String>().trim().to_owned())
+            .collect()
+    }
+
+    fn attr(&self, css: &str, name: &str) -> Option<String> {
+        let document = Html::parse_document(&self.html);
+        document
+            .select(&Selector::parse(css).expect("a selector"))
+            .next()
+            .and_then(|e| e.value().attr(name).map(str::to_owned))
+    }
+
+    fn form_token(&self) -> String {
+        self.attr("input[name=csrf]", "value")
+            .expect("the page carries the form token")
+    }
+}
+
+async fn read(response: reqwest::Response) -> Page {
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().expect("ascii").to_owned())
+    };
+    let (location, set_cookie) = (header("location"), header("set-cookie"));
+    let status = response.status();
+    Page {
+        status,
+        location,
+        set_cookie,
+        html: response.text().await.expect("a body"),
+    }
+}
+
+impl<'s> Browser<'s> {
+    async fn signed_in(sandbox: &'s Sandbox) -> Self {
+        let page = sign_in(sandbox, DEFAULT_SHOP_LOGIN, DEFAULT_PASSWORD).await;
+        assert_eq!(page.status, StatusCode::SEE_OTHER, "{}", page.html);
+        let cookie = page.set_cookie.expect("a session cookie");
+        let pair = cookie.split(';').next().expect("name=value").to_owned();
+        Self {
+            sandbox,
+            cookie: pair,
+        }
+    }
+
+    async fn get(&self, path: &str) -> Page {
+        let response = self
+            .sandbox
+            .client
+            .get(self.sandbox.url(path))
+            .header("Cookie", &self.cookie)
+            .send()
+            .await
+            .expect("answered");
+        read(response).await
+    }
+
+    /// Posts a form from the back-office's own origin.
+    async fn post(&self, path: &str, pairs: &[(&str, &str)]) -> Page {
+        self.post_from(path, pairs, Some(&origin(self.sandbox)))
+            .await
+    }
+
+    async fn post_from(&self, path: &str, pairs: &[(&str, &str)], origin: Option<&str>) -> Page {
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(pairs)
+            .finish();
+        let mut request = self
+            .sandbox
+            .client
+            .post(self.sandbox.url(path))
+            .header("Cookie", &self.cookie)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(body);
+        if let Some(origin) = origin {
+            request = request.header("Origin", origin);
+        }
+        read(request.send().await.expect("answered")).await
+    }
+}
+
+fn origin(sandbox: &Sandbox) -> String {
+    sandbox.server.base_url.origin().ascii_serialization()
+}
+
+async fn sign_in(sandbox: &Sandbox, login: &str, password: &str) -> Page {
+    let response = sandbox
+        .client
+        .post(sandbox.url(&format!("{BACK_OFFICE_PATH}/sign-in")))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .header("Origin", origin(sandbox))
+        .body(
+            url::form_urlencoded::Serializer::new(String::new())
+                .extend_pairs([("shopLogin", login), ("password", password)])
+                .finish(),
+        )
+        .send()
+        .await
+        .expect("answered");
+    read(response).await
+}
+
+/// The profile form's fields as they are, with `changes` made.
+fn profile_form(page: &Page, changes: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut pairs: Vec<(String, String)> = [
+        "successUrl",
+        "failureUrl",
+        "notificationUrl",
+        "signingSecret",
+    ]
+    .iter()
+    .map(|name| {
+        (
+            (*name).to_owned(),
+            page.attr(&format!("input[name={name}]"), "value")
+                .unwrap_or_default(),
+        )
+    })
+    .collect();
+    pairs.push(("csrf".to_owned(), page.form_token()));
+    for (name, value) in changes {
+        if let Some(pair) = pairs.iter_mut().find(|(n, _)| n == name) {
+            pair.1 = (*value).to_owned();
+        }
+    }
+    pairs
+}
+
+fn borrowed(pairs: &[(String, String)]) -> Vec<(&str, &str)> {
+    pairs
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect()
+}
+
+#[tokio::test]
+async fn sign_in_opens_an_http_only_same_site_session_and_a_wrong_one_says_nothing_more() {
+    let sandbox = Sandbox::start().await;
+    let unsigned = read(
+        sandbox
+            .client
+            .get(sandbox.url(&format!("{BACK_OFFICE_PATH}/payments")))
+            .send()
+            .await
+            .expect("answered"),
+    )
+    .await;
+    assert_eq!(unsigned.status, StatusCode::SEE_OTHER);
+    assert_eq!(unsigned.location.as_deref(), Some("/back-office/sign-in"));
+
+    let wrong_password = sign_in(&sandbox, DEFAULT_SHOP_LOGIN, "wrong").await;
+    let wrong_login = sign_in(&sandbox, "NO_SUCH_SHOP", DEFAULT_PASSWORD).await;
+    for refused in [&wrong_password, &wrong_login] {
+        assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+        assert!(refused.set_cookie.is_none());
+        assert_eq!(
+            refused.text("[role=alert]"),
+            ["The shop login or the password is wrong."]
+        );
+    }
+
+    let opened = sign_in(&sandbox, DEFAULT_SHOP_LOGIN, DEFAULT_PASSWORD).await;
+    assert_eq!(opened.status, StatusCode::SEE_OTHER);
+    let cookie = opened.set_cookie.expect("a session cookie");
+    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/back-office"] {
+        assert!(cookie.contains(attribute), "{cookie}");
+    }
+}
+
+#[tokio::test]
+async fn repeated_failed_sign_ins_are_slowed() {
+    let sandbox = Sandbox::start().await;
+    for _ in 0..3 {
+        assert_eq!(
+            sign_in(&sandbox, DEFAULT_SHOP_LOGIN, "guess").await.status,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    let slowed = sign_in(&sandbox, DEFAULT_SHOP_LOGIN, DEFAULT_PASSWORD).await;
+    assert_eq!(slowed.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(slowed.set_cookie.is_none());
+}
+
+#[tokio::test]
+async fn payments_are_listed_newest_first_filterable_with_masked_cards() {
+    let sandbox = Sandbox::start().await;
+    let (_, _, paid) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
+    let (_, _, declined) = sandbox.pay_with(DEFAULT_DECLINED_CARD).await;
+    let (_, _, waiting) = sandbox.pay_with(DEFAULT_THREE_DS_CARD).await;
+    let browser = Browser::signed_in(&sandbox).await;
+
+    let all = browser.get("/back-office/payments").await;
+    assert_eq!(all.status, StatusCode::OK);
+    let ids = all.text("tbody tr td:nth-child(2)");
+    assert_eq!(ids, [waiting, declined, paid.clone()], "newest first");
+    let outcomes = all.text("tbody tr td:nth-child(7)");
+    assert_eq!(
+        outcomes,
+        ["waiting for issuer authentication", "declined", "paid"]
+    );
+    assert_eq!(
+        all.text("tbody tr td:nth-child(6)"),
+        ["541238******4012", "400000******0002", "477571******2026"]
+    );
+    for number in [
+        DEFAULT_FRICTIONLESS_CARD,
+        DEFAULT_DECLINED_CARD,
+        DEFAULT_THREE_DS_CARD,
+        DEFAULT_API_KEY,
+    ] {
+        assert!(!all.html.contains(number), "{number} shown unmasked");
+    }
+
+    let only_paid = browser.get("/back-office/payments?state=paid").await;
+    assert_eq!(only_paid.text("tbody tr td:nth-child(2)"), [paid]);
+    let unknown = browser.get("/back-office/payments?state=lost").await;
+    assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn a_payments_timeline_shows_its_submits_redirect_and_notification_attempts() {
+    let merchant = MerchantServer::answering(&[500]).await;
+    let mut config = ReferenceConfig::default();
+    config.merchants[0].notification_url = Some(merchant.url.clone());
+    config.limits.notification_first_retry = std::time::Duration::from_millis(20);
+    let sandbox = Sandbox::start_with(config).await;
+    let (_, token, id) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
+    // A second submit of the same token is refused, and shown.
+    sandbox
+        .submit_with(
+            Some(&token),
+            &support::submit_body(DEFAULT_FRICTIONLESS_CARD),
+        )
+        .await;
+    merchant.wait_for(2).await;
+    // The second attempt's answer is recorded once the merchant answers it.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let browser = Browser::signed_in(&sandbox).await;
+    let detail = browser.get(&format!("/back-office/payments/{id}")).await;
+    assert_eq!(detail.status, StatusCode::OK, "{}", detail.html);
+    let steps = detail.text("ol.timeline li");
+    let expected = [
+        "created by payment/create.",
+        "card 477571******2026 submitted by payment/submit: authorized (OK).",
+        "the buyer was sent to",
+        "a payment/submit was refused with error code",
+        "attempt 1, posted to",
+        "attempt 2, posted to",
+    ];
+    for (step, wanted) in expected.iter().enumerate() {
+        assert!(
+            steps.iter().any(|s| s.contains(wanted)),
+            "step {step}, {wanted:?}, not in the timeline: {steps:#?}"
+        );
+    }
+    assert!(
+        steps.iter().any(|s| s.contains("HTTP 500 (not delivered)")),
+        "{steps:#?}"
+    );
+    assert!(
+        steps.iter().any(|s| s.contains("HTTP 200 (delivered)")),
+        "{steps:#?}"
+    );
+    let other = browser.get("/back-office/payments/1").await;
+    assert_eq!(other.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_change_without_the_form_token_or_from_another_site_is_refused() {
+    let sandbox = Sandbox::start().await;
+    let browser = Browser::signed_in(&sandbox).await;
+    let profile = browser.get("/back-office/profile").await;
+    let changed = profile_form(&profile, &[("successUrl", "https://attacker.example/")]);
+    let mut without_token = changed.clone();
+    without_token.retain(|(n, _)| n != "csrf");
+    let refused = browser
+        .post("/back-office/profile", &borrowed(&without_token))
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    let cross_site = browser
+        .post_from(
+            "/back-office/profile",
+            &borrowed(&changed),
+            Some("https://attacker.example"),
+        )
+        .await;
+    assert_eq!(cross_site.status, StatusCode::FORBIDDEN);
+    let after = browser.get("/back-office/profile").await;
+    assert_eq!(
+        after.attr("input[name=successUrl]", "value"),
+        profile.attr("input[name=successUrl]", "value"),
+        "nothing changed"
+    );
+}
+
+#[tokio::test]
+async fn a_relative_address_is_refused_naming_the_field_and_the_profile_keeps_its_values() {
+    let sandbox = Sandbox::start().await;
+    let browser = Browser::signed_in(&sandbox).await;
+    let profile = browser.get("/back-office/profile").await;
+    for (name, label, value) in [
+        ("successUrl", "Success page", "shop.example/paid"),
+        ("failureUrl", "Failure page", "/failed"),
+        (
+            "notificationUrl",
+            "Notification address",
+            "ftp://shop.example/n",
+        ),
+        ("signingSecret", "Notification signing secret", "short"),
+    ] {
+        let pairs = profile_form(
+            &profile,
+            &[
+                ("successUrl", "https://shop.example/new-success"),
+                (name, value),
+            ],
+        );
+        let refused = browser
+            .post("/back-office/profile", &borrowed(&pairs))
+            .await;
+        assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{name}");
+        let alert = refused.text("[role=alert]").join(" ");
+        assert!(alert.starts_with(label), "{alert}");
+        assert_eq!(
+            refused
+                .attr(&format!("input[name={name}]"), "aria-invalid")
+                .as_deref(),
+            Some("true")
+        );
+        let kept = browser.get("/back-office/profile").await;
+        assert_eq!(
+            kept.attr("input[name=successUrl]", "value"),
+            profile.attr("input[name=successUrl]", "value"),
+            "{name}: the valid change beside it was not made either"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_changed_success_page_is_where_the_next_paid_buyer_goes() {
+    let sandbox = Sandbox::start().await;
+    let browser = Browser::signed_in(&sandbox).await;
+    let profile = browser.get("/back-office/profile").await;
+    let pairs = profile_form(&profile, &[("successUrl", "https://shop.example/thanks")]);
+    let saved = browser
+        .post("/back-office/profile", &borrowed(&pairs))
+        .await;
+    assert_eq!(saved.status, StatusCode::OK);
+    assert_eq!(saved.text("[role=status]"), ["The profile was saved."]);
+    let (answer, _, _) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
+    assert_eq!(
+        answer.payload()["userRedirect"]["href"],
+        "https://shop.example/thanks"
+    );
+}
+
+#[tokio::test]
+async fn a_rotated_api_key_replaces_the_old_one_at_once_and_is_shown_only_once() {
+    let sandbox = Sandbox::start().await;
+    let browser = Browser::signed_in(&sandbox).await;
+    let profile = browser.get("/back-office/profile").await;
+    assert!(!profile.html.contains(DEFAULT_API_KEY), "the key is masked");
+    assert_eq!(profile.text("dd code"), ["••••••••-key"]);
+    let rotated = browser
+        .post("/back-office/api-key", &[("csrf", &profile.form_token())])
+        .await;
+    assert_eq!(rotated.status, StatusCode::OK);
+    let new_key = rotated.text("#new-key").concat();
+    assert!(new_key.starts_with("sk_sandbox_"), "{new_key}");
+
+    sandbox
+        .create_with(Some(DEFAULT_API_KEY), &create_body())
+        .await
+        .assert_refused(403, "1166", "invalid API key");
+    let created = sandbox.create_with(Some(&new_key), &create_body()).await;
+    assert_eq!(created.code(), "0");
+
+    let later = browser.get("/back-office/profile").await;
+    assert!(!later.html.contains(&new_key), "shown once, then masked");
+    assert!(
+        later
+            .text("dd code")
+            .concat()
+            .ends_with(&new_key[new_key.len() - 4..])
+    );
+}
+
+#[tokio::test]
+async fn sign_out_ends_the_session() {
+    let sandbox = Sandbox::start().await;
+    let browser = Browser::signed_in(&sandbox).await;
+    let payments = browser.get("/back-office/payments").await;
+    let out = browser
+        .post("/back-office/sign-out", &[("csrf", &payments.form_token())])
+        .await;
+    assert_eq!(out.status, StatusCode::SEE_OTHER);
+    assert!(
+        out.set_cookie
+            .expect("the cookie is cleared")
+            .contains("Max-Age=0")
+    );
+    let after = browser.get("/back-office/payments").await;
+    assert_eq!(after.status, StatusCode::SEE_OTHER);
+}

@@ -1,0 +1,228 @@
+//! Server notifications over real sockets: the sandbox posts each
+//! payment's outcome to a merchant's server on loopback, signed with the
+//! shop's secret, once per payment, retried when the server fails, and
+//! without ever holding up `payment/submit`.
+
+mod support;
+
+use std::time::Duration;
+
+use payconf_reference::{
+    DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD, DEFAULT_SIGNING_SECRET,
+    DEFAULT_THREE_DS_CARD, ReferenceConfig,
+    notification::{EVENT_ID_HEADER, SIGNATURE_HEADER, verify},
+};
+use serde_json::{Value, json};
+use support::{
+    Sandbox, answer_issuer_form,
+    merchant_server::{MerchantServer, Received},
+    submit_body,
+};
+use url::Url;
+
+/// A submit body naming `notify` as its server notification address.
+fn submit_notifying(card: &str, notify: &Url) -> Value {
+    let mut body = submit_body(card);
+    body["responseURLs"] = json!({"serverNotificationURL": notify.as_str()});
+    body
+}
+
+/// Checks what every notification must be: JSON, signed with the default
+/// shop's secret, its event ID in the header and the body.
+fn assert_signed(received: &Received) -> Value {
+    assert_eq!(received.header("content-type"), "application/json");
+    assert!(
+        verify(
+            DEFAULT_SIGNING_SECRET,
+            received.header(SIGNATURE_HEADER),
+            &received.body
+        ),
+        "the signature verifies with the shop's secret: {}",
+        received.header(SIGNATURE_HEADER)
+    );
+    assert!(!verify(
+        "not-the-shops-secret-at-all",
+        received.header(SIGNATURE_HEADER),
+        &received.body
+    ));
+    let body = received.json();
+    assert_eq!(body["eventID"], received.header(EVENT_ID_HEADER));
+    assert_eq!(body["eventType"], "payment.outcome");
+    body
+}
+
+#[tokio::test]
+async fn a_paid_submit_is_notified_once_signed_and_naming_the_payment() {
+    let merchant = MerchantServer::start().await;
+    let sandbox = Sandbox::start().await;
+    let (token, id) = sandbox.create().await;
+    let answer = sandbox
+        .submit_with(
+            Some(&token),
+            &submit_notifying(DEFAULT_FRICTIONLESS_CARD, &merchant.url),
+        )
+        .await;
+    assert_eq!(answer.payload()["transactionResult"], "OK");
+    let received = merchant.wait_for(1).await;
+    let body = assert_signed(&received[0]);
+    assert_eq!(body["paymentID"], id.as_str());
+    assert_eq!(body["shopLogin"], "DEMO_SHOP");
+    assert_eq!(body["shopTransactionID"], "order-1001");
+    assert_eq!(body["amount"], "10.00");
+    assert_eq!(body["currency"], "EUR");
+    assert_eq!(body["outcome"], "paid");
+    assert_eq!(body["transactionResult"], "OK");
+    assert_eq!(body["channel"], "submit");
+    assert_eq!(body["maskedPAN"], "477571******2026");
+    assert!(body.get("authentication").is_none(), "{body:#}");
+    assert!(
+        !String::from_utf8_lossy(&received[0].body).contains(DEFAULT_FRICTIONLESS_CARD),
+        "the card number appears only masked"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(merchant.received().len(), 1, "one notification per payment");
+}
+
+#[tokio::test]
+async fn a_declined_submit_is_notified_as_declined() {
+    let merchant = MerchantServer::start().await;
+    let sandbox = Sandbox::start().await;
+    let (token, _) = sandbox.create().await;
+    sandbox
+        .submit_with(
+            Some(&token),
+            &submit_notifying(DEFAULT_DECLINED_CARD, &merchant.url),
+        )
+        .await;
+    let body = assert_signed(&merchant.wait_for(1).await[0]);
+    assert_eq!(body["outcome"], "declined");
+    assert_eq!(body["transactionResult"], "KO");
+}
+
+#[tokio::test]
+async fn a_three_ds_payment_is_notified_when_the_buyer_authenticates_not_before() {
+    let merchant = MerchantServer::start().await;
+    let sandbox = Sandbox::start().await;
+    let (token, id) = sandbox.create().await;
+    let answer = sandbox
+        .submit_with(
+            Some(&token),
+            &submit_notifying(DEFAULT_THREE_DS_CARD, &merchant.url),
+        )
+        .await;
+    let href = answer.payload()["userRedirect"]["href"]
+        .as_str()
+        .expect("the issuer's address")
+        .to_owned();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        merchant.received().is_empty(),
+        "no outcome yet: the buyer is at the issuer"
+    );
+    answer_issuer_form(&sandbox, &href, &[("otp", "123456")]).await;
+    let body = assert_signed(&merchant.wait_for(1).await[0]);
+    assert_eq!(body["paymentID"], id.as_str());
+    assert_eq!(body["outcome"], "paid");
+    assert_eq!(body["authentication"], "authenticated");
+}
+
+#[tokio::test]
+async fn the_profiles_address_is_used_when_the_submit_names_none() {
+    let merchant = MerchantServer::start().await;
+    let mut config = ReferenceConfig::default();
+    config.merchants[0].notification_url = Some(merchant.url.clone());
+    let sandbox = Sandbox::start_with(config).await;
+    let (answer, _, id) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
+    assert_eq!(answer.payload()["transactionResult"], "OK");
+    let body = assert_signed(&merchant.wait_for(1).await[0]);
+    assert_eq!(body["paymentID"], id.as_str());
+}
+
+#[tokio::test]
+async fn a_refused_delivery_is_retried_with_the_same_event_id() {
+    let merchant = MerchantServer::answering(&[500, 503]).await;
+    let mut config = ReferenceConfig::default();
+    config.limits.notification_first_retry = Duration::from_millis(20);
+    let sandbox = Sandbox::start_with(config).await;
+    let (token, _) = sandbox.create().await;
+    sandbox
+        .submit_with(
+            Some(&token),
+            &submit_notifying(DEFAULT_FRICTIONLESS_CARD, &merchant.url),
+        )
+        .await;
+    let received = merchant.wait_for(3).await;
+    let ids: Vec<&str> = received.iter().map(|r| r.header(EVENT_ID_HEADER)).collect();
+    assert!(ids.iter().all(|id| *id == ids[0]), "{ids:?}");
+    for attempt in &received {
+        assert_signed(attempt);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        merchant.received().len(),
+        3,
+        "delivered on the third attempt, then no more"
+    );
+}
+
+#[tokio::test]
+async fn retries_stop_when_the_window_is_over() {
+    let merchant = MerchantServer::answering(&[500; 50]).await;
+    let mut config = ReferenceConfig::default();
+    // Attempts at 0, 20 and 80 ms; the next would come at 260 ms, past the window.
+    config.limits.notification_first_retry = Duration::from_millis(20);
+    config.limits.notification_window = Duration::from_millis(200);
+    let sandbox = Sandbox::start_with(config).await;
+    let (token, _) = sandbox.create().await;
+    sandbox
+        .submit_with(
+            Some(&token),
+            &submit_notifying(DEFAULT_FRICTIONLESS_CARD, &merchant.url),
+        )
+        .await;
+    merchant.wait_for(3).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(merchant.received().len(), 3);
+}
+
+#[tokio::test]
+async fn a_merchant_server_that_does_not_answer_never_holds_up_submit() {
+    let merchant = MerchantServer::start().await;
+    merchant.hold();
+    let sandbox = Sandbox::start().await;
+    let (first, _) = sandbox.create().await;
+    sandbox
+        .submit_with(
+            Some(&first),
+            &submit_notifying(DEFAULT_FRICTIONLESS_CARD, &merchant.url),
+        )
+        .await;
+    // The first notification is in the merchant's hands, unanswered.
+    merchant.wait_for(1).await;
+    // The service goes on: a create and a submit are answered meanwhile.
+    let (answer, _, _) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
+    assert_eq!(answer.payload()["transactionResult"], "OK");
+    merchant.release();
+}
+
+#[tokio::test]
+async fn an_unreachable_merchant_server_does_not_change_the_payment() {
+    // A port nothing listens on: bound, then closed.
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("binds");
+        Url::parse(&format!(
+            "http://{}/n",
+            listener.local_addr().expect("address")
+        ))
+        .expect("valid")
+    };
+    let sandbox = Sandbox::start().await;
+    let (token, _) = sandbox.create().await;
+    let answer = sandbox
+        .submit_with(
+            Some(&token),
+            &submit_notifying(DEFAULT_FRICTIONLESS_CARD, &closed),
+        )
+        .await;
+    assert_eq!(answer.payload()["transactionResult"], "OK");
+}
