@@ -254,6 +254,11 @@ pub struct ServeArgs {
     /// The certificate's private key (PEM).
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+    /// Keep profiles, payments and notifications owed in this SQLite file
+    /// (created when missing), so a restart loses nothing; memory only
+    /// without it.
+    #[arg(long, value_name = "FILE")]
+    pub data: Option<PathBuf>,
 }
 
 /// `payconf serve`'s options, from its flags.
@@ -267,6 +272,7 @@ fn serve_options(args: ServeArgs) -> crate::serve::ServeOptions {
         addr: args.addr,
         config: args.config,
         tls,
+        data: args.data,
     }
 }
 

@@ -1,5 +1,6 @@
 //! `payconf serve`: the reference implementation on a socket of the user's
-//! choice, until Ctrl-C or SIGTERM.
+//! choice, until Ctrl-C or SIGTERM; with `--data`, its profiles, payments
+//! and notifications owed kept in a file across restarts.
 
 use std::{
     io::Write,
@@ -23,6 +24,8 @@ pub struct ServeOptions {
     pub config: Option<PathBuf>,
     /// Serve HTTPS with this certificate and key.
     pub tls: Option<TlsFiles>,
+    /// The data file; memory only without one.
+    pub data: Option<PathBuf>,
 }
 
 /// A certificate (PEM, its chain after it) and its private key (PEM).
@@ -81,10 +84,11 @@ pub enum SandboxError {
 /// certificate) as the first line of stdout, and serves until a shutdown
 /// signal.
 pub async fn serve(options: ServeOptions) -> Result<ExitCode, SandboxError> {
-    let config = match &options.config {
+    let mut config = match &options.config {
         Some(path) => ReferenceConfig::load(path)?,
         None => ReferenceConfig::default(),
     };
+    config.data_file.clone_from(&options.data);
     let tls = options.tls.as_ref().map(server_config).transpose()?;
     let listener =
         TcpListener::bind(options.addr)
@@ -100,16 +104,20 @@ pub async fn serve(options: ServeOptions) -> Result<ExitCode, SandboxError> {
             addr: options.addr,
             source,
         })?;
+    // The data file is opened and read back before the sandbox says it
+    // listens: one it cannot use stops it here, never serving empty.
+    let prepared = payconf_reference::Prepared::new(&listener, config, tls.is_some())?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "listening on {scheme}://{local}")
         .and_then(|()| stdout.flush())
         .map_err(SandboxError::Stdout)?;
     drop(stdout);
-    payconf_reference::run_tls(listener, config, tls, async move {
-        interruption.next().await;
-    })
-    .await?;
+    prepared
+        .serve(listener, tls, async move {
+            interruption.next().await;
+        })
+        .await?;
     Ok(ExitCode::SUCCESS)
 }
 

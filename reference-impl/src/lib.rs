@@ -44,10 +44,12 @@ mod error;
 mod execute;
 mod form_body;
 mod issuer;
+mod journal;
 mod json;
 mod landing;
 mod money;
 mod notify;
+mod outbox;
 mod pages;
 mod paths;
 mod payment_page;
@@ -55,6 +57,7 @@ mod profiles;
 mod request_body;
 mod router;
 mod server;
+mod sessions;
 mod state;
 mod store;
 mod submit;
@@ -104,10 +107,11 @@ pub mod notification {
     pub use crate::notify::message::{EVENT_ID_HEADER, SIGNATURE_HEADER, signature, verify};
 }
 pub use error::{ApiError, code, transaction_code};
+pub use journal::DataError;
 pub use paths::{
     BACK_OFFICE_PATH, DEMO_PATH, ISSUER_PATH, PAGE_PATH, RESULT_PATH, SCRIPT_PATH, WALLET_PATH,
 };
 pub use payment_page::checkout_snippet;
 pub use request_body::MAX_BODY_BYTES;
-pub use server::{RunningServer, ServeError, run, run_tls};
+pub use server::{Prepared, RunningServer, ServeError, run, run_tls};
 pub use tls::{TlsError, server_config};

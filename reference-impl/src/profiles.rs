@@ -82,6 +82,38 @@ impl Profiles {
         found.and_then(|i| u32::try_from(i).ok())
     }
 
+    /// Every profile, in index order.
+    pub fn all(&self) -> Vec<Arc<Profile>> {
+        self.list.read().clone()
+    }
+
+    /// The shop logins, by index.
+    pub fn logins(&self) -> Vec<Box<str>> {
+        self.list
+            .read()
+            .iter()
+            .map(|p| p.merchant.shop_login.as_str().into())
+            .collect()
+    }
+
+    /// Puts profiles read back from a data file in place of the configured
+    /// ones of the same shop login; a saved shop the configuration no
+    /// longer names is kept too.
+    pub fn restore(&self, saved: Vec<Merchant>) -> Result<(), url::ParseError> {
+        let mut list = self.list.write();
+        for merchant in saved {
+            let resolved = Arc::new(resolve(merchant, &self.public_url)?);
+            match list
+                .iter_mut()
+                .find(|p| p.merchant.shop_login == resolved.merchant.shop_login)
+            {
+                Some(slot) => *slot = resolved,
+                None => list.push(resolved),
+            }
+        }
+        Ok(())
+    }
+
     /// Changes the profile at `index` with `change`, which sees a copy and
     /// may refuse; the profile is replaced whole once the change is made
     /// and its pages resolve.

@@ -23,7 +23,14 @@ use hyper_util::{
 use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
 use url::Url;
 
-use crate::{config::ReferenceConfig, envelope, error::ApiError, router, state::Service};
+use crate::{
+    config::ReferenceConfig,
+    envelope,
+    error::ApiError,
+    journal::DataError,
+    router,
+    state::{Service, StartError},
+};
 
 /// The most bytes hyper buffers for a request line and headers; past
 /// [`crate::router::MAX_HEADER_BYTES`] the service refuses with 431 and the
@@ -44,6 +51,9 @@ pub enum ServeError {
         /// Why it does not resolve, as the URL parser says it.
         source: url::ParseError,
     },
+    /// The data file cannot be used: the sandbox does not start over it.
+    #[error(transparent)]
+    Data(#[from] DataError),
 }
 
 /// Serves the payment service on `listener` until `shutdown` completes, then
@@ -65,101 +75,141 @@ pub async fn run_tls(
     tls: Option<Arc<rustls::ServerConfig>>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServeError> {
-    let local = listener.local_addr()?;
-    let public_url = config
-        .public_url
-        .clone()
-        .unwrap_or_else(|| default_public_url(local, tls.is_some()));
-    let service = Arc::new(Service::new(config, public_url.clone()).map_err(|source| {
-        ServeError::MerchantPage {
-            public_url: public_url.clone(),
-            source,
-        }
-    })?);
-    tracing::info!(%local, %public_url, "payment service listening");
-    let sweeper = tokio::spawn(sweep_expired(Arc::clone(&service)));
-    let notifications = tokio::spawn(crate::notify::deliver(Arc::clone(&service)));
-    let limits = service.config.limits;
+    let prepared = Prepared::new(&listener, config, tls.is_some())?;
+    prepared.serve(listener, tls, shutdown).await
+}
 
-    let mut http = http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout)
-        .max_buf_size(MAX_HEAD_BUFFER)
-        .keep_alive(true);
-    let mut http2 = http2::Builder::new(TokioExecutor::new());
-    http2.timer(TokioTimer::new());
-    let graceful = GracefulShutdown::new();
-    let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _peer)) => {
-                    // Small request-answer exchanges: send each answer at once.
-                    let _ = stream.set_nodelay(true);
-                    let service = Arc::clone(&service);
-                    let handler = service_fn(move |request| {
+/// A service ready to serve on a listener: its configuration checked and
+/// its data file, when it has one, open and read back. Built before the
+/// service says it listens, so that a data file it cannot use stops it
+/// first.
+#[derive(Debug)]
+pub struct Prepared {
+    service: Arc<Service>,
+}
+
+impl Prepared {
+    /// Prepares `config` for `listener` (its pages `https://` with `tls`).
+    pub fn new(
+        listener: &TcpListener,
+        config: ReferenceConfig,
+        tls: bool,
+    ) -> Result<Self, ServeError> {
+        let local = listener.local_addr()?;
+        let public_url = config
+            .public_url
+            .clone()
+            .unwrap_or_else(|| default_public_url(local, tls));
+        let service = Arc::new(Service::new(config, public_url.clone()).map_err(
+            |error| match error {
+                StartError::Page(source) => ServeError::MerchantPage {
+                    public_url: public_url.clone(),
+                    source,
+                },
+                StartError::Data(data) => ServeError::Data(data),
+            },
+        )?);
+        Ok(Self { service })
+    }
+
+    /// Serves on `listener` until `shutdown` completes; see [`run`].
+    pub async fn serve(
+        self,
+        listener: TcpListener,
+        tls: Option<Arc<rustls::ServerConfig>>,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<(), ServeError> {
+        let service = self.service;
+        let local = listener.local_addr()?;
+        tracing::info!(%local, public_url = %service.public_url, "payment service listening");
+        let sweeper = tokio::spawn(sweep_expired(Arc::clone(&service)));
+        let notifications = tokio::spawn(crate::notify::deliver(Arc::clone(&service)));
+        let limits = service.config.limits;
+
+        let mut http = http1::Builder::new();
+        http.timer(TokioTimer::new())
+            .header_read_timeout(limits.header_read_timeout)
+            .max_buf_size(MAX_HEAD_BUFFER)
+            .keep_alive(true);
+        let mut http2 = http2::Builder::new(TokioExecutor::new());
+        http2.timer(TokioTimer::new());
+        let graceful = GracefulShutdown::new();
+        let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
+        let mut shutdown = std::pin::pin!(shutdown);
+        loop {
+            tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _peer)) => {
+                        // Small request-answer exchanges: send each answer at once.
+                        let _ = stream.set_nodelay(true);
                         let service = Arc::clone(&service);
-                        async move { Ok::<_, Infallible>(answer(&service, request).await) }
-                    });
-                    let Some(acceptor) = acceptor.clone() else {
-                        let connection =
-                            graceful.watch(http.serve_connection(TokioIo::new(stream), handler));
+                        let handler = service_fn(move |request| {
+                            let service = Arc::clone(&service);
+                            async move { Ok::<_, Infallible>(answer(&service, request).await) }
+                        });
+                        let Some(acceptor) = acceptor.clone() else {
+                            let connection =
+                                graceful.watch(http.serve_connection(TokioIo::new(stream), handler));
+                            tokio::spawn(async move {
+                                if let Err(error) = connection.await {
+                                    tracing::debug!(%error, "connection ended with an error");
+                                }
+                            });
+                            continue;
+                        };
+                        // Watched from the start: a shutdown waits for the handshake too.
+                        let (http, http2, watcher) = (http.clone(), http2.clone(), graceful.watcher());
+                        let handshake_bound = limits.header_read_timeout;
                         tokio::spawn(async move {
-                            if let Err(error) = connection.await {
+                            let stream = match tokio::time::timeout(handshake_bound, acceptor.accept(stream)).await {
+                                Ok(Ok(stream)) => stream,
+                                Ok(Err(error)) => {
+                                    tracing::debug!(%error, "TLS handshake failed");
+                                    return;
+                                }
+                                Err(_) => {
+                                    tracing::debug!("TLS handshake not completed in time");
+                                    return;
+                                }
+                            };
+                            let h2 = stream.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
+                            let io = TokioIo::new(stream);
+                            let ended = if h2 {
+                                watcher.watch(http2.serve_connection(io, handler)).await
+                            } else {
+                                watcher.watch(http.serve_connection(io, handler)).await
+                            };
+                            if let Err(error) = ended {
                                 tracing::debug!(%error, "connection ended with an error");
                             }
                         });
-                        continue;
-                    };
-                    // Watched from the start: a shutdown waits for the handshake too.
-                    let (http, http2, watcher) = (http.clone(), http2.clone(), graceful.watcher());
-                    let handshake_bound = limits.header_read_timeout;
-                    tokio::spawn(async move {
-                        let stream = match tokio::time::timeout(handshake_bound, acceptor.accept(stream)).await {
-                            Ok(Ok(stream)) => stream,
-                            Ok(Err(error)) => {
-                                tracing::debug!(%error, "TLS handshake failed");
-                                return;
-                            }
-                            Err(_) => {
-                                tracing::debug!("TLS handshake not completed in time");
-                                return;
-                            }
-                        };
-                        let h2 = stream.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
-                        let io = TokioIo::new(stream);
-                        let ended = if h2 {
-                            watcher.watch(http2.serve_connection(io, handler)).await
-                        } else {
-                            watcher.watch(http.serve_connection(io, handler)).await
-                        };
-                        if let Err(error) = ended {
-                            tracing::debug!(%error, "connection ended with an error");
-                        }
-                    });
-                }
-                // Out of file descriptors and the like: wait a little and go on
-                // rather than stop serving.
-                Err(error) => {
-                    tracing::warn!(%error, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            },
-            () = &mut shutdown => break,
+                    }
+                    // Out of file descriptors and the like: wait a little and go on
+                    // rather than stop serving.
+                    Err(error) => {
+                        tracing::warn!(%error, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                },
+                () = &mut shutdown => break,
+            }
         }
-    }
-    drop(listener);
-    sweeper.abort();
-    notifications.abort();
-    tracing::info!("shutting down: waiting for requests in flight");
-    tokio::select! {
-        () = graceful.shutdown() => tracing::info!("all connections closed"),
-        () = tokio::time::sleep(limits.shutdown_grace) => {
-            tracing::warn!(grace = ?limits.shutdown_grace, "connections still open; closing them");
+        drop(listener);
+        sweeper.abort();
+        notifications.abort();
+        tracing::info!("shutting down: waiting for requests in flight");
+        tokio::select! {
+            () = graceful.shutdown() => tracing::info!("all connections closed"),
+            () = tokio::time::sleep(limits.shutdown_grace) => {
+                tracing::warn!(grace = ?limits.shutdown_grace, "connections still open; closing them");
+            }
         }
+        if let Some(journal) = service.journal.clone() {
+            // The file is let go before the server says it has stopped.
+            let _ = tokio::task::spawn_blocking(move || journal.close()).await;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Answers a request; a panic in a handler becomes a `500` with the envelope
@@ -168,7 +218,7 @@ async fn answer(
     service: &Service,
     request: http::Request<hyper::body::Incoming>,
 ) -> http::Response<crate::state::Body> {
-    match AssertUnwindSafe(router::handle(service, request))
+    let response = match AssertUnwindSafe(router::handle(service, request))
         .catch_unwind()
         .await
     {
@@ -177,6 +227,18 @@ async fn answer(
             tracing::error!("request handler panicked");
             envelope::refusal(&ApiError::Internal)
         }
+    };
+    // With a data file, nothing is answered before what it changed is in
+    // the file: an acknowledged payment survives the sandbox being killed.
+    match &service.journal {
+        Some(journal) => match journal.durable().await {
+            Ok(()) => response,
+            Err(broken) => {
+                tracing::error!(%broken, "answer withheld: its changes are not in the data file");
+                envelope::refusal(&ApiError::Internal)
+            }
+        },
+        None => response,
     }
 }
 

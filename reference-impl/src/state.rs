@@ -10,11 +10,12 @@ use url::Url;
 use uuid::Uuid;
 
 use crate::{
-    backoffice::Sessions,
     config::ReferenceConfig,
-    notify::Notifier,
+    journal::{DataError, Journal, Restored},
+    outbox::Notifier,
     profiles::{Profile, Profiles},
-    store::PaymentStore,
+    sessions::Sessions,
+    store::{PaymentLog, PaymentStore},
 };
 
 /// A response body: the whole answer in memory, as every answer here is small.
@@ -36,20 +37,78 @@ pub struct Service {
     pub notifier: Notifier,
     /// Who is signed in to the back-office.
     pub sessions: Sessions,
+    /// Where changes are written, with a data file.
+    pub journal: Option<Arc<Journal>>,
+}
+
+/// Why the service cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// A merchant page does not resolve against the public address.
+    #[error("a merchant page does not resolve: {0}")]
+    Page(url::ParseError),
+    /// The data file cannot be used.
+    #[error(transparent)]
+    Data(#[from] DataError),
 }
 
 impl Service {
-    /// Builds the service for a configuration, reached at `public_url`.
-    pub fn new(config: ReferenceConfig, public_url: Url) -> Result<Self, url::ParseError> {
-        let profiles = Profiles::new(config.merchants.clone(), public_url.clone())?;
-        let store = PaymentStore::new(config.token_lifetime);
+    /// Builds the service for a configuration, reached at `public_url`;
+    /// with a data file, opens it and puts back what it holds: the saved
+    /// profiles, the payments still within their lifetime, and the
+    /// notifications still owed (queued again).
+    pub fn new(config: ReferenceConfig, public_url: Url) -> Result<Self, StartError> {
+        let profiles = Profiles::new(config.merchants.clone(), public_url.clone())
+            .map_err(StartError::Page)?;
+        let (journal, restored) = match &config.data_file {
+            None => (None, Restored::default()),
+            Some(path) => {
+                let (connection, mut restored) = Journal::open(path)?;
+                profiles
+                    .restore(std::mem::take(&mut restored.profiles))
+                    .map_err(StartError::Page)?;
+                let journal = Journal::start(connection, profiles.logins());
+                for profile in profiles.all() {
+                    journal.profile(&profile.merchant);
+                }
+                (Some(journal), restored)
+            }
+        };
+        let store = PaymentStore::journaled(
+            config.token_lifetime,
+            journal.clone().map(|j| j as Arc<dyn PaymentLog>),
+        );
+        let notifier = Notifier::default();
+        let (payments, owed) = (restored.payments.len(), restored.notifications.len());
+        for mut saved in restored.payments {
+            match profiles.find(&saved.shop_login) {
+                Some((index, _)) => {
+                    saved.payment.merchant = index;
+                    store.restore(saved.token, saved.payment, saved.expires_unix_ms);
+                }
+                None => tracing::warn!(
+                    shop = saved.shop_login,
+                    "a saved payment's shop is unknown; not restored"
+                ),
+            }
+        }
+        for (shop_login, mut delivery) in restored.notifications {
+            if let Some((index, _)) = profiles.find(&shop_login) {
+                delivery.merchant = index;
+                notifier.enqueue(delivery);
+            }
+        }
+        if journal.is_some() {
+            tracing::info!(payments, notifications = owed, "data file read back");
+        }
         Ok(Self {
             config,
             profiles,
             public_url,
             store,
-            notifier: Notifier::default(),
+            notifier,
             sessions: Sessions::default(),
+            journal,
         })
     }
 

@@ -6,11 +6,19 @@
 //! of the same token cannot both see it unsubmitted. Payments past their
 //! lifetime are invisible at once and removed by [`PaymentStore::sweep`], one
 //! shard at a time, so a sweep never holds up the whole service.
+//!
+//! With a data file, the store queues each payment to the journal when it
+//! is created and whenever a call changes it, under its lock (so the file
+//! sees a payment's changes in the order they were made), and the removal
+//! of those the sweep takes.
 
 use std::{
     collections::{HashMap, hash_map::Entry},
     hash::{BuildHasherDefault, Hasher},
-    sync::atomic::{AtomicU64, Ordering},
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -57,7 +65,7 @@ pub struct Payment {
     /// Where the payment is in its life.
     pub state: PaymentState,
     /// Milliseconds after the store's epoch at which the token stops working.
-    expires_at_ms: u64,
+    pub(crate) expires_at_ms: u64,
     /// The submitted card, first six and last four digits only.
     pub masked_pan: Option<Box<str>>,
     /// Addresses the submit call asked the buyer to be sent to.
@@ -131,11 +139,28 @@ pub struct PaymentStore {
     epoch: Instant,
     /// How long a token lives after create.
     lifetime: Duration,
+    /// Where changes are written, with a data file.
+    journal: Option<Arc<dyn PaymentLog>>,
+}
+
+/// Where the store writes its payments' changes (the data file's journal).
+pub trait PaymentLog: Send + Sync + std::fmt::Debug {
+    /// A payment as it is now; `expires_unix_ms` is when its token stops
+    /// working, in milliseconds since the Unix epoch.
+    fn payment(&self, token: &Uuid, payment: &Payment, expires_unix_ms: u64);
+    /// Payments removed: their lifetime is over.
+    fn forget(&self, tokens: Vec<Uuid>);
 }
 
 impl PaymentStore {
     /// An empty store whose tokens live for `lifetime`.
+    #[cfg(test)]
     pub fn new(lifetime: Duration) -> Self {
+        Self::journaled(lifetime, None)
+    }
+
+    /// An empty store whose changes are written to `journal`, when given.
+    pub fn journaled(lifetime: Duration, journal: Option<Arc<dyn PaymentLog>>) -> Self {
         // A random start keeps IDs of separate runs apart; counting up from it
         // keeps every ID of this run distinct.
         let start = 100_000_000_000 + (Uuid::new_v4().as_u128() % 400_000_000_000) as u64;
@@ -144,7 +169,29 @@ impl PaymentStore {
             next_id: AtomicU64::new(start),
             epoch: Instant::now(),
             lifetime,
+            journal,
         }
+    }
+
+    /// Puts back a payment read from the data file, unless its lifetime
+    /// is over; payment IDs go on counting from above the highest seen.
+    pub fn restore(&self, token: Uuid, mut payment: Payment, expires_unix_ms: u64) {
+        let now_unix = timeline::now_ms();
+        let Some(left) = expires_unix_ms.checked_sub(now_unix).filter(|l| *l > 0) else {
+            if let Some(journal) = &self.journal {
+                journal.forget(vec![token]);
+            }
+            return;
+        };
+        payment.expires_at_ms = self.now_ms().saturating_add(left);
+        self.next_id
+            .fetch_max(payment.id.saturating_add(1), Ordering::Relaxed);
+        self.shard(&token).lock().insert(token, payment);
+    }
+
+    /// When a payment's token stops working, in milliseconds since the Unix epoch.
+    fn expires_unix_ms(&self, payment: &Payment) -> u64 {
+        timeline::now_ms().saturating_add(payment.expires_at_ms.saturating_sub(self.now_ms()))
     }
 
     /// Records a new payment; returns its token and ID.
@@ -171,7 +218,10 @@ impl PaymentStore {
             let mut shard = self.shard(&token).lock();
             // A collision of random v4 UUIDs is vanishingly rare; draw again if it happens.
             if let Entry::Vacant(slot) = shard.entry(token) {
-                slot.insert(payment);
+                let payment = slot.insert(payment);
+                if let Some(journal) = &self.journal {
+                    journal.payment(&token, payment, self.expires_unix_ms(payment));
+                }
                 return (token, id);
             }
         }
@@ -188,7 +238,8 @@ impl PaymentStore {
         payment.expires_at_ms = payment.expires_at_ms.max(until);
     }
 
-    /// Runs `f` on the live payment a token names, under its shard's lock.
+    /// Runs `f` on the live payment a token names, under its shard's lock;
+    /// a payment `f` changed is queued to the journal.
     pub fn with_payment<R>(
         &self,
         token: &Uuid,
@@ -197,7 +248,17 @@ impl PaymentStore {
         let now = self.now_ms();
         let mut shard = self.shard(token).lock();
         match shard.get_mut(token) {
-            Some(payment) if payment.expires_at_ms > now => Ok(f(payment)),
+            Some(payment) if payment.expires_at_ms > now => {
+                let Some(journal) = &self.journal else {
+                    return Ok(f(payment));
+                };
+                let before = Fingerprint::of(payment);
+                let answer = f(payment);
+                if Fingerprint::of(payment) != before {
+                    journal.payment(token, payment, self.expires_unix_ms(payment));
+                }
+                Ok(answer)
+            }
             _ => Err(NoSuchPayment),
         }
     }
@@ -234,7 +295,17 @@ impl PaymentStore {
         };
         let mut shard = shard.lock();
         let before = shard.len();
-        shard.retain(|_, p| p.expires_at_ms > now);
+        let mut gone = Vec::new();
+        shard.retain(|token, p| {
+            let live = p.expires_at_ms > now;
+            if !live && self.journal.is_some() {
+                gone.push(*token);
+            }
+            live
+        });
+        if let Some(journal) = &self.journal {
+            journal.forget(gone);
+        }
         if shard.capacity() > 64 && shard.len() < shard.capacity() / 4 {
             shard.shrink_to_fit();
         }
@@ -253,6 +324,34 @@ impl PaymentStore {
 
     fn now_ms(&self) -> u64 {
         duration_ms(self.epoch.elapsed())
+    }
+}
+
+/// What a call may change of a payment: when it differs after the call,
+/// the payment is written again. Its timeline only grows (up to its bound),
+/// so its length tells whether an event was added.
+#[derive(PartialEq, Eq)]
+struct Fingerprint {
+    state: PaymentState,
+    events: usize,
+    expires_at_ms: u64,
+    masked_pan: bool,
+    redirects: bool,
+    channel: Option<Channel>,
+    authenticated: Option<bool>,
+}
+
+impl Fingerprint {
+    fn of(p: &Payment) -> Self {
+        Self {
+            state: p.state,
+            events: p.events.len(),
+            expires_at_ms: p.expires_at_ms,
+            masked_pan: p.masked_pan.is_some(),
+            redirects: p.buyer_redirects.is_some(),
+            channel: p.channel,
+            authenticated: p.authenticated,
+        }
     }
 }
 

@@ -6,13 +6,15 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 /// The most events a payment keeps; later ones are counted, not kept.
 pub const MAX_EVENTS: usize = 64;
 
 /// How a payment was paid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Channel {
     /// By `payment/submit`, from the merchant's server.
     Submit,
@@ -31,10 +33,17 @@ impl Channel {
             Self::Alternative => "alternative-method",
         }
     }
+
+    /// The channel a name gives.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::Submit, Self::PaymentPage, Self::Alternative]
+            .into_iter()
+            .find(|c| c.name() == name)
+    }
 }
 
-/// One thing that happened to a payment.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One thing that happened to a payment (kept in a data file as JSON).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {
     /// When, in milliseconds since the Unix epoch.
     pub at_ms: u64,
@@ -43,7 +52,8 @@ pub struct Event {
 }
 
 /// The kinds of [`Event`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum What {
     /// A card was taken for the payment, and what it led to.
     Paid {
@@ -145,5 +155,31 @@ mod tests {
         }
         assert_eq!(events.len(), MAX_EVENTS);
         assert_eq!(events.last().map(|e| &e.what), Some(&What::Truncated));
+    }
+
+    #[test]
+    fn channels_and_events_read_back_as_written() {
+        for channel in [Channel::Submit, Channel::PaymentPage, Channel::Alternative] {
+            assert_eq!(Channel::from_name(channel.name()), Some(channel));
+        }
+        let events = vec![
+            Event::now(What::Paid {
+                channel: Channel::PaymentPage,
+                masked_pan: "477571******2026".into(),
+                answer: "OK".into(),
+            }),
+            Event::now(What::Notification {
+                event_id: Uuid::new_v4(),
+                attempt: 2,
+                to: "http://127.0.0.1:9/n".into(),
+                answer: "HTTP 500".into(),
+                delivered: false,
+            }),
+        ];
+        let text = serde_json::to_string(&events).expect("written");
+        assert_eq!(
+            serde_json::from_str::<Vec<Event>>(&text).expect("read"),
+            events
+        );
     }
 }

@@ -27,8 +27,9 @@ fn submit_notifying(card: &str, notify: &Url) -> Value {
     body
 }
 
-/// Checks what every notification must be: JSON, signed with the default
-/// shop's secret, its event ID in the header and the body.
+/// Checks what every notification must be: JSON as the spec's callback
+/// declares it, signed with the default shop's secret, its event ID in the
+/// header and the body.
 fn assert_signed(received: &Received) -> Value {
     assert_eq!(received.header("content-type"), "application/json");
     assert!(
@@ -46,6 +47,9 @@ fn assert_signed(received: &Received) -> Value {
         &received.body
     ));
     let body = received.json();
+    if let Err(violations) = support::contract().check_callback("notifyPaymentOutcome", &body) {
+        panic!("the notification breaks the spec: {violations}\n{body:#}");
+    }
     assert_eq!(body["eventID"], received.header(EVENT_ID_HEADER));
     assert_eq!(body["eventType"], "payment.outcome");
     body

@@ -239,8 +239,10 @@ impl Site {
         let env = environment()?;
         let mut pages = Vec::new();
 
-        let (calls, browser_pages): (Vec<&OperationDoc>, Vec<&OperationDoc>) = operations
-            .iter()
+        let (callbacks, operations_called): (Vec<&OperationDoc>, Vec<&OperationDoc>) =
+            operations.iter().partition(|op| !op.callback_of.is_empty());
+        let (calls, browser_pages): (Vec<&OperationDoc>, Vec<&OperationDoc>) = operations_called
+            .into_iter()
             .partition(|op| op.path.starts_with("/api/"));
         let authentication: Vec<AuthenticationView> = calls
             .iter()
@@ -276,6 +278,7 @@ impl Site {
             markdown: env.get_template("index.md")?.render(context! {
                 title => info("title"), description => info("description"),
                 version => info("version"), calls => calls, pages => browser_pages,
+                callbacks => callbacks,
                 servers => model::servers(document), authentication => authentication,
                 envelope => envelope, workflows => workflows.all(),
                 workflows_file => WORKFLOWS_FILE, spec_file => SPEC_FILE,

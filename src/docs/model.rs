@@ -133,6 +133,8 @@ pub struct OperationDoc {
     pub responses: Vec<ResponseDoc>,
     /// Every error answer of the reference profile: status, code, description.
     pub errors: Vec<ErrorRow>,
+    /// For a callback, the operation that declares it (`submitPayment`); empty otherwise.
+    pub callback_of: String,
 }
 
 /// A server of the spec.
@@ -216,7 +218,9 @@ fn bodies(document: &Value, content: Option<&Value>) -> Vec<BodyDoc> {
         .collect()
 }
 
-/// Every operation of the spec, in document order.
+/// Every operation of the spec, in document order; after each, the
+/// callbacks it declares (calls the service makes to the merchant's
+/// server), under their address expression.
 pub fn operations(document: &Value) -> Vec<OperationDoc> {
     let mut found = Vec::new();
     let schemes = document
@@ -228,132 +232,166 @@ pub fn operations(document: &Value) -> Vec<OperationDoc> {
             let Some(operation) = item.get(method) else {
                 continue;
             };
-            let mut parameters = Vec::new();
-            // Alternatives of security requirements: a scheme is required when
-            // every alternative names it, and shown once.
-            let alternatives: Vec<Vec<&String>> = operation
-                .get("security")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|requirement| {
-                    requirement
-                        .as_object()
-                        .into_iter()
-                        .flatten()
-                        .map(|(n, _)| n)
-                        .collect()
-                })
-                .collect();
-            for name in alternatives.iter().flatten() {
-                let Some(scheme) = schemes.get(name.as_str()) else {
-                    continue;
-                };
-                let header = text(scheme.get("name"));
-                if parameters.iter().any(|p: &ParameterDoc| p.name == header) {
-                    continue;
-                }
-                parameters.push(ParameterDoc {
-                    name: header,
-                    location: text(scheme.get("in")),
-                    required: alternatives.iter().all(|names| names.contains(name)),
-                    conformance: conformance(scheme),
-                    description: text(scheme.get("description")),
-                });
-            }
-            for parameter in item
-                .get("parameters")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .chain(
-                    operation
-                        .get("parameters")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten(),
-                )
-            {
-                let parameter = resolve(document, parameter);
-                let (name, location) = (text(parameter.get("name")), text(parameter.get("in")));
-                // A credential also declared as a parameter (for generators and
-                // links) is shown once, as the credential.
-                if parameters
-                    .iter()
-                    .any(|p| p.name == name && p.location == location)
-                {
-                    continue;
-                }
-                parameters.push(ParameterDoc {
-                    name,
-                    location,
-                    required: parameter.get("required").and_then(Value::as_bool) == Some(true),
-                    conformance: conformance(parameter),
-                    description: text(parameter.get("description")),
-                });
-            }
-            let request = operation.get("requestBody").map(|body| {
-                let body = resolve(document, body);
-                bodies(document, body.get("content"))
-                    .into_iter()
-                    .next()
-                    .unwrap_or(BodyDoc {
-                        media_type: String::new(),
-                        fields: Vec::new(),
-                        examples: Vec::new(),
-                    })
-            });
-            let mut responses = Vec::new();
-            let mut errors = Vec::new();
-            for (status, response) in members(operation, "responses") {
-                let response = resolve(document, response);
-                let response_bodies = bodies(document, response.get("content"));
-                for body in &response_bodies {
-                    for example in &body.examples {
-                        let Ok(value) = serde_json::from_str::<Value>(&example.text) else {
-                            continue;
-                        };
-                        let code = text(value.pointer("/error/code"));
-                        if !code.is_empty() && code != "0" {
-                            errors.push(ErrorRow {
-                                status: status.clone(),
-                                code,
-                                description: text(value.pointer("/error/description")),
-                            });
+            let parent = operation_doc(document, &schemes, path, method, Some(item), operation, "");
+            let parent_id = parent.id.clone();
+            found.push(parent);
+            for (_, callback) in members(operation, "callbacks") {
+                for (expression, callback_item) in callback.as_object().into_iter().flatten() {
+                    for callback_method in ["get", "put", "post", "delete", "patch"] {
+                        if let Some(call) = callback_item.get(callback_method) {
+                            found.push(operation_doc(
+                                document,
+                                &schemes,
+                                expression,
+                                callback_method,
+                                None,
+                                call,
+                                &parent_id,
+                            ));
                         }
                     }
                 }
-                responses.push(ResponseDoc {
-                    status: status.clone(),
-                    description: text(response.get("description")),
-                    conformance: conformance(response),
-                    headers: members(response, "headers")
-                        .map(|(name, header)| {
-                            (
-                                name.clone(),
-                                text(resolve(document, header).get("description")),
-                            )
-                        })
-                        .collect(),
-                    bodies: response_bodies,
-                    links: links(response),
-                });
             }
-            found.push(OperationDoc {
-                id: text(operation.get("operationId")),
-                method: method.to_ascii_uppercase(),
-                path: path.clone(),
-                summary: text(operation.get("summary")),
-                description: text(operation.get("description")),
-                conformance: conformance(operation),
-                parameters,
-                request,
-                responses,
-                errors,
-            });
         }
     }
     found
+}
+
+/// One operation: `item` is its path item (for the parameters it shares),
+/// `callback_of` the operation that declares it as a callback, if any.
+fn operation_doc(
+    document: &Value,
+    schemes: &Value,
+    path: &str,
+    method: &str,
+    item: Option<&Value>,
+    operation: &Value,
+    callback_of: &str,
+) -> OperationDoc {
+    let mut parameters = Vec::new();
+    // Alternatives of security requirements: a scheme is required when
+    // every alternative names it, and shown once.
+    let alternatives: Vec<Vec<&String>> = operation
+        .get("security")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|requirement| {
+            requirement
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(n, _)| n)
+                .collect()
+        })
+        .collect();
+    for name in alternatives.iter().flatten() {
+        let Some(scheme) = schemes.get(name.as_str()) else {
+            continue;
+        };
+        let header = text(scheme.get("name"));
+        if parameters.iter().any(|p: &ParameterDoc| p.name == header) {
+            continue;
+        }
+        parameters.push(ParameterDoc {
+            name: header,
+            location: text(scheme.get("in")),
+            required: alternatives.iter().all(|names| names.contains(name)),
+            conformance: conformance(scheme),
+            description: text(scheme.get("description")),
+        });
+    }
+    for parameter in item
+        .and_then(|item| item.get("parameters"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .chain(
+            operation
+                .get("parameters")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten(),
+        )
+    {
+        let parameter = resolve(document, parameter);
+        let (name, location) = (text(parameter.get("name")), text(parameter.get("in")));
+        // A credential also declared as a parameter (for generators and
+        // links) is shown once, as the credential.
+        if parameters
+            .iter()
+            .any(|p| p.name == name && p.location == location)
+        {
+            continue;
+        }
+        parameters.push(ParameterDoc {
+            name,
+            location,
+            required: parameter.get("required").and_then(Value::as_bool) == Some(true),
+            conformance: conformance(parameter),
+            description: text(parameter.get("description")),
+        });
+    }
+    let request = operation.get("requestBody").map(|body| {
+        let body = resolve(document, body);
+        bodies(document, body.get("content"))
+            .into_iter()
+            .next()
+            .unwrap_or(BodyDoc {
+                media_type: String::new(),
+                fields: Vec::new(),
+                examples: Vec::new(),
+            })
+    });
+    let mut responses = Vec::new();
+    let mut errors = Vec::new();
+    for (status, response) in members(operation, "responses") {
+        let response = resolve(document, response);
+        let response_bodies = bodies(document, response.get("content"));
+        for body in &response_bodies {
+            for example in &body.examples {
+                let Ok(value) = serde_json::from_str::<Value>(&example.text) else {
+                    continue;
+                };
+                let code = text(value.pointer("/error/code"));
+                if !code.is_empty() && code != "0" {
+                    errors.push(ErrorRow {
+                        status: status.clone(),
+                        code,
+                        description: text(value.pointer("/error/description")),
+                    });
+                }
+            }
+        }
+        responses.push(ResponseDoc {
+            status: status.clone(),
+            description: text(response.get("description")),
+            conformance: conformance(response),
+            headers: members(response, "headers")
+                .map(|(name, header)| {
+                    (
+                        name.clone(),
+                        text(resolve(document, header).get("description")),
+                    )
+                })
+                .collect(),
+            bodies: response_bodies,
+            links: links(response),
+        });
+    }
+    OperationDoc {
+        id: text(operation.get("operationId")),
+        method: method.to_ascii_uppercase(),
+        path: path.to_owned(),
+        summary: text(operation.get("summary")),
+        description: text(operation.get("description")),
+        conformance: conformance(operation),
+        parameters,
+        request,
+        responses,
+        errors,
+        callback_of: callback_of.to_owned(),
+    }
 }
 
 /// The spec's servers.

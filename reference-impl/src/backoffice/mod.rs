@@ -9,21 +9,19 @@
 
 mod payments;
 mod profile;
-mod session;
 
 use bytes::Bytes;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::Full;
 use hyper::body::Incoming;
 
+use crate::sessions::{self as session, Session, SignIn};
 use crate::{
     form_body::read_form,
     pages::escape,
     paths::BACK_OFFICE_PATH,
     state::{Body, Service},
 };
-pub use session::Sessions;
-use session::{Session, SignIn};
 
 /// The policy of every back-office page: its own styles, no script, no
 /// frame, forms only to itself.
@@ -65,7 +63,7 @@ pub async fn handle(service: &Service, request: Request<Incoming>) -> Response<B
                     service.sessions.close(&session_id);
                     see_other(
                         &format!("{BACK_OFFICE_PATH}/sign-in"),
-                        Some(session::set_cookie(service, None)),
+                        Some(session::set_cookie(https(service), None)),
                     )
                 }
             }
@@ -114,10 +112,13 @@ async fn sign_in(service: &Service, request: Request<Incoming>) -> Response<Body
     };
     let shop_login = field(&form, "shopLogin").unwrap_or("");
     let password = field(&form, "password").unwrap_or("");
-    match service.sessions.sign_in(service, shop_login, password) {
+    match service
+        .sessions
+        .sign_in(&service.profiles, shop_login, password)
+    {
         SignIn::Opened(id) => see_other(
             &format!("{BACK_OFFICE_PATH}/payments"),
-            Some(session::set_cookie(service, Some(&id))),
+            Some(session::set_cookie(https(service), Some(&id))),
         ),
         SignIn::Refused => sign_in_form(
             StatusCode::UNAUTHORIZED,
@@ -292,6 +293,11 @@ fn not_allowed(allow: &'static str) -> Response<Body> {
         .headers_mut()
         .insert(header::ALLOW, HeaderValue::from_static(allow));
     response
+}
+
+/// Whether the back-office is served over HTTPS (its cookie is then `Secure`).
+fn https(service: &Service) -> bool {
+    service.public_url.scheme() == "https"
 }
 
 /// A form field's value.

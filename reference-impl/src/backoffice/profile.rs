@@ -167,6 +167,9 @@ pub fn update(
     });
     match changed {
         Ok(profile) => {
+            if let Some(journal) = &service.journal {
+                journal.profile(&profile.merchant);
+            }
             tracing::info!(
                 shop = profile.merchant.shop_login,
                 "profile changed in the back-office"
@@ -205,6 +208,9 @@ pub fn rotate_key(service: &Service, signed_in: &SignedIn<'_>) -> Response<Body>
     });
     match rotated {
         Ok(profile) => {
+            if let Some(journal) = &service.journal {
+                journal.profile(&profile.merchant);
+            }
             tracing::info!(
                 shop = profile.merchant.shop_login,
                 "API key rotated in the back-office"

@@ -51,6 +51,9 @@ pub struct ReferenceConfig {
     pub cards: Vec<TestCard>,
     /// Time limits on clients and on shutdown.
     pub limits: ServerLimits,
+    /// The data file that keeps profiles, payments and notifications owed
+    /// across restarts (`payconf serve --data`); `None`: memory only.
+    pub data_file: Option<std::path::PathBuf>,
 }
 
 /// How long the server waits for clients, and for requests in flight when
@@ -226,6 +229,7 @@ impl Default for ReferenceConfig {
                 password: Some(DEFAULT_PASSWORD.to_owned()),
             }],
             limits: ServerLimits::default(),
+            data_file: None,
             cards: vec![
                 card(DEFAULT_FRICTIONLESS_CARD, CardBehaviour::Frictionless),
                 card(DEFAULT_THREE_DS_CARD, CardBehaviour::ThreeDs),

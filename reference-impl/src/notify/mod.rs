@@ -17,15 +17,11 @@ use std::{sync::Arc, time::Duration};
 
 use bytes::Bytes;
 use http::header;
-use parking_lot::Mutex;
-use tokio::{
-    sync::{Semaphore, mpsc},
-    task::JoinSet,
-};
-use url::Url;
+use tokio::{sync::Semaphore, task::JoinSet};
 use uuid::Uuid;
 
 use crate::{
+    outbox::Delivery,
     state::Service,
     store::Payment,
     timeline::{What, now_ms},
@@ -34,52 +30,6 @@ use message::{EVENT_ID_HEADER, PaymentNotification, SIGNATURE_HEADER, signature}
 
 /// How many notifications are posted at once; the others wait their turn.
 const CONCURRENT_DELIVERIES: usize = 32;
-
-/// A notification owed to a merchant's server.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Delivery {
-    /// The event's ID: the same on every attempt.
-    pub event_id: Uuid,
-    /// The payment it tells of.
-    pub token: Uuid,
-    /// The payment's merchant, whose secret signs it.
-    pub merchant: u32,
-    /// Where it is posted.
-    pub url: Url,
-    /// The JSON body, the same on every attempt.
-    pub body: Bytes,
-    /// When it was first owed, in milliseconds since the Unix epoch: the
-    /// retry window counts from there.
-    pub owed_since_ms: u64,
-    /// Attempts made so far.
-    pub attempts: u32,
-}
-
-/// The queue between the handlers and the delivery task.
-#[derive(Debug)]
-pub struct Notifier {
-    queue: mpsc::UnboundedSender<Delivery>,
-    waiting: Mutex<Option<mpsc::UnboundedReceiver<Delivery>>>,
-}
-
-impl Default for Notifier {
-    fn default() -> Self {
-        let (queue, waiting) = mpsc::unbounded_channel();
-        Self {
-            queue,
-            waiting: Mutex::new(Some(waiting)),
-        }
-    }
-}
-
-impl Notifier {
-    /// Queues a delivery; never waits.
-    pub fn enqueue(&self, delivery: Delivery) {
-        // The receiver lives as long as the service: a send fails only when
-        // the delivery task has ended, at shutdown.
-        let _ = self.queue.send(delivery);
-    }
-}
 
 /// Queues the notification of a payment that has just reached its outcome,
 /// if its merchant wants one; called under the payment's lock, where the
@@ -103,13 +53,16 @@ pub fn outcome(service: &Service, token: &Uuid, payment: &Payment) -> Option<Del
         owed_since_ms: now_ms(),
         attempts: 0,
     };
+    if let Some(journal) = &service.journal {
+        journal.owe(&delivery);
+    }
     service.notifier.enqueue(delivery.clone());
     Some(delivery)
 }
 
 /// Delivers the queued notifications until the service stops.
 pub async fn deliver(service: Arc<Service>) {
-    let Some(mut waiting) = service.notifier.waiting.lock().take() else {
+    let Some(mut waiting) = service.notifier.take_waiting() else {
         return;
     };
     let client = match reqwest::Client::builder()
@@ -177,6 +130,9 @@ async fn until_done(
             .store
             .with_payment(&delivery.token, |p| p.record(what));
         if delivered {
+            if let Some(journal) = &service.journal {
+                journal.settled(&delivery);
+            }
             return;
         }
         let wait = retry_wait(limits.notification_first_retry, delivery.attempts);
@@ -189,7 +145,13 @@ async fn until_done(
             let _ = service
                 .store
                 .with_payment(&delivery.token, |p| p.record(what));
+            if let Some(journal) = &service.journal {
+                journal.settled(&delivery);
+            }
             return;
+        }
+        if let Some(journal) = &service.journal {
+            journal.attempted(&delivery);
         }
         tokio::time::sleep(wait).await;
     }

@@ -4,6 +4,7 @@
 //! in both profiles.
 #![allow(dead_code)] // each test binary uses its own part of this module
 
+pub mod back_office;
 pub mod merchant_server;
 
 use std::sync::OnceLock;

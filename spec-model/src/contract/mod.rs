@@ -75,6 +75,9 @@ pub struct Contract {
     /// The envelope every answer carries, held to the contract's own shape.
     core_envelope: Validator,
     validators: HashMap<ResponseKey, Validator>,
+    /// The JSON body of each callback the spec declares, by the callback
+    /// operation's `operationId` (reference profile).
+    callback_bodies: HashMap<String, Validator>,
     /// The document's text, as read.
     text: String,
     /// SHA-256 of the document's text, in hex.
@@ -157,6 +160,7 @@ impl Contract {
                 }
             }
         }
+        let callback_bodies = callback_bodies(&document, &definitions)?;
         let sha256 = Sha256::digest(text.as_bytes())
             .iter()
             .map(|b| format!("{b:02x}"))
@@ -166,6 +170,7 @@ impl Contract {
             document,
             core_envelope,
             validators,
+            callback_bodies,
             text: text.to_owned(),
             sha256,
         })
@@ -267,6 +272,21 @@ impl Contract {
         violation::check(validator, body)
     }
 
+    /// Checks the JSON body of a callback the service makes (a server
+    /// notification, `notifyPaymentOutcome`) against the schema the spec
+    /// declares for it.
+    pub fn check_callback(&self, operation_id: &str, body: &Value) -> Result<(), Violations> {
+        let validator = self.callback_bodies.get(operation_id).ok_or_else(|| {
+            Violations::single(Violation {
+                instance_path: String::new(),
+                field: String::new(),
+                keyword: "callback".to_owned(),
+                message: format!("the spec declares no callback {operation_id}"),
+            })
+        })?;
+        violation::check(validator, body)
+    }
+
     /// The HTTP statuses the spec declares for an operation's answers.
     pub fn declared_statuses(&self, operation_id: &str) -> Vec<String> {
         let mut statuses: Vec<String> = self
@@ -307,4 +327,45 @@ impl Contract {
             },
         })
     }
+}
+
+/// The request body schema of every callback operation, compiled.
+fn callback_bodies(
+    document: &Value,
+    definitions: &Value,
+) -> Result<HashMap<String, Validator>, ContractError> {
+    let mut bodies = HashMap::new();
+    let operations = document
+        .get("paths")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|paths| paths.values())
+        .filter_map(Value::as_object)
+        .flat_map(|item| item.values());
+    for operation in operations {
+        let callbacks = operation
+            .get("callbacks")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|c| c.values())
+            .filter_map(Value::as_object)
+            .flat_map(|expressions| expressions.values())
+            .filter_map(Value::as_object)
+            .flat_map(|item| item.values());
+        for callback in callbacks {
+            let (Some(id), Some(schema)) = (
+                callback.get("operationId").and_then(Value::as_str),
+                callback.pointer("/requestBody/content/application~1json/schema"),
+            ) else {
+                continue;
+            };
+            let validator = schema::compile_schema(schema, definitions, Profile::Reference)
+                .map_err(|source| ContractError::Schema {
+                    at: format!("the {id} callback's body"),
+                    source,
+                })?;
+            bodies.insert(id.to_owned(), validator);
+        }
+    }
+    Ok(bodies)
 }

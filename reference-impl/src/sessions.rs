@@ -19,7 +19,7 @@ use http::{HeaderMap, header};
 use parking_lot::Mutex;
 use subtle::ConstantTimeEq;
 
-use crate::{config::random_secret, state::Service};
+use crate::{config::random_secret, profiles::Profiles};
 
 /// The session cookie's name.
 pub const COOKIE: &str = "backoffice_session";
@@ -70,13 +70,13 @@ pub enum SignIn {
 
 impl Sessions {
     /// Checks a shop login and password, and opens a session when they match.
-    pub fn sign_in(&self, service: &Service, shop_login: &str, password: &str) -> SignIn {
+    pub fn sign_in(&self, profiles: &Profiles, shop_login: &str, password: &str) -> SignIn {
         let key: String = shop_login.chars().take(64).collect();
         let now = Instant::now();
         if let Some(wait) = self.wait_for(&key, now) {
             return SignIn::Slowed(wait);
         }
-        let found = service.profiles.find(shop_login);
+        let found = profiles.find(shop_login);
         let expected = found
             .as_ref()
             .and_then(|(_, p)| p.merchant.password.clone());
@@ -179,13 +179,10 @@ fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 }
 
 /// The `Set-Cookie` value that opens a session (`id`) or, with `None`,
-/// ends it in the browser.
-pub fn set_cookie(service: &Service, id: Option<&str>) -> String {
-    let secure = if service.public_url.scheme() == "https" {
-        "; Secure"
-    } else {
-        ""
-    };
+/// ends it in the browser; `Secure` when the back-office is served over
+/// HTTPS (`https`).
+pub fn set_cookie(https: bool, id: Option<&str>) -> String {
+    let secure = if https { "; Secure" } else { "" };
     match id {
         Some(id) => format!(
             "{COOKIE}={id}; Path=/back-office; HttpOnly; SameSite=Strict; Max-Age={}{secure}",
@@ -226,9 +223,9 @@ mod tests {
     use super::*;
     use crate::config::{DEFAULT_PASSWORD, DEFAULT_SHOP_LOGIN, ReferenceConfig};
 
-    fn service() -> Service {
-        Service::new(
-            ReferenceConfig::default(),
+    fn service() -> Profiles {
+        Profiles::new(
+            ReferenceConfig::default().merchants,
             url::Url::parse("http://127.0.0.1:1/").expect("valid"),
         )
         .expect("valid")

@@ -1,0 +1,232 @@
+//! The data file: an SQLite database the sandbox alone holds (an
+//! exclusive lock for as long as it runs), in write-ahead-log mode, marked
+//! as ours (`application_id`) with the version of its tables
+//! (`user_version`). A file that is not a database, is another program's,
+//! is held by another sandbox or was written by a newer version is refused
+//! with a message that says which; the sandbox never starts empty over it.
+
+use std::path::Path;
+
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+
+/// `application_id` of a sandbox's data file: "pcnf".
+const APPLICATION_ID: i32 = 0x7063_6e66;
+/// The version of the tables this sandbox writes and reads.
+pub const SCHEMA_VERSION: i32 = 1;
+
+const TABLES: &str = "
+CREATE TABLE profiles (
+    shop_login TEXT PRIMARY KEY,
+    api_key TEXT NOT NULL,
+    success_url TEXT NOT NULL,
+    failure_url TEXT NOT NULL,
+    notification_url TEXT,
+    signing_secret TEXT NOT NULL,
+    password TEXT
+);
+CREATE TABLE payments (
+    token TEXT PRIMARY KEY,
+    payment_id INTEGER NOT NULL,
+    shop_login TEXT NOT NULL,
+    amount TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    shop_transaction_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    expires_ms INTEGER NOT NULL,
+    masked_pan TEXT,
+    redirects TEXT,
+    channel TEXT,
+    authenticated INTEGER,
+    events TEXT NOT NULL
+);
+CREATE TABLE notifications (
+    event_id TEXT PRIMARY KEY,
+    token TEXT NOT NULL,
+    shop_login TEXT NOT NULL,
+    url TEXT NOT NULL,
+    body BLOB NOT NULL,
+    owed_since_ms INTEGER NOT NULL,
+    attempts INTEGER NOT NULL
+);
+";
+
+/// Why the data file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum DataError {
+    /// It cannot be opened or created.
+    #[error("cannot open the data file {path}: {reason}")]
+    Open {
+        /// The file, as given.
+        path: String,
+        /// Why, as SQLite or the system says it.
+        reason: String,
+    },
+    /// It is not an SQLite database.
+    #[error(
+        "{path} is not a sandbox data file (not an SQLite database); give another file to --data"
+    )]
+    NotADatabase {
+        /// The file.
+        path: String,
+    },
+    /// It is another program's database.
+    #[error(
+        "{path} is another program's SQLite database, not a sandbox data file; give another file to --data"
+    )]
+    Foreign {
+        /// The file.
+        path: String,
+    },
+    /// Another sandbox holds it.
+    #[error(
+        "{path} is in use by another sandbox (it is locked); stop that sandbox or give another file to --data"
+    )]
+    Locked {
+        /// The file.
+        path: String,
+    },
+    /// A newer sandbox wrote it.
+    #[error(
+        "{path} was written by a newer version of the sandbox (data version {found}; this one reads version {SCHEMA_VERSION}); upgrade payconf or give another file to --data"
+    )]
+    Newer {
+        /// The file.
+        path: String,
+        /// Its version.
+        found: i32,
+    },
+    /// Its content cannot be read back.
+    #[error("cannot read the data file {path}: {reason}")]
+    Read {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Opens (or creates) the data file, takes it for this sandbox alone, and
+/// checks it is ours and of a version this sandbox reads.
+pub fn open(path: &Path) -> Result<Connection, DataError> {
+    let shown = path.display().to_string();
+    let classify = |error: rusqlite::Error| match error.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => DataError::NotADatabase {
+            path: shown.clone(),
+        },
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => DataError::Locked {
+            path: shown.clone(),
+        },
+        _ => DataError::Open {
+            path: shown.clone(),
+            reason: error.to_string(),
+        },
+    };
+    let connection = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(classify)?;
+    // Exclusive: the first write takes the file's lock and keeps it until
+    // the sandbox stops, so a second sandbox on the same file is refused.
+    connection
+        .pragma_update(None, "locking_mode", "EXCLUSIVE")
+        .map_err(classify)?;
+    connection
+        .execute_batch("BEGIN IMMEDIATE; COMMIT;")
+        .map_err(classify)?;
+    let application_id: i32 = connection
+        .pragma_query_value(None, "application_id", |row| row.get(0))
+        .map_err(classify)?;
+    let version: i32 = connection
+        .pragma_query_value(None, "user_version", |row| row.get(0))
+        .map_err(classify)?;
+    let tables: i64 = connection
+        .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
+        .map_err(classify)?;
+    match (application_id, version) {
+        (0, 0) if tables == 0 => create(&connection).map_err(classify)?,
+        (APPLICATION_ID, SCHEMA_VERSION) => {}
+        (APPLICATION_ID, found) if found > SCHEMA_VERSION => {
+            return Err(DataError::Newer { path: shown, found });
+        }
+        _ => return Err(DataError::Foreign { path: shown }),
+    }
+    // The write-ahead log: a commit is one append, and a committed write
+    // survives the process being killed (`synchronous = NORMAL` skips only
+    // the sync that guards against the machine losing power).
+    connection
+        .pragma_update(None, "journal_mode", "WAL")
+        .map_err(classify)?;
+    connection
+        .pragma_update(None, "synchronous", "NORMAL")
+        .map_err(classify)?;
+    Ok(connection)
+}
+
+fn create(connection: &Connection) -> rusqlite::Result<()> {
+    connection.execute_batch(&format!(
+        "BEGIN; {TABLES} PRAGMA application_id = {APPLICATION_ID}; \
+         PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "payconf-journal-{}-{name}",
+            uuid::Uuid::new_v4().simple()
+        ));
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        dir.join("sandbox.db")
+    }
+
+    #[test]
+    fn a_new_file_is_created_and_reopened() {
+        let path = scratch("new");
+        drop(open(&path).expect("created"));
+        drop(open(&path).expect("reopened"));
+    }
+
+    #[test]
+    fn a_file_held_by_another_sandbox_is_refused_as_locked() {
+        let path = scratch("locked");
+        let _held = open(&path).expect("created");
+        let refused = open(&path).expect_err("held");
+        assert!(matches!(refused, DataError::Locked { .. }), "{refused}");
+        assert!(refused.to_string().contains("another sandbox"));
+    }
+
+    #[test]
+    fn a_text_file_is_refused_as_not_a_database() {
+        let path = scratch("text");
+        std::fs::write(&path, "payments, please\n".repeat(100)).expect("written");
+        let refused = open(&path).expect_err("not a database");
+        assert!(
+            matches!(refused, DataError::NotADatabase { .. }),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn another_programs_database_and_a_newer_version_are_refused() {
+        let foreign = scratch("foreign");
+        Connection::open(&foreign)
+            .and_then(|c| c.execute_batch("CREATE TABLE t (x);"))
+            .expect("another program's database");
+        assert!(matches!(open(&foreign), Err(DataError::Foreign { .. })));
+
+        let newer = scratch("newer");
+        drop(open(&newer).expect("created"));
+        Connection::open(&newer)
+            .and_then(|c| c.pragma_update(None, "user_version", SCHEMA_VERSION + 1))
+            .expect("a newer version's mark");
+        let refused = open(&newer).expect_err("newer");
+        assert!(refused.to_string().contains("newer version"), "{refused}");
+    }
+}

@@ -1,0 +1,382 @@
+//! The data file's rows: a profile, a payment, a notification owed; each
+//! made from the sandbox's own value, written with one statement, and read
+//! back when the sandbox starts.
+
+use rusqlite::{Connection, Row, Transaction};
+use serde::{Deserialize, Serialize};
+use url::Url;
+use uuid::Uuid;
+
+use crate::{
+    config::Merchant,
+    money::{Amount, Currency},
+    outbox::Delivery,
+    store::{BuyerRedirects, Payment, PaymentState},
+    timeline::{Channel, Event},
+};
+
+/// What a data file held when the sandbox started.
+#[derive(Debug, Default)]
+pub struct Restored {
+    /// The profiles as last saved.
+    pub profiles: Vec<Merchant>,
+    /// The payments, with their shop logins and when they expire.
+    pub payments: Vec<SavedPayment>,
+    /// The notifications still owed, with their shop logins (their
+    /// `merchant` index is set once the login is resolved).
+    pub notifications: Vec<(String, Delivery)>,
+}
+
+/// A payment read back.
+#[derive(Debug)]
+pub struct SavedPayment {
+    /// Its token.
+    pub token: Uuid,
+    /// Its merchant's shop login (the payment's `merchant` index is set
+    /// once the login is resolved).
+    pub shop_login: String,
+    /// When its token stops working, in milliseconds since the Unix epoch.
+    pub expires_unix_ms: u64,
+    /// The payment.
+    pub payment: Payment,
+}
+
+/// A profile's row.
+#[derive(Debug)]
+pub struct ProfileRow(Merchant);
+
+impl ProfileRow {
+    pub fn of(merchant: &Merchant) -> Self {
+        Self(merchant.clone())
+    }
+
+    pub fn write(&self, transaction: &Transaction<'_>) -> rusqlite::Result<()> {
+        let m = &self.0;
+        transaction
+            .prepare_cached(
+                "INSERT OR REPLACE INTO profiles (shop_login, api_key, success_url, failure_url, \
+                 notification_url, signing_secret, password) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute((
+                &m.shop_login,
+                &m.api_key,
+                &m.success_url,
+                &m.failure_url,
+                m.notification_url.as_ref().map(Url::as_str),
+                &m.signing_secret,
+                &m.password,
+            ))?;
+        Ok(())
+    }
+}
+
+/// The buyer's addresses of a payment, as the data file keeps them.
+#[derive(Debug, Serialize, Deserialize)]
+struct Redirects {
+    ok: Option<Url>,
+    ko: Option<Url>,
+    framed_by: Option<String>,
+    notification: Option<Url>,
+}
+
+/// A payment's row.
+#[derive(Debug)]
+pub struct PaymentRow {
+    token: String,
+    payment_id: i64,
+    shop_login: String,
+    amount: String,
+    currency: String,
+    shop_transaction_id: String,
+    state: &'static str,
+    created_ms: i64,
+    expires_ms: i64,
+    masked_pan: Option<String>,
+    redirects: Option<String>,
+    channel: Option<&'static str>,
+    authenticated: Option<bool>,
+    events: String,
+}
+
+impl PaymentRow {
+    pub fn of(token: &Uuid, payment: &Payment, shop_login: &str, expires_unix_ms: u64) -> Self {
+        let redirects = payment.buyer_redirects.as_deref().map(|r| {
+            serde_json::to_string(&Redirects {
+                ok: r.ok.clone(),
+                ko: r.ko.clone(),
+                framed_by: r.framed_by.as_deref().map(str::to_owned),
+                notification: r.notification.clone(),
+            })
+            .unwrap_or_default()
+        });
+        Self {
+            token: token.hyphenated().to_string(),
+            payment_id: i64::try_from(payment.id).unwrap_or(i64::MAX),
+            shop_login: shop_login.to_owned(),
+            amount: payment.amount.to_string(),
+            currency: payment.currency.code().to_owned(),
+            shop_transaction_id: payment.shop_transaction_id.to_string(),
+            state: state_name(payment.state),
+            created_ms: millis(payment.created_ms),
+            expires_ms: millis(expires_unix_ms),
+            masked_pan: payment.masked_pan.as_deref().map(str::to_owned),
+            redirects,
+            channel: payment.channel.map(Channel::name),
+            authenticated: payment.authenticated,
+            events: serde_json::to_string(&payment.events).unwrap_or_else(|_| "[]".to_owned()),
+        }
+    }
+
+    pub fn write(&self, transaction: &Transaction<'_>) -> rusqlite::Result<()> {
+        transaction
+            .prepare_cached(
+                "INSERT OR REPLACE INTO payments (token, payment_id, shop_login, amount, currency, \
+                 shop_transaction_id, state, created_ms, expires_ms, masked_pan, redirects, channel, \
+                 authenticated, events) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            )?
+            .execute(rusqlite::params![
+                self.token,
+                self.payment_id,
+                self.shop_login,
+                self.amount,
+                self.currency,
+                self.shop_transaction_id,
+                self.state,
+                self.created_ms,
+                self.expires_ms,
+                self.masked_pan,
+                self.redirects,
+                self.channel,
+                self.authenticated,
+                self.events,
+            ])?;
+        Ok(())
+    }
+}
+
+/// A notification owed, as a row.
+#[derive(Debug)]
+pub struct NotificationRow {
+    event_id: String,
+    token: String,
+    shop_login: String,
+    url: String,
+    body: Vec<u8>,
+    owed_since_ms: i64,
+    attempts: u32,
+}
+
+impl NotificationRow {
+    pub fn of(delivery: &Delivery, shop_login: &str) -> Self {
+        Self {
+            event_id: delivery.event_id.hyphenated().to_string(),
+            token: delivery.token.hyphenated().to_string(),
+            shop_login: shop_login.to_owned(),
+            url: delivery.url.to_string(),
+            body: delivery.body.to_vec(),
+            owed_since_ms: millis(delivery.owed_since_ms),
+            attempts: delivery.attempts,
+        }
+    }
+
+    pub fn write(&self, transaction: &Transaction<'_>) -> rusqlite::Result<()> {
+        transaction
+            .prepare_cached(
+                "INSERT OR REPLACE INTO notifications (event_id, token, shop_login, url, body, \
+                 owed_since_ms, attempts) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute((
+                &self.event_id,
+                &self.token,
+                &self.shop_login,
+                &self.url,
+                &self.body,
+                self.owed_since_ms,
+                self.attempts,
+            ))?;
+        Ok(())
+    }
+}
+
+/// Reads back everything the file holds.
+pub fn read(connection: &Connection) -> Result<Restored, String> {
+    Ok(Restored {
+        profiles: all(
+            connection,
+            "profiles",
+            "SELECT shop_login, api_key, success_url, failure_url, notification_url, \
+             signing_secret, password FROM profiles",
+            profile,
+        )?,
+        payments: all(
+            connection,
+            "payments",
+            "SELECT token, payment_id, shop_login, amount, currency, shop_transaction_id, state, \
+             created_ms, expires_ms, masked_pan, redirects, channel, authenticated, events \
+             FROM payments ORDER BY payment_id",
+            payment,
+        )?,
+        notifications: all(
+            connection,
+            "notifications",
+            "SELECT event_id, token, shop_login, url, body, owed_since_ms, attempts \
+             FROM notifications ORDER BY owed_since_ms",
+            notification,
+        )?,
+    })
+}
+
+/// Every row a query gives, each read with `read`; the first that cannot
+/// be read stops it, named with `table`.
+fn all<T>(
+    connection: &Connection,
+    table: &str,
+    sql: &str,
+    read: fn(&Row<'_>) -> Read<T>,
+) -> Result<Vec<T>, String> {
+    let failed = |e: rusqlite::Error| format!("{table}: {e}");
+    let mut statement = connection.prepare(sql).map_err(failed)?;
+    let rows = statement.query_map([], read).map_err(failed)?;
+    let mut found = Vec::new();
+    for row in rows {
+        found.push(row.map_err(failed)?.map_err(|e| format!("{table}: {e}"))?);
+    }
+    Ok(found)
+}
+
+type Read<T> = rusqlite::Result<Result<T, String>>;
+
+fn profile(row: &Row<'_>) -> Read<Merchant> {
+    let notification: Option<String> = row.get(4)?;
+    let notification_url = match notification.map(|u| Url::parse(&u)) {
+        None => None,
+        Some(Ok(url)) => Some(url),
+        Some(Err(e)) => return Ok(Err(format!("a profile's notification address: {e}"))),
+    };
+    Ok(Ok(Merchant {
+        shop_login: row.get(0)?,
+        api_key: row.get(1)?,
+        success_url: row.get(2)?,
+        failure_url: row.get(3)?,
+        notification_url,
+        signing_secret: row.get(5)?,
+        password: row.get(6)?,
+    }))
+}
+
+fn payment(row: &Row<'_>) -> Read<SavedPayment> {
+    let token: String = row.get(0)?;
+    let shop_login: String = row.get(2)?;
+    let amount: String = row.get(3)?;
+    let currency: String = row.get(4)?;
+    let state: String = row.get(6)?;
+    let redirects: Option<String> = row.get(10)?;
+    let channel: Option<String> = row.get(11)?;
+    let events: String = row.get(13)?;
+    let bad = |what: &str| Ok(Err(format!("payment {token}: {what}")));
+    let (Ok(parsed_token), Ok(amount), Some(currency), Some(state)) = (
+        Uuid::try_parse(&token),
+        Amount::parse(&amount),
+        Currency::parse(&currency),
+        state_of(&state),
+    ) else {
+        return bad("token, amount, currency or state unreadable");
+    };
+    let Ok(events) = serde_json::from_str::<Vec<Event>>(&events) else {
+        return bad("timeline unreadable");
+    };
+    let buyer_redirects = match redirects.map(|r| serde_json::from_str::<Redirects>(&r)) {
+        None => None,
+        Some(Ok(r)) => Some(Box::new(BuyerRedirects {
+            ok: r.ok,
+            ko: r.ko,
+            framed_by: r.framed_by.map(String::into_boxed_str),
+            notification: r.notification,
+        })),
+        Some(Err(_)) => return bad("buyer addresses unreadable"),
+    };
+    let channel = match channel.as_deref().map(Channel::from_name) {
+        None => None,
+        Some(Some(channel)) => Some(channel),
+        Some(None) => return bad("channel unreadable"),
+    };
+    let payment_id: i64 = row.get(1)?;
+    let created_ms: i64 = row.get(7)?;
+    let expires_ms: i64 = row.get(8)?;
+    let masked_pan: Option<String> = row.get(9)?;
+    let shop_transaction_id: String = row.get(5)?;
+    Ok(Ok(SavedPayment {
+        token: parsed_token,
+        shop_login,
+        expires_unix_ms: u64::try_from(expires_ms).unwrap_or(0),
+        payment: Payment {
+            id: u64::try_from(payment_id).unwrap_or(0),
+            merchant: 0,
+            amount,
+            currency,
+            shop_transaction_id: shop_transaction_id.into(),
+            state,
+            expires_at_ms: 0,
+            masked_pan: masked_pan.map(String::into_boxed_str),
+            buyer_redirects,
+            created_ms: u64::try_from(created_ms).unwrap_or(0),
+            channel,
+            authenticated: row.get(12)?,
+            events,
+        },
+    }))
+}
+
+fn notification(row: &Row<'_>) -> Read<(String, Delivery)> {
+    let event_id: String = row.get(0)?;
+    let token: String = row.get(1)?;
+    let url: String = row.get(3)?;
+    let body: Vec<u8> = row.get(4)?;
+    let owed_since_ms: i64 = row.get(5)?;
+    let (Ok(event_id), Ok(token), Ok(url)) = (
+        Uuid::try_parse(&event_id),
+        Uuid::try_parse(&token),
+        Url::parse(&url),
+    ) else {
+        return Ok(Err(format!("notification {event_id}: unreadable")));
+    };
+    Ok(Ok((
+        row.get(2)?,
+        Delivery {
+            event_id,
+            token,
+            merchant: 0,
+            url,
+            body: body.into(),
+            owed_since_ms: u64::try_from(owed_since_ms).unwrap_or(0),
+            attempts: row.get(6)?,
+        },
+    )))
+}
+
+fn state_name(state: PaymentState) -> &'static str {
+    match state {
+        PaymentState::Created => "created",
+        PaymentState::AwaitingAuthentication => "awaiting-authentication",
+        PaymentState::AwaitingMethod => "awaiting-method",
+        PaymentState::Authorized => "authorized",
+        PaymentState::Declined => "declined",
+    }
+}
+
+fn state_of(name: &str) -> Option<PaymentState> {
+    [
+        PaymentState::Created,
+        PaymentState::AwaitingAuthentication,
+        PaymentState::AwaitingMethod,
+        PaymentState::Authorized,
+        PaymentState::Declined,
+    ]
+    .into_iter()
+    .find(|s| state_name(*s) == name)
+}
+
+fn millis(ms: u64) -> i64 {
+    i64::try_from(ms).unwrap_or(i64::MAX)
+}

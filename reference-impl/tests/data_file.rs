@@ -1,0 +1,182 @@
+//! The sandbox with a data file, over real sockets: what it acknowledged
+//! is there after a restart (payments, profile changes, the rotated key),
+//! notifications still owed are delivered after it, and a file it cannot
+//! use stops it before it serves.
+
+mod support;
+
+use std::{path::PathBuf, time::Duration};
+
+use payconf_reference::{
+    DEFAULT_API_KEY, DEFAULT_FRICTIONLESS_CARD, DEFAULT_THREE_DS_CARD, DataError, ReferenceConfig,
+    RunningServer, ServeError,
+};
+use support::{
+    Sandbox,
+    back_office::{Browser, borrowed, profile_form},
+    create_body,
+    merchant_server::MerchantServer,
+    submit_body,
+};
+
+fn data_file(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "payconf-data-{name}-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir.join("sandbox.db")
+}
+
+fn config_with(file: &PathBuf) -> ReferenceConfig {
+    ReferenceConfig {
+        data_file: Some(file.clone()),
+        ..ReferenceConfig::default()
+    }
+}
+
+#[tokio::test]
+async fn payments_are_there_after_a_restart_in_the_state_they_were_left() {
+    let file = data_file("restart");
+    let sandbox = Sandbox::start_with(config_with(&file)).await;
+    let (_, paid_token, paid_id) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
+    let (waiting_token, waiting_id) = sandbox.create().await;
+    let (answer, _, _) = sandbox.pay_with(DEFAULT_THREE_DS_CARD).await;
+    let issuer = url::Url::parse(
+        answer.payload()["userRedirect"]["href"]
+            .as_str()
+            .expect("the issuer's address"),
+    )
+    .expect("absolute");
+    sandbox.server.shutdown().await.expect("stops");
+
+    let again = Sandbox::start_with(config_with(&file)).await;
+    // The paid payment is paid: a second submit is refused as processed.
+    again
+        .submit_with(Some(&paid_token), &submit_body(DEFAULT_FRICTIONLESS_CARD))
+        .await
+        .assert_refused(400, "1137", "already processed");
+    // The created one still waits for its card, under the same ID.
+    let answer = again
+        .submit_with(
+            Some(&waiting_token),
+            &submit_body(DEFAULT_FRICTIONLESS_CARD),
+        )
+        .await;
+    assert_eq!(answer.payload()["transactionResult"], "OK");
+    assert_eq!(answer.payload()["paymentID"], waiting_id.as_str());
+    // The buyer at the issuer finishes on the restarted sandbox (on its new port).
+    let mut moved = again.url(issuer.path());
+    moved.set_query(issuer.query());
+    let (status, location) =
+        support::answer_issuer_form(&again, moved.as_str(), &[("otp", "123456")]).await;
+    assert_eq!(status, 303);
+    assert!(
+        location
+            .expect("a landing")
+            .ends_with("/merchant/DEMO_SHOP/success"),
+        "authenticated, so paid"
+    );
+    // New payments do not reuse an ID.
+    let (_, new_id) = again.create().await;
+    assert!(new_id.parse::<u64>().expect("digits") > paid_id.parse::<u64>().expect("digits"));
+}
+
+#[tokio::test]
+async fn a_notification_still_owed_is_delivered_after_a_restart() {
+    let file = data_file("owed");
+    // Refuses the first attempt, takes the next.
+    let merchant = MerchantServer::answering(&[500]).await;
+    let mut config = config_with(&file);
+    config.merchants[0].notification_url = Some(merchant.url.clone());
+    // The retry would come long after the test: only a restart delivers it.
+    config.limits.notification_first_retry = Duration::from_secs(600);
+    config.limits.notification_window = Duration::from_secs(3600);
+    let sandbox = Sandbox::start_with(config.clone()).await;
+    let (_, _, id) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
+    merchant.wait_for(1).await;
+    // The refusal is recorded before the sandbox stops.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    sandbox.server.shutdown().await.expect("stops");
+
+    let _again = Sandbox::start_with(config).await;
+    let received = merchant.wait_for(2).await;
+    let (first, second) = (received[0].json(), received[1].json());
+    assert_eq!(second["paymentID"], id.as_str());
+    assert_eq!(second["eventID"], first["eventID"], "the same event, owed");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(merchant.received().len(), 2, "delivered, then no more");
+}
+
+#[tokio::test]
+async fn a_rotated_key_and_a_changed_profile_outlive_a_restart() {
+    let file = data_file("profile");
+    let sandbox = Sandbox::start_with(config_with(&file)).await;
+    let browser = Browser::signed_in(&sandbox).await;
+    let profile = browser.get("/back-office/profile").await;
+    let pairs = profile_form(&profile, &[("successUrl", "https://shop.example/thanks")]);
+    assert_eq!(
+        browser
+            .post("/back-office/profile", &borrowed(&pairs))
+            .await
+            .status,
+        200
+    );
+    let rotated = browser
+        .post("/back-office/api-key", &[("csrf", &profile.form_token())])
+        .await;
+    let new_key = rotated.text("#new-key").concat();
+    drop(browser);
+    sandbox.server.shutdown().await.expect("stops");
+
+    let again = Sandbox::start_with(config_with(&file)).await;
+    again
+        .create_with(Some(DEFAULT_API_KEY), &create_body())
+        .await
+        .assert_refused(403, "1166", "invalid API key");
+    let created = again.create_with(Some(&new_key), &create_body()).await;
+    assert_eq!(created.code(), "0");
+    let token = created.payload()["paymentToken"]
+        .as_str()
+        .expect("a token")
+        .to_owned();
+    let paid = again
+        .submit_with(Some(&token), &submit_body(DEFAULT_FRICTIONLESS_CARD))
+        .await;
+    assert_eq!(
+        paid.payload()["userRedirect"]["href"],
+        "https://shop.example/thanks"
+    );
+}
+
+#[tokio::test]
+async fn a_file_another_sandbox_holds_stops_the_second_before_it_serves() {
+    let file = data_file("held");
+    let first = RunningServer::start(config_with(&file))
+        .await
+        .expect("starts");
+    // The first sandbox has the file once it answers.
+    let client = reqwest::Client::new();
+    client
+        .get(
+            first
+                .base_url
+                .join("/merchant/DEMO_SHOP/success")
+                .expect("joins"),
+        )
+        .send()
+        .await
+        .expect("answered");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("binds");
+    let refused = payconf_reference::Prepared::new(&listener, config_with(&file), false)
+        .expect_err("held by the first");
+    assert!(
+        matches!(refused, ServeError::Data(DataError::Locked { .. })),
+        "{refused}"
+    );
+    first.shutdown().await.expect("stops");
+    payconf_reference::Prepared::new(&listener, config_with(&file), false)
+        .expect("free once the first stopped");
+}
