@@ -5,7 +5,10 @@
 
 mod support;
 
-use std::{path::PathBuf, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 use payconf_reference::{
     DEFAULT_API_KEY, DEFAULT_FRICTIONLESS_CARD, DEFAULT_THREE_DS_CARD, DataError, ReferenceConfig,
@@ -28,9 +31,9 @@ fn data_file(name: &str) -> PathBuf {
     dir.join("sandbox.db")
 }
 
-fn config_with(file: &PathBuf) -> ReferenceConfig {
+fn config_with(file: &Path) -> ReferenceConfig {
     ReferenceConfig {
-        data_file: Some(file.clone()),
+        data_file: Some(file.to_owned()),
         ..ReferenceConfig::default()
     }
 }

@@ -23,6 +23,7 @@ mod reports;
 mod robustness;
 mod runs_not_carried_out;
 mod serve_command;
+mod serve_data;
 mod spec;
 mod spec_for_tools;
 mod spec_request_rules;
