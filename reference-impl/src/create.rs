@@ -46,7 +46,10 @@ pub(crate) async fn create(
         currency,
         shop_transaction_id,
     } = CreateRequest::read(&object)?;
-    if shop_login != service.merchant(merchant).merchant.shop_login {
+    if !service
+        .profiles
+        .with(merchant, |p| p.merchant.shop_login == shop_login)
+    {
         return Err(ApiError::ShopNotRecognized(
             "does not belong to this API key",
         ));

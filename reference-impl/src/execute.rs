@@ -121,7 +121,7 @@ pub fn execute(
             p.state = outcome.state();
             service.store.keep_submitted(p);
             p.masked_pan = Some(masked_pan.as_str().into());
-            p.channel = Some(via);
+            p.trail_mut().channel = Some(via);
             p.record(What::Paid {
                 channel: via,
                 masked_pan: masked_pan.as_str().into(),
@@ -130,18 +130,20 @@ pub fn execute(
             if redirects != BuyerRedirects::default() {
                 p.buyer_redirects = Some(Box::new(redirects.clone()));
             }
-            let profile = service.merchant(p.merchant);
-            let pages = &profile.pages;
             let href = match outcome {
                 Outcome::AuthenticationRequired => service.own_page(ISSUER_PATH, shop_login, token),
-                Outcome::Authorized | Outcome::Declined { .. } => landing(
-                    service,
-                    token,
-                    shop_login,
-                    pages,
-                    p.buyer_redirects.as_deref(),
-                    outcome == Outcome::Authorized,
-                ),
+                Outcome::Authorized | Outcome::Declined { .. } => {
+                    service.profiles.with(p.merchant, |profile| {
+                        landing(
+                            service,
+                            token,
+                            shop_login,
+                            &profile.pages,
+                            p.buyer_redirects.as_deref(),
+                            outcome == Outcome::Authorized,
+                        )
+                    })
+                }
             };
             if outcome != Outcome::AuthenticationRequired {
                 p.record(What::BuyerSent {

@@ -335,7 +335,7 @@ pub async fn answer(service: &Service, request: Request<Incoming>) -> Response<B
         } else {
             PaymentState::Declined
         };
-        p.authenticated = Some(authenticated);
+        p.trail_mut().authenticated = Some(authenticated);
         p.record(What::IssuerAnswered { authenticated });
         let redirects = p.buyer_redirects.as_deref();
         let to = landing(service, &token, shop_login, pages, redirects, authenticated);

@@ -24,6 +24,16 @@
 //! contract is silent, the service follows the reference profile, written in
 //! the spec with `x-conformance: reference`.
 //!
+//! The merchant's side: the back-office (`backoffice`) shows a shop its
+//! payments with their timelines (`timeline`) and changes its profile
+//! (`profiles`: result pages, notification address, signing secret, API
+//! key), behind sessions (`sessions`). When a payment ends, `notify` owes
+//! the merchant's server a signed notification, queued (`outbox`) so no
+//! handler waits for it, and posts it until it is taken or its retry
+//! window is over. With a data file, the journal (`journal`) writes every
+//! change to SQLite, and an answer leaves only once its changes are
+//! committed; the file is read back when the service starts.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use payconf_reference::{ReferenceConfig, run};

@@ -70,8 +70,17 @@ pub struct Payment {
     pub masked_pan: Option<Box<str>>,
     /// Addresses the submit call asked the buyer to be sent to.
     pub buyer_redirects: Option<Box<BuyerRedirects>>,
-    /// When it was created, in milliseconds since the Unix epoch.
-    pub created_ms: u64,
+    /// When it was created, in seconds since the Unix epoch.
+    pub created_s: u32,
+    /// What happened to it after create; made at its first event, so a
+    /// payment that only waits for its card costs no more than it did
+    /// before it had a timeline.
+    pub trail: Option<Box<Trail>>,
+}
+
+/// A payment's life after create.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trail {
     /// How it was paid, once a card or a method was taken.
     pub channel: Option<Channel>,
     /// Whether the buyer passed the issuer's authentication, for a card
@@ -84,7 +93,32 @@ pub struct Payment {
 impl Payment {
     /// Appends an event to its timeline (bounded: see [`timeline::record`]).
     pub fn record(&mut self, what: timeline::What) {
-        timeline::record(&mut self.events, Event::now(what));
+        timeline::record(&mut self.trail_mut().events, Event::now(what));
+    }
+
+    /// Its trail, made when it has none yet.
+    pub fn trail_mut(&mut self) -> &mut Trail {
+        self.trail.get_or_insert_with(Box::default)
+    }
+
+    /// How it was paid, once a card or a method was taken.
+    pub fn channel(&self) -> Option<Channel> {
+        self.trail.as_ref().and_then(|t| t.channel)
+    }
+
+    /// Whether the buyer passed the issuer's authentication, once they answered.
+    pub fn authenticated(&self) -> Option<bool> {
+        self.trail.as_ref().and_then(|t| t.authenticated)
+    }
+
+    /// What happened to it since create, oldest first.
+    pub fn events(&self) -> &[Event] {
+        self.trail.as_ref().map_or(&[], |t| &t.events)
+    }
+
+    /// When it was created, in milliseconds since the Unix epoch.
+    pub fn created_ms(&self) -> u64 {
+        u64::from(self.created_s) * 1000
     }
 }
 
@@ -208,10 +242,8 @@ impl PaymentStore {
             expires_at_ms,
             masked_pan: None,
             buyer_redirects: None,
-            created_ms: timeline::now_ms(),
-            channel: None,
-            authenticated: None,
-            events: Vec::new(),
+            created_s: u32::try_from(timeline::now_ms() / 1000).unwrap_or(u32::MAX),
+            trail: None,
         };
         loop {
             let token = Uuid::new_v4();
@@ -345,12 +377,12 @@ impl Fingerprint {
     fn of(p: &Payment) -> Self {
         Self {
             state: p.state,
-            events: p.events.len(),
+            events: p.events().len(),
             expires_at_ms: p.expires_at_ms,
             masked_pan: p.masked_pan.is_some(),
             redirects: p.buyer_redirects.is_some(),
-            channel: p.channel,
-            authenticated: p.authenticated,
+            channel: p.channel(),
+            authenticated: p.authenticated(),
         }
     }
 }

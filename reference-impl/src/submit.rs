@@ -89,9 +89,11 @@ async fn submit_payment(
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
 
-    let profile = service.merchant(merchant);
     let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
-    if shop_login != profile.merchant.shop_login {
+    if !service
+        .profiles
+        .with(merchant, |p| p.merchant.shop_login == shop_login)
+    {
         return Err(ApiError::ShopNotRecognized("does not match the payment"));
     }
     let already_processed = service

@@ -178,8 +178,27 @@ async fn throughput(options: &BenchOptions) -> Result<(), String> {
         true => Some(start_baseline(&target).await?),
         false => None,
     };
-    let measured = rounds(&target, baseline.as_ref(), options).await;
+    // The same sandbox keeping everything in a data file, beside it.
+    let with_data = match served {
+        Some(_) => {
+            let file = scratch.0.join("bench.db");
+            let file = file.to_string_lossy();
+            let args = ["serve", "--addr", "127.0.0.1:0", "--data", file.as_ref()];
+            let server = ServerProcess::start(&args, &["PAYCONF_LOG"], None).await?;
+            println!(
+                "with --data: payconf serve at {}, every payment committed to an SQLite file before its answer",
+                server.url
+            );
+            let at = Target::of(&server.url)?;
+            Some((server, at))
+        }
+        None => None,
+    };
+    let measured = rounds(&target, baseline.as_ref(), with_data.as_ref(), options).await;
     if let Some((server, _)) = baseline {
+        server.stop().await?;
+    }
+    if let Some((server, _)) = with_data {
         server.stop().await?;
     }
     let mut created = measured?;
@@ -193,16 +212,23 @@ async fn throughput(options: &BenchOptions) -> Result<(), String> {
     Ok(())
 }
 
-/// Measures the rounds and prints the figures; returns the payments created.
+/// Measures the rounds and prints the figures; returns the payments
+/// created (in memory: those `log_count` counts).
 async fn rounds(
     target: &Target,
     baseline: Option<&(ServerProcess, Target)>,
+    with_data: Option<&(ServerProcess, Target)>,
     options: &BenchOptions,
 ) -> Result<u64, String> {
     let mut created = warm_up(target, options.connections).await?;
     if let Some((_, limit)) = baseline {
         warm_up(limit, options.connections).await?;
     }
+    if let Some((_, data)) = with_data {
+        warm_up(data, options.connections).await?;
+    }
+    let mut data_create = load::Samples::default();
+    let mut data_ratios = Vec::new();
     let mut limit = load::Samples::default();
     let mut create = load::Samples::default();
     let mut flows = load::Samples::default();
@@ -218,6 +244,11 @@ async fn rounds(
             None => None,
         };
         let round_create = target.run(Scenario::Create, options).await?;
+        if let Some((_, data)) = with_data {
+            let round = data.run(Scenario::Create, options).await?;
+            data_ratios.push(round.rate() / round_create.rate().max(f64::EPSILON));
+            data_create.absorb(round);
+        }
         let round_flows = target.run(Scenario::Flow, options).await?;
         if let Some(rate) = limit_rate {
             ratios.0.push(round_create.rate() / rate);
@@ -242,6 +273,13 @@ async fn rounds(
             .figures()
             .line("create+submit", "flows", &ratio_said(&mut ratios.1))
     );
+    if with_data.is_some() {
+        let said = format!("{} of in-memory", ratio_said(&mut data_ratios).trim_start());
+        println!(
+            "{}",
+            data_create.figures().line("create --data", "req", &said)
+        );
+    }
     Ok(created)
 }
 

@@ -40,6 +40,13 @@ fn bench_with_a_baseline_reports_ratios_the_log_and_the_runner() {
         assert!(figures.contains("x ("), "a ratio with its range: {figures}");
         assert!(figures.contains("errors 0"), "{figures}");
     }
+    assert!(line("with --data: payconf serve at http://127.0.0.1:").contains("SQLite"));
+    let with_data = line("create --data ");
+    assert!(
+        with_data.contains("x (") && with_data.contains("of in-memory"),
+        "{with_data}"
+    );
+    assert!(with_data.contains("errors 0"), "{with_data}");
     assert!(line("log ").contains("none lost"), "{stdout}");
     assert!(line("payconf run  ").contains("passed"), "{stdout}");
     assert!(

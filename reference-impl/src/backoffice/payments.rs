@@ -48,7 +48,7 @@ impl Row {
     fn of(payment: &Payment) -> Self {
         Self {
             id: payment.id,
-            created_ms: payment.created_ms,
+            created_ms: payment.created_ms(),
             shop_transaction_id: payment.shop_transaction_id.to_string(),
             amount: payment.amount.to_string(),
             currency: payment.currency.code().to_owned(),
@@ -148,7 +148,7 @@ pub fn detail(service: &Service, signed_in: &SignedIn<'_>, id: &str) -> Response
         service.store.for_each(|token, p| {
             if p.id == id && p.merchant == merchant {
                 let mut row = Row::of(p);
-                row.events.clone_from(&p.events);
+                row.events = p.events().to_vec();
                 found = Some((*token, row));
             }
         });
@@ -220,12 +220,12 @@ fn filter_of(state: PaymentState) -> &'static str {
 
 /// A payment's outcome in words.
 fn outcome(payment: &Payment) -> String {
-    let by = match payment.channel {
+    let by = match payment.channel() {
         Some(Channel::PaymentPage) => " on the payment page",
         Some(Channel::Alternative) => " by an alternative method",
         Some(Channel::Submit) | None => "",
     };
-    let issuer = match payment.authenticated {
+    let issuer = match payment.authenticated() {
         Some(true) => ", authenticated by the issuer",
         Some(false) => ", issuer authentication failed",
         None => "",

@@ -11,7 +11,7 @@ use crate::{
     config::Merchant,
     money::{Amount, Currency},
     outbox::Delivery,
-    store::{BuyerRedirects, Payment, PaymentState},
+    store::{BuyerRedirects, Payment, PaymentState, Trail},
     timeline::{Channel, Event},
 };
 
@@ -117,13 +117,13 @@ impl PaymentRow {
             currency: payment.currency.code().to_owned(),
             shop_transaction_id: payment.shop_transaction_id.to_string(),
             state: state_name(payment.state),
-            created_ms: millis(payment.created_ms),
+            created_ms: millis(payment.created_ms()),
             expires_ms: millis(expires_unix_ms),
             masked_pan: payment.masked_pan.as_deref().map(str::to_owned),
             redirects,
-            channel: payment.channel.map(Channel::name),
-            authenticated: payment.authenticated,
-            events: serde_json::to_string(&payment.events).unwrap_or_else(|_| "[]".to_owned()),
+            channel: payment.channel().map(Channel::name),
+            authenticated: payment.authenticated(),
+            events: serde_json::to_string(payment.events()).unwrap_or_else(|_| "[]".to_owned()),
         }
     }
 
@@ -320,10 +320,12 @@ fn payment(row: &Row<'_>) -> Read<SavedPayment> {
             expires_at_ms: 0,
             masked_pan: masked_pan.map(String::into_boxed_str),
             buyer_redirects,
-            created_ms: u64::try_from(created_ms).unwrap_or(0),
-            channel,
-            authenticated: row.get(12)?,
-            events,
+            created_s: u32::try_from(created_ms / 1000).unwrap_or(0),
+            trail: Some(Box::new(Trail {
+                channel,
+                authenticated: row.get(12)?,
+                events,
+            })),
         },
     }))
 }

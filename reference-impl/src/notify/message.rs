@@ -85,10 +85,10 @@ impl<'a> PaymentNotification<'a> {
             currency: payment.currency.code(),
             outcome: if paid { "paid" } else { "declined" },
             transaction_result: if paid { "OK" } else { "KO" },
-            channel: payment.channel.unwrap_or(Channel::Submit).name(),
+            channel: payment.channel().unwrap_or(Channel::Submit).name(),
             masked_pan: payment.masked_pan.as_deref(),
             authentication: payment
-                .authenticated
+                .authenticated()
                 .map(|yes| if yes { "authenticated" } else { "failed" }),
         })
     }

@@ -34,16 +34,24 @@ const CONCURRENT_DELIVERIES: usize = 32;
 /// Queues the notification of a payment that has just reached its outcome,
 /// if its merchant wants one; called under the payment's lock, where the
 /// outcome was decided, so exactly one is owed per payment.
-pub fn outcome(service: &Service, token: &Uuid, payment: &Payment) -> Option<Delivery> {
-    let profile = service.merchant(payment.merchant);
-    let url = payment
+pub fn outcome(service: &Service, token: &Uuid, payment: &Payment) {
+    let named = payment
         .buyer_redirects
         .as_ref()
-        .and_then(|r| r.notification.clone())
-        .or_else(|| profile.merchant.notification_url.clone())?;
-    let event_id = Uuid::new_v4();
-    let notification = PaymentNotification::of(payment, &profile.merchant.shop_login, event_id)?;
-    let body = serde_json::to_vec(&notification).ok()?;
+        .and_then(|r| r.notification.as_ref());
+    let owed = service.profiles.with(payment.merchant, |profile| {
+        let url = named
+            .or(profile.merchant.notification_url.as_ref())?
+            .clone();
+        let event_id = Uuid::new_v4();
+        let notification =
+            PaymentNotification::of(payment, &profile.merchant.shop_login, event_id)?;
+        let body = serde_json::to_vec(&notification).ok()?;
+        Some((url, body, event_id))
+    });
+    let Some((url, body, event_id)) = owed else {
+        return;
+    };
     let delivery = Delivery {
         event_id,
         token: *token,
@@ -56,8 +64,7 @@ pub fn outcome(service: &Service, token: &Uuid, payment: &Payment) -> Option<Del
     if let Some(journal) = &service.journal {
         journal.owe(&delivery);
     }
-    service.notifier.enqueue(delivery.clone());
-    Some(delivery)
+    service.notifier.enqueue(delivery);
 }
 
 /// Delivers the queued notifications until the service stops.

@@ -47,7 +47,7 @@ pub fn choose(
             return Err(p.state);
         }
         p.state = PaymentState::AwaitingMethod;
-        p.channel = Some(Channel::Alternative);
+        p.trail_mut().channel = Some(Channel::Alternative);
         p.record(What::MethodChosen);
         service.store.keep_submitted(p);
         if let Some(origin) = origin {
