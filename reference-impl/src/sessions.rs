@@ -195,10 +195,12 @@ pub fn set_cookie(https: bool, id: Option<&str>) -> String {
 }
 
 /// Whether a change comes from the back-office's own pages: its `Origin`
-/// (or, without one, its `Sec-Fetch-Site`) is not another site's.
+/// is the address it was sent to, or, without one (or with the opaque
+/// `null` a browser sends under some referrer policies), its
+/// `Sec-Fetch-Site` is not another site's.
 pub fn same_origin(headers: &HeaderMap) -> bool {
     let text = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
-    if let Some(origin) = text(header::ORIGIN) {
+    if let Some(origin) = text(header::ORIGIN).filter(|o| *o != "null") {
         let host = text(header::HOST).unwrap_or("");
         let without_scheme = origin
             .strip_prefix("http://")
@@ -302,6 +304,14 @@ mod tests {
             ("origin", "https://evil.example")
         ])));
         assert!(!same_origin(&headers(&[("sec-fetch-site", "cross-site")])));
+        assert!(!same_origin(&headers(&[
+            ("origin", "null"),
+            ("sec-fetch-site", "cross-site")
+        ])));
+        assert!(same_origin(&headers(&[
+            ("origin", "null"),
+            ("sec-fetch-site", "same-origin")
+        ])));
         assert!(same_origin(&headers(&[])));
     }
 }

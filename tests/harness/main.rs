@@ -7,6 +7,7 @@
 
 mod support;
 
+mod back_office_browser;
 mod bench_command;
 mod catalogue;
 mod defect_catalogue;

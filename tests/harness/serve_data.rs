@@ -5,7 +5,6 @@
 
 use std::{
     collections::BTreeSet,
-    convert::Infallible,
     io::{BufRead, BufReader},
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
@@ -16,11 +15,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::{server::conn::http1, service::service_fn};
-use hyper_util::rt::TokioIo;
 use payconf_reference::{DEFAULT_API_KEY, DEFAULT_FRICTIONLESS_CARD, DEFAULT_SHOP_LOGIN};
+
+use crate::support::merchant::MerchantServer;
 use serde_json::{Value, json};
 use std::sync::Mutex as StdMutex;
 
@@ -71,64 +68,6 @@ fn refused(data: &Path) -> (std::process::ExitStatus, String, String) {
         String::from_utf8_lossy(&output.stdout).into_owned(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
-}
-
-/// A merchant's server that refuses notifications (HTTP 500) until told to
-/// take them, and keeps the payment IDs of those it took.
-struct MerchantServer {
-    url: String,
-    taking: Arc<AtomicBool>,
-    taken: Arc<StdMutex<BTreeSet<String>>>,
-}
-
-impl MerchantServer {
-    async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("binds");
-        let url = format!(
-            "http://{}/notifications",
-            listener.local_addr().expect("address")
-        );
-        let taking = Arc::new(AtomicBool::new(false));
-        let taken = Arc::new(StdMutex::new(BTreeSet::new()));
-        let (taking_c, taken_c) = (Arc::clone(&taking), Arc::clone(&taken));
-        tokio::spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                let (taking, taken) = (Arc::clone(&taking_c), Arc::clone(&taken_c));
-                tokio::spawn(async move {
-                    let handler =
-                        service_fn(move |request: http::Request<hyper::body::Incoming>| {
-                            let (taking, taken) = (Arc::clone(&taking), Arc::clone(&taken));
-                            async move {
-                                let body = request
-                                    .into_body()
-                                    .collect()
-                                    .await
-                                    .map(|b| b.to_bytes())
-                                    .unwrap_or_default();
-                                let mut response = http::Response::new(Full::new(Bytes::new()));
-                                if taking.load(Ordering::SeqCst) {
-                                    let json: Value =
-                                        serde_json::from_slice(&body).unwrap_or(Value::Null);
-                                    if let Some(id) = json["paymentID"].as_str() {
-                                        taken.lock().expect("not poisoned").insert(id.to_owned());
-                                    }
-                                } else {
-                                    *response.status_mut() =
-                                        http::StatusCode::INTERNAL_SERVER_ERROR;
-                                }
-                                Ok::<_, Infallible>(response)
-                            }
-                        });
-                    let _ = http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), handler)
-                        .await;
-                });
-            }
-        });
-        Self { url, taking, taken }
-    }
 }
 
 /// One merchant's checkout, again and again until `stop`: a create, and
@@ -197,7 +136,7 @@ fn submit_body() -> Value {
 async fn a_sandbox_killed_mid_load_keeps_every_acknowledged_payment_and_owed_notification() {
     let dir = scratch("kill");
     let data = dir.join("sandbox.db");
-    let merchant = MerchantServer::start().await;
+    let merchant = MerchantServer::refusing().await;
     let config = dir.join("sandbox.toml");
     std::fs::write(
         &config,
@@ -251,7 +190,7 @@ async fn a_sandbox_killed_mid_load_keeps_every_acknowledged_payment_and_owed_not
         acknowledged.len()
     );
 
-    merchant.taking.store(true, Ordering::SeqCst);
+    merchant.take();
     let (mut again, base) = start(&data, Some(&config));
     for (token, id, was_paid) in &acknowledged {
         let answer: Value = client
@@ -278,10 +217,7 @@ async fn a_sandbox_killed_mid_load_keeps_every_acknowledged_payment_and_owed_not
     }
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let missing: Vec<String> = paid
-            .difference(&merchant.taken.lock().expect("not poisoned"))
-            .cloned()
-            .collect();
+        let missing: Vec<String> = paid.difference(&merchant.taken()).cloned().collect();
         if missing.is_empty() {
             break;
         }

@@ -246,7 +246,9 @@ code {{ background: #eef0f4; padding: .1rem .3rem; border-radius: 3px; overflow-
     for (name, value) in [
         (header::CONTENT_TYPE, "text/html; charset=utf-8"),
         (header::CACHE_CONTROL, "no-store"),
-        (header::REFERRER_POLICY, "no-referrer"),
+        // Its own origin only: the back-office's addresses name payments,
+        // and its forms' `Origin` is then the real one.
+        (header::REFERRER_POLICY, "same-origin"),
         (header::X_FRAME_OPTIONS, "DENY"),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         (header::CONTENT_SECURITY_POLICY, POLICY),

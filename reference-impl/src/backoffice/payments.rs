@@ -182,7 +182,7 @@ pub fn detail(service: &Service, signed_in: &SignedIn<'_>, id: &str) -> Response
 <dt>Card</dt><dd>{card}</dd>
 <dt>Outcome</dt><dd>{outcome}</dd>
 </dl>
-<h2>Timeline</h2>
+<h2>Timeline (UTC)</h2>
 <ol class="timeline">
 {timeline}
 </ol>

@@ -8,6 +8,7 @@
 pub mod front;
 pub mod hostile;
 pub mod journeys;
+pub mod merchant;
 pub mod reports;
 pub mod runner;
 pub mod tls;
