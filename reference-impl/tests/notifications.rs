@@ -27,6 +27,17 @@ fn submit_notifying(card: &str, notify: &Url) -> Value {
     body
 }
 
+/// Creates a payment and submits `card` for it, naming `notify` as its
+/// server notification address; returns the submit's answer and the
+/// payment's ID.
+async fn pay_notifying(sandbox: &Sandbox, card: &str, notify: &Url) -> (support::Answer, String) {
+    let (token, id) = sandbox.create().await;
+    let answer = sandbox
+        .submit_with(Some(&token), &submit_notifying(card, notify))
+        .await;
+    (answer, id)
+}
+
 /// Checks what every notification must be: JSON as the spec's callback
 /// declares it, signed with the default shop's secret, its event ID in the
 /// header and the body.
@@ -59,13 +70,7 @@ fn assert_signed(received: &Received) -> Value {
 async fn a_paid_submit_is_notified_once_signed_and_naming_the_payment() {
     let merchant = MerchantServer::start().await;
     let sandbox = Sandbox::start().await;
-    let (token, id) = sandbox.create().await;
-    let answer = sandbox
-        .submit_with(
-            Some(&token),
-            &submit_notifying(DEFAULT_FRICTIONLESS_CARD, &merchant.url),
-        )
-        .await;
+    let (answer, id) = pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &merchant.url).await;
     assert_eq!(answer.payload()["transactionResult"], "OK");
     let received = merchant.wait_for(1).await;
     let body = assert_signed(&received[0]);
@@ -91,13 +96,7 @@ async fn a_paid_submit_is_notified_once_signed_and_naming_the_payment() {
 async fn a_declined_submit_is_notified_as_declined() {
     let merchant = MerchantServer::start().await;
     let sandbox = Sandbox::start().await;
-    let (token, _) = sandbox.create().await;
-    sandbox
-        .submit_with(
-            Some(&token),
-            &submit_notifying(DEFAULT_DECLINED_CARD, &merchant.url),
-        )
-        .await;
+    pay_notifying(&sandbox, DEFAULT_DECLINED_CARD, &merchant.url).await;
     let body = assert_signed(&merchant.wait_for(1).await[0]);
     assert_eq!(body["outcome"], "declined");
     assert_eq!(body["transactionResult"], "KO");
@@ -107,13 +106,7 @@ async fn a_declined_submit_is_notified_as_declined() {
 async fn a_three_ds_payment_is_notified_when_the_buyer_authenticates_not_before() {
     let merchant = MerchantServer::start().await;
     let sandbox = Sandbox::start().await;
-    let (token, id) = sandbox.create().await;
-    let answer = sandbox
-        .submit_with(
-            Some(&token),
-            &submit_notifying(DEFAULT_THREE_DS_CARD, &merchant.url),
-        )
-        .await;
+    let (answer, id) = pay_notifying(&sandbox, DEFAULT_THREE_DS_CARD, &merchant.url).await;
     let href = answer.payload()["userRedirect"]["href"]
         .as_str()
         .expect("the issuer's address")
@@ -148,13 +141,7 @@ async fn a_refused_delivery_is_retried_with_the_same_event_id() {
     let mut config = ReferenceConfig::default();
     config.limits.notification_first_retry = Duration::from_millis(20);
     let sandbox = Sandbox::start_with(config).await;
-    let (token, _) = sandbox.create().await;
-    sandbox
-        .submit_with(
-            Some(&token),
-            &submit_notifying(DEFAULT_FRICTIONLESS_CARD, &merchant.url),
-        )
-        .await;
+    pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &merchant.url).await;
     let received = merchant.wait_for(3).await;
     let ids: Vec<&str> = received.iter().map(|r| r.header(EVENT_ID_HEADER)).collect();
     assert!(ids.iter().all(|id| *id == ids[0]), "{ids:?}");
@@ -177,13 +164,7 @@ async fn retries_stop_when_the_window_is_over() {
     config.limits.notification_first_retry = Duration::from_millis(20);
     config.limits.notification_window = Duration::from_millis(200);
     let sandbox = Sandbox::start_with(config).await;
-    let (token, _) = sandbox.create().await;
-    sandbox
-        .submit_with(
-            Some(&token),
-            &submit_notifying(DEFAULT_FRICTIONLESS_CARD, &merchant.url),
-        )
-        .await;
+    pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &merchant.url).await;
     merchant.wait_for(3).await;
     tokio::time::sleep(Duration::from_millis(600)).await;
     assert_eq!(merchant.received().len(), 3);
@@ -194,13 +175,7 @@ async fn a_merchant_server_that_does_not_answer_never_holds_up_submit() {
     let merchant = MerchantServer::start().await;
     merchant.hold();
     let sandbox = Sandbox::start().await;
-    let (first, _) = sandbox.create().await;
-    sandbox
-        .submit_with(
-            Some(&first),
-            &submit_notifying(DEFAULT_FRICTIONLESS_CARD, &merchant.url),
-        )
-        .await;
+    pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &merchant.url).await;
     // The first notification is in the merchant's hands, unanswered.
     merchant.wait_for(1).await;
     // The service goes on: a create and a submit are answered meanwhile.
@@ -221,12 +196,6 @@ async fn an_unreachable_merchant_server_does_not_change_the_payment() {
         .expect("valid")
     };
     let sandbox = Sandbox::start().await;
-    let (token, _) = sandbox.create().await;
-    let answer = sandbox
-        .submit_with(
-            Some(&token),
-            &submit_notifying(DEFAULT_FRICTIONLESS_CARD, &closed),
-        )
-        .await;
+    let (answer, _) = pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &closed).await;
     assert_eq!(answer.payload()["transactionResult"], "OK");
 }

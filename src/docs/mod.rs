@@ -346,6 +346,8 @@ impl Site {
                 .render(context! {
                     shop_login => reference::DEFAULT_SHOP_LOGIN,
                     api_key => reference::DEFAULT_API_KEY,
+                    password => reference::DEFAULT_PASSWORD,
+                    signing_secret => reference::DEFAULT_SIGNING_SECRET,
                     frictionless => reference::DEFAULT_FRICTIONLESS_CARD,
                     three_ds => reference::DEFAULT_THREE_DS_CARD,
                     declined => reference::DEFAULT_DECLINED_CARD,
