@@ -285,3 +285,32 @@ async fn sign_out_ends_the_session() {
     let after = browser.get("/back-office/payments").await;
     assert_eq!(after.status, StatusCode::SEE_OTHER);
 }
+
+#[tokio::test]
+async fn what_a_merchant_sent_is_shown_as_text_never_as_markup() {
+    let sandbox = Sandbox::start().await;
+    let hostile = "<img src=x onerror=alert(1)>";
+    let created = sandbox
+        .create_with(
+            Some(DEFAULT_API_KEY),
+            &support::with(create_body(), "/shopTransactionID", hostile.into()),
+        )
+        .await;
+    assert_eq!(created.code(), "0");
+    let id = created.payload()["paymentID"]
+        .as_str()
+        .expect("an ID")
+        .to_owned();
+    let browser = Browser::signed_in(&sandbox).await;
+    for page in [
+        browser.get("/back-office/payments").await,
+        browser.get(&format!("/back-office/payments/{id}")).await,
+    ] {
+        assert!(!page.html.contains("<img"), "{}", page.html);
+        assert!(page.text("img").is_empty());
+        assert!(
+            page.text("main").concat().contains(hostile),
+            "shown as typed"
+        );
+    }
+}

@@ -199,3 +199,21 @@ async fn an_unreachable_merchant_server_does_not_change_the_payment() {
     let (answer, _) = pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &closed).await;
     assert_eq!(answer.payload()["transactionResult"], "OK");
 }
+
+#[tokio::test]
+async fn a_merchant_server_that_never_answers_is_given_up_on_within_the_attempts_time() {
+    let merchant = MerchantServer::start().await;
+    merchant.hold();
+    let mut config = ReferenceConfig::default();
+    config.limits.notification_timeout = Duration::from_millis(200);
+    config.limits.notification_first_retry = Duration::from_millis(20);
+    let sandbox = Sandbox::start_with(config).await;
+    pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &merchant.url).await;
+    // Unanswered, the first attempt ends at its bound and a second comes.
+    let received = merchant.wait_for(2).await;
+    assert_eq!(
+        received[0].header(EVENT_ID_HEADER),
+        received[1].header(EVENT_ID_HEADER)
+    );
+    merchant.release();
+}
