@@ -105,6 +105,17 @@ async fn click(client: &Client, css: &str) {
         .expect("clicked");
 }
 
+/// Waits (at most 20 s, the machine may be busy) for the page a click or
+/// a form led to: the element `css`, which the page before it lacks.
+async fn arrived(client: &Client, css: &str) {
+    client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::Css(css))
+        .await
+        .unwrap_or_else(|_| panic!("the next page, with {css}, never came"));
+}
+
 async fn texts(client: &Client, css: &str) -> Vec<String> {
     let mut found = Vec::new();
     for element in client.find_all(Locator::Css(css)).await.expect("found") {
@@ -149,6 +160,7 @@ async fn a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_
     fill(client, "#shopLogin", DEFAULT_SHOP_LOGIN).await;
     fill(client, "#password", DEFAULT_PASSWORD).await;
     click(client, "button[type=submit]").await;
+    arrived(client, "nav").await;
     let after = client.current_url().await.expect("a page");
     assert!(
         after.path().ends_with("/back-office/payments"),
@@ -159,9 +171,11 @@ async fn a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_
 
     // The success page, changed in the profile.
     click(client, "nav a[href$='/profile']").await;
+    arrived(client, "#successUrl").await;
     let thanks = format!("{base}/merchant/{DEFAULT_SHOP_LOGIN}/success?order=changed");
     fill(client, "#successUrl", &thanks).await;
     click(client, "form[action$='/profile'] button[type=submit]").await;
+    arrived(client, "[role=status]").await;
     assert_eq!(
         texts(client, "[role=status]").await,
         ["The profile was saved."]
@@ -200,14 +214,20 @@ async fn a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_
     fill(client, "#holder", "Ada Buyer").await;
     fill(client, "#email", "ada@example.com").await;
     click(client, "button[name=method][value=card]").await;
-    let landed = client.current_url().await.expect("a page");
-    assert_eq!(landed.as_str(), thanks, "the changed success page");
+    let thanks_url = url::Url::parse(&thanks).expect("a URL");
+    client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_url(&thanks_url)
+        .await
+        .unwrap_or_else(|_| panic!("the buyer never reached the changed success page {thanks}"));
 
     // The payment in the back-office, its card masked.
     client
         .goto(&format!("{base}/back-office/payments"))
         .await
         .expect("opens");
+    arrived(client, "tbody tr").await;
     assert_eq!(texts(client, "tbody tr td:nth-child(2)").await, [id]);
     assert_eq!(
         texts(client, "tbody tr td:nth-child(6)").await,
@@ -221,14 +241,16 @@ async fn a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_
 
     // Its timeline, with the notification's two attempts: refused, taken.
     click(client, &format!("tbody a[href$='/payments/{id}']")).await;
+    arrived(client, "ol.timeline").await;
     let mut steps = Vec::new();
-    for _ in 0..50 {
+    for _ in 0..100 {
         steps = texts(client, "ol.timeline li").await;
         if steps.iter().any(|s| s.contains("HTTP 200 (delivered)")) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
         client.refresh().await.expect("reloaded");
+        arrived(client, "ol.timeline").await;
     }
     for wanted in [
         "created by payment/create.",
