@@ -160,13 +160,14 @@ async fn a_refused_delivery_is_retried_with_the_same_event_id() {
 async fn retries_stop_when_the_window_is_over() {
     let merchant = MerchantServer::answering(&[500; 50]).await;
     let mut config = ReferenceConfig::default();
-    // Attempts at 0, 20 and 80 ms; the next would come at 260 ms, past the window.
-    config.limits.notification_first_retry = Duration::from_millis(20);
-    config.limits.notification_window = Duration::from_millis(200);
+    // Attempts at 0, 100 and 400 ms (a busy machine may take 600 ms more
+    // over them); the next would come at 1,300 ms, past the window.
+    config.limits.notification_first_retry = Duration::from_millis(100);
+    config.limits.notification_window = Duration::from_millis(1000);
     let sandbox = Sandbox::start_with(config).await;
     pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &merchant.url).await;
     merchant.wait_for(3).await;
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(merchant.received().len(), 3);
 }
 

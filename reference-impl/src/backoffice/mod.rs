@@ -166,7 +166,7 @@ fn sign_in_form(status: StatusCode, shop_login: &str, problem: Option<&str>) -> 
 <input id="shopLogin" name="shopLogin" type="text" autocomplete="username" required value="{login}"{described}>
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required{described}>
-<button type="submit">Sign in</button>
+<div><button type="submit">Sign in</button></div>
 </form>"#,
         login = escape(shop_login),
     );
