@@ -2,6 +2,8 @@
 //! payment's timeline. Cards are shown as the service keeps them: first
 //! six and last four digits.
 
+use std::{cmp::Reverse, collections::BinaryHeap};
+
 use http::{Response, StatusCode};
 use time::{OffsetDateTime, format_description::BorrowedFormatItem, macros::format_description};
 use uuid::Uuid;
@@ -78,16 +80,9 @@ pub fn list(service: &Service, signed_in: &SignedIn<'_>, query: Option<&str>) ->
         );
     };
     let merchant = signed_in.session.merchant;
-    let mut rows = Vec::new();
-    service.store.for_each(|_, p| {
-        if p.merchant == merchant && (wanted.is_empty() || filter_of(p.state) == wanted) {
-            rows.push(Row::of(p));
-        }
+    let (rows, total) = newest(service, |p| {
+        p.merchant == merchant && (wanted.is_empty() || filter_of(p.state) == wanted)
     });
-    // Payment IDs count up: the highest is the newest.
-    rows.sort_unstable_by_key(|row| std::cmp::Reverse(row.id));
-    let total = rows.len();
-    rows.truncate(MAX_ROWS);
     let options: String = FILTERS
         .iter()
         .map(|(value, label)| {
@@ -138,6 +133,59 @@ pub fn list(service: &Service, signed_in: &SignedIn<'_>, query: Option<&str>) ->
 {table}"#
     );
     page(StatusCode::OK, "Payments", Some(signed_in), &main)
+}
+
+/// The newest [`MAX_ROWS`] payments `matches` keeps, newest first, and how
+/// many it keeps in all. Payment IDs count up, so the highest is the
+/// newest; a heap of the newest so far means that of a sandbox's million
+/// payments only the few that may be shown are copied out, and nothing is
+/// sorted but them.
+fn newest(service: &Service, matches: impl Fn(&Payment) -> bool) -> (Vec<Row>, usize) {
+    let mut kept: BinaryHeap<Reverse<NewestFirst>> = BinaryHeap::with_capacity(MAX_ROWS + 1);
+    let mut total = 0;
+    service.store.for_each(|_, p| {
+        if !matches(p) {
+            return;
+        }
+        total += 1;
+        let older_than_all_kept = kept.len() == MAX_ROWS
+            && kept
+                .peek()
+                .is_some_and(|Reverse(oldest)| p.id < oldest.0.id);
+        if !older_than_all_kept {
+            kept.push(Reverse(NewestFirst(Row::of(p))));
+            if kept.len() > MAX_ROWS {
+                kept.pop();
+            }
+        }
+    });
+    let mut rows: Vec<Row> = kept.into_iter().map(|Reverse(row)| row.0).collect();
+    rows.sort_unstable_by_key(|row| Reverse(row.id));
+    (rows, total)
+}
+
+/// A row ordered by its payment's ID.
+#[derive(Debug)]
+struct NewestFirst(Row);
+
+impl PartialEq for NewestFirst {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.id == other.0.id
+    }
+}
+
+impl Eq for NewestFirst {}
+
+impl PartialOrd for NewestFirst {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for NewestFirst {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.id.cmp(&other.0.id)
+    }
 }
 
 /// `GET`: one payment and its timeline.
@@ -314,4 +362,46 @@ fn when(at_ms: u64) -> String {
         .ok()
         .and_then(|t| t.format(FORMAT).ok())
         .unwrap_or_else(|| "unknown time".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        config::ReferenceConfig,
+        money::{Amount, Currency},
+        store::NewPayment,
+    };
+
+    #[test]
+    fn the_list_keeps_the_newest_payments_newest_first_and_counts_them_all() {
+        let service = Service::new(
+            ReferenceConfig::default(),
+            url::Url::parse("http://127.0.0.1:1/").expect("valid"),
+        )
+        .expect("a service");
+        let ids: Vec<u64> = (0..MAX_ROWS + 57)
+            .map(|n| {
+                service
+                    .store
+                    .create(NewPayment {
+                        merchant: 0,
+                        amount: Amount::parse("1.00").expect("valid"),
+                        currency: Currency::parse("EUR").expect("valid"),
+                        shop_transaction_id: format!("order-{n}").into(),
+                    })
+                    .1
+            })
+            .collect();
+        let (rows, total) = newest(&service, |_| true);
+        assert_eq!(total, MAX_ROWS + 57);
+        let shown: Vec<u64> = rows.iter().map(|r| r.id).collect();
+        let mut expected = ids.clone();
+        expected.sort_unstable_by_key(|id| Reverse(*id));
+        expected.truncate(MAX_ROWS);
+        assert_eq!(shown, expected);
+        let (none, zero) = newest(&service, |_| false);
+        assert!(none.is_empty());
+        assert_eq!(zero, 0);
+    }
 }
