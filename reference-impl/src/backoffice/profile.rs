@@ -141,7 +141,7 @@ pub fn update(
     form: &[(String, String)],
 ) -> Response<Body> {
     let value = |name: &str| field(form, name).unwrap_or("").trim();
-    let changed = service.profiles.update(signed_in.session.merchant, |m| {
+    let changed = change(service, signed_in, "profile changed", |m| {
         let address = |label: &'static str, name: &'static str| {
             absolute_address(value(name)).map_err(|reason| (label, name, reason.to_owned()))
         };
@@ -166,16 +166,7 @@ pub fn update(
         Ok(())
     });
     match changed {
-        Ok(profile) => {
-            if let Some(journal) = &service.journal {
-                journal.profile(&profile.merchant);
-            }
-            tracing::info!(
-                shop = profile.merchant.shop_login,
-                "profile changed in the back-office"
-            );
-            show(service, signed_in, Some(Notice::Saved), StatusCode::OK)
-        }
+        Ok(()) => show(service, signed_in, Some(Notice::Saved), StatusCode::OK),
         Err(UpdateError::Refused((field, name, reason))) => show(
             service,
             signed_in,
@@ -186,48 +177,61 @@ pub fn update(
             }),
             StatusCode::UNPROCESSABLE_ENTITY,
         ),
-        Err(_) => show(
-            service,
-            signed_in,
-            Some(Notice::Refused {
-                field: "Profile",
-                name: "",
-                reason: "could not be saved".to_owned(),
-            }),
-            StatusCode::INTERNAL_SERVER_ERROR,
-        ),
+        Err(_) => not_changed(service, signed_in, "Profile", "could not be saved"),
     }
 }
 
 /// `POST`: a new API key; the previous one stops working at once.
 pub fn rotate_key(service: &Service, signed_in: &SignedIn<'_>) -> Response<Body> {
     let key = format!("sk_sandbox_{}", random_secret());
-    let rotated = service.profiles.update(signed_in.session.merchant, |m| {
+    let rotated = change(service, signed_in, "API key rotated", |m| {
         m.api_key.clone_from(&key);
         Ok::<_, ()>(())
     });
     match rotated {
-        Ok(profile) => {
-            if let Some(journal) = &service.journal {
-                journal.profile(&profile.merchant);
-            }
-            tracing::info!(
-                shop = profile.merchant.shop_login,
-                "API key rotated in the back-office"
-            );
-            show_with(service, signed_in, None, StatusCode::OK, Some(&key))
-        }
-        Err(_) => show(
-            service,
-            signed_in,
-            Some(Notice::Refused {
-                field: "API key",
-                name: "",
-                reason: "could not be rotated".to_owned(),
-            }),
-            StatusCode::INTERNAL_SERVER_ERROR,
-        ),
+        Ok(()) => show_with(service, signed_in, None, StatusCode::OK, Some(&key)),
+        Err(_) => not_changed(service, signed_in, "API key", "could not be rotated"),
     }
+}
+
+/// Changes the signed-in merchant's profile with `change`: written to the
+/// data file when there is one, and logged as `what`.
+fn change<E>(
+    service: &Service,
+    signed_in: &SignedIn<'_>,
+    what: &'static str,
+    change: impl FnOnce(&mut crate::config::Merchant) -> Result<(), E>,
+) -> Result<(), UpdateError<E>> {
+    let profile = service
+        .profiles
+        .update(signed_in.session.merchant, change)?;
+    if let Some(journal) = &service.journal {
+        journal.profile(&profile.merchant);
+    }
+    tracing::info!(
+        shop = profile.merchant.shop_login,
+        "{what} in the back-office"
+    );
+    Ok(())
+}
+
+/// The profile form, saying that `field` was not changed, and why.
+fn not_changed(
+    service: &Service,
+    signed_in: &SignedIn<'_>,
+    field: &'static str,
+    reason: &str,
+) -> Response<Body> {
+    show(
+        service,
+        signed_in,
+        Some(Notice::Refused {
+            field,
+            name: "",
+            reason: reason.to_owned(),
+        }),
+        StatusCode::INTERNAL_SERVER_ERROR,
+    )
 }
 
 /// An API key as the back-office shows it: eight bullets, then its last

@@ -80,9 +80,8 @@ pub struct Journal {
 pub struct Broken(pub String);
 
 impl Journal {
-    /// Opens the data file and reads back what it holds; `logins` are the
-    /// shop logins by merchant index, once the saved profiles are in place
-    /// (see [`Restored::profiles`]), given by `index`.
+    /// Opens the data file and reads back what it holds; [`Journal::start`]
+    /// then writes to the opened file.
     pub fn open(path: &Path) -> Result<(Connection, Restored), DataError> {
         let connection = file::open(path)?;
         let restored = rows::read(&connection).map_err(|reason| DataError::Read {
