@@ -439,6 +439,7 @@ fn run_options(args: Box<RunArgs>) -> crate::runner::RunOptions {
                 client_key: given_path(args.tls_client_key),
                 proxy: given(args.proxy),
             },
+            notification_secret: std::env::var(crate::runner::target_file::SECRET_VARIABLE).ok(),
         },
         tags: args.tags,
         features_dir: args.features,

@@ -1,5 +1,6 @@
 //! The defect catalogue, `spec/defects.yaml`: servers broken on purpose,
-//! each breaking one core requirement, that the project's own tests run the
+//! each breaking one core requirement (or a reference one of an opt-in
+//! area, such as the notifications, that it `selects`), that the project's own tests run the
 //! suite against. It is what proves a requirement's scenarios can fail;
 //! `payconf run --list` shows it beside each requirement.
 
@@ -26,6 +27,12 @@ pub struct Defect {
     /// a browser gets through; the form driver otherwise.
     #[serde(default)]
     pub driver: Option<String>,
+    /// The tag expression a run judging it selects, for a defect of a
+    /// reference requirement in an opt-in area that the twin follows the
+    /// reference profile in (`@notification`): the scenarios of that
+    /// requirement there are the ones it must fail.
+    #[serde(default)]
+    pub selects: Option<String>,
 }
 
 impl Defect {
@@ -94,10 +101,11 @@ impl Defects {
                 )));
             }
             match requirements.get(&defect.requirement) {
-                Some(r) if r.profile.binds_every_server() => {}
+                Some(r) if r.profile.binds_every_server() || defect.selects.is_some() => {}
                 Some(_) => {
                     return Err(DefectsError::Invalid(format!(
-                        "{}: {} is a reference requirement; defects prove core ones",
+                        "{}: {} is a reference requirement; defects prove core ones, or \
+                         reference ones of an opt-in area named by `selects`",
                         defect.id, defect.requirement
                     )));
                 }
@@ -147,10 +155,14 @@ mod tests {
     }
 
     #[test]
-    fn a_defect_of_a_reference_requirement_is_refused() {
+    fn a_defect_of_a_reference_requirement_is_refused_unless_it_selects_its_area() {
         let text = "defects:\n  - {id: x, requirement: REF-AUTH-01, kind: k, breaks: b}\n";
         let err = Defects::from_yaml(text, &requirements()).expect_err("reference");
         assert!(err.to_string().contains("core"), "{err}");
+        let selecting = "defects:\n  - {id: x, requirement: REF-NOTIFY-01, kind: k, breaks: b, \
+                         selects: '@notification'}\n";
+        let defects = Defects::from_yaml(selecting, &requirements()).expect("selects its area");
+        assert_eq!(defects.all()[0].selects.as_deref(), Some("@notification"));
     }
 
     #[test]

@@ -23,6 +23,10 @@ pub const EMBEDDED_FEATURES: &[(&str, &str)] = &[
         include_str!("../../features/envelope.feature"),
     ),
     (
+        "notifications.feature",
+        include_str!("../../features/notifications.feature"),
+    ),
+    (
         "payment_page.feature",
         include_str!("../../features/payment_page.feature"),
     ),

@@ -20,6 +20,7 @@ pub(crate) mod issuer;
 mod json;
 mod list;
 pub(crate) mod neutral;
+pub(crate) mod notifications;
 mod redact;
 pub(crate) mod reports;
 pub(crate) mod result;
@@ -54,9 +55,12 @@ pub use world::PaymentWorld;
 
 use crate::interruption::Interruption;
 use browser::start_browser;
-pub use needs::{ISSUER_TAG, PAYMENT_PAGE_TAG, RESULT_PAGE_TAG, drives_buyer, unmet_need};
+pub use needs::{
+    ISSUER_TAG, NOTIFICATION_TAG, PAYMENT_PAGE_TAG, RESULT_PAGE_TAG, SIGNATURE_TAG, drives_buyer,
+    unmet_need,
+};
 pub use not_run::NotRun;
-use scenarios::{Knobs, execute};
+use scenarios::{Helpers, Knobs, execute};
 pub use suite::{Preparsed, Suite};
 
 use crate::runner::{
@@ -238,6 +242,18 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             return Err(error);
         }
     };
+    let notifications = match listen_for_notifications(&target, &selected).await {
+        Ok(listener) => listener,
+        Err(error) => {
+            if let Some(browser) = &browser {
+                browser.close().await;
+            }
+            if let Some(server) = embedded {
+                let _ = server.shutdown().await;
+            }
+            return Err(error);
+        }
+    };
     let seed = options
         .seed
         .unwrap_or_else(|| uuid::Uuid::new_v4().as_u64_pair().0);
@@ -267,13 +283,19 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
                 rate: options.rate,
             },
             waivers.clone(),
-            browser.clone(),
+            Helpers {
+                browser: browser.clone(),
+                notifications: notifications.clone(),
+            },
         ) => outcome,
         signal = interruption.next() => Err(NotRun::Interrupted(signal)),
     };
     // The browser is closed whatever happened, before anything else is said.
     if let Some(browser) = &browser {
         browser.close().await;
+    }
+    if let Some(listener) = &notifications {
+        listener.stop();
     }
     let embedded = match embedded {
         Some(server) => {
@@ -312,6 +334,27 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
 
 /// The tag of scenarios that send no card data, the only ones run against production.
 pub const PRODUCTION_SAFE: &str = "production-safe";
+
+/// The run's listener of the target's notifications, started when the
+/// target file declares `[notifications]` and a selected scenario listens.
+async fn listen_for_notifications(
+    target: &TargetConfig,
+    selected: &[ScenarioEntry],
+) -> Result<Option<Arc<notifications::Listener>>, NotRun> {
+    let Some(settings) = &target.notifications else {
+        return Ok(None);
+    };
+    if !selected.iter().any(|s| s.has_tag(NOTIFICATION_TAG)) {
+        return Ok(None);
+    }
+    let listener = notifications::Listener::start(settings).await?;
+    println!(
+        "notifications: payconf listens on {}; the target posts to {}",
+        listener.local(),
+        redact::shown_url(listener.url())
+    );
+    Ok(Some(listener))
+}
 
 /// Why the target is production, if it is: the target file says so, or its
 /// base address is one of the spec's production servers.

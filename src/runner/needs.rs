@@ -20,6 +20,14 @@ pub const PAYMENT_PAGE_TAG: &str = "payment-page";
 /// (`[payment_page.alternative]`).
 pub const ALTERNATIVE_TAG: &str = "alternative-method";
 
+/// The tag of scenarios that listen for the target's server notifications,
+/// which the target file opts in to (`[notifications]`).
+pub const NOTIFICATION_TAG: &str = "notification";
+
+/// The tag of scenarios that verify a notification's signature, which needs
+/// the shop's signing secret.
+pub const SIGNATURE_TAG: &str = "signature";
+
 /// Whether a scenario with these tags may drive the buyer's browser.
 pub fn drives_buyer<T: AsRef<str>>(tags: &[T]) -> bool {
     tags.iter()
@@ -49,6 +57,23 @@ pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
              driven"
                 .to_owned(),
         );
+    }
+    if needs(NOTIFICATION_TAG) && target.notifications.is_none() {
+        return Some(
+            "the target declares no [notifications]: payconf cannot know an address the              target reaches it at"
+                .to_owned(),
+        );
+    }
+    if needs(SIGNATURE_TAG)
+        && target
+            .notifications
+            .as_ref()
+            .is_some_and(|n| n.signing_secret.is_none())
+    {
+        return Some(format!(
+            "the target names no notifications.signing_secret (or {})",
+            crate::runner::target_file::SECRET_VARIABLE
+        ));
     }
     if needs("success-page") && target.success_url.is_none() {
         return Some("the target names no success_url".to_owned());

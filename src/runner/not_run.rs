@@ -5,8 +5,9 @@
 use std::error::Error;
 
 use crate::runner::{
-    issuer::chromium::BrowserError, reports::ReportPathError, settings::SettingsError,
-    target_file::TargetError, transport::TransportError, waivers::WaiversError,
+    issuer::chromium::BrowserError, notifications::ListenError, reports::ReportPathError,
+    settings::SettingsError, target_file::TargetError, transport::TransportError,
+    waivers::WaiversError,
 };
 use payconf_spec::{
     contract::ContractError, defects::DefectsError, features::FeaturesError,
@@ -87,6 +88,9 @@ pub enum NotRun {
     /// The browser could not be found or started.
     #[error(transparent)]
     Browser(#[from] BrowserError),
+    /// payconf could not listen for the target's notifications.
+    #[error(transparent)]
+    Notifications(#[from] ListenError),
     /// A signal stopped the run.
     #[error("interrupted by {0}: the run stopped before its end, and nothing was judged")]
     Interrupted(&'static str),

@@ -18,6 +18,7 @@ use crate::runner::{
     console::Console,
     exchange::{Limits, Patient},
     issuer::chromium::Chromium,
+    notifications::Listener,
     result::{Handover, RunReport, ScenarioKey, ScenarioResult, recorder::Recorder},
     target_file::TargetConfig,
     waivers::Waivers,
@@ -37,6 +38,15 @@ pub(super) struct Knobs {
     pub(super) rate: Option<f64>,
 }
 
+/// What the run started for its scenarios besides the target.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Helpers {
+    /// The browser, when a selected scenario drives one.
+    pub(super) browser: Option<Arc<Chromium>>,
+    /// The listener of the target's notifications, when a selected scenario listens.
+    pub(super) notifications: Option<Arc<Listener>>,
+}
+
 pub(super) async fn execute(
     suite: Suite,
     target: TargetConfig,
@@ -44,7 +54,7 @@ pub(super) async fn execute(
     limits: Limits,
     knobs: Knobs,
     waivers: Waivers,
-    browser: Option<Arc<Chromium>>,
+    helpers: Helpers,
 ) -> Result<RunReport, NotRun> {
     let (concurrency, seed) = (knobs.concurrency, knobs.seed);
     let report = Arc::new(Mutex::new(RunReport::default()));
@@ -86,9 +96,10 @@ pub(super) async fn execute(
         patient: Patient::new(client, limits, knobs.rate),
         contract: suite.contract,
         requirements: suite.requirements,
-        driver: crate::runner::issuer::Driver::of(target_driver, browser),
+        driver: crate::runner::issuer::Driver::of(target_driver, helpers.browser),
         seed,
         har: knobs.har,
+        notifications: helpers.notifications,
     });
 
     let handover = Handover::default();

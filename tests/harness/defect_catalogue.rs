@@ -22,7 +22,7 @@ use crate::support::{
 use payconf_spec::{
     Profile,
     defects::{Defect as CatalogueEntry, Defects},
-    features::Features,
+    features::{Features, ScenarioEntry},
     requirements::Requirements,
 };
 use serde_json::Value;
@@ -50,7 +50,7 @@ async fn run_styled(defect: Option<Defect>, style: IssuerStyle, driver: &str) ->
     // to it. (With the core scenarios running beside it, the defect that
     // mixes payments up under load would, rightly, also hit a core
     // scenario that pays during the burst.)
-    let tags = defect.filter(|d| d.robustness()).map(|_| "@robustness");
+    let tags = defect.and_then(Defect::selects);
     run_against(TwinService::start_styled(defect, style).await, driver, tags).await
 }
 
@@ -256,9 +256,17 @@ async fn assert_unjudged_by_the_form_driver(style: IssuerStyle) {
     );
 }
 
+/// Whether `scenario` must fail against the defect: one that checks its
+/// requirement, among the core and robustness scenarios; or, for a
+/// reference requirement's defect, judged in the area it selects, any.
+fn catches(entry: &CatalogueEntry, scenario: &ScenarioEntry) -> bool {
+    scenario.requirements().any(|id| id == entry.requirement)
+        && (entry.selects.is_some() || scenario.profile.is_some_and(Profile::binds_every_server))
+}
+
 /// What went wrong with one defect, if anything.
 fn judge(entry: &CatalogueEntry, output: &RunOutput) -> Option<String> {
-    let expected = core_scenarios_checking(&entry.requirement);
+    let expected = scenarios_where(|s| catches(entry, s));
     let failed = output.failed();
     let verdict = output
         .results
@@ -342,6 +350,12 @@ fn the_twin_has_a_switch_for_every_defect_of_the_catalogue_and_no_other() {
     let listed: BTreeSet<String> = catalogue().all().iter().map(|d| d.id.clone()).collect();
     let switches: BTreeSet<String> = Defect::ALL.iter().map(|d| d.id()).collect();
     assert_eq!(listed, switches);
+    // A defect the catalogue judges in an area of its own is switched on
+    // in that area's runs.
+    for entry in catalogue().all().iter().filter(|e| e.selects.is_some()) {
+        let twin = Defect::from_id(&entry.id).expect("a switch");
+        assert_eq!(twin.selects(), entry.selects.as_deref(), "{}", entry.id);
+    }
 }
 
 /// `docs/defects.md`, as it must read: the catalogue with the scenarios
@@ -362,8 +376,7 @@ fn defect_page() -> String {
     for defect in catalogue().all() {
         let catching: Vec<String> = scenarios
             .iter()
-            .filter(|s| s.profile.is_some_and(Profile::binds_every_server))
-            .filter(|s| s.requirements().any(|id| id == defect.requirement))
+            .filter(|s| catches(defect, s))
             .map(|s| format!("`{}` {}", s.location(), s.name))
             .collect();
         page.push_str(&format!(

@@ -12,8 +12,8 @@ use std::{
 
 use crate::support::{
     runner::{
-        BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, payconf_run_async, payconf_run_with,
-        scenarios_where,
+        BROWSER_RUNS, RunOutput, TempFile, assert_one_error_saying, browser_or_skip,
+        payconf_run_async, payconf_run_with, scenarios_where,
     },
     twin::{Defect, IssuerStyle, TwinService},
 };
@@ -329,14 +329,7 @@ async fn a_page_that_freezes_the_browser_is_an_error_in_bounded_time_not_a_hang(
         "2".into(),
     ])
     .await;
-    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
-    assert!(output.failed().is_empty(), "{}", output.stdout);
-    assert_eq!(output.errors().len(), 1, "{}", output.stdout);
-    assert!(
-        output.says("the browser stopped answering"),
-        "{}",
-        output.messages()
-    );
+    assert_one_error_saying(&output, "the browser stopped answering");
     // The journey is bounded: 10 s at least, and 10 s more for commands.
     assert!(
         started.elapsed() < std::time::Duration::from_secs(60),

@@ -17,6 +17,7 @@ mod har;
 mod issuer_drivers;
 mod layers;
 mod lightbox;
+mod notifications;
 mod production_guard;
 mod proxy;
 mod redaction;

@@ -117,7 +117,14 @@ enum TokenChoice {
     Nothing,
 }
 
-async fn submit(world: &mut PaymentWorld, token: TokenChoice, body: Value) -> Result<(), Failure> {
+async fn submit(
+    world: &mut PaymentWorld,
+    token: TokenChoice,
+    mut body: Value,
+) -> Result<(), Failure> {
+    if let Some(mailbox) = &world.mailbox {
+        body["responseURLs"]["serverNotificationURL"] = Value::String(mailbox.url().to_string());
+    }
     let token = match token {
         TokenChoice::Created => Some(world.payment()?.token.clone()),
         TokenChoice::Unknown => Some(unknown_token(world)),

@@ -2,12 +2,14 @@
 //! ([`payment`]), paying with cards ([`card`]), requests outside the
 //! contract's operations ([`paths`]), what an answer says ([`answer`]),
 //! where the buyer is sent ([`redirect`]), and the buyer on the standard
-//! payment page ([`payment_page`]; pressing pay twice at once, [`page_presses`]). Steps return
+//! payment page ([`payment_page`]; pressing pay twice at once, [`page_presses`]), and the
+//! merchant's server hearing the outcome ([`notification`]). Steps return
 //! `Result<(), Failure>`; a failure says what was expected, what was seen,
 //! and shows the exchange with secrets redacted.
 
 mod answer;
 mod card;
+mod notification;
 mod page_presses;
 mod paths;
 pub(crate) mod payment;

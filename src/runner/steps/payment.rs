@@ -47,6 +47,7 @@ async fn send_create(
     body: Vec<u8>,
 ) -> Result<(), Failure> {
     let target = world.target();
+    let request_body = body.clone();
     let mut request = RecordedRequest::new(Method::POST, target.api_url(CREATE_PATH))
         .header("Content-Type", content_type)
         .body(body);
@@ -74,7 +75,14 @@ async fn send_create(
         world.ctx.redactor.add_payment_token(token);
     }
     if let (true, Some(token)) = (processed, token) {
-        world.payments.push(CreatedPayment { token, payment_id });
+        let shop_transaction_id = crate::runner::json::parse(&request_body)
+            .ok()
+            .and_then(|sent| sent.get("shopTransactionID")?.as_str().map(str::to_owned));
+        world.payments.push(CreatedPayment {
+            token,
+            payment_id,
+            shop_transaction_id,
+        });
     }
     Ok(())
 }

@@ -18,6 +18,7 @@ use crate::runner::redact::Redactor;
 
 mod acs;
 mod cards;
+mod notifications;
 mod payment_page;
 mod robustness;
 mod sandbox;
@@ -31,6 +32,7 @@ mod tls;
 pub use acs::{AcsConfig, AcsDriver, BrowserSettings, driver_override};
 use cards::check_card;
 pub use cards::{TestCard, TestCards};
+pub use notifications::{NotificationSettings, NotificationsFile, SECRET_VARIABLE};
 pub use payment_page::{Alternative, CardField, PaymentPage, PaymentPageFile, PaymentRefs};
 pub use robustness::RobustnessSettings;
 pub use secret::Secret;
@@ -80,6 +82,7 @@ pub struct TargetFile {
     #[serde(default)]
     acs: AcsConfig,
     payment_page: Option<PaymentPageFile>,
+    notifications: Option<NotificationsFile>,
     #[serde(default)]
     robustness: RobustnessSettings,
     #[serde(default)]
@@ -101,6 +104,10 @@ pub struct TargetOverrides {
     pub acs_driver: Option<String>,
     /// `--tls-ca-file`, `--tls-client-cert`, `--tls-client-key`, `--proxy`.
     pub transport: TransportOverrides,
+    /// `PAYCONF_NOTIFICATION_SECRET`: the shop's signing secret, over
+    /// `notifications.signing_secret` (a variable only: a secret on the
+    /// command line is seen by every user of the machine).
+    pub notification_secret: Option<String>,
 }
 
 /// The buyer's name submits carry, unless the target names another.
@@ -147,6 +154,9 @@ pub struct TargetConfig {
     pub acs: AcsConfig,
     /// The standard payment page, when the target declares one.
     pub payment_page: Option<PaymentPage>,
+    /// Where payconf hears the target's server notifications, when the
+    /// target file opts in to them (`[notifications]`).
+    pub notifications: Option<NotificationSettings>,
     /// How hard the `@robustness` scenarios press.
     pub robustness: RobustnessSettings,
     /// CAs to trust and a client certificate, read from their files.
@@ -202,6 +212,9 @@ impl TargetFile {
         self.shop_login = pick(&flags.shop_login, self.shop_login.take());
         self.tls = std::mem::take(&mut self.tls).overridden(&flags.transport);
         self.proxy = flags.transport.proxy.clone().or(self.proxy.take());
+        if let Some(notifications) = self.notifications.take() {
+            self.notifications = Some(notifications.with_secret(flags.notification_secret.clone()));
+        }
         self
     }
 
@@ -319,6 +332,10 @@ impl TargetFile {
             .payment_page
             .map(PaymentPageFile::resolve)
             .transpose()?;
+        let notifications = self
+            .notifications
+            .map(NotificationsFile::resolve)
+            .transpose()?;
         let tls = self.tls.check()?;
         let proxy = tls::proxy_url(self.proxy)?;
         Ok(TargetConfig {
@@ -346,6 +363,7 @@ impl TargetFile {
             cards: self.cards,
             acs: self.acs,
             payment_page,
+            notifications,
             robustness: self.robustness,
         })
     }
@@ -387,6 +405,8 @@ impl TargetConfig {
                 .flat_map(|method| method.fields.values())
                 .map(|v| v.expose().to_owned()),
         );
+        let signing = self.notifications.iter().flat_map(|n| &n.signing_secret);
+        secrets.extend(signing.map(|s| s.expose().to_owned()));
         for credential in [
             self.base_url.username(),
             self.base_url.password().unwrap_or(""),

@@ -1,6 +1,6 @@
 //! The target of `payconf run` with no target file: the embedded sandbox
 //! (the reference implementation) with its built-in defaults, its
-//! back-office pages and its payment page declared.
+//! back-office pages, its payment page and its notifications declared.
 
 use std::{collections::BTreeMap, time::Duration};
 
@@ -8,8 +8,8 @@ use url::Url;
 
 use super::{
     AcsConfig, AcsDriver, Alternative, BrowserSettings, CardField, DEFAULT_BUYER_EMAIL,
-    DEFAULT_BUYER_NAME, DEFAULT_TRANSACTION_PREFIX, Environment, PaymentPage, RobustnessSettings,
-    Secret, TargetConfig, TestCard, TestCards, TlsSettings,
+    DEFAULT_BUYER_NAME, DEFAULT_TRANSACTION_PREFIX, Environment, NotificationSettings, PaymentPage,
+    RobustnessSettings, Secret, TargetConfig, TestCard, TestCards, TlsSettings,
 };
 
 impl TargetConfig {
@@ -61,6 +61,9 @@ impl TargetConfig {
                 journey_timeout: None,
             },
             payment_page: Some(PaymentPage::sandbox(&base_url)),
+            notifications: Some(NotificationSettings::sandbox(
+                reference::DEFAULT_SIGNING_SECRET,
+            )),
             robustness: RobustnessSettings::default(),
             tls: TlsSettings::default(),
             proxy: None,

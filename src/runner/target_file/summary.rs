@@ -68,6 +68,13 @@ impl TargetConfig {
                     "steps": method.steps.iter().map(ToString::to_string).collect::<Vec<_>>(),
                 })),
             })),
+            "notifications": self.notifications.as_ref().map(|n| serde_json::json!({
+                "listen": n.listen.to_string(),
+                "url": n.url.as_ref().map(shown_url),
+                "signing_secret": n.signing_secret.as_ref().map(|_| MASK),
+                "within_secs": n.within.as_secs(),
+                "retry_within_secs": n.retry_within.as_secs(),
+            })),
             "tls": {
                 "ca_file": self.tls.ca_source,
                 "client_cert": self.tls.client_source,

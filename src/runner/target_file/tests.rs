@@ -195,3 +195,70 @@ fn debug_output_hides_keys_cards_and_codes() {
         assert!(!shown.contains(&secret), "{secret} in {shown}");
     }
 }
+
+#[test]
+fn notifications_are_read_checked_and_their_secret_taken_from_the_environment() {
+    let with = |section: &str| format!("{COMPLETE}\n[notifications]\n{section}\n");
+    let target = file(&with("")).resolve().expect("defaults");
+    let settings = target.notifications.expect("declared");
+    assert_eq!(settings.listen.to_string(), "127.0.0.1:0");
+    assert!(settings.url.is_none() && settings.signing_secret.is_none());
+    assert_eq!(settings.within, notifications::DEFAULT_WITHIN);
+    assert!(
+        file(COMPLETE)
+            .resolve()
+            .expect("complete")
+            .notifications
+            .is_none()
+    );
+
+    for (section, setting) in [
+        ("listen = \"localhost:80\"", "notifications.listen"),
+        ("listen = \"0.0.0.0:8089\"", "notifications.url"),
+        (
+            "listen = \"127.0.0.1:0\"\nurl = \"http://host.docker.internal:8089/\"",
+            "notifications.listen",
+        ),
+        (
+            "listen = \"0.0.0.0:8089\"\nurl = \"http://10.0.0.5:8089/hook?x=1\"",
+            "notifications.url",
+        ),
+        ("url = \"ftp://x/\"", "notifications.url"),
+        ("within_secs = 0", "notifications.within_secs"),
+        (
+            "retry_within_secs = 3601",
+            "notifications.retry_within_secs",
+        ),
+        ("signing_secret = \"\"", "notifications.signing_secret"),
+    ] {
+        assert_eq!(refusal(&with(section)), setting, "{section}");
+    }
+    let behind_nat = file(&with(
+        "listen = \"0.0.0.0:8089\"\nurl = \"http://host.docker.internal:9000/hooks\"",
+    ))
+    .resolve()
+    .expect("a url for a listener on every interface");
+    let settings = behind_nat.notifications.expect("declared");
+    assert_eq!(settings.url.expect("url").port(), Some(9000));
+
+    let flags = TargetOverrides {
+        notification_secret: Some("from-the-environment".into()),
+        ..TargetOverrides::default()
+    };
+    let target = file(&with("signing_secret = \"from-the-file\""))
+        .overridden(&flags)
+        .resolve()
+        .expect("complete");
+    let secret = target
+        .notifications
+        .as_ref()
+        .and_then(|n| n.signing_secret.as_ref());
+    assert_eq!(secret.map(Secret::expose), Some("from-the-environment"));
+    assert!(
+        target
+            .secrets()
+            .contains(&"from-the-environment".to_owned()),
+        "the signing secret is masked wherever it appears"
+    );
+    assert_eq!(target.summary()["notifications"]["signing_secret"], "***");
+}

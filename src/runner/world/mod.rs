@@ -24,6 +24,7 @@ use crate::runner::{
     exchange::{Exchange, Patient, RecordedRequest, Trail},
     hostile::HostileRun,
     issuer::chromium::Reservation,
+    notifications::{Listener, Mailbox},
     redact::Redactor,
     result::{HostileFinding, IssuerEvidence, Leftovers},
     target_file::TargetConfig,
@@ -52,6 +53,9 @@ pub struct RunContext {
     /// Whether every exchange is kept for a HAR file (`--har`), those the
     /// scenario's report leaves out included.
     pub har: bool,
+    /// The listener of the target's server notifications, when the target
+    /// file declares `[notifications]` and a selected scenario needs it.
+    pub notifications: Option<Arc<Listener>>,
 }
 
 pub use crate::runner::result::Failure;
@@ -77,6 +81,8 @@ pub struct CreatedPayment {
     pub token: String,
     /// Its `paymentID`, when the answer had one.
     pub payment_id: Option<String>,
+    /// The `shopTransactionID` create was sent, when it was a string.
+    pub shop_transaction_id: Option<String>,
 }
 
 /// The state of one scenario.
@@ -89,6 +95,12 @@ pub struct PaymentWorld {
     pub profile: Profile,
     /// The requirements this scenario checks (its `@req:` tags).
     pub checks: Vec<String>,
+    /// Whether the API's answers are held to the reference profile's
+    /// choices: in a `@reference` scenario, except one about notifications,
+    /// which checks the reference profile's notifications of a server that
+    /// may differ from it elsewhere (its answers are held to the contract,
+    /// their reference differences noted).
+    pub holds_reference_answers: bool,
     /// Payments created so far, oldest first.
     pub payments: Vec<CreatedPayment>,
     /// The token the last submit used.
@@ -125,6 +137,9 @@ pub struct PaymentWorld {
     /// The browser, held for this scenario from its start when it goes
     /// through the issuer page with the browser driver.
     pub browser_reservation: Option<Reservation>,
+    /// Where this scenario's notifications arrive, once it listens for them:
+    /// submits then pass its address as `serverNotificationURL`.
+    pub mailbox: Option<Mailbox>,
 }
 
 impl PaymentWorld {
@@ -135,6 +150,7 @@ impl PaymentWorld {
             ctx,
             profile: Profile::Core,
             checks: Vec::new(),
+            holds_reference_answers: false,
             payments: Vec::new(),
             submitted_token: None,
             last_submit_body: None,
@@ -150,6 +166,7 @@ impl PaymentWorld {
             issuer_evidence: None,
             hostile_finding: None,
             browser_reservation: None,
+            mailbox: None,
         }
     }
 
@@ -162,6 +179,8 @@ impl PaymentWorld {
             }
         }
         self.profile = Profile::of_tags(tags).unwrap_or(Profile::Core);
+        self.holds_reference_answers = self.profile.holds_reference_choices()
+            && !tags.iter().any(|t| t == crate::runner::NOTIFICATION_TAG);
         self.checks = payconf_spec::features::requirement_ids(tags)
             .map(str::to_owned)
             .collect();

@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 
 use payconf_reference::{
     DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD, DEFAULT_SHOP_LOGIN,
-    DEFAULT_THREE_DS_CARD,
+    DEFAULT_SIGNING_SECRET, DEFAULT_THREE_DS_CARD,
 };
 use payconf_spec::contract::Contract;
 use serde_json::Value;
@@ -95,6 +95,8 @@ address = "{base}/pay?shopLogin={{shopLogin}}&paymentToken={{paymentToken}}&paym
 fields = {{ number = "cardNumber", exp_month = "expMonth", exp_year = "expYear", cvv = "cvv", name = "holder", email = "email" }}
 [payment_page.alternative]
 choose = "#wallet button"
+[notifications]
+signing_secret = "{DEFAULT_SIGNING_SECRET}"
 "##
     )
 }

@@ -250,6 +250,19 @@ pub async fn browser_turn(test: &str) -> Option<tokio::sync::SemaphorePermit<'st
     Some(BROWSER_RUNS.acquire().await.expect("semaphore"))
 }
 
+/// The run judged nothing against the target: exit code 2, no scenario
+/// failed, exactly one an error, which says `words`.
+pub fn assert_one_error_saying(output: &RunOutput, words: &str) {
+    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
+    assert!(output.failed().is_empty(), "{}", output.stdout);
+    assert_eq!(output.errors().len(), 1, "{}", output.stdout);
+    assert!(
+        output.says(words),
+        "{words:?} not in:\n{}",
+        output.messages()
+    );
+}
+
 /// The run stopped with exit code 2 before any scenario, saying each of
 /// `says` on stderr in words, with no Rust `Debug` text.
 pub fn assert_stopped(output: &RunOutput, says: &[&str]) {

@@ -8,8 +8,9 @@ use serde_json::{Value, json};
 use wiremock::{Request, ResponseTemplate};
 
 use super::{
-    API_KEY, Defect, FRICTIONLESS_CARD, Payment, SHOP, THREE_DS_CARD, Twin, Variation, page, query,
-    scheme_relative,
+    API_KEY, Defect, FRICTIONLESS_CARD, Payment, SHOP, THREE_DS_CARD, Twin, Variation,
+    notify::{self, Reached},
+    page, query, scheme_relative,
 };
 
 impl Twin {
@@ -75,6 +76,20 @@ impl Twin {
         } else {
             uuid::Uuid::new_v4().to_string()
         };
+        let text = |field: &str| match &body[field] {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        self.keep_order(
+            &id,
+            notify::Order {
+                shop_transaction_id: text("shopTransactionID"),
+                amount: text("amount"),
+                currency: text("currency"),
+                notify: None,
+                notified: false,
+            },
+        );
         self.state.payments.lock().expect("lock").insert(
             token.clone(),
             Payment {
@@ -270,6 +285,11 @@ impl Twin {
         } else {
             payment.id.clone()
         };
+        self.notify_at(
+            &payment.id,
+            body.pointer("/responseURLs/serverNotificationURL")
+                .and_then(Value::as_str),
+        );
         let mut payload = json!({
             "transactionType": if self.has(Defect::TransactionTypeWrongCase) { "Submit" } else { "submit" },
             "paymentID": payment_id,
@@ -287,6 +307,7 @@ impl Twin {
                         "OK"
                     });
                 payload["authorizationCode"] = json!("A7B9Q2");
+                self.notify(&payment.id, true, Reached::Submit);
                 if self.has(Defect::PaidSubmitAsksFor8006) {
                     payload["transactionErrorCode"] = json!("8006");
                     payload["transactionErrorDescription"] = json!("Authentication required");
@@ -345,6 +366,7 @@ impl Twin {
                 payload["transactionResult"] = json!("KO");
                 payload["transactionErrorCode"] = json!("D05");
                 payload["transactionErrorDescription"] = json!("Do not honour");
+                self.notify(&payment.id, false, Reached::Submit);
                 payload["userRedirect"] =
                     json!({"href": Self::at(&self.shop, &format!("/sorry?order={}", payment.id))});
             }

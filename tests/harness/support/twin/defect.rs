@@ -1,5 +1,6 @@
 //! The defect catalogue (`spec/defects.yaml`) as switches on the twin: each
-//! variant breaks exactly one core requirement.
+//! variant breaks exactly one core or robustness requirement, or one of the
+//! reference profile's notifications, which the twin follows.
 
 /// One entry of the defect catalogue, `spec/defects.yaml`, by the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,11 +56,16 @@ pub enum Defect {
     PageLandsOnFailure,
     AlternativeLandsElsewhere,
     DoublePressPaysTwice,
+    PaidNotifiedAsDeclined,
+    NotifiedTwice,
+    IssuerPaymentsNotNotified,
+    SignatureWithoutTimestamp,
+    RefusedNotificationNotRetried,
 }
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 51] = [
+    pub const ALL: [Self; 56] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -111,6 +117,11 @@ impl Defect {
         Self::PageLandsOnFailure,
         Self::AlternativeLandsElsewhere,
         Self::DoublePressPaysTwice,
+        Self::PaidNotifiedAsDeclined,
+        Self::NotifiedTwice,
+        Self::IssuerPaymentsNotNotified,
+        Self::SignatureWithoutTimestamp,
+        Self::RefusedNotificationNotRetried,
     ];
 
     /// Its id in the catalogue: the variant's name in kebab case.
@@ -162,6 +173,31 @@ impl Defect {
                 | Self::NonAsciiCrashes
                 | Self::DoublePressPaysTwice
         )
+    }
+
+    /// Whether the defect breaks the reference profile's notifications,
+    /// which the twin follows: its runs select `@notification`.
+    pub fn notification(self) -> bool {
+        matches!(
+            self,
+            Self::PaidNotifiedAsDeclined
+                | Self::NotifiedTwice
+                | Self::IssuerPaymentsNotNotified
+                | Self::SignatureWithoutTimestamp
+                | Self::RefusedNotificationNotRetried
+        )
+    }
+
+    /// The tag expression a run judging it selects: none (the core
+    /// scenarios), or its opt-in area's.
+    pub fn selects(self) -> Option<&'static str> {
+        if self.robustness() {
+            Some("@robustness")
+        } else if self.notification() {
+            Some("@notification")
+        } else {
+            None
+        }
     }
 
     /// The defect with this catalogue id.

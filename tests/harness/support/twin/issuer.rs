@@ -302,7 +302,13 @@ window.addEventListener('load', function () {{
         let Some(entry) = sessions.get_mut(&session) else {
             return page("Unknown transaction", "<p>This transaction is unknown.</p>");
         };
+        let first = entry.authenticated.is_none();
         entry.authenticated = Some(authenticated);
+        let payment_id = entry.payment_id.clone();
+        drop(sessions);
+        if first {
+            self.notify(&payment_id, authenticated, super::notify::Reached::Issuer);
+        }
         redirect(303, &format!("/checkout/complete?txn={session}"))
     }
 

@@ -29,6 +29,7 @@
 mod api;
 mod defect;
 mod issuer;
+mod notify;
 mod page;
 mod service;
 mod transport;
@@ -36,6 +37,7 @@ mod variation;
 
 pub use defect::Defect;
 pub use issuer::IssuerStyle;
+pub use notify::SIGNING_SECRET;
 pub use page::PageStyle;
 pub use service::TwinService;
 pub use variation::Variation;
@@ -100,6 +102,8 @@ struct State {
     page_outcomes: Mutex<HashMap<String, String>>,
     /// When the last API requests came, for the rate-limited variation.
     recent_requests: Mutex<std::collections::VecDeque<std::time::Instant>>,
+    /// Each payment's order, for its notification, by payment ID.
+    orders: Mutex<HashMap<String, notify::Order>>,
 }
 
 #[derive(Clone)]
@@ -135,6 +139,8 @@ struct Twin {
     /// claim of the token lands.
     race_window: std::time::Duration,
     state: State,
+    /// Where notifications are handed over to be posted.
+    outbox: tokio::sync::mpsc::UnboundedSender<notify::Outgoing>,
 }
 
 /// The race defect's window in the catalogue's twin. The one defect timed

@@ -10,7 +10,7 @@ use wiremock::{Mock, MockServer, matchers::any};
 
 use super::{
     API_KEY, DECLINED_CARD, Defect, FRICTIONLESS_CARD, IssuerStyle, Origin, PASSCODE, PageStyle,
-    RACE_WINDOW, Route, SHOP, State, THREE_DS_CARD, Twin, Variation,
+    RACE_WINDOW, Route, SHOP, SIGNING_SECRET, State, THREE_DS_CARD, Twin, Variation,
 };
 
 /// A listener that resets every connection once the request has arrived.
@@ -111,6 +111,7 @@ impl TwinService {
             resetting,
             race_window,
             state: State::default(),
+            outbox: super::notify::start(defect, variation),
         });
         for (server, origin) in [
             (&service, Origin::Service),
@@ -172,7 +173,12 @@ cvv = "737"
 [acs]
 driver = "{driver}"
 fields = {{ passcode = "{PASSCODE}" }}
-{page}"#
+{page}
+[notifications]
+signing_secret = "{SIGNING_SECRET}"
+within_secs = 4
+retry_within_secs = 8
+"#
         )
     }
 }

@@ -51,11 +51,17 @@ pub enum Variation {
     /// shows the result again. The contract says what one payment process
     /// does, not what a second press answers.
     PressAgainShowsResult,
+    /// Notifications leave 1.5 s after the outcome, a refused one is posted
+    /// again 3.5 s later, and every acknowledged delivery is sent once more,
+    /// under the same event ID: the notification scenarios wait for what comes within
+    /// their bounds, and read "one notification" as one event (delivery at
+    /// least once, as every webhook sender's), not one request.
+    LateNotifications,
 }
 
 impl Variation {
     /// Every variation.
-    pub const ALL: [Self; 10] = [
+    pub const ALL: [Self; 11] = [
         Self::NullPayloadOnRefusals,
         Self::ApiKeyRequiredOnSubmit,
         Self::RefusesReservedDomains,
@@ -66,5 +72,6 @@ impl Variation {
         Self::BrokenDecorativeFrame,
         Self::EchoesRequest,
         Self::PressAgainShowsResult,
+        Self::LateNotifications,
     ];
 }
