@@ -22,6 +22,10 @@ pub enum Command {
     /// Check a server against the conformance scenarios (the reference
     /// implementation, in-process, when no base URL is given).
     Run(Box<RunArgs>),
+    /// Print the test plan of a run, and send nothing: every requirement and
+    /// scenario, whether it applies under the target file's declaration and
+    /// the selection, and what would make it apply. Takes `run`'s flags.
+    Plan(Box<RunArgs>),
     /// Run the reference implementation as a local payment sandbox.
     Serve(ServeArgs),
     /// Write the service's documentation, generated from the spec and the
@@ -200,7 +204,9 @@ pub struct RunArgs {
     /// finding exactly.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// Print every requirement with the scenarios that check it, and run nothing.
+    /// Print every requirement with the scenarios that check it, and run
+    /// nothing; with a target file or a base URL, the run's plan (as
+    /// `payconf plan`).
     #[arg(long)]
     pub list: bool,
     /// Write JUnit XML here: one testcase per scenario (GitHub, GitLab, Jenkins).
@@ -298,6 +304,15 @@ pub fn main(cli: Cli) -> ExitCode {
         Command::Run(args) => runtime
             .block_on(crate::runner::run(run_options(args)))
             .map_err(anyhow::Error::from),
+        Command::Plan(args) => {
+            let options = crate::runner::RunOptions {
+                plan: true,
+                ..run_options(args)
+            };
+            runtime
+                .block_on(crate::runner::run(options))
+                .map_err(anyhow::Error::from)
+        }
         Command::Serve(args) => runtime
             .block_on(crate::serve::serve(serve_options(args)))
             .map_err(anyhow::Error::from),
@@ -449,6 +464,7 @@ fn run_options(args: Box<RunArgs>) -> crate::runner::RunOptions {
         rate: args.rate,
         seed: args.seed,
         list: args.list,
+        plan: false,
         reports,
         waivers: args.waivers,
         allow_production: args.allow_production,

@@ -10,10 +10,10 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use cucumber::{World as _, gherkin::tagexpr::TagOperation, tag::Ext as _};
+use cucumber::World as _;
 use payconf_spec::features::{effective_tags, file_name};
 
-use super::{NotRun, Preparsed, Suite, unmet_need};
+use super::{NotRun, Preparsed, Suite, plan::Plan};
 use crate::runner::{
     console::Console,
     exchange::{Limits, Patient},
@@ -50,7 +50,7 @@ pub(super) struct Helpers {
 pub(super) async fn execute(
     suite: Suite,
     target: TargetConfig,
-    tags: &TagOperation,
+    plan: &Plan,
     limits: Limits,
     knobs: Knobs,
     waivers: Waivers,
@@ -60,19 +60,14 @@ pub(super) async fn execute(
     let report = Arc::new(Mutex::new(RunReport::default()));
     let mut console = Console::new(Box::new(std::io::stdout()));
 
-    let mut selected: HashSet<ScenarioKey> = HashSet::new();
-    let mut set_aside: Vec<ScenarioResult> = Vec::new();
-    for scenario in suite.features.scenarios() {
-        if !tags.eval(scenario.tags.iter()) {
-            continue;
-        }
-        match unmet_need(&target, &scenario.tags) {
-            Some(reason) => set_aside.push(ScenarioResult::skipped(scenario, reason)),
-            None => {
-                selected.insert(ScenarioKey::new(scenario.file, scenario.line));
-            }
-        }
-    }
+    let selected: HashSet<ScenarioKey> = plan
+        .applying()
+        .map(|scenario| ScenarioKey::new(scenario.file.clone(), scenario.line))
+        .collect();
+    let set_aside: Vec<ScenarioResult> = plan
+        .set_aside()
+        .map(|(scenario, reason)| ScenarioResult::skipped(scenario.clone(), reason.to_owned()))
+        .collect();
     if selected.is_empty() && set_aside.is_empty() {
         return Err(NotRun::NothingSelected);
     }

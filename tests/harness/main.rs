@@ -18,6 +18,7 @@ mod issuer_drivers;
 mod layers;
 mod lightbox;
 mod notifications;
+mod plan;
 mod production_guard;
 mod proxy;
 mod redaction;

@@ -192,6 +192,8 @@ pub struct ReportInputs<'a> {
     pub embedded: bool,
     /// The tag expression that selected the scenarios.
     pub tags: String,
+    /// The plan: every scenario, applying under the declaration or not, and why.
+    pub plan: &'a crate::runner::plan::Plan,
     /// Scenarios the production guard left out, as `file:line  name`.
     pub left_out: Vec<String>,
     /// The waivers the run was judged with.

@@ -1,6 +1,7 @@
 //! The JSON summary of a run, for machines: which payconf and which spec
-//! (version and SHA-256), against what (the effective target, redacted),
-//! what was selected and left out, the counts, and the outcome of every
+//! (version and SHA-256), against what (the effective target, redacted:
+//! the implementer's declaration), what was selected and left out, the
+//! plan (every scenario, applying or not, and why), the counts, and the outcome of every
 //! requirement and every scenario.
 
 use serde_json::json;
@@ -77,6 +78,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
             "tags": inputs.tags,
             "left_out_by_production_guard": inputs.left_out,
         },
+        "plan": inputs.plan.to_json(),
         "seed": inputs.seed,
         "started_at": timestamp(inputs.started),
         "duration_ms": u64::try_from(inputs.duration.as_millis()).unwrap_or(u64::MAX),

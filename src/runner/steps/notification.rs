@@ -7,8 +7,6 @@
 //! Otherwise `notifications.url` may be an address the target cannot
 //! reach, and the scenario is an ERROR that says so.
 
-use std::time::Duration;
-
 use cucumber::{given, then};
 use serde_json::Value;
 
@@ -20,9 +18,6 @@ use crate::runner::{
 
 /// The callback the spec describes notifications by.
 const CALLBACK: &str = "notifyPaymentOutcome";
-/// How long after the first notification of an outcome payconf looks for
-/// a second event of it.
-const SECOND_LOOK: Duration = Duration::from_secs(1);
 
 #[given("payconf listens for the merchant's server notifications")]
 fn listens(world: &mut PaymentWorld) -> Result<(), Settled> {
@@ -58,7 +53,7 @@ async fn one_notification_paid(world: &mut PaymentWorld) -> Result<(), Settled> 
                 &shown(world, &first),
             ));
         }
-        let settled = tokio::time::Instant::now() + SECOND_LOOK;
+        let settled = tokio::time::Instant::now() + settings(world)?.second_look;
         let all = mailbox(world)?.until(usize::MAX, settled).await;
         let first_id = event_id(&first);
         if let Some(other) = all.iter().find(|n| event_id(n) != first_id) {

@@ -47,7 +47,15 @@ pub struct NotificationSettings {
     pub within: Duration,
     /// How long after a refused delivery it may be posted again.
     pub retry_within: Duration,
+    /// How long after an outcome's first notification payconf looks for a
+    /// second event of it: [`SECOND_LOOK`], shorter for the embedded
+    /// sandbox, which is known to notify at once.
+    pub second_look: Duration,
 }
+
+/// How long after an outcome's first notification payconf looks for a
+/// second event of the same outcome.
+pub const SECOND_LOOK: Duration = Duration::from_secs(1);
 
 impl NotificationsFile {
     /// The secret from `PAYCONF_NOTIFICATION_SECRET` over the file's.
@@ -122,13 +130,15 @@ impl NotificationsFile {
                 self.retry_within_secs,
                 DEFAULT_RETRY_WITHIN,
             )?,
+            second_look: SECOND_LOOK,
         })
     }
 }
 
 impl NotificationSettings {
-    /// The settings of the embedded sandbox: a free loopback port, and the
-    /// sandbox's own signing secret.
+    /// The settings of the embedded sandbox: a free loopback port, the
+    /// sandbox's own signing secret, and a second look of 200 ms (as its
+    /// tokens expire fast for the expiry scenario, its waits are short).
     pub fn sandbox(secret: &str) -> Self {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
@@ -136,6 +146,7 @@ impl NotificationSettings {
             signing_secret: Some(Secret::new(secret)),
             within: DEFAULT_WITHIN,
             retry_within: DEFAULT_RETRY_WITHIN,
+            second_look: Duration::from_millis(200),
         }
     }
 }

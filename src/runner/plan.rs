@@ -1,0 +1,351 @@
+//! The test plan: the target file is the implementer's declaration of what
+//! its server implements, and the plan says, for every scenario, whether
+//! it applies under that declaration and the run's selection, and if not,
+//! what would make it apply (a setting of the target file, a tag to
+//! select). `payconf plan` prints it without sending anything; every run
+//! records it in its results, beside the declaration (redacted).
+
+use std::{fmt::Write as _, process::ExitCode};
+
+use cucumber::{gherkin::tagexpr::TagOperation, tag::Ext as _};
+use payconf_spec::{Profile, features::ScenarioEntry, requirements::Requirements};
+use serde_json::{Value, json};
+
+use super::{NotRun, PRODUCTION_SAFE, RunOptions, Suite, production_reason, unmet_need};
+use crate::runner::target_file::{TargetConfig, TargetFile};
+
+/// Why a scenario does not apply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotApplied {
+    /// The tag expression does not select it: what would.
+    NotSelected(String),
+    /// The production guard leaves it out: it sends card data.
+    Production,
+    /// The declaration lacks what it needs: the setting, in words.
+    Declaration(String),
+}
+
+impl NotApplied {
+    /// `not-selected`, `production-guard` or `declaration`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::NotSelected(_) => "not-selected",
+            Self::Production => "production-guard",
+            Self::Declaration(_) => "declaration",
+        }
+    }
+
+    /// What would make it apply, in words.
+    pub fn remedy(&self) -> String {
+        match self {
+            Self::NotSelected(how) => how.clone(),
+            Self::Production => format!(
+                "it sends card data: only @{PRODUCTION_SAFE} scenarios run against production"
+            ),
+            Self::Declaration(why) => why.clone(),
+        }
+    }
+}
+
+/// One scenario in the plan.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    /// The scenario.
+    pub scenario: ScenarioEntry,
+    /// Whether it applies, and if not, why.
+    pub applies: Result<(), NotApplied>,
+}
+
+/// Every scenario of the suite, applying or not.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    /// In the features' order.
+    pub entries: Vec<Planned>,
+}
+
+impl Plan {
+    /// The plan of `scenarios` for `target`, selected by `tags` (already
+    /// narrowed to `@production-safe` when the production guard acts).
+    pub fn of(
+        scenarios: Vec<ScenarioEntry>,
+        target: &TargetConfig,
+        tags: &TagOperation,
+        production: bool,
+    ) -> Self {
+        let entries = scenarios
+            .into_iter()
+            .map(|scenario| {
+                let applies = if production && !scenario.has_tag(PRODUCTION_SAFE) {
+                    Err(NotApplied::Production)
+                } else if !tags.eval(scenario.tags.iter()) {
+                    Err(NotApplied::NotSelected(selecting(&scenario)))
+                } else {
+                    match unmet_need(target, &scenario.tags) {
+                        Some(why) => Err(NotApplied::Declaration(why)),
+                        None => Ok(()),
+                    }
+                };
+                Planned { scenario, applies }
+            })
+            .collect();
+        Self { entries }
+    }
+
+    /// The scenarios that run.
+    pub fn applying(&self) -> impl Iterator<Item = &ScenarioEntry> {
+        self.entries
+            .iter()
+            .filter(|p| p.applies.is_ok())
+            .map(|p| &p.scenario)
+    }
+
+    /// The selected scenarios the declaration sets aside, with why.
+    pub fn set_aside(&self) -> impl Iterator<Item = (&ScenarioEntry, &str)> {
+        self.entries.iter().filter_map(|p| match &p.applies {
+            Err(NotApplied::Declaration(why)) => Some((&p.scenario, why.as_str())),
+            _ => None,
+        })
+    }
+
+    /// The plan as the results record it.
+    pub fn to_json(&self) -> Value {
+        let scenarios: Vec<Value> = self
+            .entries
+            .iter()
+            .map(|p| {
+                let mut entry = json!({
+                    "location": p.scenario.location(),
+                    "name": p.scenario.name,
+                    "profile": p.scenario.profile.map(Profile::name),
+                    "requirements": p.scenario.requirements().collect::<Vec<_>>(),
+                    "applies": p.applies.is_ok(),
+                });
+                if let Err(why) = &p.applies {
+                    entry["not_applied"] = json!({"kind": why.kind(), "remedy": why.remedy()});
+                }
+                entry
+            })
+            .collect();
+        json!({
+            "applying": self.applying().count(),
+            "total": self.entries.len(),
+            "scenarios": scenarios,
+        })
+    }
+
+    /// The plan as `payconf plan` prints it: each requirement with its
+    /// scenarios, whether each applies and what would make it, then the
+    /// settings that would widen the plan.
+    pub fn render(&self, requirements: &Requirements, declaration: &str) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "plan for {declaration}: {} of {} scenarios apply\n",
+            self.applying().count(),
+            self.entries.len()
+        );
+        for requirement in requirements.all() {
+            let planned: Vec<&Planned> = self
+                .entries
+                .iter()
+                .filter(|p| p.scenario.requirements().any(|id| id == requirement.id))
+                .collect();
+            let applying = planned.iter().filter(|p| p.applies.is_ok()).count();
+            let verdict = match (applying, planned.len()) {
+                (0, _) => "does not apply",
+                (a, n) if a == n => "applies",
+                _ => "applies in part",
+            };
+            let _ = writeln!(
+                out,
+                "{} ({}) {verdict}: {}",
+                requirement.id,
+                requirement.profile.name(),
+                requirement.summary
+            );
+            for p in planned {
+                match &p.applies {
+                    Ok(()) => {
+                        let _ = writeln!(
+                            out,
+                            "    applies   {}  {}",
+                            p.scenario.location(),
+                            p.scenario.name
+                        );
+                    }
+                    Err(why) => {
+                        let _ = writeln!(
+                            out,
+                            "    not run   {}  {}\n              {}",
+                            p.scenario.location(),
+                            p.scenario.name,
+                            why.remedy()
+                        );
+                    }
+                }
+            }
+        }
+        let mut remedies: Vec<String> = self
+            .entries
+            .iter()
+            .filter_map(|p| p.applies.as_ref().err())
+            .map(NotApplied::remedy)
+            .collect();
+        remedies.sort();
+        let mut counted: Vec<(String, usize)> = Vec::new();
+        for remedy in remedies {
+            match counted.last_mut() {
+                Some((last, n)) if *last == remedy => *n += 1,
+                _ => counted.push((remedy, 1)),
+            }
+        }
+        if !counted.is_empty() {
+            let _ = writeln!(out, "\nwhat would make the others apply:");
+            for (remedy, n) in counted {
+                let _ = writeln!(out, "  {n:>3} scenario(s): {remedy}");
+            }
+        }
+        out
+    }
+}
+
+/// What would select a scenario the tag expression leaves out: its
+/// profile's tag, as the opt-in profiles are chosen.
+fn selecting(scenario: &ScenarioEntry) -> String {
+    match scenario.profile {
+        Some(Profile::Robustness) => {
+            "the opt-in robustness profile: select it with --tags @robustness".to_owned()
+        }
+        Some(Profile::Reference) => {
+            "the reference profile's choices: select them with --tags @reference".to_owned()
+        }
+        _ => format!(
+            "not selected by the tag expression: --tags @req:{} selects it",
+            scenario.requirements().next().unwrap_or("?")
+        ),
+    }
+}
+
+/// The run's selection of scenarios: the tag expression as applied, and
+/// what the production guard did to it.
+pub(super) struct Selection {
+    /// The expression, as reports record it.
+    pub(super) expression: String,
+    /// The expression, parsed.
+    pub(super) tags: TagOperation,
+    /// The scenarios the production guard left out, as `file:line  name`.
+    pub(super) left_out: Vec<String>,
+    /// Why the target is production, when it is.
+    pub(super) production: Option<String>,
+}
+
+/// The selection of `--tags` (or the default) for `target`: a production
+/// target narrows it to `@production-safe`, and without `allow_production`
+/// stops the run before anything is sent.
+pub(super) fn select(
+    options: &RunOptions,
+    suite: &Suite,
+    target: &TargetConfig,
+    default_tags: String,
+    allow_production: bool,
+) -> Result<Selection, NotRun> {
+    let mut expression = options.tags.clone().unwrap_or(default_tags);
+    let mut tags = expression
+        .parse::<TagOperation>()
+        .map_err(|e| NotRun::Tags {
+            expression: expression.clone(),
+            reason: e.to_string(),
+        })?;
+    let production = production_reason(target, &suite.contract);
+    let mut left_out = Vec::new();
+    if let Some(why) = &production {
+        if !allow_production {
+            return Err(NotRun::Production(why.clone()));
+        }
+        left_out = suite
+            .features
+            .scenarios()
+            .into_iter()
+            .filter(|s| tags.eval(s.tags.iter()) && !s.has_tag(PRODUCTION_SAFE))
+            .map(|s| format!("{}  {}", s.location(), s.name))
+            .collect();
+        expression = format!("({expression}) and @{PRODUCTION_SAFE}");
+        // Tags are matched without their `@`.
+        tags = TagOperation::And(
+            Box::new(tags),
+            Box::new(TagOperation::Tag(PRODUCTION_SAFE.to_owned())),
+        );
+    }
+    Ok(Selection {
+        expression,
+        tags,
+        left_out,
+        production,
+    })
+}
+
+/// `payconf plan` (and `run --list` with a target): the plan of the run
+/// these options describe, resolved from the target file alone; nothing
+/// is sent and nothing is started.
+pub(super) fn print_plan(options: &RunOptions, suite: &Suite) -> Result<ExitCode, NotRun> {
+    let file = match &options.target_file {
+        Some(path) => TargetFile::load(path)?,
+        None => TargetFile::default(),
+    };
+    let file = file.overridden(&options.overrides);
+    let embedding = !file.has_base_url();
+    let (mut target, declaration) = if embedding {
+        let placeholder = url::Url::parse("http://127.0.0.1/").expect("a valid URL");
+        (
+            TargetConfig::reference_defaults(placeholder, super::EMBEDDED_TOKEN_LIFETIME),
+            "the embedded reference implementation (payconf run with no target)".to_owned(),
+        )
+    } else {
+        let target = file.resolve()?;
+        let declaration = match &options.target_file {
+            Some(path) => format!("{} at {}", path.display(), target.shown_base_url()),
+            None => target.shown_base_url(),
+        };
+        (target, declaration)
+    };
+    apply_driver_override(options, &mut target)?;
+    let selection = select(
+        options,
+        suite,
+        &target,
+        super::default_tags(embedding),
+        true,
+    )?;
+    let plan = Plan::of(
+        suite.features.scenarios(),
+        &target,
+        &selection.tags,
+        selection.production.is_some(),
+    );
+    println!("selection: --tags {}", selection.expression);
+    if let Some(why) = &selection.production {
+        println!(
+            "production: {why}; payconf run refuses it without --allow-production, and then \
+             runs only the @{PRODUCTION_SAFE} scenarios"
+        );
+    }
+    print!(
+        "{}",
+        crate::runner::neutral::block(&plan.render(&suite.requirements, &declaration))
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--acs-driver` or `PAYCONF_ACS_DRIVER` over the target file's driver.
+pub(super) fn apply_driver_override(
+    options: &RunOptions,
+    target: &mut TargetConfig,
+) -> Result<(), NotRun> {
+    let env = |name: &str| std::env::var(name).ok();
+    if let Some(driver) =
+        crate::runner::target_file::driver_override(options.overrides.acs_driver.as_deref(), env)?
+    {
+        target.acs.driver = driver;
+    }
+    Ok(())
+}
