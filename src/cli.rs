@@ -26,6 +26,10 @@ pub enum Command {
     /// scenario, whether it applies under the target file's declaration and
     /// the selection, and what would make it apply. Takes `run`'s flags.
     Plan(Box<RunArgs>),
+    /// Compare two runs' results files (`--results`) requirement by
+    /// requirement, print a Markdown summary fit for a pull-request comment,
+    /// and exit 1 when a requirement regressed.
+    Diff(DiffArgs),
     /// Run the reference implementation as a local payment sandbox.
     Serve(ServeArgs),
     /// Write the service's documentation, generated from the spec and the
@@ -107,6 +111,17 @@ pub struct BenchArgs {
     #[arg(long, value_name = "ROUNDS", num_args = 0..=1, default_missing_value = "30",
           value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub volley: Option<u64>,
+}
+
+/// Arguments of `payconf diff`.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// The earlier run's results file.
+    #[arg(value_name = "OLD.json")]
+    pub old: PathBuf,
+    /// The later run's results file.
+    #[arg(value_name = "NEW.json")]
+    pub new: PathBuf,
 }
 
 /// Flags of `payconf docs`.
@@ -232,6 +247,16 @@ pub struct RunArgs {
     /// date, with the reason.
     #[arg(long, value_name = "FILE")]
     pub waivers: Option<PathBuf>,
+    /// Fail the run when a waiver in force is no longer needed: its
+    /// requirement passed (as the OpenID conformance suite's CI fails on an
+    /// expected failure that stopped happening).
+    #[arg(long)]
+    pub strict_waivers: bool,
+    /// Run only the scenarios that failed or erred in this earlier run's
+    /// results file (`--results`), matched by location, or by file and name
+    /// when the features moved.
+    #[arg(long, value_name = "RESULTS")]
+    pub rerun_failed: Option<PathBuf>,
     /// Run against a production target, and then only the
     /// `@production-safe` scenarios (no card data sent).
     #[arg(long)]
@@ -317,6 +342,7 @@ pub fn main(cli: Cli) -> ExitCode {
             .block_on(crate::serve::serve(serve_options(args)))
             .map_err(anyhow::Error::from),
         Command::Docs(args) => docs(&args),
+        Command::Diff(args) => crate::diff::diff(&args.old, &args.new).map_err(anyhow::Error::from),
         Command::Bench(args) if args.hostile.is_some() => runtime
             .block_on(crate::bench::hostile(
                 usize::try_from(args.hostile.unwrap_or(1)).unwrap_or(1),
@@ -467,6 +493,8 @@ fn run_options(args: Box<RunArgs>) -> crate::runner::RunOptions {
         plan: false,
         reports,
         waivers: args.waivers,
+        strict_waivers: args.strict_waivers,
+        rerun_failed: args.rerun_failed,
         allow_production: args.allow_production,
         embedded_tls: args.embedded_tls,
     }

@@ -12,8 +12,8 @@
 //!      |                            console, reports, waivers, redaction,
 //!      |                            neutralisation of target text, --list
 //!      |
-//! docs (src/docs/), serve, bench,   commands that use the spec (and, for bench,
-//! cli, main                         the runner's pieces); main only parses flags
+//! docs (src/docs/), serve, bench,   commands that use the spec (and, for bench and
+//! diff, cli, main                   diff, the runner's pieces); main only parses flags
 //!
 //! payconf-reference (reference-impl/)  the reference implementation, which the
 //!                                   runner embeds and `serve` runs
@@ -40,12 +40,15 @@
 //!   features and the Arazzo workflows.
 //! - [`serve`] and [`bench`](mod@bench): the reference implementation as a sandbox, and
 //!   measured under load.
+//! - [`diff`]: `payconf diff`, two runs' results compared requirement by
+//!   requirement (it reads them with `runner::result::past`).
 //! - [`cli`] parses the command line and dispatches; [`interruption`] is how
 //!   `run` and `serve` hear Ctrl-C and SIGTERM; [`logging`] how each command
 //!   logs (`serve` off its request path).
 
 pub mod bench;
 pub mod cli;
+pub mod diff;
 pub mod docs;
 pub mod interruption;
 pub mod logging;

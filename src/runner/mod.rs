@@ -61,7 +61,7 @@ pub use needs::{
     unmet_need,
 };
 pub use not_run::NotRun;
-use plan::{Plan, Selection, apply_driver_override, print_plan, select};
+use plan::{Plan, Selection, apply_driver_override, past_run, print_plan, select};
 use scenarios::{Helpers, Knobs, execute};
 pub use suite::{Preparsed, Suite};
 
@@ -127,6 +127,10 @@ pub struct RunOptions {
     pub reports: ReportFiles,
     /// `--waivers FILE`.
     pub waivers: Option<PathBuf>,
+    /// `--strict-waivers`: a waiver no longer needed fails the run.
+    pub strict_waivers: bool,
+    /// `--rerun-failed FILE`: only what failed or erred in that results file.
+    pub rerun_failed: Option<PathBuf>,
     /// `--allow-production`.
     pub allow_production: bool,
     /// `--embedded-tls`: the embedded target over HTTPS.
@@ -152,6 +156,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         Some(path) => Waivers::load(path, &suite.requirements)?,
         None => Waivers::none(),
     };
+    let rerun = past_run(&options)?;
 
     let file = match &options.target_file {
         Some(path) => TargetFile::load(path)?,
@@ -210,7 +215,23 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         &target,
         &tags,
         production.is_some(),
+        rerun.as_ref(),
     );
+    if let Some(past) = &rerun {
+        let again = plan.applying().count() + plan.set_aside().count();
+        println!(
+            "rerun: {again} of the {} scenarios that failed or erred in {}",
+            past.failures(),
+            past.path
+        );
+        if again == 0 {
+            println!("result: PASSED, nothing to run again (exit code 0)");
+            if let Some(server) = embedded {
+                let _ = server.shutdown().await;
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
 
     let selected: Vec<ScenarioEntry> = suite
         .features
@@ -280,6 +301,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
                 seed,
                 har: options.reports.of(reports::Format::Har).is_some(),
                 rate: options.rate,
+                strict_waivers: options.strict_waivers,
             },
             waivers.clone(),
             Helpers {

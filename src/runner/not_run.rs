@@ -88,6 +88,9 @@ pub enum NotRun {
     /// The browser could not be found or started.
     #[error(transparent)]
     Browser(#[from] BrowserError),
+    /// The results file of `--rerun-failed` could not be read back.
+    #[error("--rerun-failed {0}")]
+    Past(String),
     /// payconf could not listen for the target's notifications.
     #[error(transparent)]
     Notifications(#[from] ListenError),

@@ -12,7 +12,10 @@ use payconf_spec::{Profile, features::ScenarioEntry, requirements::Requirements}
 use serde_json::{Value, json};
 
 use super::{NotRun, PRODUCTION_SAFE, RunOptions, Suite, production_reason, unmet_need};
-use crate::runner::target_file::{TargetConfig, TargetFile};
+use crate::runner::{
+    result::past::PastRun,
+    target_file::{TargetConfig, TargetFile},
+};
 
 /// Why a scenario does not apply.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,20 +68,30 @@ pub struct Plan {
 
 impl Plan {
     /// The plan of `scenarios` for `target`, selected by `tags` (already
-    /// narrowed to `@production-safe` when the production guard acts).
+    /// narrowed to `@production-safe` when the production guard acts) and,
+    /// with `--rerun-failed`, by what failed or erred in an earlier run.
     pub fn of(
         scenarios: Vec<ScenarioEntry>,
         target: &TargetConfig,
         tags: &TagOperation,
         production: bool,
+        rerun: Option<&PastRun>,
     ) -> Self {
         let entries = scenarios
             .into_iter()
             .map(|scenario| {
+                let again = |past: &PastRun| {
+                    past.failed_or_erred(&scenario.location(), &scenario.file, &scenario.name)
+                };
                 let applies = if production && !scenario.has_tag(PRODUCTION_SAFE) {
                     Err(NotApplied::Production)
                 } else if !tags.eval(scenario.tags.iter()) {
                     Err(NotApplied::NotSelected(selecting(&scenario)))
+                } else if let Some(past) = rerun.filter(|past| !again(past)) {
+                    Err(NotApplied::NotSelected(format!(
+                        "it neither failed nor erred in {}: --rerun-failed runs only those",
+                        past.path
+                    )))
                 } else {
                     match unmet_need(target, &scenario.tags) {
                         Some(why) => Err(NotApplied::Declaration(why)),
@@ -316,11 +329,13 @@ pub(super) fn print_plan(options: &RunOptions, suite: &Suite) -> Result<ExitCode
         super::default_tags(embedding),
         true,
     )?;
+    let rerun = past_run(options)?;
     let plan = Plan::of(
         suite.features.scenarios(),
         &target,
         &selection.tags,
         selection.production.is_some(),
+        rerun.as_ref(),
     );
     println!("selection: --tags {}", selection.expression);
     if let Some(why) = &selection.production {
@@ -348,4 +363,14 @@ pub(super) fn apply_driver_override(
         target.acs.driver = driver;
     }
     Ok(())
+}
+
+/// The earlier run `--rerun-failed` names, read back.
+pub(super) fn past_run(options: &RunOptions) -> Result<Option<PastRun>, NotRun> {
+    options
+        .rerun_failed
+        .as_deref()
+        .map(PastRun::load)
+        .transpose()
+        .map_err(|error| NotRun::Past(error.to_string()))
 }

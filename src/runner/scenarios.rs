@@ -36,6 +36,8 @@ pub(super) struct Knobs {
     pub(super) har: bool,
     /// `--rate`.
     pub(super) rate: Option<f64>,
+    /// `--strict-waivers`.
+    pub(super) strict_waivers: bool,
 }
 
 /// What the run started for its scenarios besides the target.
@@ -99,7 +101,7 @@ pub(super) async fn execute(
 
     let handover = Handover::default();
     let recorder = Recorder::new(Arc::clone(&report), handover.clone())
-        .with_waivers(waivers)
+        .with_waivers(waivers, knobs.strict_waivers)
         .with_requirements(context.requirements.clone())
         .with_listener(console);
     let cucumber = PaymentWorld::cucumber::<PathBuf>()

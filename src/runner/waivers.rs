@@ -14,7 +14,10 @@
 //! scenario checks, so a waiver of one requirement never hides a failure of
 //! another. A waived failure is reported as waived and does not fail the run.
 //! Once a waiver has expired, the failures it covered fail the run again,
-//! with a message saying which waiver expired and when.
+//! with a message saying which waiver expired and when. A waiver in force
+//! whose requirement passed is said to be no longer needed, in the console
+//! and the results; with `--strict-waivers` that fails the run, as the
+//! OpenID conformance suite's expected failures do.
 
 use std::path::Path;
 
@@ -191,6 +194,19 @@ impl Waivers {
 }
 
 /// Today, UTC.
+impl Waivers {
+    /// The waivers in force today, one a requirement (the first listed).
+    pub fn in_force(&self) -> Vec<&Waiver> {
+        let mut seen: Vec<&Waiver> = Vec::new();
+        for waiver in self.list.iter().filter(|w| w.in_force(self.today)) {
+            if !seen.iter().any(|s| s.requirement == waiver.requirement) {
+                seen.push(waiver);
+            }
+        }
+        seen
+    }
+}
+
 fn today() -> Date {
     time::OffsetDateTime::now_utc().date()
 }

@@ -22,6 +22,7 @@ mod plan;
 mod production_guard;
 mod proxy;
 mod redaction;
+mod release_gate;
 mod reports;
 mod robustness;
 mod runs_not_carried_out;

@@ -241,6 +241,64 @@ async fn an_expired_waiver_fails_the_run_saying_so() {
     );
 }
 
+/// A waiver whose requirement passes is said to be no longer needed, and
+/// with `--strict-waivers` fails the run; one still covering a failure is
+/// neither.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiver_no_longer_needed_is_said_and_fails_a_strict_run() {
+    let waivers = waiver("CREATE-03", "2999-12-31");
+    let described = "CREATE-03 until 2999-12-31: IDs become strings in 4.2";
+    let args = |strict: bool| {
+        let mut args = vec!["--waivers".to_owned(), waivers.0.display().to_string()];
+        if strict {
+            args.push("--strict-waivers".to_owned());
+        }
+        args
+    };
+    let (lenient, strict, still_needed) = tokio::join!(
+        run_twin(None, args(false)),
+        run_twin(None, args(true)),
+        run_twin(Some(Defect::PaymentIdAsNumber), args(true)),
+    );
+
+    assert_eq!(lenient.code, Some(0), "{}", lenient.stdout);
+    assert!(
+        lenient
+            .stdout
+            .contains(&format!("waiver no longer needed: {described}")),
+        "{}",
+        lenient.stdout
+    );
+    assert!(
+        lenient.stdout.contains("but 1 waiver no longer needed"),
+        "{}",
+        lenient.stdout
+    );
+    let results = lenient.results();
+    assert_eq!(
+        strings(&results["waivers"]["no_longer_needed"]),
+        [described]
+    );
+    assert_eq!(results["waivers"]["strict"], false);
+
+    assert_eq!(strict.code, Some(1), "{}", strict.stdout);
+    assert!(
+        strict.stdout.contains(
+            "result: FAILED, 1 waiver no longer needed, with --strict-waivers (exit code 1)"
+        ),
+        "{}",
+        strict.stdout
+    );
+    assert_eq!(strict.results()["outcome"], "failed");
+
+    assert_eq!(still_needed.code, Some(0), "{}", still_needed.stdout);
+    assert!(
+        strings(&still_needed.results()["waivers"]["no_longer_needed"]).is_empty(),
+        "{}",
+        still_needed.stdout
+    );
+}
+
 /// The scenarios of a results report with this outcome, by location, and
 /// what each says: its requirements, the ones at fault, its waivers.
 fn scenarios_with_outcome<'a>(results: &'a Value, outcome: &str) -> Vec<&'a Value> {

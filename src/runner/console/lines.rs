@@ -77,6 +77,11 @@ pub(super) fn summary_lines(report: &RunReport) -> Vec<String> {
     for error in &report.harness_errors {
         out.push(format!("harness error: {error}"));
     }
+    for waiver in &report.stale_waivers {
+        out.push(format!(
+            "waiver no longer needed: {waiver} (its requirement passed; remove the waiver)"
+        ));
+    }
     out.push(verdict(report));
     out
 }
@@ -99,6 +104,11 @@ fn verdict(report: &RunReport) -> String {
             scenarios.failed,
             plural(scenarios.total(), "scenario")
         )
+    } else if report.strict_waivers && !report.stale_waivers.is_empty() {
+        format!(
+            "result: FAILED, {} no longer needed, with --strict-waivers (exit code {code})",
+            plural(report.stale_waivers.len(), "waiver")
+        )
     } else if scenarios.errors > 0 {
         format!(
             "result: ERROR, payconf could not judge {} of {}; the target failed none (exit code {code})",
@@ -112,6 +122,12 @@ fn verdict(report: &RunReport) -> String {
         }
         if scenarios.waived > 0 {
             but.push(format!("{} failed under a waiver", scenarios.waived));
+        }
+        if !report.stale_waivers.is_empty() {
+            but.push(format!(
+                "{} no longer needed",
+                plural(report.stale_waivers.len(), "waiver")
+            ));
         }
         format!(
             "result: PASSED, every selected scenario passed{} (exit code {code})",

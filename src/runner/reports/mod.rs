@@ -319,14 +319,7 @@ pub fn requirement_outcomes(inputs: &ReportInputs<'_>) -> Vec<RequirementOutcome
                 .iter()
                 .map(|r| r.verdict_for(&requirement.id))
                 .collect();
-            let outcome = if results.is_empty() {
-                "not-run"
-            } else {
-                ["failed", "error", "waived", "passed", "not-reached"]
-                    .into_iter()
-                    .find(|v| verdicts.contains(v))
-                    .unwrap_or("skipped")
-            };
+            let outcome = crate::runner::result::requirement_outcome(&verdicts);
             RequirementOutcome {
                 id: requirement.id.clone(),
                 profile: requirement.profile.name(),

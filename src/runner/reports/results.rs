@@ -85,6 +85,10 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
         "outcome": inputs.verdict.name(),
         "exit_code": inputs.verdict.exit_code(),
         "harness_errors": inputs.report.harness_errors,
+        "waivers": {
+            "no_longer_needed": inputs.report.stale_waivers,
+            "strict": inputs.report.strict_waivers,
+        },
         "counts": {
             "scenarios": {
                 "total": scenarios.total(), "passed": scenarios.passed, "failed": scenarios.failed,

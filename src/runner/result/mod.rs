@@ -13,6 +13,7 @@ mod hostile;
 mod issuer;
 mod key;
 mod leftovers;
+pub mod past;
 pub mod recorder;
 mod verdict;
 
@@ -230,6 +231,19 @@ impl ScenarioResult {
     }
 }
 
+/// A requirement's outcome in a run, from its scenarios' verdicts for it
+/// ([`ScenarioResult::verdict_for`]): the worst of them, `not-run` when no
+/// scenario checks it.
+pub fn requirement_outcome(verdicts: &[&str]) -> &'static str {
+    if verdicts.is_empty() {
+        return "not-run";
+    }
+    ["failed", "error", "waived", "passed", "not-reached"]
+        .into_iter()
+        .find(|v| verdicts.contains(v))
+        .unwrap_or("skipped")
+}
+
 /// Counts of a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
@@ -263,6 +277,10 @@ pub struct RunReport {
     pub harness_errors: Vec<String>,
     /// Number of features run.
     pub features: usize,
+    /// Waivers in force whose requirement passed, as described.
+    pub stale_waivers: Vec<String>,
+    /// Whether a waiver no longer needed fails the run (`--strict-waivers`).
+    pub strict_waivers: bool,
 }
 
 impl RunReport {

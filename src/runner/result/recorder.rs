@@ -47,6 +47,7 @@ pub struct Recorder {
     running: HashMap<ScenarioKey, Running>,
     /// Waivers that turn failures into waived ones.
     waivers: Waivers,
+    strict_waivers: bool,
     /// The catalogue, for the requirements each step names.
     requirements: Requirements,
     /// When the event being handled happened.
@@ -81,6 +82,7 @@ impl Recorder {
             handover,
             running: HashMap::new(),
             waivers: Waivers::none(),
+            strict_waivers: false,
             requirements: Requirements::none(),
             now: SystemTime::now(),
             listener: None,
@@ -93,8 +95,10 @@ impl Recorder {
         self
     }
 
-    /// Judges failures with these waivers.
-    pub fn with_waivers(mut self, waivers: Waivers) -> Self {
+    /// Judges failures with these waivers; with `strict`, a waiver no
+    /// longer needed fails the run.
+    pub fn with_waivers(mut self, waivers: Waivers, strict: bool) -> Self {
+        self.strict_waivers = strict;
         self.waivers = waivers;
         self
     }
@@ -129,7 +133,9 @@ impl Recorder {
                 Feature::Rule(rule, Rule::Scenario(scenario, event)),
             )) => self.on_scenario(&feature, Some(&rule), &scenario, event.event),
             Ok(Cucumber::Finished) => {
-                let report = self.report.lock().unwrap_or_else(|e| e.into_inner());
+                let mut report = self.report.lock().unwrap_or_else(|e| e.into_inner());
+                report.stale_waivers = no_longer_needed(&self.waivers, &report);
+                report.strict_waivers = self.strict_waivers;
                 if let Some(listener) = &mut self.listener {
                     listener.finished(&report);
                 }
@@ -373,6 +379,27 @@ fn step_error_message(error: &StepError) -> String {
         StepError::Panic(info) => panic_message(info),
         other => other.to_string(),
     }
+}
+
+/// The waivers in force whose requirement passed in this run, described:
+/// a scenario checking it passed its checks, and none failed, erred or was
+/// waived on it. They no longer waive anything, and a waiver nobody
+/// removes would hide the next regression of its requirement.
+fn no_longer_needed(waivers: &Waivers, report: &RunReport) -> Vec<String> {
+    waivers
+        .in_force()
+        .into_iter()
+        .filter(|waiver| {
+            let verdicts: Vec<&str> = report
+                .scenarios
+                .iter()
+                .filter(|r| r.requirements().any(|id| id == waiver.requirement))
+                .map(|r| r.verdict_for(&waiver.requirement))
+                .collect();
+            super::requirement_outcome(&verdicts) == "passed"
+        })
+        .map(Waiver::describe)
+        .collect()
 }
 
 /// A failure, as the waivers see it: waived when every requirement at

@@ -19,14 +19,15 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// The verdict a finished run earns: a failure of the target outweighs
-    /// a scenario payconf could not judge, which outweighs a pass; a harness
-    /// error (the run cut short) outweighs everything.
+    /// The verdict a finished run earns: a failure of the target (or, with
+    /// `--strict-waivers`, a waiver no longer needed) outweighs a scenario
+    /// payconf could not judge, which outweighs a pass; a harness error
+    /// (the run cut short) outweighs everything.
     pub fn of(report: &RunReport) -> Self {
         let counts = report.scenario_counts();
         if !report.harness_errors.is_empty() {
             Self::NotRun
-        } else if counts.failed > 0 {
+        } else if counts.failed > 0 || (report.strict_waivers && !report.stale_waivers.is_empty()) {
             Self::Failed
         } else if counts.errors > 0 {
             Self::NotRun

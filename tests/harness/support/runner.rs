@@ -170,6 +170,7 @@ pub fn payconf_run_with(args: &[&str], env: &[(&str, &str)]) -> RunOutput {
         "PAYCONF_TLS_CLIENT_CERT",
         "PAYCONF_TLS_CLIENT_KEY",
         "PAYCONF_PROXY",
+        "PAYCONF_NOTIFICATION_SECRET",
     ] {
         command.env_remove(name);
     }

@@ -1,0 +1,191 @@
+//! `payconf diff OLD.json NEW.json`: what changed between two runs'
+//! results, requirement by requirement, as a Markdown summary fit for a
+//! pull-request comment. Regressed (now failed or erred, and not before),
+//! fixed (failed, erred or waived before, passed now), newly skipped (ran
+//! before, not now) and newly run; the exit code is 1 when anything
+//! regressed, so a release pipeline gates on it.
+
+use std::{path::Path, process::ExitCode};
+
+use crate::runner::{
+    neutral::inline,
+    result::past::{PastError, PastRun},
+};
+
+/// How a requirement's outcome changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Change {
+    /// Failed or erred now, and not before.
+    Regressed,
+    /// Failed, erred or waived before; passed now.
+    Fixed,
+    /// Ran before (passed, failed, erred or waived); skipped or not run now.
+    NewlySkipped,
+    /// Skipped or not run before; passed now.
+    NewlyRun,
+    /// Any other change (failed to erred, waived to failed...).
+    Other,
+}
+
+impl Change {
+    /// As the summary says it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Regressed => "**regressed**",
+            Self::Fixed => "fixed",
+            Self::NewlySkipped => "newly skipped",
+            Self::NewlyRun => "newly run",
+            Self::Other => "changed",
+        }
+    }
+
+    /// The change from `old` to `new`, if they differ.
+    pub fn of(old: &str, new: &str) -> Option<Self> {
+        let broken = |o: &str| matches!(o, "failed" | "error");
+        let idle = |o: &str| matches!(o, "skipped" | "not-run");
+        if old == new {
+            None
+        } else if broken(new) && !broken(old) {
+            Some(Self::Regressed)
+        } else if new == "passed" && (broken(old) || old == "waived") {
+            Some(Self::Fixed)
+        } else if idle(new) && !idle(old) {
+            Some(Self::NewlySkipped)
+        } else if new == "passed" && idle(old) {
+            Some(Self::NewlyRun)
+        } else {
+            Some(Self::Other)
+        }
+    }
+}
+
+/// Compares two results files and prints the summary; exit code 1 when
+/// anything regressed.
+pub fn diff(old: &Path, new: &Path) -> Result<ExitCode, PastError> {
+    let before = PastRun::load(old)?;
+    let after = PastRun::load(new)?;
+    let (summary, regressed) = summary(&before, &after);
+    print!("{summary}");
+    Ok(ExitCode::from(u8::from(regressed)))
+}
+
+/// The Markdown summary, and whether anything regressed.
+pub fn summary(before: &PastRun, after: &PastRun) -> (String, bool) {
+    let mut ids: Vec<&String> = before
+        .requirements
+        .keys()
+        .chain(after.requirements.keys())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    let mut changes: Vec<(Change, &str, &str, &str)> = ids
+        .iter()
+        .filter_map(|id| {
+            let old = before
+                .requirements
+                .get(*id)
+                .map_or("not-run", String::as_str);
+            let new = after
+                .requirements
+                .get(*id)
+                .map_or("not-run", String::as_str);
+            Change::of(old, new).map(|change| (change, id.as_str(), old, new))
+        })
+        .collect();
+    changes.sort_by_key(|(change, id, _, _)| (*change, *id));
+    let count = |kind: Change| changes.iter().filter(|(c, ..)| *c == kind).count();
+    let regressed = count(Change::Regressed);
+    let mut out = String::new();
+    let mut heading = vec![format!("{regressed} regressed")];
+    for kind in [
+        Change::Fixed,
+        Change::NewlySkipped,
+        Change::NewlyRun,
+        Change::Other,
+    ] {
+        let n = count(kind);
+        if n > 0 {
+            heading.push(format!("{n} {}", kind.words()));
+        }
+    }
+    out.push_str(&format!("### payconf diff: {}\n\n", heading.join(", ")));
+    for (label, run) in [("before", before), ("after", after)] {
+        out.push_str(&format!(
+            "- {label}: `{}`, {}, payconf {}, spec {} (sha256 {})\n",
+            cell(&run.path),
+            cell(&run.outcome),
+            cell(&run.payconf),
+            cell(&run.spec.0),
+            cell(run.spec.1.get(..12).unwrap_or(&run.spec.1)),
+        ));
+    }
+    if before.spec.1 != after.spec.1 {
+        out.push_str(
+            "\nThe runs checked different specs: an outcome may have changed with the spec, \
+             not the server.\n",
+        );
+    }
+    if changes.is_empty() {
+        out.push_str(&format!(
+            "\nNo requirement's outcome changed ({} compared).\n",
+            ids.len()
+        ));
+        return (out, false);
+    }
+    out.push_str("\n| requirement | before | after | change |\n|---|---|---|---|\n");
+    for (change, id, old, new) in &changes {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            cell(id),
+            cell(old),
+            cell(new),
+            change.words()
+        ));
+    }
+    out.push_str(&format!(
+        "\n{} of {} requirements unchanged.\n",
+        ids.len() - changes.len(),
+        ids.len()
+    ));
+    (out, regressed > 0)
+}
+
+/// A value of a results file in a Markdown table cell: one harmless line,
+/// its pipes and backticks escaped (the files are payconf's, but a file is
+/// only as trustworthy as whoever handed it over).
+fn cell(text: &str) -> String {
+    inline(text)
+        .replace('|', "\\|")
+        .replace('`', "'")
+        .chars()
+        .take(200)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_change_is_named() {
+        assert_eq!(Change::of("passed", "failed"), Some(Change::Regressed));
+        assert_eq!(Change::of("not-run", "error"), Some(Change::Regressed));
+        assert_eq!(Change::of("waived", "failed"), Some(Change::Regressed));
+        assert_eq!(Change::of("failed", "passed"), Some(Change::Fixed));
+        assert_eq!(Change::of("waived", "passed"), Some(Change::Fixed));
+        assert_eq!(Change::of("passed", "skipped"), Some(Change::NewlySkipped));
+        assert_eq!(Change::of("skipped", "passed"), Some(Change::NewlyRun));
+        assert_eq!(Change::of("failed", "error"), Some(Change::Other));
+        assert_eq!(Change::of("passed", "passed"), None);
+    }
+
+    #[test]
+    fn a_cell_cannot_break_the_table_or_the_terminal() {
+        let shown = cell("x|y`\u{1b}[2J\n::error::z");
+        assert!(
+            !shown.contains('\u{1b}') && !shown.contains('\n'),
+            "{shown}"
+        );
+        assert!(shown.contains("x\\|y'"), "{shown}");
+    }
+}
