@@ -2,9 +2,9 @@
 
 use std::{sync::Arc, time::Duration};
 
-use cucumber::{gherkin::tagexpr::TagOperation, tag::Ext as _};
+use payconf_spec::features::ScenarioEntry;
 
-use super::{NotRun, Suite, drives_buyer};
+use super::{NotRun, drives_buyer};
 use crate::runner::{
     exchange::Limits,
     issuer::chromium::{self, Chromium},
@@ -15,17 +15,12 @@ use crate::runner::{
 /// selected scenario drives the buyer with it (through the issuer page, or
 /// to the page a redirect address leads to).
 pub(super) async fn start_browser(
-    suite: &Suite,
     target: &TargetConfig,
-    tags: &TagOperation,
+    selected: &[ScenarioEntry],
     limits: Limits,
 ) -> Result<Option<Arc<Chromium>>, NotRun> {
-    let needed = target.acs.driver == AcsDriver::Browser
-        && suite
-            .features
-            .scenarios()
-            .iter()
-            .any(|s| tags.eval(s.tags.iter()) && drives_buyer(&s.tags));
+    let needed =
+        target.acs.driver == AcsDriver::Browser && selected.iter().any(|s| drives_buyer(&s.tags));
     if !needed {
         return Ok(None);
     }

@@ -158,11 +158,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     };
     let rerun = past_run(&options)?;
 
-    let file = match &options.target_file {
-        Some(path) => TargetFile::load(path)?,
-        None => TargetFile::default(),
-    };
-    let file = file.overridden(&options.overrides);
+    let file = TargetFile::of_run(options.target_file.as_deref(), &options.overrides)?;
     let mut embedded = None;
     if options.embedded_tls && file.has_base_url() {
         return Err(NotRun::EmbeddedTlsWithTarget);
@@ -218,7 +214,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         rerun.as_ref(),
     );
     if let Some(past) = &rerun {
-        let again = plan.applying().count() + plan.set_aside().count();
+        let again = plan.selected().count();
         println!(
             "rerun: {again} of the {} scenarios that failed or erred in {}",
             past.failures(),
@@ -233,12 +229,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         }
     }
 
-    let selected: Vec<ScenarioEntry> = suite
-        .features
-        .scenarios()
-        .into_iter()
-        .filter(|s| tags.eval(s.tags.iter()))
-        .collect();
+    let selected: Vec<ScenarioEntry> = plan.selected().cloned().collect();
     let limits = Limits {
         timeout: options.timeout,
         ..Limits::default()
@@ -253,7 +244,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         settings::check_credentials(&client, &target, limits).await?;
     }
     settings::check_issuer(&target, &selected)?;
-    let browser = match start_browser(&suite, &target, &tags, limits).await {
+    let browser = match start_browser(&target, &selected, limits).await {
         Ok(browser) => browser,
         Err(error) => {
             if let Some(server) = embedded {
@@ -277,11 +268,9 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     let seed = options
         .seed
         .unwrap_or_else(|| uuid::Uuid::new_v4().as_u64_pair().0);
-    let generates = suite
-        .features
-        .scenarios()
+    let generates = selected
         .iter()
-        .any(|s| tags.eval(s.tags.iter()) && s.profile == Some(Profile::Robustness));
+        .any(|s| s.profile == Some(Profile::Robustness));
     if generates {
         println!("seed: {seed} (generated inputs; --seed {seed} replays them)");
     }

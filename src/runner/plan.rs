@@ -112,6 +112,15 @@ impl Plan {
             .map(|p| &p.scenario)
     }
 
+    /// The scenarios the selection picks (the tags, the production guard,
+    /// `--rerun-failed`): those that run and those the declaration sets aside.
+    pub fn selected(&self) -> impl Iterator<Item = &ScenarioEntry> {
+        self.entries
+            .iter()
+            .filter(|p| matches!(p.applies, Ok(()) | Err(NotApplied::Declaration(_))))
+            .map(|p| &p.scenario)
+    }
+
     /// The selected scenarios the declaration sets aside, with why.
     pub fn set_aside(&self) -> impl Iterator<Item = (&ScenarioEntry, &str)> {
         self.entries.iter().filter_map(|p| match &p.applies {
@@ -301,11 +310,7 @@ pub(super) fn select(
 /// these options describe, resolved from the target file alone; nothing
 /// is sent and nothing is started.
 pub(super) fn print_plan(options: &RunOptions, suite: &Suite) -> Result<ExitCode, NotRun> {
-    let file = match &options.target_file {
-        Some(path) => TargetFile::load(path)?,
-        None => TargetFile::default(),
-    };
-    let file = file.overridden(&options.overrides);
+    let file = TargetFile::of_run(options.target_file.as_deref(), &options.overrides)?;
     let embedding = !file.has_base_url();
     let (mut target, declaration) = if embedding {
         let placeholder = url::Url::parse("http://127.0.0.1/").expect("a valid URL");

@@ -79,7 +79,6 @@ async fn answer(
             .map(|value| kept(&String::from_utf8_lossy(value.as_bytes())))
     };
     let method = kept(request.method().as_str());
-    let content_type = header("content-type");
     let signature = header("notification-signature");
     let event_header = header("notification-event-id");
     let body = read(request.into_body()).await;
@@ -87,7 +86,6 @@ async fn answer(
         after,
         method,
         body,
-        content_type,
         signature,
         event_header,
         answered,

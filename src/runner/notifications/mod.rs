@@ -53,12 +53,11 @@ pub struct Listener {
     stop: tokio::sync::watch::Sender<bool>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Shared {
     mailboxes: Mutex<HashMap<String, Arc<Inbox>>>,
     /// Notifications that reached an open mailbox, in the whole run.
-    heard: AtomicU64,
-    heard_changed: Mutex<Option<watch::Sender<u64>>>,
+    heard: watch::Sender<u64>,
     /// Requests to no open mailbox: probes, or a mailbox already closed.
     stray: AtomicU64,
 }
@@ -69,8 +68,6 @@ struct Inbox {
     /// When the mailbox opened.
     opened: Instant,
     received: Mutex<Vec<Notification>>,
-    /// Notifications past [`KEPT`], counted.
-    dropped: AtomicU32,
     /// How many of the next deliveries are refused with HTTP 500.
     refuse: AtomicU32,
     arrived: watch::Sender<usize>,
@@ -85,8 +82,6 @@ pub struct Notification {
     pub method: String,
     /// Its body; why it could not be read whole otherwise.
     pub body: Result<Bytes, String>,
-    /// Its `Content-Type`.
-    pub content_type: Option<String>,
     /// Its `Notification-Signature`.
     pub signature: Option<String>,
     /// Its `Notification-Event-ID`.
@@ -159,7 +154,11 @@ impl Listener {
                 Url::parse(&format!("http://{local}/")).expect("a socket address makes an http URL")
             }
         };
-        let shared = Arc::new(Shared::default());
+        let shared = Arc::new(Shared {
+            mailboxes: Mutex::default(),
+            heard: watch::channel(0).0,
+            stray: AtomicU64::new(0),
+        });
         let (stop, stopped) = watch::channel(false);
         tokio::spawn(listen::serve(socket, Arc::clone(&shared), stopped));
         Ok(Arc::new(Self {
@@ -190,7 +189,6 @@ impl Listener {
         let inbox = Arc::new(Inbox {
             opened: Instant::now(),
             received: Mutex::new(Vec::new()),
-            dropped: AtomicU32::new(0),
             refuse: AtomicU32::new(0),
             arrived,
         });
@@ -206,23 +204,15 @@ impl Listener {
     /// Notifications that reached an open mailbox so far in the run: the
     /// evidence that the target reaches payconf at all.
     pub fn heard(&self) -> u64 {
-        self.shared.heard.load(Ordering::Acquire)
+        *self.shared.heard.borrow()
     }
 
     /// Waits until the target has reached payconf, or `bound` has passed;
     /// whether it has.
     pub async fn heard_within(&self, bound: Duration) -> bool {
-        let mut changed = {
-            let mut sender = lock(&self.shared.heard_changed);
-            sender
-                .get_or_insert_with(|| watch::channel(0).0)
-                .subscribe()
-        };
-        if self.heard() > 0 {
-            return true;
-        }
-        let waited = tokio::time::timeout(bound, changed.wait_for(|n| *n > 0)).await;
-        matches!(waited, Ok(Ok(_))) || self.heard() > 0
+        let mut heard = self.shared.heard.subscribe();
+        let waited = tokio::time::timeout(bound, heard.wait_for(|n| *n > 0)).await;
+        matches!(waited, Ok(Ok(_)))
     }
 
     /// Requests that reached no open mailbox.
@@ -267,11 +257,6 @@ impl Mailbox {
         lock(&self.inbox.received).clone()
     }
 
-    /// Deliveries past the ones kept.
-    pub fn dropped(&self) -> u32 {
-        self.inbox.dropped.load(Ordering::Relaxed)
-    }
-
     /// Waits until at least `count` deliveries have arrived, or `deadline`;
     /// the deliveries kept by then.
     pub async fn until(&self, count: usize, deadline: tokio::time::Instant) -> Vec<Notification> {
@@ -311,15 +296,10 @@ impl Shared {
             let mut received = lock(&inbox.received);
             if received.len() < KEPT {
                 received.push(make(status, inbox.opened.elapsed()));
-            } else {
-                inbox.dropped.fetch_add(1, Ordering::Relaxed);
             }
             inbox.arrived.send_replace(received.len());
         }
-        let heard = self.heard.fetch_add(1, Ordering::AcqRel) + 1;
-        if let Some(sender) = lock(&self.heard_changed).as_ref() {
-            sender.send_replace(heard);
-        }
+        self.heard.send_modify(|heard| *heard += 1);
         status
     }
 }

@@ -152,7 +152,6 @@ fn what_a_delivery_shows_is_redacted_and_obeyed_by_no_terminal_or_ci_log() {
         after: Duration::from_millis(1500),
         method: "POST\u{1b}[2J".to_owned(),
         body: Ok(bytes::Bytes::from(body)),
-        content_type: None,
         signature: None,
         event_header: None,
         answered: 200,

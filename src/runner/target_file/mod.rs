@@ -198,6 +198,16 @@ impl TargetFile {
         })
     }
 
+    /// The target a run is given: its file (`--target`), if any, with the
+    /// flags and variables over it.
+    pub fn of_run(path: Option<&Path>, flags: &TargetOverrides) -> Result<Self, TargetError> {
+        let file = match path {
+            Some(path) => Self::load(path)?,
+            None => Self::default(),
+        };
+        Ok(file.overridden(flags))
+    }
+
     /// Applies the flags over the file. A flag not given takes its
     /// PAYCONF_* variable (clap's `env`), so the order is flag, then
     /// environment, then file.

@@ -58,9 +58,10 @@ pub struct NotificationSettings {
 pub const SECOND_LOOK: Duration = Duration::from_secs(1);
 
 impl NotificationsFile {
-    /// The secret from `PAYCONF_NOTIFICATION_SECRET` over the file's.
+    /// The secret from `PAYCONF_NOTIFICATION_SECRET` (set and not empty)
+    /// over the file's.
     pub fn with_secret(mut self, secret: Option<String>) -> Self {
-        if let Some(secret) = secret.filter(|s| !s.is_empty()) {
+        if let Some(secret) = secret {
             self.signing_secret = Some(Secret::new(secret));
         }
         self

@@ -7,6 +7,11 @@ use clap::{Parser, Subcommand};
 
 use crate::{logging::LogStyle, runner::result::Verdict};
 
+mod run;
+
+pub use run::RunArgs;
+use run::run_options;
+
 /// Conformance harness for the hosted payment service contract.
 #[derive(Debug, Parser)]
 #[command(name = "payconf", version, about, propagate_version = true)]
@@ -144,130 +149,6 @@ pub struct DocsArgs {
     pub workflows: Option<PathBuf>,
 }
 
-/// Flags of `payconf run`.
-#[derive(Debug, clap::Args)]
-pub struct RunArgs {
-    /// Target file (TOML): base URL, credentials, test cards, pages, issuer fields.
-    #[arg(long, value_name = "FILE")]
-    pub target: Option<PathBuf>,
-    /// Base address of the server under test, over the target file's.
-    #[arg(long, value_name = "URL", env = "PAYCONF_BASE_URL")]
-    pub base_url: Option<String>,
-    /// The merchant's API key, over the target file's.
-    #[arg(
-        long,
-        value_name = "KEY",
-        env = "PAYCONF_API_KEY",
-        hide_env_values = true
-    )]
-    pub api_key: Option<String>,
-    /// The merchant's shop login, over the target file's.
-    #[arg(long, value_name = "LOGIN", env = "PAYCONF_SHOP_LOGIN")]
-    pub shop_login: Option<String>,
-    /// The issuer-authentication driver, over the target file's `acs.driver`
-    /// (also `PAYCONF_ACS_DRIVER`): `form`, `browser` (headless Chromium) or `none`.
-    #[arg(long, value_name = "DRIVER")]
-    pub acs_driver: Option<String>,
-    /// PEM bundle of CA certificates to trust besides the system's, for a
-    /// target whose certificate a private CA signed; over the file's
-    /// `tls.ca_file`.
-    #[arg(long, value_name = "FILE", env = "PAYCONF_TLS_CA_FILE")]
-    pub tls_ca_file: Option<PathBuf>,
-    /// Client certificate (PEM) for a target that asks for one (mutual
-    /// TLS); over the file's `tls.client_cert`.
-    #[arg(long, value_name = "FILE", env = "PAYCONF_TLS_CLIENT_CERT")]
-    pub tls_client_cert: Option<PathBuf>,
-    /// The client certificate's private key (PEM); over the file's
-    /// `tls.client_key`.
-    #[arg(long, value_name = "FILE", env = "PAYCONF_TLS_CLIENT_KEY")]
-    pub tls_client_key: Option<PathBuf>,
-    /// The proxy to reach the target through (http:// or https://), over
-    /// the file's `proxy`; without one, HTTPS_PROXY, HTTP_PROXY and
-    /// NO_PROXY are read as curl reads them. Loopback addresses are never
-    /// proxied.
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "PAYCONF_PROXY",
-        hide_env_values = true
-    )]
-    pub proxy: Option<String>,
-    /// Cucumber tag expression selecting scenarios. Default: `@core` against a
-    /// target, `@core or @reference` against the embedded reference implementation.
-    #[arg(long, value_name = "EXPR")]
-    pub tags: Option<String>,
-    /// Read the features from this directory instead of the embedded ones.
-    #[arg(long, value_name = "DIR")]
-    pub features: Option<PathBuf>,
-    /// Read the spec from this file instead of the embedded one.
-    #[arg(long, value_name = "FILE")]
-    pub spec: Option<PathBuf>,
-    /// Seconds each request may take, from sending to the last byte.
-    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=600))]
-    pub timeout: u64,
-    /// Scenarios run at the same time.
-    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=256))]
-    pub concurrency: u64,
-    /// At most N requests a second to the target over the whole run, for a
-    /// target whose rate limit is known (fractions allowed: 0.5 is one
-    /// request every two seconds). Without it payconf sends at once, and
-    /// waits out a 429 or 503 that carries Retry-After.
-    #[arg(long, value_name = "N", value_parser = rate)]
-    pub rate: Option<f64>,
-    /// Seed of the hostile inputs the @robustness scenarios generate. Every
-    /// run that generates them prints its seed; give it here to replay a
-    /// finding exactly.
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
-    /// Print every requirement with the scenarios that check it, and run
-    /// nothing; with a target file or a base URL, the run's plan (as
-    /// `payconf plan`).
-    #[arg(long)]
-    pub list: bool,
-    /// Write JUnit XML here: one testcase per scenario (GitHub, GitLab, Jenkins).
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
-    /// Write the standard Cucumber JSON format here.
-    #[arg(long, value_name = "FILE")]
-    pub cucumber_json: Option<PathBuf>,
-    /// Write a self-contained HTML report here: coverage matrix, steps,
-    /// every exchange with a `curl` that replays it.
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
-    /// Write a JSON summary here: versions, spec SHA-256, target, counts,
-    /// every requirement's outcome.
-    #[arg(long, value_name = "FILE")]
-    pub results: Option<PathBuf>,
-    /// Write every exchange of the run here as HAR 1.2 (API calls and issuer
-    /// pages, with timings, redacted), each entry tagged with its scenario:
-    /// opens in browsers' developer tools, proxies and API clients.
-    #[arg(long, value_name = "FILE")]
-    pub har: Option<PathBuf>,
-    /// Waivers (TOML): requirement ids whose failures are accepted until a
-    /// date, with the reason.
-    #[arg(long, value_name = "FILE")]
-    pub waivers: Option<PathBuf>,
-    /// Fail the run when a waiver in force is no longer needed: its
-    /// requirement passed (as the OpenID conformance suite's CI fails on an
-    /// expected failure that stopped happening).
-    #[arg(long)]
-    pub strict_waivers: bool,
-    /// Run only the scenarios that failed or erred in this earlier run's
-    /// results file (`--results`), matched by location, or by file and name
-    /// when the features moved.
-    #[arg(long, value_name = "RESULTS")]
-    pub rerun_failed: Option<PathBuf>,
-    /// Run against a production target, and then only the
-    /// `@production-safe` scenarios (no card data sent).
-    #[arg(long)]
-    pub allow_production: bool,
-    /// Serve the embedded reference implementation over HTTPS (HTTP/2 by
-    /// ALPN), with a certificate made for this run by a CA only this run
-    /// trusts; without a base URL only.
-    #[arg(long)]
-    pub embedded_tls: bool,
-}
-
 /// Flags of `payconf serve`.
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
@@ -327,17 +208,11 @@ pub fn main(cli: Cli) -> ExitCode {
     let is_run = matches!(cli.command, Command::Run(_));
     let result = match cli.command {
         Command::Run(args) => runtime
-            .block_on(crate::runner::run(run_options(args)))
+            .block_on(crate::runner::run(run_options(args, false)))
             .map_err(anyhow::Error::from),
-        Command::Plan(args) => {
-            let options = crate::runner::RunOptions {
-                plan: true,
-                ..run_options(args)
-            };
-            runtime
-                .block_on(crate::runner::run(options))
-                .map_err(anyhow::Error::from)
-        }
+        Command::Plan(args) => runtime
+            .block_on(crate::runner::run(run_options(args, true)))
+            .map_err(anyhow::Error::from),
         Command::Serve(args) => runtime
             .block_on(crate::serve::serve(serve_options(args)))
             .map_err(anyhow::Error::from),
@@ -431,82 +306,4 @@ fn docs(args: &DocsArgs) -> anyhow::Result<ExitCode> {
         });
     println!("{} files written; open {}", written.len(), entry.display());
     Ok(ExitCode::SUCCESS)
-}
-
-/// A setting given as a flag or variable, unless empty.
-fn given(value: Option<String>) -> Option<String> {
-    value.filter(|v| !v.is_empty())
-}
-
-/// [`given`] for a path.
-fn given_path(path: Option<PathBuf>) -> Option<PathBuf> {
-    path.filter(|p| !p.as_os_str().is_empty())
-}
-
-/// The report files the flags ask for, each format's flag found by an
-/// exhaustive match: a new format does not compile until it has its flag.
-fn report_files(args: &mut RunArgs) -> crate::runner::reports::ReportFiles {
-    use crate::runner::reports::Format;
-    Format::ALL
-        .into_iter()
-        .filter_map(|format| {
-            let file = match format {
-                Format::Junit => args.junit.take(),
-                Format::CucumberJson => args.cucumber_json.take(),
-                Format::Html => args.html.take(),
-                Format::Results => args.results.take(),
-                Format::Har => args.har.take(),
-            };
-            file.map(|file| (format, file))
-        })
-        .collect()
-}
-
-fn run_options(args: Box<RunArgs>) -> crate::runner::RunOptions {
-    let mut args = *args;
-    let reports = report_files(&mut args);
-    crate::runner::RunOptions {
-        target_file: args.target,
-        // A flag, or else its PAYCONF_* variable (clap's `env`), overrides
-        // the target file; a variable set but empty counts as unset.
-        overrides: crate::runner::target_file::TargetOverrides {
-            base_url: given(args.base_url),
-            api_key: given(args.api_key),
-            shop_login: given(args.shop_login),
-            acs_driver: args.acs_driver,
-            transport: crate::runner::target_file::TransportOverrides {
-                ca_file: given_path(args.tls_ca_file),
-                client_cert: given_path(args.tls_client_cert),
-                client_key: given_path(args.tls_client_key),
-                proxy: given(args.proxy),
-            },
-            notification_secret: std::env::var(crate::runner::target_file::SECRET_VARIABLE).ok(),
-        },
-        tags: args.tags,
-        features_dir: args.features,
-        spec: args.spec,
-        timeout: std::time::Duration::from_secs(args.timeout),
-        concurrency: usize::try_from(args.concurrency).unwrap_or(16),
-        rate: args.rate,
-        seed: args.seed,
-        list: args.list,
-        plan: false,
-        reports,
-        waivers: args.waivers,
-        strict_waivers: args.strict_waivers,
-        rerun_failed: args.rerun_failed,
-        allow_production: args.allow_production,
-        embedded_tls: args.embedded_tls,
-    }
-}
-
-/// `--rate`: a number of requests a second, above zero.
-fn rate(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(rate) if rate.is_finite() && rate > 0.0 && rate <= 100_000.0 => Ok(rate),
-        _ => Err(format!(
-            "{text:?} is not a number of requests a second between 0 and 100000 (0.5 is one \
-             request every two seconds)"
-        )),
-    }
 }
