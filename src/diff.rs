@@ -177,6 +177,8 @@ mod tests {
         assert_eq!(Change::of("skipped", "passed"), Some(Change::NewlyRun));
         assert_eq!(Change::of("failed", "error"), Some(Change::Other));
         assert_eq!(Change::of("passed", "passed"), None);
+        assert_eq!(Change::of("passed", "flaky"), Some(Change::Other));
+        assert_eq!(Change::of("failed", "flaky"), Some(Change::Other));
     }
 
     #[test]

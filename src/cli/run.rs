@@ -112,6 +112,15 @@ pub struct RunArgs {
     /// expected failure that stopped happening).
     #[arg(long)]
     pub strict_waivers: bool,
+    /// Run a scenario that failed or erred again, with new payments, up to
+    /// N more times; one that then passes is FLAKY, counted apart. A
+    /// `@robustness` scenario is never run again: a race that pays twice one
+    /// time in three is a defect, not noise.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=10))]
+    pub retries: u64,
+    /// Fail the run when a scenario passed only on a later try (`--retries`).
+    #[arg(long)]
+    pub flaky_fails: bool,
     /// Run only the scenarios that failed or erred in this earlier run's
     /// results file (`--results`), matched by location, or by file and name
     /// when the features moved.
@@ -193,6 +202,8 @@ pub(super) fn run_options(args: Box<RunArgs>, plan: bool) -> crate::runner::RunO
         reports,
         waivers: args.waivers,
         strict_waivers: args.strict_waivers,
+        retries: usize::try_from(args.retries).unwrap_or(0),
+        flaky_fails: args.flaky_fails,
         rerun_failed: args.rerun_failed,
         allow_production: args.allow_production,
         embedded_tls: args.embedded_tls,

@@ -129,6 +129,11 @@ pub struct RunOptions {
     pub waivers: Option<PathBuf>,
     /// `--strict-waivers`: a waiver no longer needed fails the run.
     pub strict_waivers: bool,
+    /// `--retries N`: a failed or erred scenario run again up to N times,
+    /// but never a `@robustness` one.
+    pub retries: usize,
+    /// `--flaky-fails`: a scenario that passed only on a later try fails the run.
+    pub flaky_fails: bool,
     /// `--rerun-failed FILE`: only what failed or erred in that results file.
     pub rerun_failed: Option<PathBuf>,
     /// `--allow-production`.
@@ -291,6 +296,8 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
                 har: options.reports.of(reports::Format::Har).is_some(),
                 rate: options.rate,
                 strict_waivers: options.strict_waivers,
+                retries: options.retries,
+                flaky_fails: options.flaky_fails,
             },
             waivers.clone(),
             Helpers {

@@ -38,6 +38,10 @@ pub(super) struct Knobs {
     pub(super) rate: Option<f64>,
     /// `--strict-waivers`.
     pub(super) strict_waivers: bool,
+    /// `--retries`.
+    pub(super) retries: usize,
+    /// `--flaky-fails`.
+    pub(super) flaky_fails: bool,
 }
 
 /// What the run started for its scenarios besides the target.
@@ -47,6 +51,24 @@ pub(super) struct Helpers {
     pub(super) browser: Option<Arc<Chromium>>,
     /// The listener of the target's notifications, when a selected scenario listens.
     pub(super) notifications: Option<Arc<Listener>>,
+}
+
+/// How often a failed or erred scenario runs again: `--retries` times, but
+/// never a `@robustness` one, whose single failure is the finding (a race
+/// that pays twice one time in three is a defect, not noise).
+fn retry(
+    retries: usize,
+    feature: &cucumber::gherkin::Feature,
+    rule: Option<&cucumber::gherkin::Rule>,
+    scenario: &cucumber::gherkin::Scenario,
+) -> Option<cucumber::runner::basic::RetryOptions> {
+    let robustness = effective_tags(feature, rule, scenario)
+        .iter()
+        .any(|tag| tag == payconf_spec::Profile::Robustness.name());
+    (retries > 0 && !robustness).then(|| cucumber::runner::basic::RetryOptions {
+        retries: cucumber::event::Retries::initial(retries),
+        after: None,
+    })
 }
 
 pub(super) async fn execute(
@@ -59,7 +81,11 @@ pub(super) async fn execute(
     helpers: Helpers,
 ) -> Result<RunReport, NotRun> {
     let (concurrency, seed) = (knobs.concurrency, knobs.seed);
-    let report = Arc::new(Mutex::new(RunReport::default()));
+    let report = Arc::new(Mutex::new(RunReport {
+        retries: knobs.retries,
+        flaky_fails: knobs.flaky_fails,
+        ..RunReport::default()
+    }));
     let mut console = Console::new(Box::new(std::io::stdout()));
 
     let selected: HashSet<ScenarioKey> = plan
@@ -106,6 +132,9 @@ pub(super) async fn execute(
         .with_listener(console);
     let cucumber = PaymentWorld::cucumber::<PathBuf>()
         .max_concurrent_scenarios(concurrency)
+        .retry_options(move |feature, rule, scenario, _| {
+            retry(knobs.retries, feature, rule, scenario)
+        })
         .before(|feature, rule, scenario, world| {
             let tags = effective_tags(feature, rule, scenario);
             Box::pin(async move { world.configure(&tags).await })

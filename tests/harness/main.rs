@@ -13,6 +13,7 @@ mod catalogue;
 mod defect_catalogue;
 mod docs;
 mod evidence;
+mod flaky;
 mod har;
 mod issuer_drivers;
 mod layers;

@@ -9,6 +9,13 @@ pub(super) fn result_lines(result: &ScenarioResult) -> Vec<String> {
     let place = result.location();
     match &result.outcome {
         Outcome::Passed => out.push(format!("  ok    {place}  {}", result.name)),
+        Outcome::Flaky => {
+            out.push(format!("  FLAKY {place}  {}", result.name));
+            out.push(format!(
+                "        passed on try {} only: counted apart, as flaky",
+                result.tries()
+            ));
+        }
         Outcome::Skipped(reason) => {
             out.push(format!("  skip  {place}  {} ({reason})", result.name))
         }
@@ -45,6 +52,7 @@ pub(super) fn result_lines(result: &ScenarioResult) -> Vec<String> {
             }
         }
     }
+    out.extend(earlier_lines(result));
     for observation in &result.leftovers.observations {
         out.push(format!("        noted: {observation}"));
     }
@@ -55,6 +63,28 @@ pub(super) fn result_lines(result: &ScenarioResult) -> Vec<String> {
         out.push(format!("        measured: {measure}"));
     }
     out
+}
+
+/// A scenario's earlier tries, one line each: how it ended, where, and why.
+fn earlier_lines(result: &ScenarioResult) -> Vec<String> {
+    let tries = result.tries();
+    result
+        .earlier
+        .iter()
+        .enumerate()
+        .filter_map(|(i, earlier)| {
+            let (step, failure) = earlier.outcome.failure()?;
+            Some(format!(
+                "        try {} of {tries} {}: {step}: {}",
+                i + 1,
+                match earlier.outcome {
+                    Outcome::Error { .. } => "could not be judged",
+                    _ => "failed",
+                },
+                failure.headline()
+            ))
+        })
+        .collect()
 }
 
 /// The summary lines: counts, harness errors, and the verdict.
@@ -104,6 +134,11 @@ fn verdict(report: &RunReport) -> String {
             scenarios.failed,
             plural(scenarios.total(), "scenario")
         )
+    } else if report.flaky_fails && scenarios.flaky > 0 {
+        format!(
+            "result: FAILED, {} passed only on a later try, with --flaky-fails (exit code {code})",
+            plural(scenarios.flaky, "scenario")
+        )
     } else if report.strict_waivers && !report.stale_waivers.is_empty() {
         format!(
             "result: FAILED, {} no longer needed, with --strict-waivers (exit code {code})",
@@ -117,6 +152,9 @@ fn verdict(report: &RunReport) -> String {
         )
     } else {
         let mut but = Vec::new();
+        if scenarios.flaky > 0 {
+            but.push(format!("{} flaky", scenarios.flaky));
+        }
         if scenarios.skipped > 0 {
             but.push(format!("{} skipped", scenarios.skipped));
         }
@@ -152,6 +190,7 @@ fn plural(n: usize, noun: &str) -> String {
 fn breakdown(counts: Counts) -> String {
     let parts: Vec<String> = [
         (counts.passed, "passed"),
+        (counts.flaky, "flaky"),
         (counts.failed, "failed"),
         (counts.skipped, "skipped"),
         (counts.waived, "waived"),

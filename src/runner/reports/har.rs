@@ -25,9 +25,11 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
     let mut pages = Vec::new();
     let mut entries = Vec::new();
     for scenario in sorted(inputs.report) {
-        let Some(records) = &scenario.leftovers.har else {
+        // Every try's exchanges, earlier tries' first (`--retries`).
+        let records: Vec<&ExchangeRecord> = scenario.har().collect();
+        if scenario.leftovers.har.is_none() {
             continue;
-        };
+        }
         let page = scenario.location();
         let first = records
             .iter()
@@ -40,7 +42,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
             "title": format!("{}: {}", scenario.feature, scenario.name),
             "pageTimings": {"onContentLoad": -1, "onLoad": -1},
         }));
-        entries.extend(records.iter().map(|record| entry(record, scenario)));
+        entries.extend(records.into_iter().map(|record| entry(record, scenario)));
     }
     let har = json!({
         "log": {

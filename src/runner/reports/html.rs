@@ -41,6 +41,19 @@ struct ScenarioView {
     exchanges: Vec<ExchangeRecord>,
     issuer: Option<IssuerView>,
     duration_ms: String,
+    /// Its earlier tries, failed or erred, when `--retries` ran it again.
+    earlier: Vec<EarlierView>,
+    tries: usize,
+}
+
+/// A try that failed or erred and was run again.
+#[derive(Serialize)]
+struct EarlierView {
+    number: usize,
+    outcome: &'static str,
+    step: String,
+    message: String,
+    duration_ms: String,
 }
 
 /// What the issuer driver saw, shown for a scenario that did not pass.
@@ -119,6 +132,22 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
                     })
                     .map(IssuerView::of),
                 duration_ms: millis(r.duration),
+                earlier: r
+                    .earlier
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, earlier)| {
+                        let (step, failure) = earlier.outcome.failure()?;
+                        Some(EarlierView {
+                            number: i + 1,
+                            outcome: earlier.outcome.name(),
+                            step: step.to_owned(),
+                            message: failure.to_string(),
+                            duration_ms: millis(earlier.duration),
+                        })
+                    })
+                    .collect(),
+                tries: r.tries(),
             }
         })
         .collect();
@@ -144,7 +173,8 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
             exit_code => inputs.verdict.exit_code(),
             harness_errors => inputs.report.harness_errors,
             counts => context! {
-                total => counts.total(), passed => counts.passed, failed => counts.failed,
+                total => counts.total(), passed => counts.passed, flaky => counts.flaky,
+                failed => counts.failed,
                 skipped => counts.skipped, waived => counts.waived, errors => counts.errors,
             },
             requirements => requirements,

@@ -2,7 +2,11 @@
 //! A failure carries the failing step as its type, expected and actual as
 //! its message, and the whole failure with the exchange as its text; a
 //! skipped or waived scenario is `skipped` with the reason. This is the
-//! dialect GitHub, GitLab and Jenkins read (the Jenkins/Ant schema).
+//! dialect GitHub, GitLab and Jenkins read (the Jenkins/Ant schema), with
+//! Maven Surefire's elements for tries run again (`--retries`): a flaky
+//! scenario passes with a `flakyFailure` (or `flakyError`) per failed
+//! try, and one that failed every try carries a `rerunFailure` (or
+//! `rerunError`) per earlier try, as Jenkins and GitLab read them.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +16,7 @@ use quick_xml::{
 };
 
 use super::{RenderError, ReportInputs, sorted, timestamp};
-use crate::runner::result::{Outcome, ScenarioResult};
+use crate::runner::result::{EarlierTry, Outcome, ScenarioResult};
 
 /// Text a CI system shows as it reads and XML 1.0 can carry: control
 /// characters (which XML forbids and a garbage answer may hold) shown
@@ -107,50 +111,60 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
             case.push_attribute(("file", format!("features/{file}").as_str()));
             case.push_attribute(("line", result.line.to_string().as_str()));
             case.push_attribute(("time", seconds(result.duration).as_str()));
-            let (kind, message, text) = match &result.outcome {
+            let verdict = match &result.outcome {
                 Outcome::Passed => {
                     writer.write_event(Event::Empty(case))?;
                     continue;
                 }
-                Outcome::Failed { step, failure } => (
+                // A pass, with the tries that were not (Surefire's flaky test).
+                Outcome::Flaky => None,
+                Outcome::Failed { step, failure } => Some((
                     "failure",
                     failure.headline(),
                     format!("step: {step}\n{failure}"),
-                ),
-                Outcome::Skipped(reason) => ("skipped", reason.clone(), String::new()),
+                )),
+                Outcome::Skipped(reason) => Some(("skipped", reason.clone(), String::new())),
                 // JUnit's own word for a test that could not be carried out.
-                Outcome::Error { step, failure } => (
+                Outcome::Error { step, failure } => Some((
                     "error",
                     failure.headline(),
                     format!("step: {step}\n{failure}"),
-                ),
+                )),
                 Outcome::Waived {
                     step,
                     failure,
                     waivers,
-                } => (
+                } => Some((
                     "skipped",
                     format!("waived: {}", waivers.join("; ")),
                     format!("step: {step}\n{failure}"),
-                ),
+                )),
             };
             writer.write_event(Event::Start(case))?;
-            let mut element = BytesStart::new(kind);
-            element.push_attribute(("message", clean(&message).as_str()));
-            match &result.outcome {
-                Outcome::Failed { step, .. } => {
-                    element.push_attribute(("type", clean(step).as_str()));
+            if let Some((kind, message, text)) = verdict {
+                let mut element = BytesStart::new(kind);
+                element.push_attribute(("message", clean(&message).as_str()));
+                match &result.outcome {
+                    Outcome::Failed { step, .. } => {
+                        element.push_attribute(("type", clean(step).as_str()));
+                    }
+                    Outcome::Error { .. } => element.push_attribute(("type", "harness")),
+                    _ => {}
                 }
-                Outcome::Error { .. } => element.push_attribute(("type", "harness")),
-                _ => {}
+                if text.is_empty() {
+                    writer.write_event(Event::Empty(element))?;
+                } else {
+                    writer.write_event(Event::Start(element))?;
+                    writer.write_event(Event::Text(BytesText::new(&clean(&text))))?;
+                    writer.write_event(Event::End(BytesEnd::new(kind)))?;
+                }
             }
-            if text.is_empty() {
-                writer.write_event(Event::Empty(element))?;
+            let reruns = if result.outcome == Outcome::Flaky {
+                "flaky"
             } else {
-                writer.write_event(Event::Start(element))?;
-                writer.write_event(Event::Text(BytesText::new(&clean(&text))))?;
-                writer.write_event(Event::End(BytesEnd::new(kind)))?;
-            }
+                "rerun"
+            };
+            write_tries(&mut writer, result, reruns)?;
             let requirements: Vec<&str> = result.requirements().collect();
             if !requirements.is_empty() {
                 writer.write_event(Event::Start(BytesStart::new("system-out")))?;
@@ -165,13 +179,48 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
     Ok(String::from_utf8(writer.into_inner())?)
 }
 
+/// A scenario's earlier tries as Surefire writes reruns: `{prefix}Failure`
+/// or `{prefix}Error` each, its headline and failing step as attributes,
+/// the whole failure as its `stackTrace`.
+fn write_tries(
+    writer: &mut Writer<Vec<u8>>,
+    result: &ScenarioResult,
+    prefix: &str,
+) -> Result<(), RenderError> {
+    for (i, EarlierTry { outcome, .. }) in result.earlier.iter().enumerate() {
+        let Some((step, failure)) = outcome.failure() else {
+            continue;
+        };
+        let kind = match outcome {
+            Outcome::Error { .. } => format!("{prefix}Error"),
+            _ => format!("{prefix}Failure"),
+        };
+        let mut element = BytesStart::new(kind.as_str());
+        let headline = format!(
+            "try {} of {}: {}",
+            i + 1,
+            result.tries(),
+            failure.headline()
+        );
+        element.push_attribute(("message", clean(&headline).as_str()));
+        element.push_attribute(("type", clean(step).as_str()));
+        writer.write_event(Event::Start(element))?;
+        writer.write_event(Event::Start(BytesStart::new("stackTrace")))?;
+        let text = format!("step: {step}\n{failure}");
+        writer.write_event(Event::Text(BytesText::new(&clean(&text))))?;
+        writer.write_event(Event::End(BytesEnd::new("stackTrace")))?;
+        writer.write_event(Event::End(BytesEnd::new(kind.as_str())))?;
+    }
+    Ok(())
+}
+
 /// The requirements a testcase checks; for one that did not pass, each with
 /// how it went: `checks: TDS-01 (failed), SUBMIT-01 (passed), TDS-02 (not reached)`.
 fn checks_line(result: &crate::runner::result::ScenarioResult) -> String {
     let shown: Vec<String> = result
         .requirements()
         .map(|id| match result.outcome {
-            Outcome::Passed | Outcome::Skipped(_) => id.to_owned(),
+            Outcome::Passed | Outcome::Flaky | Outcome::Skipped(_) => id.to_owned(),
             _ => format!("{id} ({})", result.verdict_for(id).replace('-', " ")),
         })
         .collect();

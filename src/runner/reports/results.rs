@@ -59,6 +59,25 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
             if !r.leftovers.measured.is_empty() {
                 entry["measured"] = json!(r.leftovers.measured);
             }
+            if !r.earlier.is_empty() {
+                entry["tries"] = json!(r.tries());
+                entry["earlier_tries"] = r
+                    .earlier
+                    .iter()
+                    .map(|earlier| {
+                        let mut try_ = json!({
+                            "outcome": earlier.outcome.name(),
+                            "duration_ms": u64::try_from(earlier.duration.as_millis()).unwrap_or(u64::MAX),
+                            "at_fault": earlier.blamed,
+                        });
+                        if let Some((step, failure)) = earlier.outcome.failure() {
+                            try_["step"] = json!(step);
+                            try_["message"] = json!(failure.to_string());
+                        }
+                        try_
+                    })
+                    .collect();
+            }
             entry
         })
         .collect();
@@ -89,9 +108,14 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
             "no_longer_needed": inputs.report.stale_waivers,
             "strict": inputs.report.strict_waivers,
         },
+        "retries": {
+            "allowed": inputs.report.retries,
+            "flaky_fails": inputs.report.flaky_fails,
+        },
         "counts": {
             "scenarios": {
-                "total": scenarios.total(), "passed": scenarios.passed, "failed": scenarios.failed,
+                "total": scenarios.total(), "passed": scenarios.passed,
+                "flaky": scenarios.flaky, "failed": scenarios.failed,
                 "skipped": scenarios.skipped, "waived": scenarios.waived,
                 "errors": scenarios.errors,
             },

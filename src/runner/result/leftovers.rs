@@ -6,10 +6,13 @@
 //! ends a scenario, which is where the recorder makes its result. So the
 //! hook gives the world's leftovers to the [`Handover`], keyed by the
 //! scenario, and the recorder takes them when the scenario's last event
-//! comes: one map with one reader, not a list per kind.
+//! comes: one map with one reader, not a list per kind. A scenario run
+//! again (`--retries`) leaves once a try, and the recorder, whose events
+//! come late, may read a try's end after the next try has left its own:
+//! so each scenario's leftovers queue, taken in the order they were left.
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, VecDeque},
     sync::{Arc, Mutex},
 };
 
@@ -36,20 +39,29 @@ pub struct Leftovers {
 
 /// Where each scenario's leftovers wait for the recorder.
 #[derive(Clone, Debug, Default)]
-pub struct Handover(Arc<Mutex<HashMap<ScenarioKey, Leftovers>>>);
+pub struct Handover(Arc<Mutex<HashMap<ScenarioKey, VecDeque<Leftovers>>>>);
 
 impl Handover {
-    /// Leaves a scenario's leftovers for the recorder.
+    /// Leaves a try's leftovers for the recorder, after its scenario's earlier tries'.
     pub fn hand(&self, key: ScenarioKey, leftovers: Leftovers) {
-        self.lock().insert(key, leftovers);
+        self.lock().entry(key).or_default().push_back(leftovers);
     }
 
-    /// Takes a scenario's leftovers; nothing when it left none.
+    /// Takes the leftovers of a scenario's earliest try not yet taken;
+    /// nothing when it left none.
     pub fn take(&self, key: &ScenarioKey) -> Leftovers {
-        self.lock().remove(key).unwrap_or_default()
+        let mut map = self.lock();
+        let Some(queue) = map.get_mut(key) else {
+            return Leftovers::default();
+        };
+        let leftovers = queue.pop_front().unwrap_or_default();
+        if queue.is_empty() {
+            map.remove(key);
+        }
+        leftovers
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ScenarioKey, Leftovers>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ScenarioKey, VecDeque<Leftovers>>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

@@ -91,6 +91,10 @@ pub enum Outcome {
         /// What payconf could not do, and what would let it.
         failure: Failure,
     },
+    /// It passed on a later try of `--retries`, after failing or erring
+    /// (its earlier tries are the result's `earlier`): a pass, counted
+    /// apart, that fails the run with `--flaky-fails`.
+    Flaky,
     /// A step failed, but every requirement the scenario checks is waived.
     Waived {
         /// The step, as written.
@@ -119,7 +123,7 @@ impl Outcome {
             Self::Failed { step, failure }
             | Self::Waived { step, failure, .. }
             | Self::Error { step, failure } => Some((step, failure)),
-            Self::Passed | Self::Skipped(_) => None,
+            Self::Passed | Self::Flaky | Self::Skipped(_) => None,
         }
     }
 
@@ -139,10 +143,11 @@ impl Outcome {
         }
     }
 
-    /// `passed`, `failed`, `skipped`, `waived` or `error`.
+    /// `passed`, `flaky`, `failed`, `skipped`, `waived` or `error`.
     pub fn name(&self) -> &'static str {
         match self {
             Self::Passed => "passed",
+            Self::Flaky => "flaky",
             Self::Failed { .. } => "failed",
             Self::Skipped(_) => "skipped",
             Self::Waived { .. } => "waived",
@@ -175,8 +180,24 @@ pub struct ScenarioResult {
     /// a spec violation blamed, or else those the failing step names, or
     /// else every requirement it checks.
     pub blamed: Vec<String>,
+    /// How long it took (its last try).
+    pub duration: Duration,
+    /// Its earlier tries, each failed or erred, when `--retries` ran it
+    /// again; this result is its last try.
+    pub earlier: Vec<EarlierTry>,
+}
+
+/// A try of a scenario that failed or erred and was run again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EarlierTry {
+    /// How it ended: failed, erred, or failed under a waiver.
+    pub outcome: Outcome,
+    /// The requirements at fault for it.
+    pub blamed: Vec<String>,
     /// How long it took.
     pub duration: Duration,
+    /// Its exchanges and evidence, with new payments of its own.
+    pub leftovers: Leftovers,
 }
 
 impl ScenarioResult {
@@ -193,7 +214,23 @@ impl ScenarioResult {
             leftovers: Leftovers::default(),
             blamed: Vec::new(),
             duration: Duration::ZERO,
+            earlier: Vec::new(),
         }
+    }
+
+    /// How many times it ran: its earlier tries and the last.
+    pub fn tries(&self) -> usize {
+        self.earlier.len() + 1
+    }
+
+    /// Every exchange it kept for the HAR, its earlier tries' first.
+    pub fn har(&self) -> impl Iterator<Item = &ExchangeRecord> {
+        self.earlier
+            .iter()
+            .map(|try_| &try_.leftovers)
+            .chain(std::iter::once(&self.leftovers))
+            .filter_map(|leftovers| leftovers.har.as_deref())
+            .flatten()
     }
 
     /// Which scenario it is.
@@ -214,10 +251,11 @@ impl ScenarioResult {
     /// How one requirement it checks fared in it: the scenario's outcome for
     /// the requirements at fault; for the others of a scenario that did not
     /// pass, `passed` when a step that names the requirement passed, or else
-    /// `not-reached` (its steps came after the failure).
+    /// `not-reached` (its steps came after the failure); a flaky scenario's
+    /// are all `flaky`.
     pub fn verdict_for(&self, requirement: &str) -> &'static str {
         match self.outcome {
-            Outcome::Passed | Outcome::Skipped(_) => self.outcome.name(),
+            Outcome::Passed | Outcome::Flaky | Outcome::Skipped(_) => self.outcome.name(),
             _ if self.blamed.iter().any(|id| id == requirement) => self.outcome.name(),
             _ if self.steps.iter().any(|step| {
                 step.status == StepStatus::Passed
@@ -233,15 +271,22 @@ impl ScenarioResult {
 
 /// A requirement's outcome in a run, from its scenarios' verdicts for it
 /// ([`ScenarioResult::verdict_for`]): the worst of them, `not-run` when no
-/// scenario checks it.
+/// scenario checks it. A waived failure is worse than a flaky pass.
 pub fn requirement_outcome(verdicts: &[&str]) -> &'static str {
     if verdicts.is_empty() {
         return "not-run";
     }
-    ["failed", "error", "waived", "passed", "not-reached"]
-        .into_iter()
-        .find(|v| verdicts.contains(v))
-        .unwrap_or("skipped")
+    [
+        "failed",
+        "error",
+        "waived",
+        "flaky",
+        "passed",
+        "not-reached",
+    ]
+    .into_iter()
+    .find(|v| verdicts.contains(v))
+    .unwrap_or("skipped")
 }
 
 /// Counts of a run.
@@ -249,6 +294,8 @@ pub fn requirement_outcome(verdicts: &[&str]) -> &'static str {
 pub struct Counts {
     /// Passed.
     pub passed: usize,
+    /// Passed on a later try, after failing or erring.
+    pub flaky: usize,
     /// Failed.
     pub failed: usize,
     /// Skipped.
@@ -262,7 +309,7 @@ pub struct Counts {
 impl Counts {
     /// All scenarios counted.
     pub fn total(self) -> usize {
-        self.passed + self.failed + self.skipped + self.waived + self.errors
+        self.passed + self.flaky + self.failed + self.skipped + self.waived + self.errors
     }
 }
 
@@ -281,6 +328,10 @@ pub struct RunReport {
     pub stale_waivers: Vec<String>,
     /// Whether a waiver no longer needed fails the run (`--strict-waivers`).
     pub strict_waivers: bool,
+    /// How many times a failed or erred scenario may run again (`--retries`).
+    pub retries: usize,
+    /// Whether a flaky scenario fails the run (`--flaky-fails`).
+    pub flaky_fails: bool,
 }
 
 impl RunReport {
@@ -290,6 +341,7 @@ impl RunReport {
         for result in &self.scenarios {
             match result.outcome {
                 Outcome::Passed => counts.passed += 1,
+                Outcome::Flaky => counts.flaky += 1,
                 Outcome::Failed { .. } => counts.failed += 1,
                 Outcome::Skipped(_) => counts.skipped += 1,
                 Outcome::Waived { .. } => counts.waived += 1,

@@ -1,9 +1,12 @@
 //! From cucumber's events to the result model: each scenario's steps as
 //! they run, the requirements each names, its first failure and who is at
 //! fault for it, judged by the waivers, kept in the shared [`RunReport`]
-//! when it finishes. The recorder is cucumber's writer and the only writer
-//! of the result; a [`Listener`] (the console) is told of each scenario
-//! as it is recorded and of the run's end, and reads what it needs.
+//! when it finishes. With `--retries`, a try that failed or erred and will
+//! run again is held, not recorded: the scenario's result is its last try,
+//! carrying the earlier ones, and `flaky` when the last passed. The
+//! recorder is cucumber's writer and the only writer of the result; a
+//! [`Listener`] (the console) is told of each scenario as it is recorded
+//! and of the run's end, and reads what it needs.
 
 use std::{
     collections::HashMap,
@@ -13,13 +16,14 @@ use std::{
 
 use cucumber::{
     Event, Writer,
-    event::{Cucumber, Feature, Rule, Scenario, Step, StepError},
+    event::{Cucumber, Feature, Retries, Rule, Scenario, Step, StepError},
     gherkin, parser,
 };
 use payconf_spec::{features::file_name, requirements::Requirements};
 
 use super::{
-    Failure, Handover, Outcome, RunReport, ScenarioKey, ScenarioResult, StepResult, StepStatus,
+    Counts, EarlierTry, Failure, Handover, Outcome, RunReport, ScenarioKey, ScenarioResult,
+    StepResult, StepStatus,
 };
 use crate::runner::waivers::{Decision, Waiver, Waivers, format_date};
 
@@ -45,6 +49,8 @@ pub struct Recorder {
     handover: Handover,
     /// Each scenario under way.
     running: HashMap<ScenarioKey, Running>,
+    /// Each scenario's tries that failed or erred and will run again.
+    held: HashMap<ScenarioKey, Vec<ScenarioResult>>,
     /// Waivers that turn failures into waived ones.
     waivers: Waivers,
     strict_waivers: bool,
@@ -81,6 +87,7 @@ impl Recorder {
             report,
             handover,
             running: HashMap::new(),
+            held: HashMap::new(),
             waivers: Waivers::none(),
             strict_waivers: false,
             requirements: Requirements::none(),
@@ -126,13 +133,29 @@ impl Recorder {
                 None
             }
             Ok(Cucumber::Feature(feature, Feature::Scenario(scenario, event))) => {
-                self.on_scenario(&feature, None, &scenario, event.event)
+                self.on_scenario(&feature, None, &scenario, event.event, event.retries)
             }
             Ok(Cucumber::Feature(
                 feature,
                 Feature::Rule(rule, Rule::Scenario(scenario, event)),
-            )) => self.on_scenario(&feature, Some(&rule), &scenario, event.event),
+            )) => self.on_scenario(&feature, Some(&rule), &scenario, event.event, event.retries),
             Ok(Cucumber::Finished) => {
+                // A try held for a retry that never came (cucumber runs
+                // again only what failed, not a step nothing matched) is
+                // its scenario's last.
+                let unretried: Vec<ScenarioKey> = self.held.keys().cloned().collect();
+                for key in unretried {
+                    let mut tries = self.held.remove(&key).unwrap_or_default();
+                    if let Some(last) = tries.pop() {
+                        self.held.insert(key.clone(), tries);
+                        let result = self.settle(key, last);
+                        self.report().scenarios.push(result.clone());
+                        let report = self.report.lock().unwrap_or_else(|e| e.into_inner());
+                        if let Some(listener) = &mut self.listener {
+                            listener.scenario(&result, &report);
+                        }
+                    }
+                }
                 let mut report = self.report.lock().unwrap_or_else(|e| e.into_inner());
                 report.stale_waivers = no_longer_needed(&self.waivers, &report);
                 report.strict_waivers = self.strict_waivers;
@@ -180,6 +203,7 @@ impl Recorder {
         rule: Option<&gherkin::Rule>,
         scenario: &gherkin::Scenario,
         event: Scenario<W>,
+        retries: Option<Retries>,
     ) -> Option<ScenarioResult> {
         let key = ScenarioKey::new(file_name(feature), scenario.position.line);
         match event {
@@ -200,7 +224,17 @@ impl Recorder {
                 }
             }
             Scenario::Finished => {
-                let result = self.finish(key, feature, rule, scenario);
+                let result = self.finish(key.clone(), feature, rule, scenario);
+                let retried = retries.is_some_and(|r| r.left > 0)
+                    && matches!(
+                        result.outcome,
+                        Outcome::Failed { .. } | Outcome::Error { .. } | Outcome::Waived { .. }
+                    );
+                if retried {
+                    self.held.entry(key).or_default().push(result);
+                    return None;
+                }
+                let result = self.settle(key, result);
                 self.report().scenarios.push(result.clone());
                 return Some(result);
             }
@@ -278,16 +312,6 @@ impl Recorder {
                 (StepStatus::Failed, Some(failure))
             }
         };
-        {
-            let mut report = self.report();
-            match status {
-                StepStatus::Passed => report.steps.passed += 1,
-                // Cucumber counts a step no definition matches as skipped.
-                StepStatus::Undefined => report.steps.skipped += 1,
-                StepStatus::Failed => report.steps.failed += 1,
-                StepStatus::Skipped => {}
-            }
-        }
         let Some(running) = self.running.get_mut(key) else {
             return;
         };
@@ -318,7 +342,29 @@ impl Recorder {
         }
     }
 
-    /// A scenario's end: its result, with what it left behind and the
+    /// A scenario's last try as its result: its earlier tries with it,
+    /// `flaky` when it passed after them, its steps counted.
+    fn settle(&mut self, key: ScenarioKey, mut result: ScenarioResult) -> ScenarioResult {
+        result.earlier = self
+            .held
+            .remove(&key)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|earlier| EarlierTry {
+                outcome: earlier.outcome,
+                blamed: earlier.blamed,
+                duration: earlier.duration,
+                leftovers: earlier.leftovers,
+            })
+            .collect();
+        if result.outcome == Outcome::Passed && !result.earlier.is_empty() {
+            result.outcome = Outcome::Flaky;
+        }
+        count_steps(&mut self.report().steps, &result.steps);
+        result
+    }
+
+    /// A try's end: its result, with what it left behind and the
     /// waivers' judgement.
     fn finish(
         &mut self,
@@ -352,6 +398,20 @@ impl Recorder {
             leftovers,
             blamed,
             duration,
+            earlier: Vec::new(),
+        }
+    }
+}
+
+/// A scenario's steps counted as cucumber counts them: a step no
+/// definition matches as skipped, a step after a failure not at all.
+fn count_steps(counts: &mut Counts, steps: &[StepResult]) {
+    for step in steps {
+        match step.status {
+            StepStatus::Passed => counts.passed += 1,
+            StepStatus::Undefined => counts.skipped += 1,
+            StepStatus::Failed => counts.failed += 1,
+            StepStatus::Skipped => {}
         }
     }
 }

@@ -20,14 +20,18 @@ pub enum Verdict {
 
 impl Verdict {
     /// The verdict a finished run earns: a failure of the target (or, with
-    /// `--strict-waivers`, a waiver no longer needed) outweighs a scenario
+    /// `--strict-waivers`, a waiver no longer needed; with `--flaky-fails`,
+    /// a scenario that passed only on a later try) outweighs a scenario
     /// payconf could not judge, which outweighs a pass; a harness error
     /// (the run cut short) outweighs everything.
     pub fn of(report: &RunReport) -> Self {
         let counts = report.scenario_counts();
         if !report.harness_errors.is_empty() {
             Self::NotRun
-        } else if counts.failed > 0 || (report.strict_waivers && !report.stale_waivers.is_empty()) {
+        } else if counts.failed > 0
+            || (report.strict_waivers && !report.stale_waivers.is_empty())
+            || (report.flaky_fails && counts.flaky > 0)
+        {
             Self::Failed
         } else if counts.errors > 0 {
             Self::NotRun
@@ -80,5 +84,26 @@ mod tests {
         assert_eq!(Verdict::of(&report), Verdict::Passed);
         report.harness_errors.push("the browser died".to_owned());
         assert_eq!(Verdict::of(&report), Verdict::NotRun);
+    }
+
+    #[test]
+    fn a_flaky_scenario_passes_unless_flaky_fails() {
+        let mut report = RunReport::default();
+        let mut result = super::super::ScenarioResult::skipped(
+            payconf_spec::features::ScenarioEntry {
+                file: "create.feature".to_owned(),
+                line: 8,
+                feature: "Create".to_owned(),
+                name: "A payment".to_owned(),
+                tags: vec!["core".to_owned()],
+                profile: Some(payconf_spec::Profile::Core),
+            },
+            String::new(),
+        );
+        result.outcome = super::super::Outcome::Flaky;
+        report.scenarios.push(result);
+        assert_eq!(Verdict::of(&report), Verdict::Passed);
+        report.flaky_fails = true;
+        assert_eq!(Verdict::of(&report), Verdict::Failed);
     }
 }

@@ -44,7 +44,10 @@ pub use variation::Variation;
 
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex, atomic::AtomicU64},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicU64, Ordering},
+    },
     time::Duration,
 };
 
@@ -121,6 +124,10 @@ struct Session {
 /// The twin's behaviour, with the addresses of its three origins.
 struct Twin {
     defect: Option<Defect>,
+    /// Whether the defect shows one try in two: on the payments created
+    /// second, fourth, sixth…, and not on the others (a flaky server, for
+    /// `--retries`). A run's check of its credentials creates the first.
+    intermittent: bool,
     /// How the issuer page is built.
     style: IssuerStyle,
     /// How the payment page is built.
@@ -201,6 +208,7 @@ fn cookie(request: &Request, name: &str) -> Option<String> {
 impl Twin {
     fn has(&self, defect: Defect) -> bool {
         self.defect == Some(defect)
+            && (!self.intermittent || self.state.created.load(Ordering::Relaxed) % 2 == 0)
     }
 
     /// Whether a request body crashes the twin's parser: nesting deeper

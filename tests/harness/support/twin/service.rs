@@ -57,7 +57,32 @@ impl TwinService {
 
     /// The twin with its payment page in a given style.
     pub async fn start_paging(defect: Option<Defect>, page_style: PageStyle) -> Self {
-        Self::start_full(defect, IssuerStyle::Form, page_style, None, RACE_WINDOW).await
+        Self::start_full(
+            defect,
+            IssuerStyle::Form,
+            page_style,
+            None,
+            RACE_WINDOW,
+            false,
+        )
+        .await
+    }
+
+    /// The twin with a defect that shows one try in two: on the payments
+    /// created second, fourth, sixth…, not the others. A run's check of its
+    /// credentials creates the first; a scenario that creates one payment,
+    /// run alone and again, fails its first try and passes its second.
+    pub async fn start_intermittent(defect: Defect) -> Self {
+        let style = defect.issuer_style();
+        Self::start_full(
+            Some(defect),
+            style,
+            PageStyle::FullPage,
+            None,
+            RACE_WINDOW,
+            true,
+        )
+        .await
     }
 
     /// The twin whose submit checks a token and claims it `window` later
@@ -79,7 +104,15 @@ impl TwinService {
         race_window: std::time::Duration,
     ) -> Self {
         // Every defect lives on the plain page.
-        Self::start_full(defect, style, PageStyle::FullPage, variation, race_window).await
+        Self::start_full(
+            defect,
+            style,
+            PageStyle::FullPage,
+            variation,
+            race_window,
+            false,
+        )
+        .await
     }
 
     async fn start_full(
@@ -88,6 +121,7 @@ impl TwinService {
         page_style: PageStyle,
         variation: Option<Variation>,
         race_window: std::time::Duration,
+        intermittent: bool,
     ) -> Self {
         let (service, issuer, shop) = tokio::join!(
             MockServer::start(),
@@ -102,6 +136,7 @@ impl TwinService {
         };
         let twin = Arc::new(Twin {
             defect,
+            intermittent,
             style,
             page_style,
             variation,
