@@ -13,7 +13,7 @@
 //!      |                            neutralisation of target text, --list
 //!      |
 //! docs (src/docs/), serve, bench,   commands that use the spec (and, for bench and
-//! diff, cli, main                   diff, the runner's pieces); main only parses flags
+//! diff, verify, cli, main           diff and verify, the runner's pieces); main only parses flags
 //!
 //! payconf-reference (reference-impl/)  the reference implementation, which the
 //!                                   runner embeds and `serve` runs
@@ -42,6 +42,8 @@
 //!   measured under load.
 //! - [`diff`]: `payconf diff`, two runs' results compared requirement by
 //!   requirement (it reads them with `runner::result::past`).
+//! - [`verify`]: `payconf verify`, an evidence bundle (`runner::bundle`)
+//!   checked offline: signature, hashes, the verdict recomputed.
 //! - [`cli`] parses the command line and dispatches; [`interruption`] is how
 //!   `run` and `serve` hear Ctrl-C and SIGTERM; [`logging`] how each command
 //!   logs (`serve` off its request path).
@@ -54,3 +56,4 @@ pub mod interruption;
 pub mod logging;
 pub mod runner;
 pub mod serve;
+pub mod verify;

@@ -75,6 +75,8 @@ pub struct Features {
     expanded: Vec<gherkin::Feature>,
     /// As written: outlines with their Examples tables, for documentation.
     written: Vec<gherkin::Feature>,
+    /// Each file's name and the SHA-256 of its text, in hex, by name.
+    digests: Vec<(String, String)>,
 }
 
 /// One scenario and where it is.
@@ -188,9 +190,15 @@ impl Features {
     fn parse_all(
         files: impl IntoIterator<Item = (PathBuf, String)>,
     ) -> Result<Self, FeaturesError> {
+        use sha2::{Digest, Sha256};
+        let mut digests = Vec::new();
         let features = files
             .into_iter()
             .map(|(path, text)| {
+                digests.push((
+                    path.display().to_string(),
+                    format!("{:x}", Sha256::digest(text.as_bytes())),
+                ));
                 let invalid = |reason: String| FeaturesError::Invalid {
                     file: path.display().to_string(),
                     reason,
@@ -206,7 +214,30 @@ impl Features {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let (expanded, written) = features.into_iter().unzip();
-        Ok(Self { expanded, written })
+        digests.sort();
+        Ok(Self {
+            expanded,
+            written,
+            digests,
+        })
+    }
+
+    /// Each feature file's name and the SHA-256 of its text, in hex, by name.
+    pub fn digests(&self) -> &[(String, String)] {
+        &self.digests
+    }
+
+    /// SHA-256 of the features as one: of their [`Features::digests`]
+    /// written as `sha256sum` writes them (`<hex>  <name>` a line), in
+    /// hex. Which features a run or a bundle was made with.
+    pub fn sha256(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let listing: String = self
+            .digests
+            .iter()
+            .map(|(name, hex)| format!("{hex}  {name}\n"))
+            .collect();
+        format!("{:x}", Sha256::digest(listing.as_bytes()))
     }
 
     /// The expanded features, given away (to cucumber's parser).

@@ -35,6 +35,15 @@ pub enum Command {
     /// requirement, print a Markdown summary fit for a pull-request comment,
     /// and exit 1 when a requirement regressed.
     Diff(DiffArgs),
+    /// Check an evidence bundle (`run --evidence`) offline: its signature,
+    /// every file's SHA-256, the verdict recomputed from its results, and
+    /// whether its spec and features are the ones this payconf carries.
+    /// Exit 0 verified, 1 changed, 2 unreadable or the wrong key.
+    Verify(VerifyArgs),
+    /// Make an Ed25519 key pair for signing evidence bundles: PREFIX.key
+    /// (PKCS#8 PEM, readable by you only; keep it secret, as
+    /// PAYCONF_SIGNING_KEY in CI) and PREFIX.pub (give it to whoever verifies).
+    Keygen(KeygenArgs),
     /// Run the reference implementation as a local payment sandbox.
     Serve(ServeArgs),
     /// Write the service's documentation, generated from the spec and the
@@ -129,6 +138,27 @@ pub struct DiffArgs {
     pub new: PathBuf,
 }
 
+/// Arguments of `payconf verify`.
+#[derive(Debug, clap::Args)]
+pub struct VerifyArgs {
+    /// The bundle, as `payconf run --evidence` wrote it.
+    #[arg(value_name = "FILE")]
+    pub bundle: PathBuf,
+    /// The signer's public key (PEM, as `payconf keygen` writes it), as its
+    /// maker handed it over; without it, the bundle's own signer.pub is used,
+    /// which proves the bundle whole but not who made it.
+    #[arg(long, value_name = "PUBLIC")]
+    pub key: Option<PathBuf>,
+}
+
+/// Flags of `payconf keygen`.
+#[derive(Debug, clap::Args)]
+pub struct KeygenArgs {
+    /// Where to write the pair: PREFIX.key and PREFIX.pub.
+    #[arg(long, value_name = "PREFIX", default_value = "payconf-signing")]
+    pub out: PathBuf,
+}
+
 /// Flags of `payconf docs`.
 #[derive(Debug, clap::Args)]
 pub struct DocsArgs {
@@ -218,6 +248,10 @@ pub fn main(cli: Cli) -> ExitCode {
             .map_err(anyhow::Error::from),
         Command::Docs(args) => docs(&args),
         Command::Diff(args) => crate::diff::diff(&args.old, &args.new).map_err(anyhow::Error::from),
+        Command::Verify(args) => {
+            crate::verify::verify(&args.bundle, args.key.as_deref()).map_err(anyhow::Error::from)
+        }
+        Command::Keygen(args) => keygen(&args),
         Command::Bench(args) if args.hostile.is_some() => runtime
             .block_on(crate::bench::hostile(
                 usize::try_from(args.hostile.unwrap_or(1)).unwrap_or(1),
@@ -278,6 +312,22 @@ pub fn main(cli: Cli) -> ExitCode {
             Verdict::NotRun.into()
         }
     }
+}
+
+/// `payconf keygen`: the pair written, and what each file is for.
+fn keygen(args: &KeygenArgs) -> anyhow::Result<ExitCode> {
+    let pair = crate::runner::bundle::keys::keygen(&args.out)?;
+    println!("key: {}", pair.id);
+    println!(
+        "private: {} (keep it secret: give it to payconf run --signing-key, or its contents as {})",
+        pair.secret,
+        crate::runner::bundle::keys::SIGNING_KEY_VARIABLE
+    );
+    println!(
+        "public: {} (hand it over with the bundles: payconf verify FILE --key {})",
+        pair.public, pair.public
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `payconf docs`: builds the site and says where it went.

@@ -121,6 +121,16 @@ pub struct RunArgs {
     /// Fail the run when a scenario passed only on a later try (`--retries`).
     #[arg(long)]
     pub flaky_fails: bool,
+    /// Write the run's evidence bundle here: every report, the HAR, the
+    /// screenshots, the redacted target, the plan, the spec's and features'
+    /// SHA-256, and a manifest of every file's SHA-256 signed with Ed25519
+    /// (`payconf verify` checks it offline).
+    #[arg(long, value_name = "FILE")]
+    pub evidence: Option<PathBuf>,
+    /// The Ed25519 private key (PKCS#8 PEM, from `payconf keygen`) that
+    /// signs `--evidence`; else the PEM in PAYCONF_SIGNING_KEY.
+    #[arg(long, value_name = "FILE")]
+    pub signing_key: Option<PathBuf>,
     /// Run only the scenarios that failed or erred in this earlier run's
     /// results file (`--results`), matched by location, or by file and name
     /// when the features moved.
@@ -204,6 +214,11 @@ pub(super) fn run_options(args: Box<RunArgs>, plan: bool) -> crate::runner::RunO
         strict_waivers: args.strict_waivers,
         retries: usize::try_from(args.retries).unwrap_or(0),
         flaky_fails: args.flaky_fails,
+        evidence: given_path(args.evidence),
+        signing_key: given_path(args.signing_key),
+        signing_key_pem: given(
+            std::env::var(crate::runner::bundle::keys::SIGNING_KEY_VARIABLE).ok(),
+        ),
         rerun_failed: args.rerun_failed,
         allow_production: args.allow_production,
         embedded_tls: args.embedded_tls,

@@ -33,6 +33,7 @@ mod waivers;
 pub(crate) mod world;
 
 mod browser;
+pub mod bundle;
 pub(crate) mod embedded;
 mod needs;
 mod not_run;
@@ -134,6 +135,12 @@ pub struct RunOptions {
     pub retries: usize,
     /// `--flaky-fails`: a scenario that passed only on a later try fails the run.
     pub flaky_fails: bool,
+    /// `--evidence FILE`: the run's signed evidence bundle.
+    pub evidence: Option<PathBuf>,
+    /// `--signing-key FILE`: the key that signs the bundle.
+    pub signing_key: Option<PathBuf>,
+    /// `PAYCONF_SIGNING_KEY`: the key's PEM, when no file is given.
+    pub signing_key_pem: Option<String>,
     /// `--rerun-failed FILE`: only what failed or erred in that results file.
     pub rerun_failed: Option<PathBuf>,
     /// `--allow-production`.
@@ -157,6 +164,10 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         return print_plan(&options, &suite);
     }
     options.reports.check_paths()?;
+    let sealing = match &options.evidence {
+        Some(path) => Some((path.clone(), evidence_key(path, &options)?)),
+        None => None,
+    };
     let waivers = match &options.waivers {
         Some(path) => Waivers::load(path, &suite.requirements)?,
         None => Waivers::none(),
@@ -293,7 +304,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             Knobs {
                 concurrency: options.concurrency.max(1),
                 seed,
-                har: options.reports.of(reports::Format::Har).is_some(),
+                har: options.reports.of(reports::Format::Har).is_some() || sealing.is_some(),
                 rate: options.rate,
                 strict_waivers: options.strict_waivers,
                 retries: options.retries,
@@ -347,7 +358,42 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         );
         return Ok(Verdict::NotRun.into());
     }
+    if let Some((path, key)) = &sealing {
+        match bundle::seal_run(path, key, &inputs) {
+            Ok(sealed) => println!(
+                "evidence: {} ({} files, {} bytes), signed by key {}",
+                path.display(),
+                sealed.files,
+                sealed.bytes,
+                sealed.signer
+            ),
+            Err(error) => {
+                eprintln!(
+                    "payconf: cannot write the evidence bundle {}: {error}",
+                    path.display()
+                );
+                eprintln!(
+                    "result: the run finished but its evidence bundle could not be written (exit code {})",
+                    Verdict::NotRun.exit_code()
+                );
+                return Ok(Verdict::NotRun.into());
+            }
+        }
+    }
     Ok(verdict.into())
+}
+
+/// The key that signs a run's bundle at `path`, checked with the path
+/// before anything is sent: a run that cannot seal its evidence does not start.
+fn evidence_key(
+    path: &std::path::Path,
+    options: &RunOptions,
+) -> Result<ed25519_dalek::SigningKey, NotRun> {
+    reports::check_path("--evidence", path)?;
+    Ok(bundle::keys::signing_key(
+        options.signing_key.as_deref(),
+        options.signing_key_pem.as_deref(),
+    )?)
 }
 
 /// The tag of scenarios that send no card data, the only ones run against production.

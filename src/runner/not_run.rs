@@ -5,9 +5,9 @@
 use std::error::Error;
 
 use crate::runner::{
-    issuer::chromium::BrowserError, notifications::ListenError, reports::ReportPathError,
-    settings::SettingsError, target_file::TargetError, transport::TransportError,
-    waivers::WaiversError,
+    bundle::keys::KeyError, issuer::chromium::BrowserError, notifications::ListenError,
+    reports::ReportPathError, settings::SettingsError, target_file::TargetError,
+    transport::TransportError, waivers::WaiversError,
 };
 use payconf_spec::{
     contract::ContractError, defects::DefectsError, features::FeaturesError,
@@ -94,6 +94,9 @@ pub enum NotRun {
     /// payconf could not listen for the target's notifications.
     #[error(transparent)]
     Notifications(#[from] ListenError),
+    /// `--evidence` without a usable signing key.
+    #[error(transparent)]
+    Key(#[from] KeyError),
     /// A signal stopped the run.
     #[error("interrupted by {0}: the run stopped before its end, and nothing was judged")]
     Interrupted(&'static str),

@@ -9,6 +9,7 @@ mod support;
 
 mod back_office_browser;
 mod bench_command;
+mod bundle;
 mod catalogue;
 mod defect_catalogue;
 mod docs;

@@ -93,6 +93,11 @@ impl Format {
         }
     }
 
+    /// The report made from `inputs`, as text.
+    pub fn render_with(self, inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
+        self.render()(inputs)
+    }
+
     fn render(self) -> Render {
         match self {
             Self::Junit => junit::render,
@@ -129,27 +134,33 @@ impl ReportFiles {
     /// before a run that would end unable to write it.
     pub fn check_paths(&self) -> Result<(), ReportPathError> {
         for (format, path) in &self.0 {
-            let flag = format.flag();
-            let folder = match path.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p,
-                _ => std::path::Path::new("."),
-            };
-            if !folder.is_dir() {
-                return Err(ReportPathError::NoFolder {
-                    flag,
-                    path: path.clone(),
-                    folder: folder.to_owned(),
-                });
-            }
-            if path.is_dir() {
-                return Err(ReportPathError::Folder {
-                    flag,
-                    path: path.clone(),
-                });
-            }
+            check_path(format.flag(), path)?;
         }
         Ok(())
     }
+}
+
+/// A file a run will write at its end (`flag`'s): its folder must exist,
+/// and it must not be a folder.
+pub fn check_path(flag: &'static str, path: &Path) -> Result<(), ReportPathError> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    if !folder.is_dir() {
+        return Err(ReportPathError::NoFolder {
+            flag,
+            path: path.to_owned(),
+            folder: folder.to_owned(),
+        });
+    }
+    if path.is_dir() {
+        return Err(ReportPathError::Folder {
+            flag,
+            path: path.to_owned(),
+        });
+    }
+    Ok(())
 }
 
 /// A report path no run could write to, found before the run.

@@ -89,6 +89,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
             "version": inputs.contract.version(),
             "sha256": inputs.contract.sha256(),
         },
+        "features": {"sha256": inputs.features.sha256()},
         "target": {
             "embedded_reference": inputs.embedded,
             "configuration": inputs.target.summary(),

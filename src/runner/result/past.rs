@@ -8,6 +8,8 @@ use std::{collections::BTreeMap, path::Path};
 
 use serde_json::Value;
 
+use super::{Counts, Grounds, Verdict};
+
 /// The results format this payconf reads: the one it writes.
 const FORMAT_VERSION: u64 = 1;
 /// The largest results file read: a run of every scenario writes far less.
@@ -28,6 +30,10 @@ pub struct PastRun {
     pub requirements: BTreeMap<String, String>,
     /// Each scenario, in the file's order.
     pub scenarios: Vec<PastScenario>,
+    /// What besides the scenarios decided its verdict.
+    pub grounds: Grounds,
+    /// Its exit code, as written.
+    pub exit_code: u64,
 }
 
 /// One scenario of an earlier run.
@@ -149,8 +155,25 @@ impl PastRun {
                 })
             })
             .collect::<Result<Vec<_>, PastError>>()?;
+        let flag = |pointer: &str| value.pointer(pointer).and_then(Value::as_bool) == Some(true);
+        let listed = |pointer: &str| {
+            value
+                .pointer(pointer)
+                .and_then(Value::as_array)
+                .is_some_and(|list| !list.is_empty())
+        };
+        let grounds = Grounds {
+            harness_failed: listed("/harness_errors"),
+            stale_waivers_fail: flag("/waivers/strict") && listed("/waivers/no_longer_needed"),
+            flaky_fails: flag("/retries/flaky_fails"),
+        };
         Ok(Self {
             path: path.to_owned(),
+            grounds,
+            exit_code: value
+                .get("exit_code")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| refused("no exit_code".to_owned()))?,
             outcome: text_at("/outcome")?,
             payconf: text_at("/payconf/version")?,
             spec: (
@@ -172,6 +195,28 @@ impl PastRun {
         })
     }
 
+    /// Its scenarios counted by outcome, as the run counted them.
+    pub fn counts(&self) -> Counts {
+        let mut counts = Counts::default();
+        for scenario in &self.scenarios {
+            match scenario.outcome.as_str() {
+                "passed" => counts.passed += 1,
+                "flaky" => counts.flaky += 1,
+                "failed" => counts.failed += 1,
+                "waived" => counts.waived += 1,
+                "error" => counts.errors += 1,
+                _ => counts.skipped += 1,
+            }
+        }
+        counts
+    }
+
+    /// The verdict its scenarios and grounds earn, by the rule the run
+    /// itself follows: what a results file's `outcome` must say.
+    pub fn earned(&self) -> Verdict {
+        Verdict::judge(self.counts(), self.grounds)
+    }
+
     /// How many scenarios failed or erred.
     pub fn failures(&self) -> usize {
         self.scenarios
@@ -185,7 +230,7 @@ impl PastRun {
 mod tests {
     use super::*;
 
-    const RESULTS: &str = r#"{"format_version": 1, "outcome": "failed",
+    const RESULTS: &str = r#"{"format_version": 1, "outcome": "failed", "exit_code": 1,
         "payconf": {"version": "0.1.0"},
         "spec": {"title": "Payments", "version": "1.0.0", "sha256": "ab"},
         "requirements": [{"id": "CREATE-03", "outcome": "failed"}, {"id": "ENV-01", "outcome": "passed"}],
@@ -200,6 +245,28 @@ mod tests {
         assert!(past.failed_or_erred("create.feature:8", "create.feature", "x"));
         assert!(past.failed_or_erred("create.feature:12", "create.feature", "A create"));
         assert!(!past.failed_or_erred("envelope.feature:9", "envelope.feature", "Envelope"));
+        assert_eq!(past.earned(), Verdict::Failed);
+    }
+
+    #[test]
+    fn the_verdict_a_results_file_earns_follows_the_run_s_rule() {
+        let earned = |text: &str| {
+            PastRun::parse("f.json", text.as_bytes())
+                .expect("reads")
+                .earned()
+        };
+        let passing = RESULTS.replace(r#""outcome": "failed"}"#, r#""outcome": "flaky"}"#);
+        assert_eq!(earned(&passing), Verdict::Passed);
+        let flaky_fails = passing.replacen('{', r#"{"retries": {"flaky_fails": true},"#, 1);
+        assert_eq!(earned(&flaky_fails), Verdict::Failed);
+        let strict = passing.replacen(
+            '{',
+            r#"{"waivers": {"strict": true, "no_longer_needed": ["SUBMIT-05"]},"#,
+            1,
+        );
+        assert_eq!(earned(&strict), Verdict::Failed);
+        let cut_short = passing.replacen('{', r#"{"harness_errors": ["the browser died"],"#, 1);
+        assert_eq!(earned(&cut_short), Verdict::NotRun);
     }
 
     #[test]

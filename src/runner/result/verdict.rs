@@ -3,7 +3,18 @@
 
 use std::process::ExitCode;
 
-use super::RunReport;
+use super::{Counts, RunReport};
+
+/// What besides its scenarios' outcomes decides a run's verdict.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Grounds {
+    /// The harness failed: the run was cut short.
+    pub harness_failed: bool,
+    /// A waiver was no longer needed, under `--strict-waivers`.
+    pub stale_waivers_fail: bool,
+    /// A flaky scenario fails the run (`--flaky-fails`).
+    pub flaky_fails: bool,
+}
 
 /// How a run ended, for the scripts and pipelines that read its exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,12 +36,24 @@ impl Verdict {
     /// payconf could not judge, which outweighs a pass; a harness error
     /// (the run cut short) outweighs everything.
     pub fn of(report: &RunReport) -> Self {
-        let counts = report.scenario_counts();
-        if !report.harness_errors.is_empty() {
+        Self::judge(
+            report.scenario_counts(),
+            Grounds {
+                harness_failed: !report.harness_errors.is_empty(),
+                stale_waivers_fail: report.strict_waivers && !report.stale_waivers.is_empty(),
+                flaky_fails: report.flaky_fails,
+            },
+        )
+    }
+
+    /// The verdict of scenario counts on these grounds: [`Verdict::of`]'s
+    /// rule, which a results file read back is judged by too.
+    pub fn judge(counts: Counts, grounds: Grounds) -> Self {
+        if grounds.harness_failed {
             Self::NotRun
         } else if counts.failed > 0
-            || (report.strict_waivers && !report.stale_waivers.is_empty())
-            || (report.flaky_fails && counts.flaky > 0)
+            || grounds.stale_waivers_fail
+            || (grounds.flaky_fails && counts.flaky > 0)
         {
             Self::Failed
         } else if counts.errors > 0 {
@@ -38,6 +61,13 @@ impl Verdict {
         } else {
             Self::Passed
         }
+    }
+
+    /// The verdict named `name` ([`Verdict::name`]).
+    pub fn named(name: &str) -> Option<Self> {
+        [Self::Passed, Self::Failed, Self::NotRun]
+            .into_iter()
+            .find(|v| v.name() == name)
     }
 
     /// The process's exit code.

@@ -171,6 +171,7 @@ pub fn payconf_run_with(args: &[&str], env: &[(&str, &str)]) -> RunOutput {
         "PAYCONF_TLS_CLIENT_KEY",
         "PAYCONF_PROXY",
         "PAYCONF_NOTIFICATION_SECRET",
+        "PAYCONF_SIGNING_KEY",
     ] {
         command.env_remove(name);
     }
