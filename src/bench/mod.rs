@@ -19,10 +19,12 @@
 //! ([`issuer_pages`](mod@issuer_pages)), `payconf bench --payment-pages` the buyer's
 //! journey on the standard payment page ([`payment_pages`](mod@payment_pages)),
 //! `payconf bench --hostile N` the generated-input
-//! check ([`hostile`](mod@hostile)), and `payconf bench --volley` how close together a
-//! volley's requests reach a server ([`volley`](mod@volley)).
+//! check ([`hostile`](mod@hostile)), `payconf bench --volley` how close together a
+//! volley's requests reach a server ([`volley`](mod@volley)), and `payconf bench
+//! --evidence` what an evidence bundle costs to write and to verify ([`evidence`](mod@evidence)).
 
 mod baseline;
+mod evidence;
 mod hostile;
 mod issuer_pages;
 mod load;
@@ -34,6 +36,7 @@ mod tls;
 mod volley;
 
 pub use baseline::serve_baseline;
+pub use evidence::evidence;
 pub use hostile::hostile;
 pub use issuer_pages::issuer_pages;
 pub use payment_pages::payment_pages;

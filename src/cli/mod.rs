@@ -118,6 +118,12 @@ pub struct BenchArgs {
     /// in-process reference implementation.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub hostile: Option<u64>,
+    /// Measure the evidence bundle instead: a whole run against the embedded
+    /// reference implementation with and without `--evidence`, the bundle's
+    /// size, and `payconf verify` of it, ROUNDS rounds (5 when not given).
+    #[arg(long, value_name = "ROUNDS", num_args = 0..=1, default_missing_value = "5",
+          value_parser = clap::value_parser!(u64).range(1..=1_000))]
+    pub evidence: Option<u64>,
     /// Measure the robustness profile's volleys instead: how close together
     /// 20 requests sent at once reach a server on loopback, over plain
     /// HTTP, TLS with HTTP/1.1 and TLS with HTTP/2, beside requests simply
@@ -264,6 +270,11 @@ pub fn main(cli: Cli) -> ExitCode {
             ))
             .map(|()| ExitCode::SUCCESS)
             .map_err(anyhow::Error::msg),
+        Command::Bench(args) if args.evidence.is_some() => {
+            crate::bench::evidence(usize::try_from(args.evidence.unwrap_or(5)).unwrap_or(5))
+                .map(|()| ExitCode::SUCCESS)
+                .map_err(anyhow::Error::msg)
+        }
         Command::Bench(args) if args.issuer_pages => runtime
             .block_on(crate::bench::issuer_pages())
             .map(|()| ExitCode::SUCCESS)

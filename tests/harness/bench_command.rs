@@ -94,3 +94,39 @@ async fn bench_payment_pages_measures_each_style_of_page() {
         );
     }
 }
+
+/// `payconf bench --evidence 1` runs the embedded suite with and without a
+/// bundle, verifies the bundle, and prints a row for each and the bundle's
+/// size. The times are the benchmark's.
+#[test]
+fn bench_evidence_measures_writing_and_verifying_a_bundle() {
+    let output = Command::new(env!("CARGO_BIN_EXE_payconf"))
+        .args(["bench", "--evidence", "1"])
+        .env_remove("PAYCONF_LOG")
+        .output()
+        .expect("payconf bench runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    for row in [
+        "payconf run  ",
+        "payconf run --evidence ",
+        "payconf verify --key ",
+    ] {
+        let line = stdout
+            .lines()
+            .find(|line| line.starts_with(row))
+            .unwrap_or_else(|| panic!("no row for {row:?}:\n{stdout}"));
+        assert!(
+            line.contains(" ms wall ") && line.contains(" MiB peak resident"),
+            "{line}"
+        );
+    }
+    let size = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("bundle: "))
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|bytes| bytes.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("no bundle size:\n{stdout}"));
+    assert!(size > 10_000, "{stdout}");
+}

@@ -127,6 +127,15 @@ async fn assert_no_leak(driver: &str, issuer_code: &str) {
         args.push(format.flag().to_owned());
         args.push(dir.join(format.file_name()).display().to_string());
     }
+    // And the evidence bundle, every file of it.
+    let pair = payconf::runner::bundle::keys::keygen(&dir.join("signing")).expect("a key pair");
+    let bundle = dir.join("evidence.tar.gz");
+    args.extend([
+        "--evidence".to_owned(),
+        bundle.display().to_string(),
+        "--signing-key".to_owned(),
+        pair.secret.clone(),
+    ]);
     let output = tokio::task::spawn_blocking(move || {
         std::process::Command::new(env!("CARGO_BIN_EXE_payconf"))
             .args(&args)
@@ -154,6 +163,15 @@ async fn assert_no_leak(driver: &str, issuer_code: &str) {
         assert!(!text.is_empty(), "{name} is empty");
         artifacts.push((name.to_owned(), text));
     }
+    let bundled = payconf::runner::bundle::archive::open(&bundle).expect("the bundle reads");
+    assert!(bundled.len() > Format::ALL.len(), "{:?}", bundled.keys());
+    for (name, bytes) in bundled {
+        if !name.ends_with(".png") {
+            let text = String::from_utf8(bytes).expect("the bundle's text files are UTF-8");
+            artifacts.push((format!("evidence.tar.gz:{name}"), text));
+        }
+    }
+    let signing_pem = std::fs::read_to_string(&pair.secret).expect("the key reads");
     let _ = std::fs::remove_dir_all(&dir);
 
     // The run did exchange the secrets: the cards were paid and shown masked.
@@ -186,6 +204,11 @@ async fn assert_no_leak(driver: &str, issuer_code: &str) {
         }
         if long.is_none() && stands_alone(text, issuer_code) {
             leaks.push(format!("{name}: the issuer code {issuer_code}"));
+        }
+        for line in signing_pem.lines().filter(|l| !l.starts_with("-----")) {
+            if text.contains(line) {
+                leaks.push(format!("{name}: the evidence signing key"));
+            }
         }
         if let Some(place) = token_in_header(text) {
             leaks.push(format!("{name}: a payment token in a header: {place}"));
