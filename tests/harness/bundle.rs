@@ -516,3 +516,40 @@ async fn a_browser_run_s_bundle_holds_its_screenshots() {
     let (code, out, _) = verify(&bundle, Some(&public));
     assert_eq!(code, Some(0), "{out}");
 }
+
+#[test]
+fn what_a_bundle_says_cannot_command_the_terminal_or_the_ci_log() {
+    let folder = Folder::new("hostile");
+    let (secret, public) = keygen(&folder, "vendor");
+    let bundle = embedded_bundle(&folder, &secret);
+    let mut files = open(&bundle).expect("reads");
+    let mut manifest = Manifest::parse(&files["manifest.json"]).expect("a manifest");
+    manifest.payconf = "0.1.0\u{1b}]0;owned\u{7}\n::error file=x::forged by the bundle".to_owned();
+    manifest.started_at = "\u{1b}[2J\r::warning::cleared".to_owned();
+    files.insert(
+        "reports/\u{1b}[31mred\n::error::name.txt".to_owned(),
+        b"added".to_vec(),
+    );
+    let entries: Vec<Entry> = files
+        .into_iter()
+        .filter(|(name, _)| {
+            !["manifest.json", "manifest.sig", "signer.pub"].contains(&name.as_str())
+        })
+        .map(|(path, bytes)| Entry { path, bytes })
+        .collect();
+    manifest.files.clear();
+    let key = signing_key(Some(&secret), None).expect("the key reads");
+    seal(&bundle, manifest, &entries, &key).expect("sealed");
+    let (code, out, err) = verify(&bundle, Some(&public));
+    assert_eq!(code, Some(0), "{out}{err}");
+    for said in [&out, &err] {
+        assert!(
+            !said.contains('\u{1b}') && !said.contains('\u{7}') && !said.contains('\r'),
+            "{said:?}"
+        );
+        assert!(
+            said.lines().all(|line| !line.starts_with("::")),
+            "a line the CI log would take for a command: {said}"
+        );
+    }
+}
