@@ -251,3 +251,42 @@ async fn the_robustness_race_is_never_flaky() {
     assert_eq!(output.results()["counts"]["scenarios"]["flaky"], 0);
     assert!(!output.stdout.contains("FLAKY"), "{}", output.stdout);
 }
+
+#[test]
+fn a_try_cucumber_does_not_run_again_is_the_scenario_s_last() {
+    // A step nothing matches is payconf's own fault (an error), and
+    // cucumber runs such a scenario once whatever --retries says (it skips
+    // the step; only the writer in front makes that a failure): the try
+    // held for a retry that never comes is recorded when the run ends.
+    let dir = std::env::temp_dir().join(format!("payconf-undefined-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).expect("a folder");
+    std::fs::write(
+        dir.join("create.feature"),
+        "@create\nFeature: Create a payment\n\n  @core @req:CREATE-01\n  \
+         Scenario: A step nothing matches\n    When the merchant creates a payment\n    \
+         Then nothing in payconf matches this step\n",
+    )
+    .expect("written");
+    let output = crate::support::runner::payconf_run(&[
+        "--features",
+        dir.to_str().expect("UTF-8"),
+        "--retries",
+        "2",
+    ]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
+    let entry = scenario(&output, "create.feature:5");
+    assert_eq!(entry["outcome"], "error", "{entry}");
+    assert!(entry.get("tries").is_none(), "ran once: {entry}");
+    assert_eq!(output.results()["counts"]["scenarios"]["total"], 1);
+    assert!(
+        output.stdout.contains("  ERROR create.feature:5"),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        output.stdout.contains("Step doesn't match any function"),
+        "{}",
+        output.stdout
+    );
+}

@@ -10,6 +10,7 @@ mod support;
 mod back_office_browser;
 mod bench_command;
 mod bundle;
+mod bundle_refused;
 mod catalogue;
 mod defect_catalogue;
 mod docs;

@@ -140,20 +140,11 @@ impl Recorder {
                 Feature::Rule(rule, Rule::Scenario(scenario, event)),
             )) => self.on_scenario(&feature, Some(&rule), &scenario, event.event, event.retries),
             Ok(Cucumber::Finished) => {
-                // A try held for a retry that never came (cucumber runs
-                // again only what failed, not a step nothing matched) is
-                // its scenario's last.
-                let unretried: Vec<ScenarioKey> = self.held.keys().cloned().collect();
-                for key in unretried {
-                    let mut tries = self.held.remove(&key).unwrap_or_default();
-                    if let Some(last) = tries.pop() {
-                        self.held.insert(key.clone(), tries);
-                        let result = self.settle(key, last);
-                        self.report().scenarios.push(result.clone());
-                        let report = self.report.lock().unwrap_or_else(|e| e.into_inner());
-                        if let Some(listener) = &mut self.listener {
-                            listener.scenario(&result, &report);
-                        }
+                for result in self.settle_unretried() {
+                    self.report().scenarios.push(result.clone());
+                    let report = self.report.lock().unwrap_or_else(|e| e.into_inner());
+                    if let Some(listener) = &mut self.listener {
+                        listener.scenario(&result, &report);
                     }
                 }
                 let mut report = self.report.lock().unwrap_or_else(|e| e.into_inner());
@@ -340,6 +331,19 @@ impl Recorder {
                 running.outcome = Outcome::of(format!("{}{}", step.keyword, step.value), failure);
             }
         }
+    }
+
+    /// The scenarios whose last try was held for a retry that never came
+    /// (cucumber runs again only what failed, not a step nothing matched),
+    /// each settled on that try.
+    fn settle_unretried(&mut self) -> Vec<ScenarioResult> {
+        let keys: Vec<ScenarioKey> = self.held.keys().cloned().collect();
+        keys.into_iter()
+            .filter_map(|key| {
+                let last = self.held.get_mut(&key)?.pop()?;
+                Some(self.settle(key, last))
+            })
+            .collect()
     }
 
     /// A scenario's last try as its result: its earlier tries with it,

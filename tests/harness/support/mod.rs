@@ -1,10 +1,11 @@
 //! Shared by the integration tests: the spec as the repository has it, the
-//! runner as a subprocess ([`runner`]), a test CA and TLS servers ([`tls`]),
+//! runner as a subprocess ([`runner`]), evidence bundles ([`bundles`]), a test CA and TLS servers ([`tls`]),
 //! the conformant twin and its defects ([`twin`]), the hostile target
 //! ([`hostile`]) and the runs against it ([`untrusted`]), issuer journeys
 //! built other ways ([`journeys`]) and composed from seeds ([`zoo`]), and a target file
 //! for the sandbox's defaults.
 
+pub mod bundles;
 pub mod front;
 pub mod hostile;
 pub mod journeys;
