@@ -16,13 +16,14 @@ use std::{collections::BTreeMap, path::Path, process::ExitCode};
 
 use base64::Engine;
 use ed25519_dalek::Signature;
+use payconf_spec::{contract::Contract, digest::sha256_hex, features::Features};
 
 use crate::runner::{
     bundle::{
         MANIFEST, RESULTS, SIGNATURE, SIGNER,
         archive::{Unusable, open},
         keys::{KeyError, id, parse_public, trusted_key},
-        manifest::{FORMAT, FORMAT_VERSION, Manifest, sha256},
+        manifest::{FORMAT, FORMAT_VERSION, Manifest},
     },
     neutral::inline,
     result::{Verdict, past::PastRun},
@@ -185,7 +186,9 @@ fn check_files(
                 &listed.path,
                 "listed in the manifest, and not in the bundle",
             ),
-            Some(bytes) if sha256(bytes) != listed.sha256 || bytes.len() as u64 != listed.bytes => {
+            Some(bytes)
+                if sha256_hex(bytes) != listed.sha256 || bytes.len() as u64 != listed.bytes =>
+            {
                 findings.add(
                     &listed.path,
                     "its SHA-256 is not the manifest's: the file was changed",
@@ -264,15 +267,13 @@ fn check_verdict(manifest: &Manifest, files: &BTreeMap<String, Vec<u8>>, finding
 
 /// Whether the spec and features are the ones this payconf carries.
 fn say_provenance(manifest: &Manifest) {
-    let carried_spec = payconf_spec::contract::Contract::embedded()
-        .map(|c| c.sha256().to_owned())
-        .unwrap_or_default();
-    let carried_features = payconf_spec::features::Features::embedded()
-        .map(|f| f.sha256())
-        .unwrap_or_default();
     for (what, bundled, carried) in [
-        ("spec", &manifest.spec_sha256, carried_spec),
-        ("features", &manifest.features_sha256, carried_features),
+        ("spec", &manifest.spec_sha256, Contract::embedded_sha256()),
+        (
+            "features",
+            &manifest.features_sha256,
+            Features::embedded_sha256(),
+        ),
     ] {
         let short = |hex: &str| inline(hex.get(..12).unwrap_or(hex)).into_owned();
         let (the, other) = if what == "spec" {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use cucumber::{feature::Ext as _, gherkin};
 
-use crate::Profile;
+use crate::{Profile, digest::sha256_hex};
 
 /// The feature files compiled into the binary, by file name.
 pub const EMBEDDED_FEATURES: &[(&str, &str)] = &[
@@ -142,6 +142,14 @@ pub fn other_tags(tags: &[String]) -> impl Iterator<Item = &str> {
         .filter(|t| !t.starts_with(REQUIREMENT_TAG) && Profile::named(t).is_none())
 }
 
+/// File digests as `sha256sum` writes them, `<hex>  <name>` a line.
+fn listing(digests: &[(String, String)]) -> String {
+    digests
+        .iter()
+        .map(|(name, hex)| format!("{hex}  {name}\n"))
+        .collect()
+}
+
 /// How a tag names a requirement: `@req:CREATE-01`.
 const REQUIREMENT_TAG: &str = "req:";
 
@@ -190,15 +198,11 @@ impl Features {
     fn parse_all(
         files: impl IntoIterator<Item = (PathBuf, String)>,
     ) -> Result<Self, FeaturesError> {
-        use sha2::{Digest, Sha256};
         let mut digests = Vec::new();
         let features = files
             .into_iter()
             .map(|(path, text)| {
-                digests.push((
-                    path.display().to_string(),
-                    format!("{:x}", Sha256::digest(text.as_bytes())),
-                ));
+                digests.push((path.display().to_string(), sha256_hex(text.as_bytes())));
                 let invalid = |reason: String| FeaturesError::Invalid {
                     file: path.display().to_string(),
                     reason,
@@ -227,17 +231,26 @@ impl Features {
         &self.digests
     }
 
-    /// SHA-256 of the features as one: of their [`Features::digests`]
-    /// written as `sha256sum` writes them (`<hex>  <name>` a line), in
+    /// Their [`Features::digests`] as `sha256sum` writes them, `<hex>
+    /// <name>` a line: what `sha256sum -c` checks in the features' folder.
+    pub fn listing(&self) -> String {
+        listing(&self.digests)
+    }
+
+    /// SHA-256 of the features as one: of their [`Features::listing`], in
     /// hex. Which features a run or a bundle was made with.
     pub fn sha256(&self) -> String {
-        use sha2::{Digest, Sha256};
-        let listing: String = self
-            .digests
+        sha256_hex(self.listing().as_bytes())
+    }
+
+    /// The embedded features' [`Features::sha256`], without parsing them.
+    pub fn embedded_sha256() -> String {
+        let mut digests: Vec<(String, String)> = EMBEDDED_FEATURES
             .iter()
-            .map(|(name, hex)| format!("{hex}  {name}\n"))
+            .map(|(name, text)| ((*name).to_owned(), sha256_hex(text.as_bytes())))
             .collect();
-        format!("{:x}", Sha256::digest(listing.as_bytes()))
+        digests.sort();
+        sha256_hex(listing(&digests).as_bytes())
     }
 
     /// The expanded features, given away (to cucumber's parser).
@@ -317,6 +330,27 @@ pub fn effective_tags(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_embedded_features_digest_unparsed_is_the_parsed_one() {
+        let features = Features::embedded().expect("the features parse");
+        assert_eq!(Features::embedded_sha256(), features.sha256());
+        assert_eq!(features.digests().len(), EMBEDDED_FEATURES.len());
+        let first = features
+            .listing()
+            .lines()
+            .next()
+            .expect("a line")
+            .to_owned();
+        let (hex, name) = first.split_once("  ").expect("sha256sum's two spaces");
+        assert_eq!(hex.len(), 64);
+        let text = EMBEDDED_FEATURES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .expect("a feature file")
+            .1;
+        assert_eq!(hex, sha256_hex(text.as_bytes()));
+    }
 
     #[test]
     fn a_scenarios_html_id_is_its_file_stem_and_line() {

@@ -15,7 +15,7 @@
 //! - [`Profile`]: the one word for core, reference and robustness, used by
 //!   all of the above.
 //! - [`json_ref`] resolves `$ref`s; [`card`] masks card numbers as the
-//!   contract lets them be shown.
+//!   contract lets them be shown; [`digest`] names a text by its SHA-256.
 //!
 //! The contract itself is the document *Payment Initiation and Submission
 //! Service*;
@@ -24,6 +24,7 @@
 pub mod card;
 pub mod contract;
 pub mod defects;
+pub mod digest;
 pub mod features;
 pub mod json_ref;
 mod profile;

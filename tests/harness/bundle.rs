@@ -85,8 +85,13 @@ fn a_bundle_of_an_embedded_run_verifies_and_holds_the_whole_run() {
     assert!(
         listing
             .lines()
-            .any(|l| l.ends_with("  features/create.feature")),
+            .any(|l| l.len() == 64 + 2 + "create.feature".len() && l.ends_with("  create.feature")),
         "{listing}"
+    );
+    // The listing is what the manifest's features digest is of.
+    assert_eq!(
+        payconf_spec::digest::sha256_hex(listing.as_bytes()),
+        manifest.features_sha256
     );
     let pem = std::fs::read_to_string(&secret).expect("read");
     let body = pem.lines().nth(1).expect("a PEM body");

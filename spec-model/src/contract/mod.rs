@@ -19,7 +19,6 @@ use std::{collections::HashMap, path::Path};
 use jsonschema::Validator;
 use openapiv3::OpenAPI;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use url::Url;
 
 use crate::{Profile, json_ref::resolve};
@@ -88,6 +87,11 @@ impl Contract {
     /// The spec compiled into the binary.
     pub fn embedded() -> Result<Self, ContractError> {
         Self::from_yaml(EMBEDDED_SPEC)
+    }
+
+    /// The embedded spec's [`Contract::sha256`], without compiling it.
+    pub fn embedded_sha256() -> String {
+        crate::digest::sha256_hex(EMBEDDED_SPEC.as_bytes())
     }
 
     /// Reads a spec file.
@@ -161,10 +165,7 @@ impl Contract {
             }
         }
         let callback_bodies = callback_bodies(&document, &definitions)?;
-        let sha256 = Sha256::digest(text.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let sha256 = crate::digest::sha256_hex(text.as_bytes());
         Ok(Self {
             openapi,
             document,
@@ -368,4 +369,14 @@ fn callback_bodies(
         }
     }
     Ok(bodies)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_embedded_spec_s_digest_uncompiled_is_the_compiled_one() {
+        let contract = super::Contract::embedded().expect("the spec loads");
+        assert_eq!(super::Contract::embedded_sha256(), contract.sha256());
+        assert_eq!(contract.sha256().len(), 64);
+    }
 }

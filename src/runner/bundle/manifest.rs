@@ -2,8 +2,8 @@
 //! the one file the signature covers. Whoever changes a file must change
 //! its digest here, and whoever changes this must sign again.
 
+use payconf_spec::digest::sha256_hex;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::Entry;
 
@@ -55,15 +55,10 @@ impl FileDigest {
     pub fn of(entry: &Entry) -> Self {
         Self {
             path: entry.path.clone(),
-            sha256: sha256(&entry.bytes),
+            sha256: sha256_hex(&entry.bytes),
             bytes: entry.bytes.len() as u64,
         }
     }
-}
-
-/// SHA-256 in hex.
-pub fn sha256(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
 }
 
 impl Manifest {

@@ -14,7 +14,8 @@
 //!   JSON, HAR), as redacted as every report is; `screenshots/`: the issuer
 //!   and payment pages the browser left, blanked as the HTML report shows
 //!   them; `target.json` (the redacted declaration), `plan.json`, and
-//!   `features.sha256` (each feature file's SHA-256, as `sha256sum` writes).
+//!   `features.sha256` (each feature file's SHA-256, as `sha256sum` writes
+//!   them: the file whose SHA-256 is the manifest's `features_sha256`).
 //!
 //! [`keys`] makes and reads the key pair; [`archive`] writes a bundle and
 //! reads one back within bounds, refusing what is not one.
@@ -22,8 +23,6 @@
 pub mod archive;
 pub mod keys;
 pub mod manifest;
-
-use payconf_spec::features::Features;
 
 use crate::runner::reports::{Format, RenderError, ReportInputs};
 
@@ -66,7 +65,7 @@ pub fn contents(inputs: &ReportInputs<'_>) -> Result<Vec<Entry>, RenderError> {
     let json = |value: &serde_json::Value| serde_json::to_vec_pretty(value);
     entries.push(Entry::new("target.json", json(&inputs.target.summary())?));
     entries.push(Entry::new("plan.json", json(&inputs.plan.to_json())?));
-    entries.push(Entry::new("features.sha256", digests(inputs.features)));
+    entries.push(Entry::new("features.sha256", inputs.features.listing()));
     for result in crate::runner::reports::sorted(inputs.report) {
         let name = format!(
             "{}-{}",
@@ -91,15 +90,6 @@ pub fn contents(inputs: &ReportInputs<'_>) -> Result<Vec<Entry>, RenderError> {
         }
     }
     Ok(entries)
-}
-
-/// The features' digests as `sha256sum` writes them, one file a line.
-fn digests(features: &Features) -> String {
-    features
-        .digests()
-        .iter()
-        .map(|(name, hex)| format!("{hex}  features/{name}\n"))
-        .collect()
 }
 
 /// Why a run's bundle could not be written.

@@ -89,9 +89,7 @@ impl Redactor {
         if self.publishes(url) {
             return self.body(bytes);
         }
-        use sha2::Digest as _;
-        let digest = sha2::Sha256::digest(bytes);
-        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        let hex = payconf_spec::digest::sha256_hex(bytes);
         format!(
             "({} bytes, sha256 {hex}; not shown: {} is not an address the run was given. \
              Name it in acs.origins to see it)",
