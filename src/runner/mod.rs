@@ -68,7 +68,7 @@ pub use suite::{Preparsed, Suite};
 
 use crate::runner::{
     exchange::Limits,
-    reports::{ReportFiles, ReportInputs, write_reports},
+    reports::{Rendered, ReportFiles, ReportInputs, write_reports},
     result::Verdict,
     target_file::{Environment, TargetConfig, TargetOverrides},
     waivers::Waivers,
@@ -350,7 +350,8 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         duration: clock.elapsed(),
         verdict,
     };
-    if let Err(error) = write_reports(&options.reports, &inputs) {
+    let rendered = Rendered::new(&inputs);
+    if let Err(error) = write_reports(&options.reports, &rendered) {
         eprintln!("payconf: {error}");
         eprintln!(
             "result: the run finished but a report could not be written (exit code {})",
@@ -359,7 +360,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         return Ok(Verdict::NotRun.into());
     }
     if let Some((path, key)) = &sealing {
-        match bundle::seal_run(path, key, &inputs) {
+        match bundle::seal_run(path, key, &rendered) {
             Ok(sealed) => println!(
                 "evidence: {} ({} files, {} bytes), signed by key {}",
                 path.display(),

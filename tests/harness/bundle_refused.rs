@@ -168,6 +168,12 @@ fn a_run_asked_for_evidence_without_a_key_does_not_start() {
     assert_eq!(output.code, Some(0), "{}{}", output.stdout, output.stderr);
     let (code, out, _) = verify(&bundle, Some(&public));
     assert_eq!(code, Some(0), "{out}");
+    // The report asked for and the bundle's are the same text.
+    let written = std::fs::read(&results.0).expect("the results were written");
+    assert_eq!(
+        open(&bundle).expect("reads")["reports/results.json"],
+        written
+    );
 }
 
 #[test]

@@ -24,7 +24,7 @@ pub mod archive;
 pub mod keys;
 pub mod manifest;
 
-use crate::runner::reports::{Format, RenderError, ReportInputs};
+use crate::runner::reports::{Format, RenderError, Rendered};
 
 /// The manifest's name in the archive.
 pub const MANIFEST: &str = "manifest.json";
@@ -54,12 +54,13 @@ impl Entry {
 }
 
 /// Every file a run's bundle holds besides its manifest and signature:
-/// each report, the screenshots, the declaration, the plan, the features'
-/// digests.
-pub fn contents(inputs: &ReportInputs<'_>) -> Result<Vec<Entry>, RenderError> {
+/// each report (rendered once with the files asked for), the screenshots,
+/// the declaration, the plan, the features' digests.
+pub fn contents(rendered: &Rendered<'_>) -> Result<Vec<Entry>, RenderError> {
+    let inputs = rendered.inputs();
     let mut entries = Vec::new();
     for format in Format::ALL {
-        let text = format.render_with(inputs)?;
+        let text = rendered.text(format)?;
         entries.push(Entry::new(format!("reports/{}", format.file_name()), text));
     }
     let json = |value: &serde_json::Value| serde_json::to_vec_pretty(value);
@@ -103,13 +104,15 @@ pub enum SealError {
     Write(#[from] std::io::Error),
 }
 
-/// Writes the bundle of the run `inputs` describe at `path`, signed with `key`.
+/// Writes the bundle of the run whose reports are `rendered` at `path`,
+/// signed with `key`.
 pub fn seal_run(
     path: &std::path::Path,
     key: &ed25519_dalek::SigningKey,
-    inputs: &ReportInputs<'_>,
+    rendered: &Rendered<'_>,
 ) -> Result<archive::Sealed, SealError> {
-    let entries = contents(inputs)?;
+    let entries = contents(rendered)?;
+    let inputs = rendered.inputs();
     let manifest = manifest::Manifest {
         format: manifest::FORMAT.to_owned(),
         format_version: manifest::FORMAT_VERSION,

@@ -93,11 +93,6 @@ impl Format {
         }
     }
 
-    /// The report made from `inputs`, as text.
-    pub fn render_with(self, inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
-        self.render()(inputs)
-    }
-
     fn render(self) -> Render {
         match self {
             Self::Junit => junit::render,
@@ -255,15 +250,52 @@ pub enum RenderError {
 /// Renders one kind of report.
 type Render = fn(&ReportInputs<'_>) -> Result<String, RenderError>;
 
+/// A run's reports, each rendered at most once, when first needed: the
+/// files asked for and the evidence bundle hold the same text.
+#[derive(Debug)]
+pub struct Rendered<'a> {
+    inputs: &'a ReportInputs<'a>,
+    texts: [std::cell::OnceCell<String>; Format::ALL.len()],
+}
+
+impl<'a> Rendered<'a> {
+    /// Nothing rendered yet of the run `inputs` describe.
+    pub fn new(inputs: &'a ReportInputs<'a>) -> Self {
+        Self {
+            inputs,
+            texts: Default::default(),
+        }
+    }
+
+    /// What the reports are made from.
+    pub fn inputs(&self) -> &ReportInputs<'a> {
+        self.inputs
+    }
+
+    /// A report's text, rendered the first time it is asked for.
+    pub fn text(&self, format: Format) -> Result<&str, RenderError> {
+        let at = Format::ALL
+            .iter()
+            .position(|f| *f == format)
+            .expect("every format is in Format::ALL");
+        let cell = &self.texts[at];
+        if let Some(text) = cell.get() {
+            return Ok(text);
+        }
+        let text = format.render()(self.inputs)?;
+        Ok(cell.get_or_init(|| text))
+    }
+}
+
 /// Writes every report asked for.
-pub fn write_reports(files: &ReportFiles, inputs: &ReportInputs<'_>) -> Result<(), ReportError> {
+pub fn write_reports(files: &ReportFiles, rendered: &Rendered<'_>) -> Result<(), ReportError> {
     for (format, path) in &files.0 {
         let error = |reason: RenderError| ReportError {
             what: format.name(),
             path: path.clone(),
             reason,
         };
-        let text = format.render()(inputs).map_err(error)?;
+        let text = rendered.text(*format).map_err(error)?;
         std::fs::write(path, text).map_err(|e| error(RenderError::Write(e)))?;
     }
     Ok(())
