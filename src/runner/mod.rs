@@ -175,7 +175,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     let rerun = past_run(&options)?;
 
     let file = TargetFile::of_run(options.target_file.as_deref(), &options.overrides)?;
-    let mut embedded = None;
+    let mut launched = Launched::default();
     if options.embedded_tls && file.has_base_url() {
         return Err(NotRun::EmbeddedTlsWithTarget);
     }
@@ -199,7 +199,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             "target: the reference implementation, in-process at {}",
             server.base_url
         );
-        embedded = Some(server);
+        launched.embedded = Some(server);
         target
     };
     let mut target = target;
@@ -238,9 +238,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         );
         if again == 0 {
             println!("result: PASSED, nothing to run again (exit code 0)");
-            if let Some(server) = embedded {
-                let _ = server.shutdown().await;
-            }
+            launched.stop().await;
             return Ok(ExitCode::SUCCESS);
         }
     }
@@ -250,7 +248,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         timeout: options.timeout,
         ..Limits::default()
     };
-    if embedded.is_none() {
+    if launched.embedded.is_none() {
         println!("target: {}", target.shown_base_url());
         if let Some(proxy) = crate::runner::transport::rules(&target).describe(&target.base_url) {
             println!("proxy: {proxy}");
@@ -260,26 +258,13 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         settings::check_credentials(&client, &target, limits).await?;
     }
     settings::check_issuer(&target, &selected)?;
-    let browser = match start_browser(&target, &selected, limits).await {
+    launched.helpers.browser = match start_browser(&target, &selected, limits).await {
         Ok(browser) => browser,
-        Err(error) => {
-            if let Some(server) = embedded {
-                let _ = server.shutdown().await;
-            }
-            return Err(error);
-        }
+        Err(error) => return launched.fail(error).await,
     };
-    let notifications = match listen_for_notifications(&target, &selected).await {
+    launched.helpers.notifications = match listen_for_notifications(&target, &selected).await {
         Ok(listener) => listener,
-        Err(error) => {
-            if let Some(browser) = &browser {
-                browser.close().await;
-            }
-            if let Some(server) = embedded {
-                let _ = server.shutdown().await;
-            }
-            return Err(error);
-        }
+        Err(error) => return launched.fail(error).await,
     };
     let seed = options
         .seed
@@ -311,27 +296,12 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
                 flaky_fails: options.flaky_fails,
             },
             waivers.clone(),
-            Helpers {
-                browser: browser.clone(),
-                notifications: notifications.clone(),
-            },
+            launched.helpers.clone(),
         ) => outcome,
         signal = interruption.next() => Err(NotRun::Interrupted(signal)),
     };
-    // The browser is closed whatever happened, before anything else is said.
-    if let Some(browser) = &browser {
-        browser.close().await;
-    }
-    if let Some(listener) = &notifications {
-        listener.stop();
-    }
-    let embedded = match embedded {
-        Some(server) => {
-            let _ = server.shutdown().await;
-            true
-        }
-        None => false,
-    };
+    // Stopped whatever happened, before anything else is said.
+    let embedded = launched.stop().await;
     let report = outcome?;
     let verdict = Verdict::of(&report);
     let inputs = ReportInputs {
@@ -382,6 +352,41 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         }
     }
     Ok(verdict.into())
+}
+
+/// What a run started besides the scenarios (the embedded reference
+/// implementation, the browser, the notification listener), stopped in
+/// one place however the run ends.
+#[derive(Debug, Default)]
+struct Launched {
+    embedded: Option<payconf_reference::RunningServer>,
+    helpers: Helpers,
+}
+
+impl Launched {
+    /// Stops everything: the browser closed first. Whether the target was
+    /// the embedded reference implementation.
+    async fn stop(self) -> bool {
+        if let Some(browser) = &self.helpers.browser {
+            browser.close().await;
+        }
+        if let Some(listener) = &self.helpers.notifications {
+            listener.stop();
+        }
+        match self.embedded {
+            Some(server) => {
+                let _ = server.shutdown().await;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Stops everything, and ends the run with `error`.
+    async fn fail<T>(self, error: NotRun) -> Result<T, NotRun> {
+        self.stop().await;
+        Err(error)
+    }
 }
 
 /// The key that signs a run's bundle at `path`, checked with the path
