@@ -6,8 +6,9 @@
 
 use payconf::runner::bundle::{archive::open, manifest::Manifest};
 
-use crate::support::bundles::{
-    Folder, Tampering, embedded_bundle, flip_a_byte, keygen, path, repack, reseal, verify,
+use crate::support::{
+    bundles::{Tampering, embedded_bundle, flip_a_byte, keygen, path, repack, reseal, verify},
+    runner::Folder,
 };
 
 #[test]

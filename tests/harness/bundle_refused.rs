@@ -8,8 +8,8 @@ use std::path::Path;
 use payconf::runner::bundle::{archive::open, manifest::Manifest};
 
 use crate::support::{
-    bundles::{Folder, embedded_bundle, keygen, path, repack, reseal, verify},
-    runner::{TempFile, payconf_run_with},
+    bundles::{embedded_bundle, keygen, path, repack, reseal, verify},
+    runner::{Folder, TempFile, payconf_run_with},
 };
 
 #[test]

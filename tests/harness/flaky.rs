@@ -13,7 +13,7 @@ use quick_xml::{Reader, events::Event};
 use serde_json::Value;
 
 use crate::support::{
-    runner::{RunOutput, TempFile, payconf_run_async},
+    runner::{Folder, RunOutput, TempFile, payconf_run_async},
     twin::{Defect, TwinService},
 };
 
@@ -258,8 +258,7 @@ fn a_try_cucumber_does_not_run_again_is_the_scenario_s_last() {
     // cucumber runs such a scenario once whatever --retries says (it skips
     // the step; only the writer in front makes that a failure): the try
     // held for a retry that never comes is recorded when the run ends.
-    let dir = std::env::temp_dir().join(format!("payconf-undefined-{}", uuid::Uuid::new_v4()));
-    std::fs::create_dir_all(&dir).expect("a folder");
+    let dir = Folder::new("undefined");
     std::fs::write(
         dir.join("create.feature"),
         "@create\nFeature: Create a payment\n\n  @core @req:CREATE-01\n  \
@@ -269,11 +268,10 @@ fn a_try_cucumber_does_not_run_again_is_the_scenario_s_last() {
     .expect("written");
     let output = crate::support::runner::payconf_run(&[
         "--features",
-        dir.to_str().expect("UTF-8"),
+        dir.0.to_str().expect("UTF-8"),
         "--retries",
         "2",
     ]);
-    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
     let entry = scenario(&output, "create.feature:5");
     assert_eq!(entry["outcome"], "error", "{entry}");

@@ -111,6 +111,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
             case.push_attribute(("file", format!("features/{file}").as_str()));
             case.push_attribute(("line", result.line.to_string().as_str()));
             case.push_attribute(("time", seconds(result.duration).as_str()));
+            let text = failure_text(&result.outcome);
             let verdict = match &result.outcome {
                 Outcome::Passed => {
                     writer.write_event(Event::Empty(case))?;
@@ -118,27 +119,13 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
                 }
                 // A pass, with the tries that were not (Surefire's flaky test).
                 Outcome::Flaky => None,
-                Outcome::Failed { step, failure } => Some((
-                    "failure",
-                    failure.headline(),
-                    format!("step: {step}\n{failure}"),
-                )),
+                Outcome::Failed { failure, .. } => Some(("failure", failure.headline(), text)),
                 Outcome::Skipped(reason) => Some(("skipped", reason.clone(), String::new())),
                 // JUnit's own word for a test that could not be carried out.
-                Outcome::Error { step, failure } => Some((
-                    "error",
-                    failure.headline(),
-                    format!("step: {step}\n{failure}"),
-                )),
-                Outcome::Waived {
-                    step,
-                    failure,
-                    waivers,
-                } => Some((
-                    "skipped",
-                    format!("waived: {}", waivers.join("; ")),
-                    format!("step: {step}\n{failure}"),
-                )),
+                Outcome::Error { failure, .. } => Some(("error", failure.headline(), text)),
+                Outcome::Waived { waivers, .. } => {
+                    Some(("skipped", format!("waived: {}", waivers.join("; ")), text))
+                }
             };
             writer.write_event(Event::Start(case))?;
             if let Some((kind, message, text)) = verdict {
@@ -179,6 +166,15 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
     Ok(String::from_utf8(writer.into_inner())?)
 }
 
+/// A failed, waived or erred outcome's failing step and whole failure, as
+/// an element's text; nothing for the others.
+fn failure_text(outcome: &Outcome) -> String {
+    outcome
+        .failure()
+        .map(|(step, failure)| format!("step: {step}\n{failure}"))
+        .unwrap_or_default()
+}
+
 /// A scenario's earlier tries as Surefire writes reruns: `{prefix}Failure`
 /// or `{prefix}Error` each, its headline and failing step as attributes,
 /// the whole failure as its `stackTrace`.
@@ -206,7 +202,7 @@ fn write_tries(
         element.push_attribute(("type", clean(step).as_str()));
         writer.write_event(Event::Start(element))?;
         writer.write_event(Event::Start(BytesStart::new("stackTrace")))?;
-        let text = format!("step: {step}\n{failure}");
+        let text = failure_text(outcome);
         writer.write_event(Event::Text(BytesText::new(&clean(&text))))?;
         writer.write_event(Event::End(BytesEnd::new("stackTrace")))?;
         writer.write_event(Event::End(BytesEnd::new(kind.as_str())))?;

@@ -218,6 +218,18 @@ impl ScenarioResult {
         }
     }
 
+    /// Its tries as a later try's earlier ones: those before it, then it.
+    pub fn into_earlier(mut self) -> Vec<EarlierTry> {
+        let mut earlier = std::mem::take(&mut self.earlier);
+        earlier.push(EarlierTry {
+            outcome: self.outcome,
+            blamed: self.blamed,
+            duration: self.duration,
+            leftovers: self.leftovers,
+        });
+        earlier
+    }
+
     /// How many times it ran: its earlier tries and the last.
     pub fn tries(&self) -> usize {
         self.earlier.len() + 1
@@ -307,6 +319,19 @@ pub struct Counts {
 }
 
 impl Counts {
+    /// One scenario more, of the outcome named `outcome` ([`Outcome::name`]);
+    /// a name no outcome has counts as skipped.
+    pub fn tally(&mut self, outcome: &str) {
+        match outcome {
+            "passed" => self.passed += 1,
+            "flaky" => self.flaky += 1,
+            "failed" => self.failed += 1,
+            "waived" => self.waived += 1,
+            "error" => self.errors += 1,
+            _ => self.skipped += 1,
+        }
+    }
+
     /// All scenarios counted.
     pub fn total(self) -> usize {
         self.passed + self.flaky + self.failed + self.skipped + self.waived + self.errors
@@ -339,15 +364,51 @@ impl RunReport {
     pub fn scenario_counts(&self) -> Counts {
         let mut counts = Counts::default();
         for result in &self.scenarios {
-            match result.outcome {
-                Outcome::Passed => counts.passed += 1,
-                Outcome::Flaky => counts.flaky += 1,
-                Outcome::Failed { .. } => counts.failed += 1,
-                Outcome::Skipped(_) => counts.skipped += 1,
-                Outcome::Waived { .. } => counts.waived += 1,
-                Outcome::Error { .. } => counts.errors += 1,
-            }
+            counts.tally(result.outcome.name());
         }
         counts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_outcome_is_tallied_under_its_own_count() {
+        let failure = || Failure::plain("an answer");
+        let outcomes = [
+            Outcome::Passed,
+            Outcome::Flaky,
+            Outcome::Failed {
+                step: "Then".to_owned(),
+                failure: failure(),
+            },
+            Outcome::Skipped("set aside".to_owned()),
+            Outcome::Error {
+                step: "When".to_owned(),
+                failure: Failure::harness("no browser"),
+            },
+            Outcome::Waived {
+                step: "Then".to_owned(),
+                failure: failure(),
+                waivers: Vec::new(),
+            },
+        ];
+        let mut counts = Counts::default();
+        for outcome in &outcomes {
+            counts.tally(outcome.name());
+        }
+        assert_eq!(
+            counts,
+            Counts {
+                passed: 1,
+                flaky: 1,
+                failed: 1,
+                skipped: 1,
+                waived: 1,
+                errors: 1,
+            }
+        );
     }
 }

@@ -199,14 +199,7 @@ impl PastRun {
     pub fn counts(&self) -> Counts {
         let mut counts = Counts::default();
         for scenario in &self.scenarios {
-            match scenario.outcome.as_str() {
-                "passed" => counts.passed += 1,
-                "flaky" => counts.flaky += 1,
-                "failed" => counts.failed += 1,
-                "waived" => counts.waived += 1,
-                "error" => counts.errors += 1,
-                _ => counts.skipped += 1,
-            }
+            counts.tally(&scenario.outcome);
         }
         counts
     }

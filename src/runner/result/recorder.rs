@@ -22,8 +22,8 @@ use cucumber::{
 use payconf_spec::{features::file_name, requirements::Requirements};
 
 use super::{
-    Counts, EarlierTry, Failure, Handover, Outcome, RunReport, ScenarioKey, ScenarioResult,
-    StepResult, StepStatus,
+    Counts, Failure, Handover, Outcome, RunReport, ScenarioKey, ScenarioResult, StepResult,
+    StepStatus,
 };
 use crate::runner::waivers::{Decision, Waiver, Waivers, format_date};
 
@@ -49,8 +49,9 @@ pub struct Recorder {
     handover: Handover,
     /// Each scenario under way.
     running: HashMap<ScenarioKey, Running>,
-    /// Each scenario's tries that failed or erred and will run again.
-    held: HashMap<ScenarioKey, Vec<ScenarioResult>>,
+    /// Each scenario's latest try that failed or erred and will run again,
+    /// carrying the tries before it.
+    held: HashMap<ScenarioKey, ScenarioResult>,
     /// Waivers that turn failures into waived ones.
     waivers: Waivers,
     strict_waivers: bool,
@@ -215,17 +216,17 @@ impl Recorder {
                 }
             }
             Scenario::Finished => {
-                let result = self.finish(key.clone(), feature, rule, scenario);
-                let retried = retries.is_some_and(|r| r.left > 0)
-                    && matches!(
-                        result.outcome,
-                        Outcome::Failed { .. } | Outcome::Error { .. } | Outcome::Waived { .. }
-                    );
+                let mut result = self.finish(key.clone(), feature, rule, scenario);
+                if let Some(held) = self.held.remove(&key) {
+                    result.earlier = held.into_earlier();
+                }
+                let retried =
+                    retries.is_some_and(|r| r.left > 0) && result.outcome.failure().is_some();
                 if retried {
-                    self.held.entry(key).or_default().push(result);
+                    self.held.insert(key, result);
                     return None;
                 }
-                let result = self.settle(key, result);
+                let result = self.settle(result);
                 self.report().scenarios.push(result.clone());
                 return Some(result);
             }
@@ -337,30 +338,13 @@ impl Recorder {
     /// (cucumber runs again only what failed, not a step nothing matched),
     /// each settled on that try.
     fn settle_unretried(&mut self) -> Vec<ScenarioResult> {
-        let keys: Vec<ScenarioKey> = self.held.keys().cloned().collect();
-        keys.into_iter()
-            .filter_map(|key| {
-                let last = self.held.get_mut(&key)?.pop()?;
-                Some(self.settle(key, last))
-            })
-            .collect()
+        let held: Vec<ScenarioResult> = self.held.drain().map(|(_, result)| result).collect();
+        held.into_iter().map(|result| self.settle(result)).collect()
     }
 
-    /// A scenario's last try as its result: its earlier tries with it,
+    /// A scenario's last try (carrying its earlier ones) as its result:
     /// `flaky` when it passed after them, its steps counted.
-    fn settle(&mut self, key: ScenarioKey, mut result: ScenarioResult) -> ScenarioResult {
-        result.earlier = self
-            .held
-            .remove(&key)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|earlier| EarlierTry {
-                outcome: earlier.outcome,
-                blamed: earlier.blamed,
-                duration: earlier.duration,
-                leftovers: earlier.leftovers,
-            })
-            .collect();
+    fn settle(&mut self, mut result: ScenarioResult) -> ScenarioResult {
         if result.outcome == Outcome::Passed && !result.earlier.is_empty() {
             result.outcome = Outcome::Flaky;
         }

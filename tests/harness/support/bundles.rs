@@ -15,36 +15,13 @@ use payconf::runner::bundle::{
     manifest::Manifest,
 };
 
-use super::runner::payconf_run_with;
+use super::runner::{Folder, payconf_run_with};
 
 /// A bundle's files by path.
 pub type Files = BTreeMap<String, Vec<u8>>;
 
 /// A change made to a bundle's files.
 pub type Tampering = Box<dyn FnOnce(&mut Files)>;
-
-/// A folder of the test's own, removed when dropped.
-pub struct Folder(pub PathBuf);
-
-impl Folder {
-    /// A new folder under the system's temporary one, named after `name`.
-    pub fn new(name: &str) -> Self {
-        let path = std::env::temp_dir().join(format!("payconf-{name}-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&path).expect("a folder");
-        Self(path)
-    }
-
-    /// A path in it.
-    pub fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Folder {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// Runs `payconf` with `args`: its exit code, stdout and stderr.
 pub fn payconf(args: &[&str]) -> (Option<i32>, String, String) {

@@ -132,6 +132,29 @@ impl Drop for TempFile {
     }
 }
 
+/// A folder of the test's own, removed when dropped.
+pub struct Folder(pub PathBuf);
+
+impl Folder {
+    /// A new folder under the system's temporary one, named after `name`.
+    pub fn new(name: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("payconf-{name}-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&path).expect("a folder");
+        Self(path)
+    }
+
+    /// A path in it.
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// Runs `payconf run` with these arguments, without the caller's PAYCONF_* variables.
 pub fn payconf_run(args: &[&str]) -> RunOutput {
     payconf_run_with(args, &[])
