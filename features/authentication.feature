@@ -53,12 +53,12 @@ Feature: Authentication
     And the error description names "paymentToken"
 
   @reference @req:REF-AUTH-03 @req:REF-ENV-01
-  Scenario: A submit with a payment token that is not a UUID is refused with 1105
+  Scenario: A submit with a payment token that is not a UUID is refused with 1170
     When the buyer pays with the card not enrolled in 3-D Secure under the payment token "not-a-uuid"
-    Then the request is refused with HTTP 400 and code "1105"
+    Then the request is refused with HTTP 403 and code "1170"
     And the error description names "paymentToken"
 
   @reference @req:REF-AUTH-04 @req:REF-ENV-01
-  Scenario: A submit with a token the service does not hold is refused with 4800
+  Scenario: A submit with a token the service never issued is refused with 1170
     When the buyer pays with the card not enrolled in 3-D Secure under an unknown payment token
-    Then the request is refused with HTTP 403 and code "4800"
+    Then the request is refused with HTTP 403 and code "1170"

@@ -24,22 +24,32 @@ Feature: Create a payment
     Then the answer has HTTP status 200
     And the payment ID has 10 to 12 digits
 
+  @reference @req:REF-VAL-12 @production-safe @real-client
+  Scenario Outline: An amount with no decimals or one, as the real service takes it, is accepted
+    When the merchant creates a payment with amount "<amount>"
+    Then the request is correctly processed
+
+    Examples:
+      | amount |
+      | 100    |
+      | 72.5   |
+      | 1245.6 |
+
   @reference @req:REF-VAL-01 @req:REF-ENV-01 @production-safe
-  Scenario Outline: An amount not written with a dot and two decimals is refused
+  Scenario Outline: An amount that is not a number with a dot and at most two decimals is refused
     When the merchant creates a payment with amount "<amount>"
     Then the request is refused with HTTP 400 and code "<code>"
     And the error description names "amount"
 
     Examples:
-      | amount        | code |
-      | 10            | 1114 |
-      | 10.5          | 1114 |
-      | 10.000        | 1114 |
-      | 10,00         | 1113 |
-      | ten           | 1113 |
-      | -1.00         | 1113 |
-      | 0.00          | 1146 |
-      | 1000000000.00 | 1147 |
+      | amount     | code |
+      | 10.000     | 1114 |
+      | 10,00      | 1456 |
+      | ten        | 1113 |
+      | -1.00      | 1113 |
+      | 0.00       | 1146 |
+      | 1000000000 | 1147 |
+      | 1000000.00 | 1147 |
 
   @reference @req:REF-VAL-02 @req:REF-ENV-01 @production-safe
   Scenario Outline: A currency that is not an ISO 4217 code is refused
@@ -57,13 +67,13 @@ Feature: Create a payment
   @reference @req:REF-VAL-03 @req:REF-ENV-01 @production-safe
   Scenario Outline: An unusable shop transaction ID is refused
     When the merchant creates a payment with shopTransactionID "<id>"
-    Then the request is refused with HTTP 400 and code "4801"
+    Then the request is refused with HTTP 400 and code "<code>"
     And the error description names "shopTransactionID"
 
     Examples:
-      | id                                                  |
-      |                                                     |
-      | 123456789012345678901234567890123456789012345678901 |
+      | id                                                  | code |
+      |                                                     | 1115 |
+      | 123456789012345678901234567890123456789012345678901 | 1116 |
 
   @reference @req:REF-VAL-04 @req:REF-ENV-01 @production-safe
   Scenario: A shop login that is not the API key's is refused
@@ -80,9 +90,9 @@ Feature: Create a payment
     Examples:
       | field             | code |
       | shopLogin         | 1105 |
-      | amount            | 1113 |
+      | amount            | 1112 |
       | currency          | 1111 |
-      | shopTransactionID | 4801 |
+      | shopTransactionID | 1115 |
 
   @reference @req:REF-VAL-05 @req:REF-ENV-01 @production-safe
   Scenario: A create field of the wrong type is refused, naming it

@@ -91,7 +91,7 @@ Feature: The envelope and refused requests
 
   @reference @req:REF-REQ-04 @req:REF-ENV-01 @production-safe
   Scenario: An unknown path answers 404 with the envelope
-    When the merchant sends a POST request to "/api/v1/payment/refund/"
+    When the merchant sends a POST request to "/api/v1/payment/payconf-no-such-operation/"
     Then the request is refused with HTTP 404 and code "9404"
 
   @reference @req:REF-REQ-04 @req:REF-ENV-01 @production-safe

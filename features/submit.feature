@@ -36,7 +36,7 @@ Feature: Submit a payment
   Scenario: A payment token expires after its lifetime
     Given the payment's token has expired
     When the buyer pays with the card not enrolled in 3-D Secure
-    Then the request is refused with HTTP 403 and code "4800"
+    Then the request is refused with HTTP 403 and code "1457"
 
   @reference @req:REF-PAY-03 @req:REF-ENV-01 @declined-card @failure-page
   Scenario: A declined card is not paid and the buyer is sent to the failure page
@@ -85,7 +85,7 @@ Feature: Submit a payment
       | number               | code |
       | 47757188             | 1119 |
       | 47757188000020261234 | 1119 |
-      | 4775 7188 0000 2026  | 1119 |
+      | 4775 7188 0000 2026  | 1118 |
       | 4775718800002027     | 1120 |
 
   @reference @req:REF-VAL-07 @req:REF-ENV-01
@@ -114,15 +114,32 @@ Feature: Submit a payment
       | 12345 |
       | 12a   |
 
+  @reference @req:REF-VAL-10 @real-client
+  Scenario: A submit without a buyer, as clients of the real service send it, is paid
+    When the buyer pays with the card not enrolled in 3-D Secure without buyer
+    Then the request is correctly processed
+    And the transaction result is "OK"
+
+  @reference @req:REF-VAL-11 @real-client
+  Scenario Outline: A submit with DCC as the string clients of the real service send is paid
+    When the buyer pays with the card not enrolled in 3-D Secure with DCC "<dcc>"
+    Then the request is correctly processed
+    And the transaction result is "OK"
+
+    Examples:
+      | dcc   |
+      | false |
+      | true  |
+
   @reference @req:REF-VAL-09 @req:REF-ENV-01
-  Scenario Outline: A buyer without a name or with an invalid e-mail address is refused
+  Scenario Outline: A buyer's e-mail address that is given must be well formed
     When the buyer pays with the card not enrolled in 3-D Secure as "<name>" with e-mail "<email>"
-    Then the request is refused with HTTP 400 and code "1105"
+    Then the request is refused with HTTP 400 and code "1127"
     And the error description names "<field>"
 
     Examples:
       | name     | email             | field       |
-      |          | jane@mail.example | buyer.name  |
+      |          | jane              | buyer.email |
       | Jane Doe | jane              | buyer.email |
       | Jane Doe | jane@localhost    | buyer.email |
 
@@ -135,10 +152,9 @@ Feature: Submit a payment
     Examples:
       | field                                   | code |
       | shopLogin                               | 1105 |
-      | buyer                                   | 1105 |
-      | paymentTypeDetails                      | 1105 |
-      | paymentTypeDetails.creditcard           | 1105 |
-      | paymentTypeDetails.creditcard.number    | 1119 |
-      | paymentTypeDetails.creditcard.expMonth  | 1124 |
-      | paymentTypeDetails.creditcard.expYear   | 1125 |
+      | paymentTypeDetails                      | 1461 |
+      | paymentTypeDetails.creditcard           | 1461 |
+      | paymentTypeDetails.creditcard.number    | 1138 |
+      | paymentTypeDetails.creditcard.expMonth  | 1138 |
+      | paymentTypeDetails.creditcard.expYear   | 1138 |
       | paymentTypeDetails.creditcard.CVV       | 1149 |

@@ -31,7 +31,7 @@ Feature: 3-D Secure issuer authentication
     Then the answer has HTTP status 200
     And the transaction error description is "Verify By Visa"
     And the redirect address is on the service's own host
-    And the redirect address carries the shop login and the payment token
+    And the redirect address carries the shop login and the payment token as query values
 
   @reference @req:REF-3DS-02 @issuer @failure-page
   Scenario: A wrong one-time code lands the buyer on the failure page

@@ -13,6 +13,9 @@ pub struct CardNumber(String);
 /// Why a string is not a card number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CardNumberError {
+    /// Not digits only.
+    #[error("must be digits only")]
+    NotNumeric,
     /// Not 12 to 19 digits.
     #[error("must be 12 to 19 digits")]
     Length,
@@ -24,7 +27,10 @@ pub enum CardNumberError {
 impl CardNumber {
     /// Validates a card number written as digits only.
     pub fn parse(digits: &str) -> Result<Self, CardNumberError> {
-        if !(12..=19).contains(&digits.len()) || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        if !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(CardNumberError::NotNumeric);
+        }
+        if !(12..=19).contains(&digits.len()) {
             return Err(CardNumberError::Length);
         }
         if !luhn_valid(digits) {
@@ -179,16 +185,26 @@ mod tests {
     }
 
     #[test]
-    fn short_long_and_non_digit_numbers_have_the_wrong_length() {
-        for pan in [
-            "42424242424",
-            "42424242424242424242",
-            "4242 4242 4242 4242",
-            "",
-        ] {
+    fn short_and_long_numbers_have_the_wrong_length() {
+        for pan in ["42424242424", "42424242424242424242", ""] {
             assert_eq!(
                 CardNumber::parse(pan),
                 Err(CardNumberError::Length),
+                "{pan:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn numbers_with_other_characters_than_digits_are_not_numeric() {
+        for pan in [
+            "4242 4242 4242 4242",
+            "4242-4242-4242-4242",
+            "42424242424242a",
+        ] {
+            assert_eq!(
+                CardNumber::parse(pan),
+                Err(CardNumberError::NotNumeric),
                 "{pan:?}"
             );
         }

@@ -86,16 +86,21 @@ impl<'a> CreateRequest<'a> {
     pub(crate) fn read(object: &'a crate::json::Object<'a>) -> Result<Self, ApiError> {
         let fields = Fields::root(object);
         let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
-        let amount = Amount::parse(fields.required_str("amount", code::AMOUNT_NOT_NUMERIC)?)
-            .map_err(|e| {
-                let code = match e {
-                    AmountError::NotNumeric => code::AMOUNT_NOT_NUMERIC,
-                    AmountError::Decimals => code::AMOUNT_DECIMALS,
-                    AmountError::TooSmall => code::AMOUNT_TOO_SMALL,
-                    AmountError::TooLarge => code::AMOUNT_TOO_LARGE,
-                };
-                ApiError::field(code, "amount", e.to_string())
-            })?;
+        let amount = Amount::parse(fields.required_str_coded(
+            "amount",
+            code::AMOUNT_MISSING,
+            code::AMOUNT_NOT_NUMERIC,
+        )?)
+        .map_err(|e| {
+            let code = match e {
+                AmountError::NotNumeric => code::AMOUNT_NOT_NUMERIC,
+                AmountError::Decimals => code::AMOUNT_DECIMALS,
+                AmountError::Separator => code::AMOUNT_SEPARATOR,
+                AmountError::TooSmall => code::AMOUNT_TOO_SMALL,
+                AmountError::TooLarge => code::AMOUNT_TOO_LARGE,
+            };
+            ApiError::field(code, "amount", e.to_string())
+        })?;
         let currency = Currency::parse(fields.required_str("currency", code::INVALID_CURRENCY)?)
             .ok_or_else(|| {
                 ApiError::field(
@@ -104,8 +109,11 @@ impl<'a> CreateRequest<'a> {
                     "must be a three-letter upper-case ISO 4217 code",
                 )
             })?;
-        let shop_transaction_id =
-            fields.required_str("shopTransactionID", code::SHOP_TRANSACTION_ID)?;
+        let shop_transaction_id = fields.required_str_coded(
+            "shopTransactionID",
+            code::SHOP_TRANSACTION_ID_MISSING,
+            code::SHOP_TRANSACTION_ID,
+        )?;
         check_shop_transaction_id(shop_transaction_id)?;
         Ok(Self {
             shop_login,
@@ -134,19 +142,23 @@ fn authenticate(service: &Service, headers: &HeaderMap) -> Result<u32, ApiError>
         .ok_or(ApiError::InvalidApiKey)
 }
 
+/// Missing or empty is 1115, too long 1116 (the real service's codes);
+/// a control character 4801, invalid.
 fn check_shop_transaction_id(id: &str) -> Result<(), ApiError> {
-    let reason = if id.is_empty() {
-        "must not be empty"
+    let (code, reason) = if id.is_empty() {
+        (code::SHOP_TRANSACTION_ID_MISSING, "must not be empty")
     } else if id.chars().count() > MAX_SHOP_TRANSACTION_ID {
-        "must be at most 50 characters"
+        (
+            code::SHOP_TRANSACTION_ID_TOO_LONG,
+            "must be at most 50 characters",
+        )
     } else if id.chars().any(char::is_control) {
-        "must not contain control characters"
+        (
+            code::SHOP_TRANSACTION_ID,
+            "must not contain control characters",
+        )
     } else {
         return Ok(());
     };
-    Err(ApiError::field(
-        code::SHOP_TRANSACTION_ID,
-        "shopTransactionID",
-        reason,
-    ))
+    Err(ApiError::field(code, "shopTransactionID", reason))
 }

@@ -14,10 +14,20 @@ pub mod code {
     pub const INVALID_PARAMETER: &str = "1105";
     /// Invalid currency code.
     pub const INVALID_CURRENCY: &str = "1111";
+    /// Amount missing.
+    pub const AMOUNT_MISSING: &str = "1112";
     /// Amount not numeric.
     pub const AMOUNT_NOT_NUMERIC: &str = "1113";
-    /// Amount with the wrong number of decimal digits.
+    /// Amount with more decimal digits than two.
     pub const AMOUNT_DECIMALS: &str = "1114";
+    /// Amount with another decimal separator than a dot.
+    pub const AMOUNT_SEPARATOR: &str = "1456";
+    /// `shopTransactionID` missing.
+    pub const SHOP_TRANSACTION_ID_MISSING: &str = "1115";
+    /// `shopTransactionID` too long.
+    pub const SHOP_TRANSACTION_ID_TOO_LONG: &str = "1116";
+    /// Card number not numeric.
+    pub const CARD_NOT_NUMERIC: &str = "1118";
     /// Card number of the wrong length.
     pub const CARD_LENGTH: &str = "1119";
     /// Card number failing its check digit.
@@ -28,10 +38,14 @@ pub mod code {
     pub const EXPIRY_YEAR: &str = "1125";
     /// Card expired.
     pub const CARD_EXPIRED: &str = "1126";
+    /// Invalid e-mail address.
+    pub const INVALID_EMAIL: &str = "1127";
     /// Shop not recognized.
     pub const SHOP_NOT_RECOGNIZED: &str = "1131";
     /// Transaction already processed.
     pub const ALREADY_PROCESSED: &str = "1137";
+    /// Card number or expiry date missing.
+    pub const CARD_DATA_INCOMPLETE: &str = "1138";
     /// Amount too small.
     pub const AMOUNT_TOO_SMALL: &str = "1146";
     /// Amount too large.
@@ -40,10 +54,14 @@ pub mod code {
     pub const CVV: &str = "1149";
     /// Invalid API key.
     pub const INVALID_API_KEY: &str = "1166";
+    /// Invalid paymentToken: not a token the service issued.
+    pub const INVALID_PAYMENT_TOKEN: &str = "1170";
     /// Authentication header missing.
     pub const MISSING_AUTH_HEADER: &str = "1171";
-    /// Payment session expired (or never existed).
-    pub const SESSION_EXPIRED: &str = "4800";
+    /// Expired paymentToken: issued, and its lifetime is over.
+    pub const EXPIRED_PAYMENT_TOKEN: &str = "1457";
+    /// Credit-card data missing: no payment method's details at all.
+    pub const CARD_DATA_MISSING: &str = "1461";
     /// Invalid shopTransactionID.
     pub const SHOP_TRANSACTION_ID: &str = "4801";
     /// No such resource.
@@ -104,9 +122,12 @@ pub enum ApiError {
     /// No `paymentToken` header on submit.
     #[error("authentication header missing: paymentToken")]
     MissingPaymentToken,
-    /// A token the service does not hold, or one whose lifetime is over.
-    #[error("payment session expired or unknown: paymentToken")]
-    SessionExpired,
+    /// A `paymentToken` the service never issued, or not a token at all.
+    #[error("invalid paymentToken")]
+    InvalidPaymentToken,
+    /// A `paymentToken` the service issued whose lifetime is over.
+    #[error("expired paymentToken")]
+    ExpiredPaymentToken,
     /// The shop login does not belong to the key or the payment.
     #[error("shop not recognized: shopLogin {0}")]
     ShopNotRecognized(&'static str),
@@ -148,6 +169,15 @@ pub enum ApiError {
     Internal,
 }
 
+impl From<crate::store::NoSuchPayment> for ApiError {
+    fn from(missing: crate::store::NoSuchPayment) -> Self {
+        match missing {
+            crate::store::NoSuchPayment::Unknown => Self::InvalidPaymentToken,
+            crate::store::NoSuchPayment::Expired => Self::ExpiredPaymentToken,
+        }
+    }
+}
+
 impl ApiError {
     /// A field-level refusal.
     pub fn field(code: &'static str, field: impl Into<String>, reason: impl Into<String>) -> Self {
@@ -168,7 +198,8 @@ impl ApiError {
             Self::MissingApiKey
             | Self::InvalidApiKey
             | Self::MissingPaymentToken
-            | Self::SessionExpired => StatusCode::FORBIDDEN,
+            | Self::InvalidPaymentToken
+            | Self::ExpiredPaymentToken => StatusCode::FORBIDDEN,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::BodyTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
@@ -186,7 +217,8 @@ impl ApiError {
             Self::MalformedJson(_) => code::INVALID_PARAMETER,
             Self::MissingApiKey | Self::MissingPaymentToken => code::MISSING_AUTH_HEADER,
             Self::InvalidApiKey => code::INVALID_API_KEY,
-            Self::SessionExpired => code::SESSION_EXPIRED,
+            Self::InvalidPaymentToken => code::INVALID_PAYMENT_TOKEN,
+            Self::ExpiredPaymentToken => code::EXPIRED_PAYMENT_TOKEN,
             Self::ShopNotRecognized(_) => code::SHOP_NOT_RECOGNIZED,
             Self::AlreadyProcessed => code::ALREADY_PROCESSED,
             Self::UnsupportedMediaType => code::UNSUPPORTED_MEDIA_TYPE,

@@ -153,7 +153,7 @@ pub fn execute(
             }
             Ok((p.id, p.shop_transaction_id.clone(), p.currency, href))
         })
-        .map_err(|_| ApiError::SessionExpired)??;
+        .map_err(ApiError::from)??;
     let (payment_id, shop_transaction_id, currency, href) = executed;
     tracing::info!(
         payment_id,

@@ -2,11 +2,14 @@
 
 use std::fmt;
 
-/// The largest amount the reference profile accepts, in minor units.
-pub const MAX_AMOUNT_MINOR: u64 = 99_999_999_999;
+/// The most characters an amount is written with, as the real service takes
+/// it (real-service-facts, "Amounts"): `999999999` and `999999.99` are the
+/// largest.
+pub const MAX_AMOUNT_CHARS: usize = 9;
 
-/// An amount greater than zero, written `N.NN` with a dot and two decimals.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// An amount greater than zero, written with a dot and up to two decimals
+/// (`100`, `72.5`, `72.50`), in at most [`MAX_AMOUNT_CHARS`] characters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Amount {
     minor: u64,
 }
@@ -14,49 +17,57 @@ pub struct Amount {
 /// Why an amount is refused; each maps to one of the service's error codes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AmountError {
-    /// Not digits, a dot and digits.
-    #[error("must be a number written with a dot and two decimals, like 10.00")]
+    /// Not digits, optionally a dot and digits (`1113`).
+    #[error("must be a number written with a dot and at most two decimals, like 10.50")]
     NotNumeric,
-    /// Not exactly two decimals.
-    #[error("must have exactly two decimal digits, like 10.00")]
+    /// More than two decimals (`1114`).
+    #[error("must have at most two decimal digits, like 10.50")]
     Decimals,
-    /// Zero.
+    /// A comma where the dot belongs (`1456`).
+    #[error("must use a dot as the decimal separator, like 10.50")]
+    Separator,
+    /// Zero (`1146`).
     #[error("must be greater than zero")]
     TooSmall,
-    /// Over [`MAX_AMOUNT_MINOR`].
-    #[error("must be at most 999999999.99")]
+    /// More than [`MAX_AMOUNT_CHARS`] characters (`1147`).
+    #[error("must be written in at most 9 characters: at most 999999999, or 999999.99")]
     TooLarge,
 }
 
 impl Amount {
-    /// Parses the `amount` field.
+    /// Parses the `amount` field: digits, then optionally a dot and one or
+    /// two digits.
     pub fn parse(text: &str) -> Result<Self, AmountError> {
-        let Some((units, decimals)) = text.split_once('.') else {
-            return Err(if is_digits(text) {
-                AmountError::Decimals
-            } else {
-                AmountError::NotNumeric
-            });
+        let (units, decimals) = match text.split_once('.') {
+            Some((units, decimals)) => (units, Some(decimals)),
+            None => match text.split_once(',') {
+                Some((units, decimals)) if is_digits(units) && is_digits(decimals) => {
+                    return Err(AmountError::Separator);
+                }
+                _ => (text, None),
+            },
         };
-        if !is_digits(units) || !is_digits(decimals) {
+        if !is_digits(units) || decimals.is_some_and(|d| !is_digits(d)) {
             return Err(AmountError::NotNumeric);
         }
-        if decimals.len() != 2 {
+        let decimals = decimals.unwrap_or("");
+        if decimals.len() > 2 {
             return Err(AmountError::Decimals);
         }
         // No leading zeros beyond a single "0" keeps one spelling per amount.
         if units.len() > 1 && units.starts_with('0') {
             return Err(AmountError::NotNumeric);
         }
-        if units.len() > 9 {
+        if text.len() > MAX_AMOUNT_CHARS {
             return Err(AmountError::TooLarge);
         }
+        // At most 9 digits in all, so these parse and cannot overflow.
         let units: u64 = units.parse().map_err(|_| AmountError::NotNumeric)?;
-        let decimals: u64 = decimals.parse().map_err(|_| AmountError::NotNumeric)?;
-        let minor = units * 100 + decimals;
-        match minor {
+        let cents: u64 = format!("{decimals:0<2}")
+            .parse()
+            .map_err(|_| AmountError::NotNumeric)?;
+        match units * 100 + cents {
             0 => Err(AmountError::TooSmall),
-            m if m > MAX_AMOUNT_MINOR => Err(AmountError::TooLarge),
             minor => Ok(Self { minor }),
         }
     }
@@ -124,14 +135,20 @@ mod tests {
 
     #[test]
     fn well_formed_amounts_parse_to_minor_units() {
-        assert_eq!(Amount::parse("10.00").map(|a| a.minor), Ok(1000));
-        assert_eq!(Amount::parse("0.01").map(|a| a.minor), Ok(1));
+        for (text, minor) in [
+            ("10.00", 1000),
+            ("0.01", 1),
+            ("100", 10_000),
+            ("72.5", 7250),
+            ("72.50", 7250),
+            ("0.5", 50),
+            ("999999999", 99_999_999_900),
+            ("999999.99", 99_999_999),
+        ] {
+            assert_eq!(Amount::parse(text).map(|a| a.minor), Ok(minor), "{text:?}");
+        }
         assert_eq!(
-            Amount::parse("999999999.99").map(|a| a.minor),
-            Ok(MAX_AMOUNT_MINOR)
-        );
-        assert_eq!(
-            Amount::parse("1234.50").map(|a| a.to_string()),
+            Amount::parse("1234.5").map(|a| a.to_string()),
             Ok("1234.50".into())
         );
     }
@@ -139,17 +156,23 @@ mod tests {
     #[test]
     fn malformed_amounts_name_the_reason() {
         let cases = [
-            ("10", AmountError::Decimals),
-            ("10.0", AmountError::Decimals),
             ("10.000", AmountError::Decimals),
-            ("10,00", AmountError::NotNumeric),
+            ("0.125", AmountError::Decimals),
+            ("10,00", AmountError::Separator),
+            ("10,5", AmountError::Separator),
+            ("1,000.00", AmountError::NotNumeric),
+            ("10.", AmountError::NotNumeric),
             ("-1.00", AmountError::NotNumeric),
-            ("1e3.00", AmountError::NotNumeric),
+            ("1e3", AmountError::NotNumeric),
+            ("ten", AmountError::NotNumeric),
             ("", AmountError::NotNumeric),
             (".50", AmountError::NotNumeric),
             ("01.00", AmountError::NotNumeric),
+            (" 10", AmountError::NotNumeric),
             ("0.00", AmountError::TooSmall),
-            ("1000000000.00", AmountError::TooLarge),
+            ("0", AmountError::TooSmall),
+            ("1000000000", AmountError::TooLarge),
+            ("1000000.00", AmountError::TooLarge),
             ("99999999999999999999999.00", AmountError::TooLarge),
         ];
         for (text, expected) in cases {

@@ -61,7 +61,7 @@ pub async fn read_json_body(
             }
             bytes.extend_from_slice(&data);
         }
-        Ok(Some(Bytes::from(bytes)))
+        Ok::<_, ApiError>(Some(Bytes::from(bytes)))
     };
     let outcome = tokio::time::timeout(timeout, read)
         .await
@@ -152,6 +152,18 @@ impl<'a> Fields<'a> {
         name: &str,
         missing_code: &'static str,
     ) -> Result<&'a str, ApiError> {
+        self.required_str_coded(name, missing_code, missing_code)
+    }
+
+    /// A string field that must be present, where the real service answers
+    /// a missing field with another code than a value of the wrong type
+    /// (`amount`: 1112 missing, 1113 not numeric).
+    pub fn required_str_coded(
+        &self,
+        name: &str,
+        missing_code: &'static str,
+        wrong_type_code: &'static str,
+    ) -> Result<&'a str, ApiError> {
         match self.object.get(name) {
             Some(Json::String(s)) => Ok(s),
             None | Some(Json::Null) => Err(ApiError::field(
@@ -160,7 +172,7 @@ impl<'a> Fields<'a> {
                 "is required",
             )),
             Some(_) => Err(ApiError::field(
-                missing_code,
+                wrong_type_code,
                 self.path_of(name),
                 "must be a string",
             )),
@@ -180,10 +192,16 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// An object field that must be present.
-    pub fn required_object(&self, name: &'a str, path: &'a str) -> Result<Fields<'a>, ApiError> {
+    /// An object field that must be present, its absence answered with
+    /// `missing_code`.
+    pub fn required_object(
+        &self,
+        name: &'a str,
+        path: &'a str,
+        missing_code: &'static str,
+    ) -> Result<Fields<'a>, ApiError> {
         self.optional_object(name, path)?
-            .ok_or_else(|| ApiError::field(code::INVALID_PARAMETER, path, "is required"))
+            .ok_or_else(|| ApiError::field(missing_code, path, "is required"))
     }
 
     /// An object field that may be absent or null. `path` is its dotted path,
@@ -231,7 +249,7 @@ mod tests {
     fn field_errors_name_the_dotted_path() {
         let object = parse_json_object(br#"{"card": {"number": 4}}"#).expect("object");
         let card = Fields::root(&object)
-            .required_object("card", "card")
+            .required_object("card", "card", "1105")
             .expect("present");
         let err = card.required_str("number", "1119").expect_err("a number");
         assert_eq!(err.to_string(), "card.number must be a string");

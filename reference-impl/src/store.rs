@@ -3,9 +3,12 @@
 //! The store is split into shards, each a hash map behind its own lock, so
 //! concurrent calls on different payments rarely meet, and every state
 //! transition of one payment happens inside one critical section: two submits
-//! of the same token cannot both see it unsubmitted. Payments past their
-//! lifetime are invisible at once and removed by [`PaymentStore::sweep`], one
-//! shard at a time, so a sweep never holds up the whole service.
+//! of the same token cannot both see it unsubmitted. A payment past its
+//! lifetime cannot be used at once, but the store remembers it for
+//! [`EXPIRED_REMEMBERED`] more, so that its token is told apart from one
+//! never issued (`1457` expired, not `1170` invalid); then
+//! [`PaymentStore::sweep`] removes it, one shard at a time, so a sweep never
+//! holds up the whole service.
 //!
 //! With a data file, the store queues each payment to the journal when it
 //! is created and whenever a call changes it, under its lock (so the file
@@ -156,9 +159,18 @@ pub struct NewPayment {
 /// [`PaymentStore::keep_submitted`].
 pub const SUBMITTED_RETENTION: Duration = Duration::from_secs(15 * 60);
 
-/// A payment's token could not be used.
+/// How long a payment past its lifetime is remembered, its token answered
+/// as expired rather than unknown.
+pub const EXPIRED_REMEMBERED: Duration = Duration::from_secs(15 * 60);
+
+/// Why a payment's token could not be used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NoSuchPayment;
+pub enum NoSuchPayment {
+    /// The store holds no payment of that token: never issued, or forgotten.
+    Unknown,
+    /// The token was issued and its lifetime is over.
+    Expired,
+}
 
 type Shard = Mutex<HashMap<Uuid, Payment, BuildHasherDefault<TokenHasher>>>;
 
@@ -173,6 +185,8 @@ pub struct PaymentStore {
     epoch: Instant,
     /// How long a token lives after create.
     lifetime: Duration,
+    /// How long a payment past its lifetime is remembered as expired.
+    remembered_ms: u64,
     /// Where changes are written, with a data file.
     journal: Option<Arc<dyn PaymentLog>>,
 }
@@ -193,6 +207,15 @@ impl PaymentStore {
         Self::journaled(lifetime, None)
     }
 
+    /// An empty store whose expired payments are remembered for `remembered`.
+    #[cfg(test)]
+    pub fn remembering(lifetime: Duration, remembered: Duration) -> Self {
+        Self {
+            remembered_ms: duration_ms(remembered),
+            ..Self::new(lifetime)
+        }
+    }
+
     /// An empty store whose changes are written to `journal`, when given.
     pub fn journaled(lifetime: Duration, journal: Option<Arc<dyn PaymentLog>>) -> Self {
         // A random start keeps IDs of separate runs apart; counting up from it
@@ -203,21 +226,30 @@ impl PaymentStore {
             next_id: AtomicU64::new(start),
             epoch: Instant::now(),
             lifetime,
+            remembered_ms: duration_ms(EXPIRED_REMEMBERED),
             journal,
         }
     }
 
-    /// Puts back a payment read from the data file, unless its lifetime
-    /// is over; payment IDs go on counting from above the highest seen.
+    /// Puts back a payment read from the data file, unless it is past the
+    /// time it is remembered; payment IDs go on counting from above the
+    /// highest seen.
     pub fn restore(&self, token: Uuid, mut payment: Payment, expires_unix_ms: u64) {
         let now_unix = timeline::now_ms();
-        let Some(left) = expires_unix_ms.checked_sub(now_unix).filter(|l| *l > 0) else {
+        if expires_unix_ms.saturating_add(self.remembered_ms) <= now_unix {
             if let Some(journal) = &self.journal {
                 journal.forget(vec![token]);
             }
             return;
+        }
+        // A payment already expired keeps its distance from now, as far as
+        // the store's clock reaches back.
+        payment.expires_at_ms = match expires_unix_ms.checked_sub(now_unix) {
+            Some(left) => self.now_ms().saturating_add(left),
+            None => self
+                .now_ms()
+                .saturating_sub(now_unix.saturating_sub(expires_unix_ms)),
         };
-        payment.expires_at_ms = self.now_ms().saturating_add(left);
         self.next_id
             .fetch_max(payment.id.saturating_add(1), Ordering::Relaxed);
         self.shard(&token).lock().insert(token, payment);
@@ -271,7 +303,8 @@ impl PaymentStore {
     }
 
     /// Runs `f` on the live payment a token names, under its shard's lock;
-    /// a payment `f` changed is queued to the journal.
+    /// a payment `f` changed is queued to the journal. A payment past its
+    /// lifetime is [`NoSuchPayment::Expired`] while it is remembered.
     pub fn with_payment<R>(
         &self,
         token: &Uuid,
@@ -291,7 +324,8 @@ impl PaymentStore {
                 }
                 Ok(answer)
             }
-            _ => Err(NoSuchPayment),
+            Some(payment) if self.remembered(payment, now) => Err(NoSuchPayment::Expired),
+            _ => Err(NoSuchPayment::Unknown),
         }
     }
 
@@ -307,7 +341,7 @@ impl PaymentStore {
         }
     }
 
-    /// Removes payments whose lifetime is over, one shard at a time; returns how many.
+    /// Removes payments no longer remembered, one shard at a time; returns how many.
     #[cfg(test)]
     pub fn sweep(&self) -> usize {
         (0..self.shards.len()).map(|i| self.sweep_shard(i)).sum()
@@ -318,8 +352,14 @@ impl PaymentStore {
         self.shards.len()
     }
 
-    /// Removes the expired payments of one shard, holding only its lock, and
-    /// gives memory back when most of the shard was expired; returns how many.
+    /// Whether a payment is still held: live, or expired and remembered.
+    fn remembered(&self, payment: &Payment, now: u64) -> bool {
+        payment.expires_at_ms.saturating_add(self.remembered_ms) > now
+    }
+
+    /// Removes the payments of one shard that are no longer remembered,
+    /// holding only its lock, and gives memory back when most of the shard
+    /// was removed; returns how many.
     pub fn sweep_shard(&self, index: usize) -> usize {
         let now = self.now_ms();
         let Some(shard) = self.shards.get(index) else {
@@ -329,11 +369,11 @@ impl PaymentStore {
         let before = shard.len();
         let mut gone = Vec::new();
         shard.retain(|token, p| {
-            let live = p.expires_at_ms > now;
-            if !live && self.journal.is_some() {
+            let kept = self.remembered(p, now);
+            if !kept && self.journal.is_some() {
                 gone.push(*token);
             }
-            live
+            kept
         });
         if let Some(journal) = &self.journal {
             journal.forget(gone);
@@ -437,10 +477,24 @@ mod tests {
     }
 
     #[test]
-    fn a_payment_past_its_lifetime_is_gone_and_swept() {
-        let store = PaymentStore::new(Duration::ZERO);
+    fn a_payment_past_its_lifetime_is_expired_while_remembered_then_swept() {
+        let store = PaymentStore::remembering(Duration::ZERO, Duration::from_millis(40));
         let (token, _) = store.create(new_payment());
-        assert_eq!(store.with_payment(&token, |p| p.id), Err(NoSuchPayment));
+        let never_issued = Uuid::new_v4();
+        assert_eq!(
+            store.with_payment(&token, |p| p.id),
+            Err(NoSuchPayment::Expired)
+        );
+        assert_eq!(
+            store.with_payment(&never_issued, |p| p.id),
+            Err(NoSuchPayment::Unknown)
+        );
+        assert_eq!(store.sweep(), 0, "remembered, so kept");
+        std::thread::sleep(Duration::from_millis(60));
+        assert_eq!(
+            store.with_payment(&token, |p| p.id),
+            Err(NoSuchPayment::Unknown)
+        );
         assert_eq!(store.sweep(), 1);
         assert_eq!(store.len(), 0);
     }
@@ -455,14 +509,17 @@ mod tests {
 
     #[test]
     fn a_submitted_payment_outlives_its_token_lifetime() {
-        let store = PaymentStore::new(Duration::from_millis(30));
+        let store = PaymentStore::remembering(Duration::from_millis(30), Duration::ZERO);
         let (submitted, id) = store.create(new_payment());
         let (waiting, _) = store.create(new_payment());
         store
             .with_payment(&submitted, |p| store.keep_submitted(p))
             .expect("live when submitted");
         std::thread::sleep(Duration::from_millis(60));
-        assert_eq!(store.with_payment(&waiting, |p| p.id), Err(NoSuchPayment));
+        assert_eq!(
+            store.with_payment(&waiting, |p| p.id),
+            Err(NoSuchPayment::Unknown)
+        );
         assert_eq!(store.with_payment(&submitted, |p| p.id), Ok(id));
         assert_eq!(store.sweep(), 1, "only the unsubmitted payment is swept");
     }

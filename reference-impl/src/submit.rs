@@ -76,10 +76,7 @@ async fn submit_payment(
 ) -> Result<Response<Body>, ApiError> {
     let token = *token;
     // Refuse an unknown or expired token before reading card data for it.
-    let merchant = service
-        .store
-        .with_payment(&token, |p| p.merchant)
-        .map_err(|_| ApiError::SessionExpired)?;
+    let merchant = service.store.with_payment(&token, |p| p.merchant)?;
     let body = read_json_body(
         &parts.headers,
         body,
@@ -98,8 +95,7 @@ async fn submit_payment(
     }
     let already_processed = service
         .store
-        .with_payment(&token, |p| p.state != PaymentState::Created)
-        .map_err(|_| ApiError::SessionExpired)?;
+        .with_payment(&token, |p| p.state != PaymentState::Created)?;
     if already_processed {
         return Err(ApiError::AlreadyProcessed);
     }
@@ -156,6 +152,9 @@ pub(crate) fn read_payment_data(
     Ok((card, redirects))
 }
 
+/// The `paymentToken` header: missing is `1171`, like the API key; a value
+/// that is no token the service could have issued is `1170`, as one it
+/// never issued (real-service-operations, §3).
 pub(crate) fn payment_token(headers: &HeaderMap) -> Result<Uuid, ApiError> {
     let value = headers
         .get("paymentToken")
@@ -164,23 +163,30 @@ pub(crate) fn payment_token(headers: &HeaderMap) -> Result<Uuid, ApiError> {
         .to_str()
         .ok()
         .and_then(|v| Uuid::try_parse(v.trim()).ok())
-        .ok_or_else(|| ApiError::field(code::INVALID_PARAMETER, "paymentToken", "must be a UUID"))
+        .ok_or(ApiError::InvalidPaymentToken)
 }
 
+/// The buyer is optional, and so are its name and e-mail address: the real
+/// service marks only `shopLogin` mandatory, and a widely used client of it
+/// sends no `buyer` (real-service-facts, "Submit needs only `shopLogin`").
+/// What is given must be well formed; an empty string is taken as not given.
 fn check_buyer(fields: &Fields<'_>) -> Result<(), ApiError> {
-    let buyer = fields.required_object("buyer", "buyer")?;
-    let name = buyer.required_str("name", code::INVALID_PARAMETER)?;
-    if !name_well_formed(name) {
+    let Some(buyer) = fields.optional_object("buyer", "buyer")? else {
+        return Ok(());
+    };
+    let given = |name: &str| -> Result<Option<&str>, ApiError> {
+        Ok(buyer.optional_str(name)?.filter(|value| !value.is_empty()))
+    };
+    if given("name")?.is_some_and(|name| !name_well_formed(name)) {
         return Err(ApiError::field(
             code::INVALID_PARAMETER,
             "buyer.name",
             "must be 1 to 100 characters, without control characters",
         ));
     }
-    let email = buyer.required_str("email", code::INVALID_PARAMETER)?;
-    if !email_well_formed(email) {
+    if given("email")?.is_some_and(|email| !email_well_formed(email)) {
         return Err(ApiError::field(
-            code::INVALID_PARAMETER,
+            code::INVALID_EMAIL,
             "buyer.email",
             "must be an e-mail address",
         ));
@@ -206,19 +212,36 @@ pub(crate) fn email_well_formed(email: &str) -> bool {
         && !email.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
+/// The card's fields with the real service's codes (real-service-operations
+/// §3): no card at all is 1461, its number or expiry missing 1138, a number
+/// of other characters than digits 1118.
 fn read_card(fields: &Fields<'_>) -> Result<SubmittedCard, ApiError> {
-    let details = fields.required_object("paymentTypeDetails", "paymentTypeDetails")?;
-    let card = details.required_object("creditcard", "paymentTypeDetails.creditcard")?;
-    let number =
-        CardNumber::parse(card.required_str("number", code::CARD_LENGTH)?).map_err(|e| {
-            let code = match e {
-                CardNumberError::Length => code::CARD_LENGTH,
-                CardNumberError::CheckDigit => code::CARD_CHECK_DIGIT,
-            };
-            ApiError::field(code, card.path_of("number"), e.to_string())
-        })?;
-    let month = card.required_str("expMonth", code::EXPIRY_MONTH)?;
-    let year = card.required_str("expYear", code::EXPIRY_YEAR)?;
+    let details = fields.required_object(
+        "paymentTypeDetails",
+        "paymentTypeDetails",
+        code::CARD_DATA_MISSING,
+    )?;
+    let card = details.required_object(
+        "creditcard",
+        "paymentTypeDetails.creditcard",
+        code::CARD_DATA_MISSING,
+    )?;
+    let number = CardNumber::parse(card.required_str_coded(
+        "number",
+        code::CARD_DATA_INCOMPLETE,
+        code::CARD_LENGTH,
+    )?)
+    .map_err(|e| {
+        let code = match e {
+            CardNumberError::NotNumeric => code::CARD_NOT_NUMERIC,
+            CardNumberError::Length => code::CARD_LENGTH,
+            CardNumberError::CheckDigit => code::CARD_CHECK_DIGIT,
+        };
+        ApiError::field(code, card.path_of("number"), e.to_string())
+    })?;
+    let month =
+        card.required_str_coded("expMonth", code::CARD_DATA_INCOMPLETE, code::EXPIRY_MONTH)?;
+    let year = card.required_str_coded("expYear", code::CARD_DATA_INCOMPLETE, code::EXPIRY_YEAR)?;
     Expiry::parse(month, year, current_year_month()).map_err(|e| {
         let (code, field) = match e {
             ExpiryError::Month => (code::EXPIRY_MONTH, "expMonth"),

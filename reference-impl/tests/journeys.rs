@@ -333,3 +333,95 @@ async fn the_issuer_page_escapes_what_it_echoes() {
         "the reference is shown as text: {shown:?}"
     );
 }
+
+/// A merchant's code written for the real service, sending what its clients
+/// send (real-service-facts, "Read again"): paths without the trailing
+/// slash, an amount without decimals or with one, no `buyer`, `DCC` as a
+/// string, and no `Authorization` on submit. Each is paid, or sent to the
+/// issuer for the enrolled card.
+#[tokio::test]
+async fn a_real_service_clients_create_and_submit_are_paid() {
+    let sandbox = Sandbox::start().await;
+    for (amount, card, dcc, result) in [
+        ("100", FRICTIONLESS, json!("false"), "OK"),
+        ("72.5", FRICTIONLESS, json!("true"), "OK"),
+        ("72.50", THREE_DS, json!(null), ""),
+    ] {
+        let created = sandbox
+            .post_raw(
+                "createPayment",
+                "/api/v1/payment/create",
+                &[
+                    ("Content-Type", "application/json".to_owned()),
+                    ("Authorization", format!("apikey {DEFAULT_API_KEY}")),
+                ],
+                json!({
+                    "shopLogin": DEFAULT_SHOP_LOGIN,
+                    "amount": amount,
+                    "currency": "EUR",
+                    "shopTransactionID": format!("order-{amount}"),
+                })
+                .to_string()
+                .into_bytes(),
+            )
+            .await;
+        assert_eq!(
+            created.code(),
+            "0",
+            "create of {amount}: {:#}",
+            created.body
+        );
+        let token = created.payload()["paymentToken"]
+            .as_str()
+            .expect("token")
+            .to_owned();
+        let submitted = sandbox
+            .post_raw(
+                "submitPayment",
+                "/api/v1/payment/submit",
+                &[
+                    ("Content-Type", "application/json"),
+                    ("paymentToken", &token),
+                ],
+                json!({
+                    "shopLogin": DEFAULT_SHOP_LOGIN,
+                    "paymentTypeDetails": {"creditcard": {
+                        "number": card, "expMonth": "05", "expYear": "99", "CVV": "999", "DCC": dcc,
+                    }},
+                })
+                .to_string()
+                .into_bytes(),
+            )
+            .await;
+        assert_eq!(
+            submitted.code(),
+            "0",
+            "submit of {amount}: {:#}",
+            submitted.body
+        );
+        assert_eq!(submitted.payload()["transactionResult"], result);
+    }
+}
+
+/// A buyer's name and e-mail address are optional, each alone; what is
+/// given must still be well formed.
+#[tokio::test]
+async fn a_buyer_without_a_name_or_an_e_mail_address_is_paid() {
+    let sandbox = Sandbox::start().await;
+    for buyer in [
+        json!({}),
+        json!({"email": "jane@mail.example"}),
+        json!({"name": "Jane", "email": ""}),
+        json!(null),
+    ] {
+        let (token, _) = sandbox.create().await;
+        let answer = sandbox
+            .submit_with(
+                Some(&token),
+                &with(submit_body(FRICTIONLESS), "/buyer", buyer.clone()),
+            )
+            .await;
+        assert_eq!(answer.code(), "0", "buyer {buyer}: {:#}", answer.body);
+        assert_eq!(answer.payload()["transactionResult"], "OK");
+    }
+}

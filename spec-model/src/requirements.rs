@@ -31,6 +31,9 @@ pub struct Requirement {
     pub id: String,
     /// Core or reference.
     pub profile: Profile,
+    /// For a reference requirement, what it rests on; `section` cites it.
+    #[serde(default)]
+    pub source: Option<Source>,
     /// Where it comes from.
     pub section: String,
     /// The statement, summarised.
@@ -48,6 +51,30 @@ pub struct Requirement {
     /// step's pass is evidence for it.
     #[serde(default)]
     pub steps: Vec<String>,
+}
+
+/// What a reference requirement rests on (`docs/readings.md` lists each).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// A statement of the contract itself.
+    Contract,
+    /// What the real service is known to do: `real-service-facts.md` or
+    /// `real-service-operations.md`.
+    RealService,
+    /// The reference profile's own choice, where nothing is known.
+    Choice,
+}
+
+impl Source {
+    /// How `docs/readings.md` names it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Contract => "contract",
+            Self::RealService => "real-service fact",
+            Self::Choice => "our choice",
+        }
+    }
 }
 
 impl Requirement {
@@ -150,6 +177,13 @@ impl Requirements {
                 return Err(RequirementsError::Invalid(format!(
                     "{}: reference requirements, and only they, are numbered REF-; \
                      robustness ones, and only they, ROB-",
+                    requirement.id
+                )));
+            }
+            if (requirement.profile == Profile::Reference) != requirement.source.is_some() {
+                return Err(RequirementsError::Invalid(format!(
+                    "{}: reference requirements, and only they, name their source \
+                     (contract, real-service or choice)",
                     requirement.id
                 )));
             }
@@ -301,5 +335,18 @@ mod tests {
         assert!(Requirements::from_yaml(misnamed).is_err());
         let bad_field = "requirements:\n  - {id: A-1, profile: core, section: s, summary: x, fields: [payload]}";
         assert!(Requirements::from_yaml(bad_field).is_err());
+    }
+
+    #[test]
+    fn a_reference_requirement_without_its_source_is_refused() {
+        let sourced = "requirements:\n  - {id: REF-A-1, profile: reference, source: choice, section: s, summary: x}";
+        assert!(Requirements::from_yaml(sourced).is_ok());
+        let unsourced =
+            "requirements:\n  - {id: REF-A-1, profile: reference, section: s, summary: x}";
+        let refused = Requirements::from_yaml(unsourced).expect_err("no source");
+        assert!(refused.to_string().contains("REF-A-1"), "{refused}");
+        let core_sourced =
+            "requirements:\n  - {id: A-1, profile: core, source: choice, section: s, summary: x}";
+        assert!(Requirements::from_yaml(core_sourced).is_err());
     }
 }

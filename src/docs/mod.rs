@@ -192,6 +192,8 @@ struct RequirementView {
     id: String,
     profile: &'static str,
     summary: String,
+    /// For a reference requirement, what it rests on, in words.
+    source: Option<&'static str>,
     section: String,
     scenarios: Vec<ScenarioLink>,
 }
@@ -317,6 +319,7 @@ impl Site {
                 id: r.id.clone(),
                 profile: r.profile.name(),
                 summary: r.summary.clone(),
+                source: r.source.map(|source| source.words()),
                 section: r.section.clone(),
                 scenarios: scenarios
                     .iter()

@@ -17,7 +17,7 @@ use crate::support::{
         BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, core_scenarios_checking,
         payconf_run_async, scenarios_where,
     },
-    twin::{Defect, IssuerStyle, PageStyle, TwinService, Variation},
+    twin::{Defect, IssuerStyle, PageStyle, REAL_CLIENT, TwinService, Variation},
 };
 use payconf_spec::{
     Profile,
@@ -139,6 +139,20 @@ async fn the_conformant_twin_passes_the_robustness_profile() {
     let robustness = scenarios_where(|s| s.profile == Some(Profile::Robustness));
     assert_eq!(output.passed(), robustness, "{}", output.stdout);
     assert!(output.seed().is_some(), "{}", output.stdout);
+}
+
+/// What clients of the real service send (no `buyer`, `DCC` as a string,
+/// an amount without two decimals) the twin takes, as the real service
+/// does: the reference scenarios of that area pass, and each of its three
+/// defects fails exactly its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conformant_twin_takes_what_clients_of_the_real_service_send() {
+    let twin = TwinService::start(None).await;
+    let output = run_against(twin, "form", Some(REAL_CLIENT)).await;
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    let expected = scenarios_where(|s| s.tags.iter().any(|t| format!("@{t}") == REAL_CLIENT));
+    assert!(expected.len() >= 3, "{expected:?}");
+    assert_eq!(output.passed(), expected, "{}", output.stdout);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

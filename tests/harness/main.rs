@@ -24,6 +24,7 @@ mod notifications;
 mod plan;
 mod production_guard;
 mod proxy;
+mod readings;
 mod redaction;
 mod release_gate;
 mod reports;

@@ -265,6 +265,14 @@ fn every_refusal() -> Vec<ApiError> {
         code::INVALID_CURRENCY,
         code::AMOUNT_NOT_NUMERIC,
         code::AMOUNT_DECIMALS,
+        code::AMOUNT_SEPARATOR,
+        code::AMOUNT_MISSING,
+        code::SHOP_TRANSACTION_ID_MISSING,
+        code::SHOP_TRANSACTION_ID_TOO_LONG,
+        code::CARD_NOT_NUMERIC,
+        code::CARD_DATA_INCOMPLETE,
+        code::CARD_DATA_MISSING,
+        code::INVALID_EMAIL,
         code::CARD_LENGTH,
         code::CARD_CHECK_DIGIT,
         code::EXPIRY_MONTH,
@@ -284,7 +292,8 @@ fn every_refusal() -> Vec<ApiError> {
         ApiError::MissingApiKey,
         ApiError::InvalidApiKey,
         ApiError::MissingPaymentToken,
-        ApiError::SessionExpired,
+        ApiError::InvalidPaymentToken,
+        ApiError::ExpiredPaymentToken,
         ApiError::ShopNotRecognized("x"),
         ApiError::AlreadyProcessed,
         ApiError::UnsupportedMediaType,
@@ -302,7 +311,8 @@ fn every_refusal() -> Vec<ApiError> {
             | ApiError::MissingApiKey
             | ApiError::InvalidApiKey
             | ApiError::MissingPaymentToken
-            | ApiError::SessionExpired
+            | ApiError::InvalidPaymentToken
+            | ApiError::ExpiredPaymentToken
             | ApiError::ShopNotRecognized(_)
             | ApiError::AlreadyProcessed
             | ApiError::UnsupportedMediaType

@@ -118,6 +118,10 @@ impl Entered {
                 problems.push(("cardNumber", "Enter the card number."));
                 None
             }
+            Err(CardNumberError::NotNumeric) => {
+                problems.push(("cardNumber", "A card number has digits only."));
+                None
+            }
             Err(CardNumberError::Length) => {
                 problems.push(("cardNumber", "A card number has 12 to 19 digits."));
                 None

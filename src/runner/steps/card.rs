@@ -328,6 +328,24 @@ async fn pays_as_buyer(
     world.settle(checked)
 }
 
+/// `DCC` as clients of the real service send it: the strings `"false"` and
+/// `"true"` as well as null (real-service-facts, "Read again").
+#[when(expr = "the buyer pays with {card} with DCC {string}")]
+async fn pays_with_dcc(
+    world: &mut PaymentWorld,
+    card: CardChoice,
+    dcc: String,
+) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        pay_with_changes(world, card, TokenChoice::Created, |body| {
+            body["paymentTypeDetails"]["creditcard"]["DCC"] = Value::String(dcc);
+        })
+        .await
+    })
+    .await;
+    world.settle(checked)
+}
+
 #[when(expr = "the buyer pays with {card} without {field}")]
 async fn pays_without_field(
     world: &mut PaymentWorld,

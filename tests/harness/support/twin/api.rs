@@ -60,6 +60,13 @@ impl Twin {
                 return self.unusable(400, "FIELD_MISSING", &format!("{field} is required"));
             }
         }
+        let two_decimals = body["amount"]
+            .as_str()
+            .and_then(|amount| amount.split_once('.'))
+            .is_some_and(|(_, decimals)| decimals.len() == 2);
+        if self.has(Defect::AmountDecimalsRequired) && !two_decimals {
+            return self.refusal("AMOUNT_FORMAT", "amount must have two decimals");
+        }
 
         let number = if self.has(Defect::PaymentIdRepeated) {
             4_210_000_000_000
@@ -195,6 +202,16 @@ impl Twin {
         let Some(body) = self.read(&request.body) else {
             return self.unusable(400, "BAD_JSON", "request body is not JSON");
         };
+        if self.has(Defect::BuyerRequired) && !body["buyer"].is_object() {
+            return self.refusal("BUYER_REQUIRED", "buyer is required");
+        }
+        if self.has(Defect::DccStringRefused)
+            && body
+                .pointer("/paymentTypeDetails/creditcard/DCC")
+                .is_some_and(Value::is_string)
+        {
+            return self.refusal("DCC_TYPE", "DCC must be null or an object");
+        }
         let now = std::time::Instant::now();
         // The defects that claim a token in two steps answer late, so that
         // submits at once and a submit again tell apart.

@@ -1,6 +1,10 @@
 //! The defect catalogue (`spec/defects.yaml`) as switches on the twin: each
 //! variant breaks exactly one core or robustness requirement, or one of the
-//! reference profile's notifications, which the twin follows.
+//! reference profile's in an area the twin follows it in: the notifications,
+//! and taking what clients of the real service send.
+
+/// The scenarios that send what clients of the real service send.
+pub const REAL_CLIENT: &str = "@real-client";
 
 /// One entry of the defect catalogue, `spec/defects.yaml`, by the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,11 +65,14 @@ pub enum Defect {
     IssuerPaymentsNotNotified,
     SignatureWithoutTimestamp,
     RefusedNotificationNotRetried,
+    BuyerRequired,
+    DccStringRefused,
+    AmountDecimalsRequired,
 }
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 56] = [
+    pub const ALL: [Self; 59] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -122,6 +129,9 @@ impl Defect {
         Self::IssuerPaymentsNotNotified,
         Self::SignatureWithoutTimestamp,
         Self::RefusedNotificationNotRetried,
+        Self::BuyerRequired,
+        Self::DccStringRefused,
+        Self::AmountDecimalsRequired,
     ];
 
     /// Its id in the catalogue: the variant's name in kebab case.
@@ -188,6 +198,15 @@ impl Defect {
         )
     }
 
+    /// Whether the defect refuses what clients of the real service send,
+    /// which the twin takes: its runs select `@real-client`.
+    pub fn real_client(self) -> bool {
+        matches!(
+            self,
+            Self::BuyerRequired | Self::DccStringRefused | Self::AmountDecimalsRequired
+        )
+    }
+
     /// The tag expression a run judging it selects: none (the core
     /// scenarios), or its opt-in area's.
     pub fn selects(self) -> Option<&'static str> {
@@ -195,6 +214,8 @@ impl Defect {
             Some("@robustness")
         } else if self.notification() {
             Some("@notification")
+        } else if self.real_client() {
+            Some(REAL_CLIENT)
         } else {
             None
         }

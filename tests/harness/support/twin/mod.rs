@@ -35,7 +35,7 @@ mod service;
 mod transport;
 mod variation;
 
-pub use defect::Defect;
+pub use defect::{Defect, REAL_CLIENT};
 pub use issuer::IssuerStyle;
 pub use notify::SIGNING_SECRET;
 pub use page::PageStyle;
