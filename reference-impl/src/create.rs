@@ -86,29 +86,8 @@ impl<'a> CreateRequest<'a> {
     pub(crate) fn read(object: &'a crate::json::Object<'a>) -> Result<Self, ApiError> {
         let fields = Fields::root(object);
         let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
-        let amount = Amount::parse(fields.required_str_coded(
-            "amount",
-            code::AMOUNT_MISSING,
-            code::AMOUNT_NOT_NUMERIC,
-        )?)
-        .map_err(|e| {
-            let code = match e {
-                AmountError::NotNumeric => code::AMOUNT_NOT_NUMERIC,
-                AmountError::Decimals => code::AMOUNT_DECIMALS,
-                AmountError::Separator => code::AMOUNT_SEPARATOR,
-                AmountError::TooSmall => code::AMOUNT_TOO_SMALL,
-                AmountError::TooLarge => code::AMOUNT_TOO_LARGE,
-            };
-            ApiError::field(code, "amount", e.to_string())
-        })?;
-        let currency = Currency::parse(fields.required_str("currency", code::INVALID_CURRENCY)?)
-            .ok_or_else(|| {
-                ApiError::field(
-                    code::INVALID_CURRENCY,
-                    "currency",
-                    "must be a three-letter upper-case ISO 4217 code",
-                )
-            })?;
+        let amount = read_amount(&fields)?;
+        let currency = read_currency(&fields)?;
         let shop_transaction_id = fields.required_str_coded(
             "shopTransactionID",
             code::SHOP_TRANSACTION_ID_MISSING,
@@ -124,9 +103,43 @@ impl<'a> CreateRequest<'a> {
     }
 }
 
+/// An amount, each refusal with the real service's code.
+pub(crate) fn parse_amount(text: &str) -> Result<Amount, ApiError> {
+    Amount::parse(text).map_err(|e| {
+        let code = match e {
+            AmountError::NotNumeric => code::AMOUNT_NOT_NUMERIC,
+            AmountError::Decimals => code::AMOUNT_DECIMALS,
+            AmountError::Separator => code::AMOUNT_SEPARATOR,
+            AmountError::TooSmall => code::AMOUNT_TOO_SMALL,
+            AmountError::TooLarge => code::AMOUNT_TOO_LARGE,
+        };
+        ApiError::field(code, "amount", e.to_string())
+    })
+}
+
+/// The `amount` field: missing is 1112, another type than a string 1113.
+pub(crate) fn read_amount(fields: &Fields<'_>) -> Result<Amount, ApiError> {
+    parse_amount(fields.required_str_coded(
+        "amount",
+        code::AMOUNT_MISSING,
+        code::AMOUNT_NOT_NUMERIC,
+    )?)
+}
+
+/// The `currency` field, with the real service's code.
+pub(crate) fn read_currency(fields: &Fields<'_>) -> Result<Currency, ApiError> {
+    Currency::parse(fields.required_str("currency", code::INVALID_CURRENCY)?).ok_or_else(|| {
+        ApiError::field(
+            code::INVALID_CURRENCY,
+            "currency",
+            "must be a three-letter upper-case ISO 4217 code",
+        )
+    })
+}
+
 /// Finds the merchant whose key the `Authorization: apikey <KEY>` header
 /// carries (compared in constant time: see [`crate::profiles::Profiles::by_api_key`]).
-fn authenticate(service: &Service, headers: &HeaderMap) -> Result<u32, ApiError> {
+pub(crate) fn authenticate(service: &Service, headers: &HeaderMap) -> Result<u32, ApiError> {
     let value = headers
         .get(header::AUTHORIZATION)
         .ok_or(ApiError::MissingApiKey)?;

@@ -64,6 +64,14 @@ pub mod code {
     pub const CARD_DATA_MISSING: &str = "1461";
     /// Invalid shopTransactionID.
     pub const SHOP_TRANSACTION_ID: &str = "4801";
+    /// A `paymentID` that is not one (digits).
+    pub const WRONG_PAYMENT_ID: &str = "1413";
+    /// No transaction has the identifiers given.
+    pub const TRANSACTION_NOT_FOUND: &str = "2011";
+    /// Several transactions have the `shopTransactionID` given.
+    pub const TRANSACTION_AMBIGUOUS: &str = "2012";
+    /// None of `paymentID`, `shopTransactionID`, `bankTransactionID` given.
+    pub const TRANSACTION_IDS_EMPTY: &str = "2016";
     /// No such resource.
     pub const NOT_FOUND: &str = "9404";
     /// Method not allowed on this path.
@@ -134,6 +142,17 @@ pub enum ApiError {
     /// The payment was already submitted.
     #[error("transaction already processed")]
     AlreadyProcessed,
+    /// None of the identifiers a payment is named by after submit.
+    #[error("paymentID, shopTransactionID or bankTransactionID is required")]
+    NoTransactionId,
+    /// No payment of the caller's has the identifiers given.
+    #[error("transaction not found")]
+    TransactionNotFound,
+    /// Several payments of the caller's have the `shopTransactionID` given.
+    #[error(
+        "transaction ambiguous: several payments have this shopTransactionID; name the paymentID"
+    )]
+    TransactionAmbiguous,
     /// `Content-Type` is not `application/json`.
     #[error("Content-Type must be application/json")]
     UnsupportedMediaType,
@@ -194,7 +213,10 @@ impl ApiError {
             Self::InvalidField { .. }
             | Self::MalformedJson(_)
             | Self::ShopNotRecognized(_)
-            | Self::AlreadyProcessed => StatusCode::BAD_REQUEST,
+            | Self::AlreadyProcessed
+            | Self::NoTransactionId
+            | Self::TransactionNotFound
+            | Self::TransactionAmbiguous => StatusCode::BAD_REQUEST,
             Self::MissingApiKey
             | Self::InvalidApiKey
             | Self::MissingPaymentToken
@@ -221,6 +243,9 @@ impl ApiError {
             Self::ExpiredPaymentToken => code::EXPIRED_PAYMENT_TOKEN,
             Self::ShopNotRecognized(_) => code::SHOP_NOT_RECOGNIZED,
             Self::AlreadyProcessed => code::ALREADY_PROCESSED,
+            Self::NoTransactionId => code::TRANSACTION_IDS_EMPTY,
+            Self::TransactionNotFound => code::TRANSACTION_NOT_FOUND,
+            Self::TransactionAmbiguous => code::TRANSACTION_AMBIGUOUS,
             Self::UnsupportedMediaType => code::UNSUPPORTED_MEDIA_TYPE,
             Self::PayloadTooLarge { .. } => code::PAYLOAD_TOO_LARGE,
             Self::BodyTimeout { .. } => code::REQUEST_TIMEOUT,

@@ -71,14 +71,6 @@ impl Outcome {
             Self::Declined { .. } => "KO",
         }
     }
-
-    fn state(self) -> PaymentState {
-        match self {
-            Self::Authorized => PaymentState::Authorized,
-            Self::AuthenticationRequired => PaymentState::AwaitingAuthentication,
-            Self::Declined { .. } => PaymentState::Declined,
-        }
-    }
 }
 
 /// A payment a card has paid (or started to, at the issuer).
@@ -118,7 +110,15 @@ pub fn execute(
             if p.state != PaymentState::Created {
                 return Err(ApiError::AlreadyProcessed);
             }
-            p.state = outcome.state();
+            match outcome {
+                Outcome::AuthenticationRequired => p.state = PaymentState::AwaitingAuthentication,
+                Outcome::Authorized | Outcome::Declined { .. } => {
+                    let settlement = service
+                        .profiles
+                        .with(p.merchant, |profile| profile.merchant.settlement);
+                    p.end(outcome == Outcome::Authorized, settlement);
+                }
+            }
             service.store.keep_submitted(p);
             p.masked_pan = Some(masked_pan.as_str().into());
             p.trail_mut().channel = Some(via);

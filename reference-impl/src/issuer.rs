@@ -330,11 +330,7 @@ pub async fn answer(service: &Service, request: Request<Incoming>) -> Response<B
         if p.state != PaymentState::AwaitingAuthentication {
             return Err(Refusal::Completed);
         }
-        p.state = if authenticated {
-            PaymentState::Authorized
-        } else {
-            PaymentState::Declined
-        };
+        p.end(authenticated, merchant.settlement);
         p.trail_mut().authenticated = Some(authenticated);
         p.record(What::IssuerAnswered { authenticated });
         let redirects = p.buyer_redirects.as_deref();

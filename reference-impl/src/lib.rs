@@ -49,6 +49,7 @@ mod backoffice;
 mod card;
 mod config;
 mod create;
+mod detail;
 mod envelope;
 mod error;
 mod execute;
@@ -57,6 +58,8 @@ mod issuer;
 mod journal;
 mod json;
 mod landing;
+mod ledger;
+mod lifecycle;
 mod money;
 mod notify;
 mod outbox;
@@ -73,6 +76,7 @@ mod store;
 mod submit;
 mod timeline;
 mod tls;
+mod transaction_ids;
 
 /// Entry points for the fuzz targets (`fuzz/`): the service's request
 /// parsing and validation, without a server. Not an API.
@@ -107,10 +111,11 @@ pub mod fuzzing {
 pub use card::{CardNumber, mask_pan};
 pub use config::{
     CardBehaviour, ConfigError, DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD,
-    DEFAULT_ISSUER_CODE, DEFAULT_PASSWORD, DEFAULT_SHOP_LOGIN, DEFAULT_SIGNING_SECRET,
-    DEFAULT_THREE_DS_CARD, DEFAULT_TOKEN_LIFETIME, IssuerPage, Merchant, ReferenceConfig,
-    ServerLimits, TestCard,
+    DEFAULT_ISSUER_CODE, DEFAULT_PASSWORD, DEFAULT_SETTLEMENT, DEFAULT_SHOP_LOGIN,
+    DEFAULT_SIGNING_SECRET, DEFAULT_THREE_DS_CARD, DEFAULT_TOKEN_LIFETIME, IssuerPage, Merchant,
+    ReferenceConfig, ServerLimits, TestCard,
 };
+pub use ledger::Settlement;
 /// Server notifications as the merchant's server receives them: the
 /// signature's headers, and its check.
 pub mod notification {

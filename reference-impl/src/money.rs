@@ -71,6 +71,11 @@ impl Amount {
             minor => Ok(Self { minor }),
         }
     }
+
+    /// The amount in hundredths.
+    pub fn minor(self) -> u64 {
+        self.minor
+    }
 }
 
 impl fmt::Display for Amount {

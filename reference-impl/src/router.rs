@@ -5,9 +5,11 @@ use http::{HeaderValue, Method, Request, Response, header};
 use hyper::body::Incoming;
 
 use crate::{
-    backoffice, create, envelope,
+    backoffice, create, detail, envelope,
     error::ApiError,
-    issuer, pages, paths, payment_page,
+    issuer,
+    lifecycle::{self, Operation},
+    pages, paths, payment_page,
     state::{Body, Service},
     submit,
 };
@@ -56,8 +58,20 @@ async fn route_request(service: &Service, request: Request<Incoming>) -> Respons
         Some(Route::Submit) if method == Method::POST => {
             api_answer(submit::submit(service, request).await)
         }
-        Some(Route::Create | Route::Submit) => {
+        Some(Route::Detail) if method == Method::POST => {
+            api_answer(detail::search(service, request).await)
+        }
+        Some(Route::DetailById(id)) if method == Method::GET => {
+            api_answer(detail::by_id(service, &request, id))
+        }
+        Some(Route::Operation(operation)) if method == Method::POST => {
+            api_answer(lifecycle::handle(service, operation, request).await)
+        }
+        Some(Route::Create | Route::Submit | Route::Detail | Route::Operation(_)) => {
             envelope::refusal(&ApiError::MethodNotAllowed { allow: "POST" })
+        }
+        Some(Route::DetailById(_)) => {
+            envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET" })
         }
         Some(Route::Issuer) if method == Method::GET => issuer::page(service, &request),
         Some(Route::Issuer) if method == Method::POST => issuer::answer(service, request).await,
@@ -111,6 +125,12 @@ pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 enum Route<'a> {
     Create,
     Submit,
+    /// `POST payment/detail`.
+    Detail,
+    /// `GET payment/detail/{paymentID}`, with the ID as the path has it.
+    DetailById(&'a str),
+    /// Capture, cancel, refund, update.
+    Operation(Operation),
     Issuer,
     PaymentPage,
     Wallet,
@@ -118,15 +138,23 @@ enum Route<'a> {
     PaymentResult,
     DemoCheckout,
     BackOffice,
-    MerchantPage { shop_login: &'a str, success: bool },
+    MerchantPage {
+        shop_login: &'a str,
+        success: bool,
+    },
 }
 
 /// The API paths are taken with or without their trailing slash: the real
-/// service's documentation writes them both ways.
+/// service's documentation and its clients write them both ways.
 fn route(path: &str) -> Option<Route<'_>> {
     match path.strip_suffix('/').unwrap_or(path) {
         "/api/v1/payment/create" => Some(Route::Create),
         "/api/v1/payment/submit" => Some(Route::Submit),
+        "/api/v1/payment/detail" => Some(Route::Detail),
+        "/api/v1/payment/capture" => Some(Route::Operation(Operation::Capture)),
+        "/api/v1/payment/cancel" => Some(Route::Operation(Operation::Cancel)),
+        "/api/v1/payment/refund" => Some(Route::Operation(Operation::Refund)),
+        "/api/v1/payment/update" => Some(Route::Operation(Operation::Update)),
         paths::ISSUER_PATH => Some(Route::Issuer),
         paths::PAGE_PATH => Some(Route::PaymentPage),
         paths::WALLET_PATH => Some(Route::Wallet),
@@ -139,6 +167,10 @@ fn route(path: &str) -> Option<Route<'_>> {
         {
             Some(Route::BackOffice)
         }
+        other if other.starts_with("/api/v1/payment/detail/") => other
+            .strip_prefix("/api/v1/payment/detail/")
+            .filter(|id| !id.is_empty() && !id.contains('/'))
+            .map(Route::DetailById),
         other => {
             let rest = other.strip_prefix("/merchant/")?;
             let (shop_login, page) = rest.split_once('/')?;
@@ -166,6 +198,20 @@ mod tests {
         assert_eq!(route("/api/v1/payment/submit"), Some(Route::Submit));
         assert_eq!(route("/api/v2/payment/create/"), None);
         assert_eq!(route("/api/v1/payment/create//"), None);
+        assert_eq!(
+            route("/api/v1/payment/refund/"),
+            Some(Route::Operation(Operation::Refund))
+        );
+        assert_eq!(
+            route("/api/v1/payment/capture"),
+            Some(Route::Operation(Operation::Capture))
+        );
+        assert_eq!(route("/api/v1/payment/detail"), Some(Route::Detail));
+        assert_eq!(
+            route("/api/v1/payment/detail/123456789012"),
+            Some(Route::DetailById("123456789012"))
+        );
+        assert_eq!(route("/api/v1/payment/detail/1/2"), None);
     }
 
     #[test]

@@ -10,6 +10,10 @@
 //! [`PaymentStore::sweep`] removes it, one shard at a time, so a sweep never
 //! holds up the whole service.
 //!
+//! A payment is found by its token, or by its `paymentID` through an index
+//! beside the shards ([`PaymentStore::token_of`]), as the operations after
+//! submit name it.
+//!
 //! With a data file, the store queues each payment to the journal when it
 //! is created and whenever a call changes it, under its lock (so the file
 //! sees a payment's changes in the order they were made), and the removal
@@ -30,6 +34,7 @@ use url::Url;
 use uuid::Uuid;
 
 use crate::{
+    ledger::{Ledger, Settlement},
     money::{Amount, Currency},
     timeline::{self, Channel, Event},
 };
@@ -91,12 +96,28 @@ pub struct Trail {
     pub authenticated: Option<bool>,
     /// What happened to it since create, oldest first.
     pub events: Vec<Event>,
+    /// Its money once a card or method was taken: authorised, settled,
+    /// cancelled, refunded.
+    pub ledger: Option<Ledger>,
 }
 
 impl Payment {
     /// Appends an event to its timeline (bounded: see [`timeline::record`]).
     pub fn record(&mut self, what: timeline::What) {
         timeline::record(&mut self.trail_mut().events, Event::now(what));
+    }
+
+    /// Ends its authorization: paid (`Authorized`) or not (`Declined`), its
+    /// ledger opened with the authorization's `AUT` under the shop's
+    /// settlement mode. The one place a payment becomes either.
+    pub fn end(&mut self, paid: bool, settlement: Settlement) {
+        self.state = if paid {
+            PaymentState::Authorized
+        } else {
+            PaymentState::Declined
+        };
+        let ledger = Ledger::authorized(paid, self.amount, settlement, timeline::now_ms());
+        self.trail_mut().ledger = Some(ledger);
     }
 
     /// Its trail, made when it has none yet.
@@ -117,6 +138,28 @@ impl Payment {
     /// What happened to it since create, oldest first.
     pub fn events(&self) -> &[Event] {
         self.trail.as_ref().map_or(&[], |t| &t.events)
+    }
+
+    /// Its money, once a card or method was taken.
+    pub fn ledger(&self) -> Option<&Ledger> {
+        self.trail.as_ref().and_then(|t| t.ledger.as_ref())
+    }
+
+    /// Its money, once a card or method was taken, with a unified shop's
+    /// settlement made when it is due.
+    pub fn ledger_now(&mut self, now_ms: u64) -> Option<&mut Ledger> {
+        let amount = self.amount;
+        let ledger = self.trail.as_mut().and_then(|t| t.ledger.as_mut())?;
+        ledger.settle_due(amount, now_ms);
+        Some(ledger)
+    }
+
+    /// The bank's identifier of its transaction, `bankTransactionID`: digits,
+    /// as unique as the `paymentID` and apart from it (see
+    /// [`bank_transaction_id`]), so a merchant's code that mixes the two up
+    /// finds nothing.
+    pub fn bank_transaction_id(&self) -> u64 {
+        bank_transaction_id(self.id)
     }
 
     /// When it was created, in milliseconds since the Unix epoch.
@@ -156,8 +199,31 @@ pub struct NewPayment {
 }
 
 /// How long a submitted payment stays, at least: see
-/// [`PaymentStore::keep_submitted`].
-pub const SUBMITTED_RETENTION: Duration = Duration::from_secs(15 * 60);
+/// [`PaymentStore::keep_submitted`]. A day, as the real service's token
+/// works for `payment/detail` for 24 h after the authorization, and the
+/// merchant captures, cancels and refunds within it.
+pub const SUBMITTED_RETENTION: Duration = Duration::from_secs(24 * 3600);
+
+/// The multiplier that makes a `bankTransactionID` of a `paymentID`: odd
+/// and not a multiple of 5, so a bijection of the numbers below 10^12.
+const BANK_ID_FACTOR: u64 = 7_919;
+/// Its inverse modulo 10^12: `BANK_ID_FACTOR * BANK_ID_INVERSE ≡ 1`.
+const BANK_ID_INVERSE: u64 = 524_940_017_679;
+const BANK_ID_MODULUS: u64 = 1_000_000_000_000;
+
+/// The `bankTransactionID` of a `paymentID`: a bijection of the 12-digit
+/// numbers, so each payment's is its own and the store finds the payment
+/// again without an index ([`payment_id_of_bank`]).
+pub fn bank_transaction_id(payment_id: u64) -> u64 {
+    let product = u128::from(payment_id % BANK_ID_MODULUS) * u128::from(BANK_ID_FACTOR);
+    u64::try_from(product % u128::from(BANK_ID_MODULUS)).unwrap_or(0)
+}
+
+/// The `paymentID` a `bankTransactionID` was made of.
+pub fn payment_id_of_bank(bank_id: u64) -> u64 {
+    let product = u128::from(bank_id % BANK_ID_MODULUS) * u128::from(BANK_ID_INVERSE);
+    u64::try_from(product % u128::from(BANK_ID_MODULUS)).unwrap_or(0)
+}
 
 /// How long a payment past its lifetime is remembered, its token answered
 /// as expired rather than unknown.
@@ -173,12 +239,15 @@ pub enum NoSuchPayment {
 }
 
 type Shard = Mutex<HashMap<Uuid, Payment, BuildHasherDefault<TokenHasher>>>;
+type IdShard = Mutex<HashMap<u64, Uuid, BuildHasherDefault<TokenHasher>>>;
 
 /// The payments the service holds.
 #[derive(Debug)]
 pub struct PaymentStore {
     /// Shards, chosen by bits of the token.
     shards: Box<[Shard]>,
+    /// Each payment's token by its `paymentID`, in shards chosen by the ID.
+    ids: Box<[IdShard]>,
     /// Next `paymentID`: starts at a random 12-digit number, then counts up.
     next_id: AtomicU64,
     /// Zero point of the expiry clock.
@@ -223,6 +292,7 @@ impl PaymentStore {
         let start = 100_000_000_000 + (Uuid::new_v4().as_u128() % 400_000_000_000) as u64;
         Self {
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            ids: (0..SHARDS).map(|_| Mutex::default()).collect(),
             next_id: AtomicU64::new(start),
             epoch: Instant::now(),
             lifetime,
@@ -252,6 +322,7 @@ impl PaymentStore {
         };
         self.next_id
             .fetch_max(payment.id.saturating_add(1), Ordering::Relaxed);
+        self.id_shard(payment.id).lock().insert(payment.id, token);
         self.shard(&token).lock().insert(token, payment);
     }
 
@@ -282,6 +353,7 @@ impl PaymentStore {
             let mut shard = self.shard(&token).lock();
             // A collision of random v4 UUIDs is vanishingly rare; draw again if it happens.
             if let Entry::Vacant(slot) = shard.entry(token) {
+                self.id_shard(id).lock().insert(id, token);
                 let payment = slot.insert(payment);
                 if let Some(journal) = &self.journal {
                     journal.payment(&token, payment, self.expires_unix_ms(payment));
@@ -329,6 +401,11 @@ impl PaymentStore {
         }
     }
 
+    /// The token of the payment with this `paymentID`, while the store holds it.
+    pub fn token_of(&self, payment_id: u64) -> Option<Uuid> {
+        self.id_shard(payment_id).lock().get(&payment_id).copied()
+    }
+
     /// Calls `f` on every live payment, a shard at a time under its lock.
     pub fn for_each(&self, mut f: impl FnMut(&Uuid, &Payment)) {
         let now = self.now_ms();
@@ -368,10 +445,14 @@ impl PaymentStore {
         let mut shard = shard.lock();
         let before = shard.len();
         let mut gone = Vec::new();
+        let mut gone_ids = Vec::new();
         shard.retain(|token, p| {
             let kept = self.remembered(p, now);
-            if !kept && self.journal.is_some() {
-                gone.push(*token);
+            if !kept {
+                gone_ids.push(p.id);
+                if self.journal.is_some() {
+                    gone.push(*token);
+                }
             }
             kept
         });
@@ -381,12 +462,21 @@ impl PaymentStore {
         if shard.capacity() > 64 && shard.len() < shard.capacity() / 4 {
             shard.shrink_to_fit();
         }
-        before - shard.len()
+        let removed = before - shard.len();
+        drop(shard);
+        for id in gone_ids {
+            self.id_shard(id).lock().remove(&id);
+        }
+        removed
     }
 
     /// How many payments the store holds, expired but unswept ones included.
     pub fn len(&self) -> usize {
         self.shards.iter().map(|s| s.lock().len()).sum()
+    }
+
+    fn id_shard(&self, payment_id: u64) -> &IdShard {
+        &self.ids[usize::try_from(payment_id % SHARDS as u64).unwrap_or(0)]
     }
 
     fn shard(&self, token: &Uuid) -> &Shard {
@@ -411,6 +501,7 @@ struct Fingerprint {
     redirects: bool,
     channel: Option<Channel>,
     authenticated: Option<bool>,
+    money: Option<(usize, Option<u64>)>,
 }
 
 impl Fingerprint {
@@ -423,6 +514,7 @@ impl Fingerprint {
             redirects: p.buyer_redirects.is_some(),
             channel: p.channel(),
             authenticated: p.authenticated(),
+            money: p.ledger().map(|l| (l.events.len(), l.settles_at_ms)),
         }
     }
 }
@@ -497,6 +589,24 @@ mod tests {
         );
         assert_eq!(store.sweep(), 1);
         assert_eq!(store.len(), 0);
+    }
+
+    #[test]
+    fn a_bank_transaction_id_leads_back_to_its_payment_id() {
+        for id in [100_000_000_000, 123_456_789_012, 499_999_999_999, 1] {
+            let bank = bank_transaction_id(id);
+            assert_ne!(bank, id);
+            assert_eq!(payment_id_of_bank(bank), id % BANK_ID_MODULUS, "{id}");
+        }
+    }
+
+    #[test]
+    fn a_payment_is_found_by_its_id_until_it_is_swept() {
+        let store = PaymentStore::remembering(Duration::ZERO, Duration::ZERO);
+        let (token, id) = store.create(new_payment());
+        assert_eq!(store.token_of(id), Some(token));
+        assert_eq!(store.sweep(), 1);
+        assert_eq!(store.token_of(id), None);
     }
 
     #[test]

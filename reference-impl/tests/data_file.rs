@@ -183,3 +183,85 @@ async fn a_file_another_sandbox_holds_stops_the_second_before_it_serves() {
     payconf_reference::Prepared::new(&listener, config_with(&file), false)
         .expect("free once the first stopped");
 }
+
+/// A payment's money (its settlement and refunds) and the shop's
+/// settlement mode are in the file: after a restart the refund that was
+/// taken is still there, and what is left of the balance is all that can
+/// be refunded.
+#[tokio::test]
+async fn a_payments_money_outlives_a_restart() {
+    let file = data_file("money");
+    let mut config = config_with(&file);
+    config.merchants[0].settlement = payconf_reference::Settlement::Unified { delay_ms: 0 };
+    let sandbox = Sandbox::start_with(config.clone()).await;
+    let (_, _, id) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
+    let refund = |amount: &str| {
+        serde_json::json!({"shopLogin": "DEMO_SHOP", "paymentID": id, "amount": amount, "currency": "EUR"})
+            .to_string()
+            .into_bytes()
+    };
+    let headers = [
+        ("Content-Type", "application/json".to_owned()),
+        ("Authorization", format!("apikey {DEFAULT_API_KEY}")),
+    ];
+    let first = sandbox
+        .post_raw(
+            "refundPayment",
+            "/api/v1/payment/refund/",
+            &headers,
+            refund("4.00"),
+        )
+        .await;
+    assert_eq!(
+        first.payload()["transactionResult"],
+        "OK",
+        "{:#}",
+        first.body
+    );
+    sandbox.server.shutdown().await.expect("stops");
+
+    // The file's settlement mode is the one read back, not the configuration's.
+    config.merchants[0].settlement = payconf_reference::Settlement::Separated;
+    let again = Sandbox::start_with(config).await;
+    let too_much = again
+        .post_raw(
+            "refundPayment",
+            "/api/v1/payment/refund/",
+            &headers,
+            refund("6.01"),
+        )
+        .await;
+    assert_eq!(
+        too_much.payload()["transactionErrorCode"],
+        "2014",
+        "{:#}",
+        too_much.body
+    );
+    let rest = again
+        .post_raw(
+            "refundPayment",
+            "/api/v1/payment/refund/",
+            &headers,
+            refund("6.00"),
+        )
+        .await;
+    assert_eq!(rest.payload()["transactionResult"], "OK", "{:#}", rest.body);
+    let (_, _, later) = again.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
+    let capture = again
+        .post_raw(
+            "capturePayment",
+            "/api/v1/payment/capture/",
+            &headers,
+            serde_json::json!({"shopLogin": "DEMO_SHOP", "paymentID": later, "amount": "10.00", "currency": "EUR"})
+                .to_string()
+                .into_bytes(),
+        )
+        .await;
+    assert_eq!(
+        capture.payload()["transactionErrorCode"],
+        "2019",
+        "still unified: {:#}",
+        capture.body
+    );
+    again.server.shutdown().await.expect("stops");
+}

@@ -245,10 +245,15 @@ impl Site {
 
         let (callbacks, operations_called): (Vec<&OperationDoc>, Vec<&OperationDoc>) =
             operations.iter().partition(|op| !op.callback_of.is_empty());
-        let (calls, browser_pages): (Vec<&OperationDoc>, Vec<&OperationDoc>) = operations_called
-            .into_iter()
-            .partition(|op| op.path.starts_with("/api/"));
-        let authentication: Vec<AuthenticationView> = calls
+        let (api_calls, browser_pages): (Vec<&OperationDoc>, Vec<&OperationDoc>) =
+            operations_called
+                .into_iter()
+                .partition(|op| op.path.starts_with("/api/"));
+        // The contract's two calls, and the reference profile's operations
+        // after submit (detail, capture, cancel, refund, update).
+        let (calls, management): (Vec<&OperationDoc>, Vec<&OperationDoc>) =
+            api_calls.iter().partition(|op| op.conformance == "core");
+        let authentication: Vec<AuthenticationView> = api_calls
             .iter()
             .flat_map(|op| {
                 op.parameters
@@ -257,7 +262,13 @@ impl Site {
                     .map(|p| AuthenticationView {
                         name: p.name.clone(),
                         used_by: format!("`{}`", op.id),
-                        conformance: p.conformance.clone(),
+                        // A credential of a reference operation is the
+                        // reference profile's, whatever its scheme says.
+                        conformance: if op.conformance == "core" {
+                            p.conformance.clone()
+                        } else {
+                            op.conformance.clone()
+                        },
                         description: p.description.clone(),
                     })
             })
@@ -281,7 +292,8 @@ impl Site {
             title: info("title"),
             markdown: env.get_template("index.md")?.render(context! {
                 title => info("title"), description => info("description"),
-                version => info("version"), calls => calls, pages => browser_pages,
+                version => info("version"), calls => calls, management => management,
+                pages => browser_pages,
                 callbacks => callbacks,
                 servers => model::servers(document), authentication => authentication,
                 envelope => envelope, workflows => workflows.all(),

@@ -386,12 +386,12 @@ fn workflows_that_call_an_operation_the_spec_lacks_are_refused() {
     let features = Features::embedded().expect("features parse");
     let requirements = Requirements::embedded().expect("requirements load");
     let workflows = Workflows::from_yaml(
-        &EMBEDDED_WORKFLOWS.replace("payments.submitPayment", "payments.refundPayment"),
+        &EMBEDDED_WORKFLOWS.replace("payments.submitPayment", "payments.voidPayment"),
     )
     .expect("workflows read");
     let error = Site::build(&contract, &features, &requirements, &workflows).expect_err("refused");
     assert!(
-        error.to_string().contains("step `submit`: `refundPayment`"),
+        error.to_string().contains("step `submit`: `voidPayment`"),
         "{error}"
     );
 }

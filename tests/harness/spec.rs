@@ -161,10 +161,27 @@ fn the_contracts_own_operations_and_success_answers_are_core() {
 }
 
 /// (operationId, status, example name, example value) of every JSON answer example.
+/// The operation IDs of the API (every path under `/api/v1/`): the
+/// contract's two and the reference profile's operations after submit.
+fn api_operations() -> Vec<String> {
+    let mut ids = Vec::new();
+    for (path, item) in document()["paths"].as_object().expect("paths") {
+        if !path.starts_with("/api/v1/") {
+            continue;
+        }
+        for operation in item.as_object().expect("item").values() {
+            if let Some(id) = operation["operationId"].as_str() {
+                ids.push(id.to_owned());
+            }
+        }
+    }
+    ids
+}
+
 fn response_examples() -> Vec<(String, String, String, Value)> {
     let mut examples = Vec::new();
-    for operation_id in ["createPayment", "submitPayment"] {
-        let (_, operation) = find_operation(operation_id);
+    for operation_id in api_operations() {
+        let (_, operation) = find_operation(&operation_id);
         for (status, response) in operation["responses"].as_object().expect("responses") {
             let response = resolve(response);
             let Some(named) = response.pointer("/content/application~1json/examples") else {
@@ -172,7 +189,7 @@ fn response_examples() -> Vec<(String, String, String, Value)> {
             };
             for (name, example) in named.as_object().expect("examples") {
                 examples.push((
-                    operation_id.to_owned(),
+                    operation_id.clone(),
                     status.clone(),
                     name.clone(),
                     example["value"].clone(),
@@ -185,12 +202,15 @@ fn response_examples() -> Vec<(String, String, String, Value)> {
 
 #[test]
 fn every_request_and_response_has_an_example() {
-    for operation_id in ["createPayment", "submitPayment"] {
-        let (_, operation) = find_operation(operation_id);
+    let operations = api_operations();
+    assert!(operations.len() >= 8, "{operations:?}");
+    for operation_id in operations {
+        let (_, operation) = find_operation(&operation_id);
         assert!(
-            operation
-                .pointer("/requestBody/content/application~1json/examples")
-                .is_some(),
+            operation.get("requestBody").is_none()
+                || operation
+                    .pointer("/requestBody/content/application~1json/examples")
+                    .is_some(),
             "{operation_id} request"
         );
         for (status, response) in operation["responses"].as_object().expect("responses") {
@@ -225,8 +245,11 @@ fn every_response_example_validates_against_its_schema_in_both_profiles() {
 #[test]
 fn every_request_example_validates_against_its_schema() {
     let definitions = &document()["components"]["schemas"];
-    for operation_id in ["createPayment", "submitPayment"] {
-        let (_, operation) = find_operation(operation_id);
+    for operation_id in api_operations() {
+        let (_, operation) = find_operation(&operation_id);
+        if operation.get("requestBody").is_none() {
+            continue;
+        }
         let content = &operation["requestBody"]["content"]["application/json"];
         let validator = compile_schema(&content["schema"], definitions, Profile::Reference)
             .expect("request schema compiles");
@@ -282,6 +305,7 @@ fn every_refusal() -> Vec<ApiError> {
         code::AMOUNT_TOO_LARGE,
         code::CVV,
         code::SHOP_TRANSACTION_ID,
+        code::WRONG_PAYMENT_ID,
     ];
     let mut all: Vec<ApiError> = field_codes
         .into_iter()
@@ -296,6 +320,9 @@ fn every_refusal() -> Vec<ApiError> {
         ApiError::ExpiredPaymentToken,
         ApiError::ShopNotRecognized("x"),
         ApiError::AlreadyProcessed,
+        ApiError::NoTransactionId,
+        ApiError::TransactionNotFound,
+        ApiError::TransactionAmbiguous,
         ApiError::UnsupportedMediaType,
         ApiError::PayloadTooLarge { limit: 1 },
         ApiError::BodyTimeout { seconds: 10 },
@@ -315,6 +342,9 @@ fn every_refusal() -> Vec<ApiError> {
             | ApiError::ExpiredPaymentToken
             | ApiError::ShopNotRecognized(_)
             | ApiError::AlreadyProcessed
+            | ApiError::NoTransactionId
+            | ApiError::TransactionNotFound
+            | ApiError::TransactionAmbiguous
             | ApiError::UnsupportedMediaType
             | ApiError::PayloadTooLarge { .. }
             | ApiError::BodyTimeout { .. }

@@ -7,7 +7,10 @@ use serde::Deserialize;
 use url::Url;
 
 use super::{CardBehaviour, ConfigError, IssuerPage, Merchant, ReferenceConfig, TestCard};
-use crate::card::CardNumber;
+use crate::{card::CardNumber, ledger::Settlement};
+
+/// The longest a unified shop's settlement may wait.
+const MAX_SETTLEMENT_DELAY_SECS: u64 = 30 * 24 * 3600;
 
 /// The TOML form of [`ReferenceConfig`]: every setting optional, defaults filled in.
 #[derive(Deserialize)]
@@ -31,6 +34,10 @@ struct MerchantEntry {
     notification_url: Option<String>,
     signing_secret: Option<String>,
     password: Option<String>,
+    /// `unified` (the default) or `separated`.
+    settlement: Option<String>,
+    /// For `unified`: from the authorization to the settlement.
+    settlement_delay_secs: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -181,6 +188,33 @@ fn merchant_from_entry(i: usize, entry: MerchantEntry) -> Result<Merchant, Confi
     if entry.password.as_deref() == Some("") {
         return Err(invalid(&setting("password"), "must not be empty"));
     }
+    let settlement = match (entry.settlement.as_deref(), entry.settlement_delay_secs) {
+        (None | Some("unified"), None) => super::DEFAULT_SETTLEMENT,
+        (None | Some("unified"), Some(secs)) if secs <= MAX_SETTLEMENT_DELAY_SECS => {
+            Settlement::Unified {
+                delay_ms: secs * 1000,
+            }
+        }
+        (None | Some("unified"), Some(_)) => {
+            return Err(invalid(
+                &setting("settlement_delay_secs"),
+                "must be at most 2592000 (30 days)",
+            ));
+        }
+        (Some("separated"), None) => Settlement::Separated,
+        (Some("separated"), Some(_)) => {
+            return Err(invalid(
+                &setting("settlement_delay_secs"),
+                "applies to settlement = \"unified\" only",
+            ));
+        }
+        (Some(_), _) => {
+            return Err(invalid(
+                &setting("settlement"),
+                "must be \"unified\" or \"separated\"",
+            ));
+        }
+    };
     Ok(Merchant {
         shop_login: entry.shop_login,
         api_key: entry.api_key,
@@ -189,6 +223,7 @@ fn merchant_from_entry(i: usize, entry: MerchantEntry) -> Result<Merchant, Confi
         notification_url,
         signing_secret,
         password: entry.password,
+        settlement,
     })
 }
 

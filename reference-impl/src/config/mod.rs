@@ -12,7 +12,7 @@ use std::{fmt, time::Duration};
 use serde::Deserialize;
 use url::Url;
 
-use crate::card::CardNumber;
+use crate::{card::CardNumber, ledger::Settlement};
 
 /// Shop login of the built-in merchant.
 pub const DEFAULT_SHOP_LOGIN: &str = "DEMO_SHOP";
@@ -32,6 +32,10 @@ pub const DEFAULT_SIGNING_SECRET: &str = "demo-signing-secret";
 pub const DEFAULT_ISSUER_CODE: &str = "123456";
 /// How long a payment token stays usable after create, by default.
 pub const DEFAULT_TOKEN_LIFETIME: Duration = Duration::from_secs(15 * 60);
+/// How a shop settles by default: by itself (unified), this long after the
+/// authorization. The real service settles hours later; a sandbox a team
+/// tests refunds in, within a minute.
+pub const DEFAULT_SETTLEMENT: Settlement = Settlement::Unified { delay_ms: 30_000 };
 
 /// Everything the reference service is configured with.
 #[derive(Clone, Debug)]
@@ -109,6 +113,9 @@ pub struct Merchant {
     pub signing_secret: String,
     /// The back-office password; `None`: the shop cannot sign in.
     pub password: Option<String>,
+    /// How its authorised payments are settled: by the service after a
+    /// delay (unified), or by the merchant's capture (separated).
+    pub settlement: Settlement,
 }
 
 impl fmt::Debug for Merchant {
@@ -124,6 +131,7 @@ impl fmt::Debug for Merchant {
             )
             .field("signing_secret", &"***")
             .field("password", &"***")
+            .field("settlement", &self.settlement)
             .finish()
     }
 }
@@ -227,6 +235,7 @@ impl Default for ReferenceConfig {
                 notification_url: None,
                 signing_secret: DEFAULT_SIGNING_SECRET.to_owned(),
                 password: Some(DEFAULT_PASSWORD.to_owned()),
+                settlement: DEFAULT_SETTLEMENT,
             }],
             limits: ServerLimits::default(),
             data_file: None,

@@ -4,6 +4,8 @@
 //! (`user_version`). A file that is not a database, is another program's,
 //! is held by another sandbox or was written by a newer version is refused
 //! with a message that says which; the sandbox never starts empty over it.
+//! A file of an older version is brought up to this one in one
+//! transaction ([`MIGRATIONS`]), keeping everything it holds.
 
 use std::path::Path;
 
@@ -12,7 +14,15 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 /// `application_id` of a sandbox's data file: "pcnf".
 const APPLICATION_ID: i32 = 0x7063_6e66;
 /// The version of the tables this sandbox writes and reads.
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
+
+/// What takes a file of each older version to the next: `MIGRATIONS[0]`
+/// from version 1 to 2 (the shop's settlement mode, a payment's money).
+const MIGRATIONS: [&str; 1] = ["
+ALTER TABLE profiles ADD COLUMN settlement TEXT NOT NULL DEFAULT 'unified';
+ALTER TABLE profiles ADD COLUMN settlement_delay_ms INTEGER NOT NULL DEFAULT 30000;
+ALTER TABLE payments ADD COLUMN ledger TEXT;
+"];
 
 const TABLES: &str = "
 CREATE TABLE profiles (
@@ -22,7 +32,9 @@ CREATE TABLE profiles (
     failure_url TEXT NOT NULL,
     notification_url TEXT,
     signing_secret TEXT NOT NULL,
-    password TEXT
+    password TEXT,
+    settlement TEXT NOT NULL DEFAULT 'unified',
+    settlement_delay_ms INTEGER NOT NULL DEFAULT 30000
 );
 CREATE TABLE payments (
     token TEXT PRIMARY KEY,
@@ -38,7 +50,8 @@ CREATE TABLE payments (
     redirects TEXT,
     channel TEXT,
     authenticated INTEGER,
-    events TEXT NOT NULL
+    events TEXT NOT NULL,
+    ledger TEXT
 );
 CREATE TABLE notifications (
     event_id TEXT PRIMARY KEY,
@@ -149,6 +162,9 @@ pub fn open(path: &Path) -> Result<Connection, DataError> {
     match (application_id, version) {
         (0, 0) if tables == 0 => create(&connection).map_err(classify)?,
         (APPLICATION_ID, SCHEMA_VERSION) => {}
+        (APPLICATION_ID, found @ 1..SCHEMA_VERSION) => {
+            migrate(&connection, found).map_err(classify)?;
+        }
         (APPLICATION_ID, found) if found > SCHEMA_VERSION => {
             return Err(DataError::Newer { path: shown, found });
         }
@@ -164,6 +180,18 @@ pub fn open(path: &Path) -> Result<Connection, DataError> {
         .pragma_update(None, "synchronous", "NORMAL")
         .map_err(classify)?;
     Ok(connection)
+}
+
+/// Brings a file of version `from` up to [`SCHEMA_VERSION`], in one
+/// transaction: a file is of one version or the next, never between.
+fn migrate(connection: &Connection, from: i32) -> rusqlite::Result<()> {
+    let steps: String = (from..SCHEMA_VERSION)
+        .filter_map(|version| usize::try_from(version - 1).ok())
+        .filter_map(|index| MIGRATIONS.get(index).copied())
+        .collect();
+    connection.execute_batch(&format!(
+        "BEGIN; {steps} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+    ))
 }
 
 fn create(connection: &Connection) -> rusqlite::Result<()> {
@@ -184,6 +212,52 @@ mod tests {
         ));
         std::fs::create_dir_all(&dir).expect("a scratch directory");
         dir.join("sandbox.db")
+    }
+
+    /// The tables as version 1 wrote them.
+    const TABLES_V1: &str = "
+        CREATE TABLE profiles (shop_login TEXT PRIMARY KEY, api_key TEXT NOT NULL,
+            success_url TEXT NOT NULL, failure_url TEXT NOT NULL, notification_url TEXT,
+            signing_secret TEXT NOT NULL, password TEXT);
+        CREATE TABLE payments (token TEXT PRIMARY KEY, payment_id INTEGER NOT NULL,
+            shop_login TEXT NOT NULL, amount TEXT NOT NULL, currency TEXT NOT NULL,
+            shop_transaction_id TEXT NOT NULL, state TEXT NOT NULL, created_ms INTEGER NOT NULL,
+            expires_ms INTEGER NOT NULL, masked_pan TEXT, redirects TEXT, channel TEXT,
+            authenticated INTEGER, events TEXT NOT NULL);
+        CREATE TABLE notifications (event_id TEXT PRIMARY KEY, token TEXT NOT NULL,
+            shop_login TEXT NOT NULL, url TEXT NOT NULL, body BLOB NOT NULL,
+            owed_since_ms INTEGER NOT NULL, attempts INTEGER NOT NULL);";
+
+    #[test]
+    fn a_version_1_file_is_brought_up_to_date_keeping_what_it_holds() {
+        let path = scratch("v1");
+        {
+            let old = Connection::open(&path).expect("a file");
+            old.execute_batch(&format!(
+                "{TABLES_V1} PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = 1;
+                 INSERT INTO profiles VALUES ('SHOP', 'key', '/s', '/f', NULL, 'secret', NULL);"
+            ))
+            .expect("version 1 written");
+        }
+        let connection = open(&path).expect("migrated");
+        let version: i32 = connection
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .expect("a version");
+        assert_eq!(version, SCHEMA_VERSION);
+        let (login, settlement): (String, String) = connection
+            .query_row("SELECT shop_login, settlement FROM profiles", [], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .expect("the profile kept");
+        assert_eq!((login.as_str(), settlement.as_str()), ("SHOP", "unified"));
+        let ledger: i64 = connection
+            .query_row(
+                "SELECT count(*) FROM pragma_table_info('payments') WHERE name = 'ledger'",
+                [],
+                |row| row.get(0),
+            )
+            .expect("columns listed");
+        assert_eq!(ledger, 1);
     }
 
     #[test]

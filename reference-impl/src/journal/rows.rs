@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use crate::{
     config::Merchant,
+    ledger::{Ledger, Settlement},
     money::{Amount, Currency},
     outbox::Delivery,
     store::{BuyerRedirects, Payment, PaymentState, Trail},
@@ -55,9 +56,10 @@ impl ProfileRow {
         transaction
             .prepare_cached(
                 "INSERT OR REPLACE INTO profiles (shop_login, api_key, success_url, failure_url, \
-                 notification_url, signing_secret, password) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                 notification_url, signing_secret, password, settlement, settlement_delay_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?
-            .execute((
+            .execute(rusqlite::params![
                 &m.shop_login,
                 &m.api_key,
                 &m.success_url,
@@ -65,7 +67,12 @@ impl ProfileRow {
                 m.notification_url.as_ref().map(Url::as_str),
                 &m.signing_secret,
                 &m.password,
-            ))?;
+                m.settlement.name(),
+                match m.settlement {
+                    Settlement::Unified { delay_ms } => millis(delay_ms),
+                    Settlement::Separated => 0,
+                },
+            ])?;
         Ok(())
     }
 }
@@ -96,6 +103,7 @@ pub struct PaymentRow {
     channel: Option<&'static str>,
     authenticated: Option<bool>,
     events: String,
+    ledger: Option<String>,
 }
 
 impl PaymentRow {
@@ -124,6 +132,9 @@ impl PaymentRow {
             channel: payment.channel().map(Channel::name),
             authenticated: payment.authenticated(),
             events: serde_json::to_string(payment.events()).unwrap_or_else(|_| "[]".to_owned()),
+            ledger: payment
+                .ledger()
+                .and_then(|ledger| serde_json::to_string(ledger).ok()),
         }
     }
 
@@ -132,8 +143,8 @@ impl PaymentRow {
             .prepare_cached(
                 "INSERT OR REPLACE INTO payments (token, payment_id, shop_login, amount, currency, \
                  shop_transaction_id, state, created_ms, expires_ms, masked_pan, redirects, channel, \
-                 authenticated, events) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                 authenticated, events, ledger) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             )?
             .execute(rusqlite::params![
                 self.token,
@@ -150,6 +161,7 @@ impl PaymentRow {
                 self.channel,
                 self.authenticated,
                 self.events,
+                self.ledger,
             ])?;
         Ok(())
     }
@@ -206,15 +218,15 @@ pub fn read(connection: &Connection) -> Result<Restored, String> {
             connection,
             "profiles",
             "SELECT shop_login, api_key, success_url, failure_url, notification_url, \
-             signing_secret, password FROM profiles",
+             signing_secret, password, settlement, settlement_delay_ms FROM profiles",
             profile,
         )?,
         payments: all(
             connection,
             "payments",
             "SELECT token, payment_id, shop_login, amount, currency, shop_transaction_id, state, \
-             created_ms, expires_ms, masked_pan, redirects, channel, authenticated, events \
-             FROM payments ORDER BY payment_id",
+             created_ms, expires_ms, masked_pan, redirects, channel, authenticated, events, \
+             ledger FROM payments ORDER BY payment_id",
             payment,
         )?,
         notifications: all(
@@ -254,6 +266,13 @@ fn profile(row: &Row<'_>) -> Read<Merchant> {
         Some(Ok(url)) => Some(url),
         Some(Err(e)) => return Ok(Err(format!("a profile's notification address: {e}"))),
     };
+    let settlement: String = row.get(7)?;
+    let delay_ms: i64 = row.get(8)?;
+    let settlement = match (settlement.as_str(), u64::try_from(delay_ms)) {
+        ("unified", Ok(delay_ms)) => Settlement::Unified { delay_ms },
+        ("separated", _) => Settlement::Separated,
+        _ => return Ok(Err(format!("a profile's settlement mode {settlement:?}"))),
+    };
     Ok(Ok(Merchant {
         shop_login: row.get(0)?,
         api_key: row.get(1)?,
@@ -262,6 +281,7 @@ fn profile(row: &Row<'_>) -> Read<Merchant> {
         notification_url,
         signing_secret: row.get(5)?,
         password: row.get(6)?,
+        settlement,
     }))
 }
 
@@ -285,6 +305,12 @@ fn payment(row: &Row<'_>) -> Read<SavedPayment> {
     };
     let Ok(events) = serde_json::from_str::<Vec<Event>>(&events) else {
         return bad("timeline unreadable");
+    };
+    let ledger: Option<String> = row.get(14)?;
+    let ledger = match ledger.map(|l| serde_json::from_str::<Ledger>(&l)) {
+        None => None,
+        Some(Ok(ledger)) => Some(ledger),
+        Some(Err(_)) => return bad("money unreadable"),
     };
     let buyer_redirects = match redirects.map(|r| serde_json::from_str::<Redirects>(&r)) {
         None => None,
@@ -325,6 +351,7 @@ fn payment(row: &Row<'_>) -> Read<SavedPayment> {
                 channel,
                 authenticated: row.get(12)?,
                 events,
+                ledger,
             })),
         },
     }))

@@ -128,11 +128,7 @@ pub async fn decide(service: &Service, request: Request<Incoming>) -> Response<B
         if p.state != PaymentState::AwaitingMethod {
             return Some(Err(p.state));
         }
-        p.state = if approved {
-            PaymentState::Authorized
-        } else {
-            PaymentState::Declined
-        };
+        p.end(approved, merchant.settlement);
         p.record(What::MethodDecided { approved });
         let redirects = p.buyer_redirects.as_deref();
         let to = landing(service, &token, shop_login, pages, redirects, approved);

@@ -1,0 +1,265 @@
+//! `payment/detail`: how a merchant confirms a payment's outcome
+//! (real-service-operations §1.1). `GET payment/detail/{paymentID}` names
+//! the payment in the path; `POST payment/detail` by `paymentID`,
+//! `shopTransactionID` or `bankTransactionID` in the body. Either takes the
+//! API key or the payment's own token.
+//!
+//! The answer says where the payment is: `transactionResult`
+//! (`UNSUBMITTED`, `WAITING`, `OK`, `KO`), `transactionState` (its last
+//! money event: `AUT`, `MOV`, `CAN`, `STO`) and `events`, each money event
+//! with its amount and date (`dd/MM/yy HH:mm:ss`, UTC). The real service's
+//! two documents write `events` two ways, and so does the sandbox: the
+//! GET answer wraps each as `{"event": {...}}`, the POST answer lists them
+//! flat.
+
+use http::{HeaderMap, Request, Response, header};
+use hyper::body::Incoming;
+use serde::Serialize;
+use uuid::Uuid;
+
+use crate::{
+    create::authenticate,
+    envelope,
+    error::{ApiError, code},
+    ledger::MoneyEvent,
+    request_body::{Fields, parse_json_object, read_json_body},
+    state::{Body, Service},
+    store::{Payment, PaymentState},
+    submit::payment_token,
+    timeline::now_ms,
+    transaction_ids::{TransactionIds, parse_digits},
+};
+
+/// `GET payment/detail/{paymentID}`.
+pub(crate) fn by_id(
+    service: &Service,
+    request: &Request<Incoming>,
+    payment_id: &str,
+) -> Result<Response<Body>, ApiError> {
+    let caller = Caller::of(service, request.headers())?;
+    let id = parse_digits(payment_id)
+        .ok_or_else(|| ApiError::field(code::WRONG_PAYMENT_ID, "paymentID", "must be digits"))?;
+    let ids = TransactionIds {
+        payment_id: Some(id),
+        ..TransactionIds::default()
+    };
+    answer(service, &caller, &ids, Shape::Wrapped)
+}
+
+/// `POST payment/detail`.
+pub(crate) async fn search(
+    service: &Service,
+    request: Request<Incoming>,
+) -> Result<Response<Body>, ApiError> {
+    let (parts, body) = request.into_parts();
+    let caller = Caller::of(service, &parts.headers)?;
+    let body = read_json_body(
+        &parts.headers,
+        body,
+        service.config.limits.body_read_timeout,
+    )
+    .await?;
+    let object = parse_json_object(&body)?;
+    let fields = Fields::root(&object);
+    let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
+    if !service
+        .profiles
+        .with(caller.merchant, |p| p.merchant.shop_login == shop_login)
+    {
+        return Err(ApiError::ShopNotRecognized("does not belong to the caller"));
+    }
+    let ids = TransactionIds::read(&fields)?;
+    answer(service, &caller, &ids, Shape::Flat)
+}
+
+/// Who asks: a merchant by its key, or the holder of one payment's token.
+struct Caller {
+    /// The merchant asking, or the one whose payment the token is.
+    merchant: u32,
+    /// With a token: the only payment it may read.
+    token: Option<Uuid>,
+}
+
+impl Caller {
+    fn of(service: &Service, headers: &HeaderMap) -> Result<Self, ApiError> {
+        if headers.contains_key(header::AUTHORIZATION) || !headers.contains_key("paymentToken") {
+            return Ok(Self {
+                merchant: authenticate(service, headers)?,
+                token: None,
+            });
+        }
+        let token = payment_token(headers)?;
+        let merchant = service.store.with_payment(&token, |p| p.merchant)?;
+        Ok(Self {
+            merchant,
+            token: Some(token),
+        })
+    }
+}
+
+/// How `events` is written.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// `[{"event": {...}}]`, as the GET document writes it.
+    Wrapped,
+    /// `[{...}]`, as the POST document writes it.
+    Flat,
+}
+
+fn answer(
+    service: &Service,
+    caller: &Caller,
+    ids: &TransactionIds<'_>,
+    shape: Shape,
+) -> Result<Response<Body>, ApiError> {
+    let token = ids.find(service, caller.merchant)?;
+    if caller.token.is_some_and(|own| own != token) {
+        return Err(ApiError::TransactionNotFound);
+    }
+    let now = now_ms();
+    let payload = service
+        .store
+        .with_payment(&token, |p| {
+            p.ledger_now(now);
+            DetailPayload::of(p, shape)
+        })
+        .map_err(|_| ApiError::TransactionNotFound)?;
+    Ok(envelope::ok(&payload))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DetailPayload {
+    transaction_type: &'static str,
+    transaction_result: &'static str,
+    transaction_state: &'static str,
+    #[serde(rename = "bankTransactionID")]
+    bank_transaction_id: String,
+    #[serde(rename = "shopTransactionID")]
+    shop_transaction_id: String,
+    #[serde(rename = "paymentID")]
+    payment_id: String,
+    authorization_code: String,
+    currency: String,
+    #[serde(rename = "maskedPAN")]
+    masked_pan: String,
+    payment_method: &'static str,
+    td_level: &'static str,
+    events: Vec<EventEntry>,
+}
+
+impl DetailPayload {
+    fn of(p: &Payment, shape: Shape) -> Self {
+        let ledger = p.ledger();
+        let result = match p.state {
+            PaymentState::Created => "UNSUBMITTED",
+            PaymentState::AwaitingAuthentication | PaymentState::AwaitingMethod => "WAITING",
+            PaymentState::Authorized => "OK",
+            PaymentState::Declined => "KO",
+        };
+        let paid = p.state == PaymentState::Authorized;
+        let masked_pan = p.masked_pan.as_deref().unwrap_or("");
+        Self {
+            transaction_type: "detail",
+            transaction_result: result,
+            transaction_state: ledger.map_or("", |l| l.state()),
+            bank_transaction_id: p.bank_transaction_id().to_string(),
+            shop_transaction_id: p.shop_transaction_id.to_string(),
+            payment_id: p.id.to_string(),
+            authorization_code: if paid {
+                format!("{:06}", p.id % 1_000_000)
+            } else {
+                String::new()
+            },
+            currency: p.currency.code().to_owned(),
+            masked_pan: masked_pan.to_owned(),
+            payment_method: match (p.channel(), masked_pan.as_bytes().first()) {
+                (None, _) => "",
+                (Some(crate::timeline::Channel::Alternative), _) => "SANDBOXWALLET",
+                (_, Some(b'4')) => "VISA",
+                (_, Some(b'5' | b'2')) => "MASTERCARD",
+                (_, _) => "CREDITCARD",
+            },
+            td_level: match p.authenticated() {
+                Some(true) => "FULL",
+                _ => "",
+            },
+            events: ledger
+                .map(|l| l.events.iter().map(|e| EventEntry::of(e, shape)).collect())
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// One item of `events`, wrapped or flat.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum EventEntry {
+    Wrapped { event: EventFields },
+    Flat(EventFields),
+}
+
+impl EventEntry {
+    fn of(event: &MoneyEvent, shape: Shape) -> Self {
+        let fields = EventFields::of(event);
+        match shape {
+            Shape::Wrapped => Self::Wrapped { event: fields },
+            Shape::Flat => Self::Flat(fields),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct EventFields {
+    eventtype: &'static str,
+    eventamount: String,
+    eventdate: String,
+    #[serde(rename = "eventID")]
+    event_id: String,
+    #[serde(rename = "eventReferred")]
+    event_referred: String,
+    environment: &'static str,
+    operator: &'static str,
+}
+
+impl EventFields {
+    fn of(event: &MoneyEvent) -> Self {
+        Self {
+            eventtype: event.kind.code(),
+            eventamount: format!("{}.{:02}", event.minor / 100, event.minor % 100),
+            eventdate: event_date(event.at_ms),
+            event_id: event.id.to_string(),
+            event_referred: event.referred.map(|id| id.to_string()).unwrap_or_default(),
+            environment: event.environment.code(),
+            operator: "",
+        }
+    }
+}
+
+/// `dd/MM/yy HH:mm:ss`, UTC, as the real service's example writes dates.
+fn event_date(at_ms: u64) -> String {
+    let seconds = i64::try_from(at_ms / 1000).unwrap_or(0);
+    let Ok(at) = time::OffsetDateTime::from_unix_timestamp(seconds) else {
+        return String::new();
+    };
+    format!(
+        "{:02}/{:02}/{:02} {:02}:{:02}:{:02}",
+        at.day(),
+        u8::from(at.month()),
+        at.year().rem_euclid(100),
+        at.hour(),
+        at.minute(),
+        at.second()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_dates_are_written_as_the_real_service_writes_them() {
+        // 2016-08-19 16:13:14 UTC, the real service's example's first date.
+        assert_eq!(event_date(1_471_623_194_000), "19/08/16 16:13:14");
+    }
+}

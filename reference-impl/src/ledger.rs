@@ -1,0 +1,441 @@
+//! A payment's money after its authorization, as the real service keeps it
+//! (real-service-operations §2): events `AUT` (authorised), `MOV`
+//! (settled), `CAN` (cancelled) and `STO` (refunded), and the rules that
+//! take it from one to the next.
+//!
+//! - A shop settles in one of two ways, its settlement mode (the real
+//!   service's M.O.T.O. setting): *unified*, where the service settles each
+//!   authorised payment by itself after a delay (`MOV`, environment `BAT`);
+//!   or *separated*, where a payment stays authorised until the merchant
+//!   captures it (`MOV`, partial allowed, never above the authorised
+//!   amount) or cancels it (`CAN`, before settlement only).
+//! - Settled money is refunded (`STO`, its `eventReferred` the `MOV`), in
+//!   as many parts as the merchant likes, never above what was settled.
+//!
+//! A refusal is a transaction-level code with its description, answered
+//! with `transactionResult "KO"`: the operation was understood and the
+//! payment does not allow it. The ledger is apart from the timeline, which
+//! a client can fill with refused calls: money events are never dropped.
+//! A payment takes at most [`MAX_MONEY_EVENTS`] of them; a refund past
+//! that is refused.
+
+use serde::{Deserialize, Serialize};
+
+use crate::money::Amount;
+
+/// The most money events a payment keeps (its authorization, settlement
+/// and refunds): refunds past it are refused, never dropped.
+pub const MAX_MONEY_EVENTS: usize = 100;
+
+/// How a shop's authorised payments are settled: the real service's
+/// M.O.T.O. setting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Settlement {
+    /// The service settles each authorised payment by itself after
+    /// `delay_ms` (the real service's "unified").
+    Unified {
+        /// From the authorization to the settlement, in milliseconds.
+        delay_ms: u64,
+    },
+    /// A payment stays authorised until the merchant captures or cancels
+    /// it (the real service's "separated").
+    Separated,
+}
+
+impl Settlement {
+    /// Its name in the configuration and the data file: `unified` or `separated`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Unified { .. } => "unified",
+            Self::Separated => "separated",
+        }
+    }
+}
+
+/// The code of a money event, as `payment/detail` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EventType {
+    /// Authorised.
+    #[serde(rename = "AUT")]
+    Authorized,
+    /// Settled: the amount transferred.
+    #[serde(rename = "MOV")]
+    Settled,
+    /// Cancelled: the authorization deleted.
+    #[serde(rename = "CAN")]
+    Cancelled,
+    /// Refunded.
+    #[serde(rename = "STO")]
+    Refunded,
+}
+
+impl EventType {
+    /// `AUT`, `MOV`, `CAN` or `STO`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Authorized => "AUT",
+            Self::Settled => "MOV",
+            Self::Cancelled => "CAN",
+            Self::Refunded => "STO",
+        }
+    }
+}
+
+/// Where an event came from, as `payment/detail` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Environment {
+    /// Online: an API call or the buyer's payment.
+    #[serde(rename = "ONL")]
+    Online,
+    /// The back-office.
+    #[serde(rename = "BOF")]
+    BackOffice,
+    /// A batch of the service's own: the settlement of a unified shop.
+    #[serde(rename = "BAT")]
+    Batch,
+}
+
+impl Environment {
+    /// `ONL`, `BOF` or `BAT`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Online => "ONL",
+            Self::BackOffice => "BOF",
+            Self::Batch => "BAT",
+        }
+    }
+}
+
+/// One money event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoneyEvent {
+    /// Its number in the payment, from 1.
+    pub id: u32,
+    /// What happened.
+    pub kind: EventType,
+    /// How much, in hundredths (0 for a cancellation).
+    pub minor: u64,
+    /// When, in milliseconds since the Unix epoch.
+    pub at_ms: u64,
+    /// For a refund, the settlement it refunds.
+    pub referred: Option<u32>,
+    /// Where it came from.
+    pub environment: Environment,
+}
+
+/// A payment's money once a card or method was taken.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ledger {
+    /// Whether the authorization was granted (a declined payment has a
+    /// negative `AUT` and nothing after it).
+    pub authorized: bool,
+    /// When a unified shop's payment settles by itself, in milliseconds
+    /// since the Unix epoch; `None` once settled or cancelled, or for a
+    /// separated shop.
+    pub settles_at_ms: Option<u64>,
+    /// What was settled, in hundredths.
+    pub settled_minor: u64,
+    /// What was refunded of it, in hundredths.
+    pub refunded_minor: u64,
+    /// Every money event, oldest first.
+    pub events: Vec<MoneyEvent>,
+}
+
+/// Why the ledger refuses an operation: the real service's transaction
+/// code and its description.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refused {
+    /// `transactionErrorCode`.
+    pub code: &'static str,
+    /// `transactionErrorDescription`.
+    pub description: &'static str,
+}
+
+const fn refused(code: &'static str, description: &'static str) -> Refused {
+    Refused { code, description }
+}
+
+/// 8012: there is no authorization to capture or cancel.
+pub const NO_AUTHORIZATION: Refused = refused("8012", "authorisation not found");
+/// 8014: a capture above the authorised amount (the real service also says 58).
+pub const ABOVE_AUTHORIZED: Refused = refused("8014", "settlement greater than authorisation");
+/// 2019: a payment settled already, cancelled, or of a unified shop.
+pub const CANNOT_SETTLE: Refused = refused("2019", "transaction cannot be settled");
+/// 2017: a payment settled already, or cancelled.
+pub const CANNOT_DELETE: Refused = refused("2017", "transaction cannot be deleted");
+/// 8016: a refund of a payment never settled.
+pub const NO_SETTLEMENT: Refused = refused("8016", "transaction without settlement");
+/// 2014: a refund above what is left of the settled amount (also 8015).
+pub const ABOVE_BALANCE: Refused = refused("2014", "refund exceeds the balance");
+/// 2018: a refund of a payment that cannot be refunded (declined,
+/// cancelled, or with as many refunds as it keeps).
+pub const CANNOT_REFUND: Refused = refused("2018", "transaction cannot be refunded");
+/// 65: another currency than the payment's.
+pub const WRONG_CURRENCY: Refused = refused("65", "wrong currency");
+
+impl Ledger {
+    /// The ledger of a payment whose card or method was just taken, for
+    /// `amount`, under the shop's settlement mode.
+    pub fn authorized(granted: bool, amount: Amount, settlement: Settlement, now_ms: u64) -> Self {
+        let mut ledger = Self {
+            authorized: granted,
+            ..Self::default()
+        };
+        ledger.push(
+            EventType::Authorized,
+            if granted { amount.minor() } else { 0 },
+            now_ms,
+            None,
+            Environment::Online,
+        );
+        if let (true, Settlement::Unified { delay_ms }) = (granted, settlement) {
+            ledger.settles_at_ms = Some(now_ms.saturating_add(delay_ms));
+        }
+        ledger
+    }
+
+    /// Settles a unified shop's payment whose time has come, dated when it
+    /// was due; whether it did.
+    pub fn settle_due(&mut self, amount: Amount, now_ms: u64) -> bool {
+        match self.settles_at_ms {
+            Some(at) if at <= now_ms => {
+                self.settles_at_ms = None;
+                self.settled_minor = amount.minor();
+                self.push(
+                    EventType::Settled,
+                    amount.minor(),
+                    at,
+                    None,
+                    Environment::Batch,
+                );
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The last event's code, `transactionState`; empty before any.
+    pub fn state(&self) -> &'static str {
+        self.events.last().map_or("", |e| e.kind.code())
+    }
+
+    /// Whether it was cancelled.
+    pub fn cancelled(&self) -> bool {
+        self.events.iter().any(|e| e.kind == EventType::Cancelled)
+    }
+
+    /// Captures `amount` of a separated shop's authorised payment.
+    pub fn capture(
+        &mut self,
+        amount: Amount,
+        authorized: Amount,
+        from: Environment,
+        now_ms: u64,
+    ) -> Result<(), Refused> {
+        if !self.authorized {
+            return Err(NO_AUTHORIZATION);
+        }
+        if self.settled_minor > 0 || self.cancelled() || self.settles_at_ms.is_some() {
+            return Err(CANNOT_SETTLE);
+        }
+        if amount > authorized {
+            return Err(ABOVE_AUTHORIZED);
+        }
+        self.settled_minor = amount.minor();
+        self.push(EventType::Settled, amount.minor(), now_ms, None, from);
+        Ok(())
+    }
+
+    /// Cancels a separated shop's authorised payment, before settlement.
+    pub fn cancel(&mut self, from: Environment, now_ms: u64) -> Result<(), Refused> {
+        if !self.authorized {
+            return Err(NO_AUTHORIZATION);
+        }
+        if self.settled_minor > 0 || self.cancelled() || self.settles_at_ms.is_some() {
+            return Err(CANNOT_DELETE);
+        }
+        self.push(EventType::Cancelled, 0, now_ms, None, from);
+        Ok(())
+    }
+
+    /// Refunds `amount` of the settled money.
+    pub fn refund(
+        &mut self,
+        amount: Amount,
+        from: Environment,
+        now_ms: u64,
+    ) -> Result<(), Refused> {
+        if !self.authorized || self.cancelled() || self.events.len() >= MAX_MONEY_EVENTS {
+            return Err(CANNOT_REFUND);
+        }
+        if self.settled_minor == 0 {
+            return Err(NO_SETTLEMENT);
+        }
+        let balance = self.settled_minor - self.refunded_minor;
+        if amount.minor() > balance {
+            return Err(ABOVE_BALANCE);
+        }
+        self.refunded_minor += amount.minor();
+        let settlement = self
+            .events
+            .iter()
+            .rfind(|e| e.kind == EventType::Settled)
+            .map(|e| e.id);
+        self.push(
+            EventType::Refunded,
+            amount.minor(),
+            now_ms,
+            settlement,
+            from,
+        );
+        Ok(())
+    }
+
+    fn push(
+        &mut self,
+        kind: EventType,
+        minor: u64,
+        at_ms: u64,
+        referred: Option<u32>,
+        environment: Environment,
+    ) {
+        let id = u32::try_from(self.events.len() + 1).unwrap_or(u32::MAX);
+        self.events.push(MoneyEvent {
+            id,
+            kind,
+            minor,
+            at_ms,
+            referred,
+            environment,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn amount(text: &str) -> Amount {
+        Amount::parse(text).expect("an amount")
+    }
+
+    #[test]
+    fn a_unified_shop_settles_by_itself_when_due_and_refunds_up_to_the_settled_amount() {
+        let unified = Settlement::Unified { delay_ms: 1000 };
+        let mut ledger = Ledger::authorized(true, amount("10.00"), unified, 5000);
+        assert_eq!(ledger.state(), "AUT");
+        assert!(!ledger.settle_due(amount("10.00"), 5999));
+        assert_eq!(
+            ledger.refund(amount("1.00"), Environment::Online, 5999),
+            Err(NO_SETTLEMENT)
+        );
+        assert_eq!(
+            ledger.capture(amount("10.00"), amount("10.00"), Environment::Online, 5999),
+            Err(CANNOT_SETTLE),
+            "a unified shop does not capture"
+        );
+        assert!(ledger.settle_due(amount("10.00"), 6000));
+        assert_eq!(ledger.state(), "MOV");
+        assert_eq!(ledger.events[1].at_ms, 6000);
+        assert_eq!(ledger.events[1].environment, Environment::Batch);
+        assert_eq!(
+            ledger.refund(amount("4.00"), Environment::Online, 7000),
+            Ok(())
+        );
+        assert_eq!(
+            ledger.refund(amount("6.01"), Environment::Online, 7001),
+            Err(ABOVE_BALANCE)
+        );
+        assert_eq!(
+            ledger.refund(amount("6"), Environment::Online, 7002),
+            Ok(())
+        );
+        assert_eq!(
+            ledger.refund(amount("0.01"), Environment::Online, 7003),
+            Err(ABOVE_BALANCE)
+        );
+        assert_eq!(ledger.state(), "STO");
+        assert_eq!(ledger.events[2].referred, Some(2));
+        assert_eq!(ledger.refunded_minor, 1000);
+    }
+
+    #[test]
+    fn a_separated_shop_captures_once_never_above_the_authorised_amount_or_cancels_before() {
+        let mut ledger = Ledger::authorized(true, amount("10.00"), Settlement::Separated, 0);
+        assert!(!ledger.settle_due(amount("10.00"), u64::MAX));
+        assert_eq!(
+            ledger.capture(amount("10.01"), amount("10.00"), Environment::Online, 1),
+            Err(ABOVE_AUTHORIZED)
+        );
+        assert_eq!(
+            ledger.capture(amount("7.50"), amount("10.00"), Environment::Online, 2),
+            Ok(())
+        );
+        assert_eq!(ledger.settled_minor, 750);
+        assert_eq!(
+            ledger.capture(amount("1.00"), amount("10.00"), Environment::Online, 3),
+            Err(CANNOT_SETTLE)
+        );
+        assert_eq!(ledger.cancel(Environment::Online, 4), Err(CANNOT_DELETE));
+        assert_eq!(
+            ledger.refund(amount("7.51"), Environment::Online, 5),
+            Err(ABOVE_BALANCE)
+        );
+
+        let mut cancelled = Ledger::authorized(true, amount("10.00"), Settlement::Separated, 0);
+        assert_eq!(cancelled.cancel(Environment::BackOffice, 1), Ok(()));
+        assert_eq!(cancelled.state(), "CAN");
+        assert_eq!(cancelled.cancel(Environment::Online, 2), Err(CANNOT_DELETE));
+        assert_eq!(
+            cancelled.capture(amount("1.00"), amount("10.00"), Environment::Online, 3),
+            Err(CANNOT_SETTLE)
+        );
+        assert_eq!(
+            cancelled.refund(amount("1.00"), Environment::Online, 4),
+            Err(CANNOT_REFUND)
+        );
+    }
+
+    #[test]
+    fn a_declined_payment_has_a_negative_authorization_and_nothing_after_it() {
+        let mut ledger = Ledger::authorized(
+            false,
+            amount("10.00"),
+            Settlement::Unified { delay_ms: 0 },
+            0,
+        );
+        assert_eq!(ledger.state(), "AUT");
+        assert_eq!(ledger.events[0].minor, 0);
+        assert!(!ledger.settle_due(amount("10.00"), 10));
+        assert_eq!(
+            ledger.capture(amount("1.00"), amount("10.00"), Environment::Online, 1),
+            Err(NO_AUTHORIZATION)
+        );
+        assert_eq!(ledger.cancel(Environment::Online, 1), Err(NO_AUTHORIZATION));
+        assert_eq!(
+            ledger.refund(amount("1.00"), Environment::Online, 1),
+            Err(CANNOT_REFUND)
+        );
+    }
+
+    #[test]
+    fn refunds_stop_at_the_ledgers_bound_and_are_refused_not_dropped() {
+        let mut ledger = Ledger::authorized(true, amount("10.00"), Settlement::Separated, 0);
+        ledger
+            .capture(amount("10.00"), amount("10.00"), Environment::Online, 1)
+            .expect("captured");
+        let mut taken = 0;
+        while ledger
+            .refund(amount("0.01"), Environment::Online, 2)
+            .is_ok()
+        {
+            taken += 1;
+        }
+        assert_eq!(taken, MAX_MONEY_EVENTS - 2);
+        assert_eq!(ledger.events.len(), MAX_MONEY_EVENTS);
+        assert_eq!(
+            ledger.refund(amount("0.01"), Environment::Online, 3),
+            Err(CANNOT_REFUND)
+        );
+    }
+}
