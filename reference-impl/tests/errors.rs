@@ -261,7 +261,11 @@ async fn a_chunked_body_over_64_kib_is_refused_with_413() {
 #[tokio::test]
 async fn unknown_paths_answer_404_with_the_envelope() {
     let sandbox = Sandbox::start().await;
-    for path in ["/", "/api/v1/payment/payconf-no-such-operation/", "/api/v2/payment/create/"] {
+    for path in [
+        "/",
+        "/api/v1/payment/payconf-no-such-operation/",
+        "/api/v2/payment/create/",
+    ] {
         let response = sandbox
             .client
             .get(sandbox.url(path))

@@ -444,7 +444,12 @@ async fn a_refusal_of_a_request_with_a_body_says_the_connection_closes() {
     let body = || format!(r#"{{"shopLogin":"{DEFAULT_SHOP_LOGIN}"}}"#).into_bytes();
     // The body is never read here: the HTTP layer closes the connection.
     let refused = sandbox
-        .post_raw("createPayment", "/api/v1/payment/refund/", &json, body())
+        .post_raw(
+            "createPayment",
+            "/api/v1/payment/payconf-no-such-operation/",
+            &json,
+            body(),
+        )
         .await;
     assert_eq!(refused.status.as_u16(), 404);
     assert_eq!(
