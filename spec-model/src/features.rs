@@ -23,6 +23,10 @@ pub const EMBEDDED_FEATURES: &[(&str, &str)] = &[
         include_str!("../../features/envelope.feature"),
     ),
     (
+        "lifecycle.feature",
+        include_str!("../../features/lifecycle.feature"),
+    ),
+    (
         "notifications.feature",
         include_str!("../../features/notifications.feature"),
     ),

@@ -199,6 +199,9 @@ pub(super) fn run_options(args: Box<RunArgs>, plan: bool) -> crate::runner::RunO
             notification_secret: given(
                 std::env::var(crate::runner::target_file::SECRET_VARIABLE).ok(),
             ),
+            second_shop_api_key: given(
+                std::env::var(crate::runner::target_file::SECOND_SHOP_KEY_VARIABLE).ok(),
+            ),
         },
         tags: args.tags,
         features_dir: args.features,

@@ -12,7 +12,9 @@ use super::{EMBEDDED_TOKEN_LIFETIME, NotRun};
 
 /// How soon the embedded sandbox posts a refused notification again.
 const EMBEDDED_FIRST_RETRY: std::time::Duration = std::time::Duration::from_millis(200);
-use crate::runner::target_file::{TargetConfig, TlsSettings};
+use crate::runner::target_file::{
+    EMBEDDED_SETTLEMENT_DELAY, SEPARATED_SHOP, SEPARATED_SHOP_KEY, TargetConfig, TlsSettings,
+};
 
 /// Starts the embedded reference implementation; returns it and its target.
 /// Its tokens expire after [`EMBEDDED_TOKEN_LIFETIME`] when the expiry
@@ -36,6 +38,20 @@ pub async fn start(
     // sandbox's 2 s, so that the retry scenario does not hold up the run:
     // the scenario asks only that it comes within its bound.
     config.limits.notification_first_retry = EMBEDDED_FIRST_RETRY;
+    // DEMO_SHOP settles by itself soon after the authorization, and a
+    // second shop waits for the merchant's capture: the lifecycle
+    // scenarios of both ways run.
+    config.merchants[0].settlement = payconf_reference::Settlement::Unified {
+        delay_ms: u64::try_from(EMBEDDED_SETTLEMENT_DELAY.as_millis()).unwrap_or(500),
+    };
+    let mut separated = config.merchants[0].clone();
+    separated.shop_login = SEPARATED_SHOP.to_owned();
+    separated.api_key = SEPARATED_SHOP_KEY.to_owned();
+    separated.success_url = format!("/merchant/{SEPARATED_SHOP}/success");
+    separated.failure_url = format!("/merchant/{SEPARATED_SHOP}/failure");
+    separated.password = None;
+    separated.settlement = payconf_reference::Settlement::Separated;
+    config.merchants.push(separated);
     let (server, trusted) = if tls {
         let material = certificates().map_err(NotRun::embedded)?;
         let server_config = payconf_reference::server_config(

@@ -51,15 +51,15 @@ pub use issuer::{
 };
 pub use reports::Format;
 pub use steps::{CARD_DATA_DEFINITIONS, OFF_OPERATION_DEFINITIONS, definition_file};
-pub use target_file::TargetFile;
+pub use target_file::{SettlementMode, TargetFile};
 pub use transport::certificate::client_refusal;
 pub use world::PaymentWorld;
 
 use crate::interruption::Interruption;
 use browser::start_browser;
 pub use needs::{
-    ISSUER_TAG, NOTIFICATION_TAG, PAYMENT_PAGE_TAG, RESULT_PAGE_TAG, SIGNATURE_TAG, drives_buyer,
-    unmet_need,
+    ISSUER_TAG, LIFECYCLE_TAG, NOTIFICATION_TAG, PAYMENT_PAGE_TAG, RESULT_PAGE_TAG, SIGNATURE_TAG,
+    drives_buyer, unmet_need,
 };
 pub use not_run::NotRun;
 use plan::{Plan, Selection, apply_driver_override, past_run, print_plan, select};

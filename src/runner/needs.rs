@@ -2,7 +2,7 @@
 //! target's settings (a failure page, a declined card, a token lifetime).
 //! A scenario whose needs the target does not meet is skipped, saying why.
 
-use crate::runner::target_file::{AcsDriver, TargetConfig};
+use crate::runner::target_file::{AcsDriver, LifecycleOperation, SettlementMode, TargetConfig};
 
 /// The tag of scenarios that go through the issuer's page.
 pub const ISSUER_TAG: &str = "issuer";
@@ -27,6 +27,12 @@ pub const NOTIFICATION_TAG: &str = "notification";
 /// The tag of scenarios that verify a notification's signature, which needs
 /// the shop's signing secret.
 pub const SIGNATURE_TAG: &str = "signature";
+
+/// The tag of scenarios of the payment's life after submit, which the
+/// target file opts in to (`[lifecycle]`); each also names the operations
+/// it calls (`@detail`, `@capture`, `@cancel`, `@refund`) and the way its
+/// shop settles (`@unified`, `@separated`).
+pub const LIFECYCLE_TAG: &str = "lifecycle";
 
 /// Whether a scenario with these tags may drive the buyer's browser.
 pub fn drives_buyer<T: AsRef<str>>(tags: &[T]) -> bool {
@@ -75,6 +81,9 @@ pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
             crate::runner::target_file::SECRET_VARIABLE
         ));
     }
+    if let Some(unmet) = unmet_lifecycle_need(target, &needs) {
+        return Some(unmet);
+    }
     if needs("success-page") && target.success_url.is_none() {
         return Some("the target names no success_url".to_owned());
     }
@@ -86,6 +95,42 @@ pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
     }
     if needs(super::TOKEN_LIFETIME_TAG) && target.token_lifetime.is_none() {
         return Some("the target names no token_lifetime_secs".to_owned());
+    }
+    None
+}
+
+/// What a `@lifecycle` scenario needs of `[lifecycle]`: the section, each
+/// operation it calls, and a shop that settles its way.
+fn unmet_lifecycle_need(target: &TargetConfig, needs: &impl Fn(&str) -> bool) -> Option<String> {
+    if !needs(LIFECYCLE_TAG) {
+        return None;
+    }
+    let Some(lifecycle) = &target.lifecycle else {
+        return Some(
+            "the target declares no [lifecycle]: the contract says only that operations after \
+             submit exist"
+                .to_owned(),
+        );
+    };
+    for operation in LifecycleOperation::ALL {
+        if needs(operation.name()) && !lifecycle.offers(operation) {
+            return Some(format!(
+                "the target's lifecycle.operations does not list \"{}\"",
+                operation.name()
+            ));
+        }
+    }
+    for mode in [SettlementMode::Unified, SettlementMode::Separated] {
+        if needs(mode.name()) && lifecycle.shop(mode).is_none() {
+            return Some(format!(
+                "the target names no shop that settles {} (lifecycle.settlement, or \
+                 [lifecycle.second_shop] for a shop that settles the other way)",
+                match mode {
+                    SettlementMode::Unified => "by itself (\"unified\")",
+                    SettlementMode::Separated => "when the merchant captures (\"separated\")",
+                }
+            ));
+        }
     }
     None
 }

@@ -74,6 +74,7 @@ fn every_scenario_carries_its_features_area_tag() {
         "three-d-secure",
         "payment-page",
         "notification",
+        "lifecycle",
         "authentication",
         "envelope",
         "resilience",
@@ -159,6 +160,11 @@ fn the_example_target_file_is_complete() {
         notifications.signing_secret.map(|s| s.expose().to_owned()),
         Some(payconf_reference::DEFAULT_SIGNING_SECRET.to_owned())
     );
+    let lifecycle = target.lifecycle.expect("[lifecycle]");
+    let unified = lifecycle
+        .shop(payconf::runner::SettlementMode::Unified)
+        .expect("the sandbox's shop settles by itself");
+    assert_eq!(unified.shop_login, payconf_reference::DEFAULT_SHOP_LOGIN);
 }
 
 /// The definition each step of a `@production-safe` scenario runs, found

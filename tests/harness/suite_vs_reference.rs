@@ -3,7 +3,9 @@
 //! target file, as an implementer would run it.
 
 use crate::support::runner::{TempFile, payconf_run, payconf_run_async, scenarios_where};
-use payconf_reference::{ReferenceConfig, RunningServer};
+use payconf_reference::{
+    DEFAULT_API_KEY, DEFAULT_SHOP_LOGIN, DEFAULT_SIGNING_SECRET, ReferenceConfig, RunningServer,
+};
 use payconf_spec::Profile;
 
 /// `file:line` of the scenarios of these profiles.
@@ -59,9 +61,30 @@ async fn core_passes_against_the_reference_implementation_as_an_external_target(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reference_scenarios_pass_against_an_external_reference_with_its_token_lifetime() {
-    let config = ReferenceConfig::from_toml("token_lifetime_secs = 1").expect("config");
+    // The sandbox's shop settles by itself a second after each payment, and
+    // a second shop waits for the merchant's capture: the lifecycle's
+    // scenarios of both ways run, as an implementer declares them.
+    let config = ReferenceConfig::from_toml(&format!(
+        r#"token_lifetime_secs = 1
+[[merchants]]
+shop_login = "{DEFAULT_SHOP_LOGIN}"
+api_key = "{DEFAULT_API_KEY}"
+signing_secret = "{DEFAULT_SIGNING_SECRET}"
+settlement_delay_secs = 1
+[[merchants]]
+shop_login = "WAREHOUSE"
+api_key = "warehouse-key"
+settlement = "separated"
+"#
+    ))
+    .expect("config");
     let server = RunningServer::start(config).await.expect("server");
-    let target = TempFile::new("target.toml", &reference_target(&server, Some(1)));
+    let lifecycle = "[lifecycle]\nsettlement = \"unified\"\nsettles_within_secs = 10\n\
+                     [lifecycle.second_shop]\nshop_login = \"WAREHOUSE\"\napi_key = \"warehouse-key\"\n";
+    let target = TempFile::new(
+        "target.toml",
+        &format!("{}{lifecycle}", reference_target(&server, Some(1))),
+    );
     let output = payconf_run_async(vec![
         "--target".into(),
         target.0.display().to_string(),
@@ -149,4 +172,53 @@ fn the_reference_implementation_passes_the_robustness_profile() {
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
     assert_eq!(output.seed(), Some(7), "{}", output.stdout);
     assert_eq!(output.passed(), of_profiles(&[Profile::Robustness]));
+}
+
+/// The payment's life after submit is opted in to: without `[lifecycle]`
+/// its scenarios are set aside saying so, and with one shop only those of
+/// the other way of settling are, naming the setting that brings them in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lifecycle_scenarios_the_target_does_not_declare_are_skipped_naming_the_setting() {
+    let server = RunningServer::start(ReferenceConfig::default())
+        .await
+        .expect("server");
+    let lifecycle = scenarios_where(|s| s.tags.iter().any(|t| t == "lifecycle"));
+    let run = |text: String| async move {
+        let target = TempFile::new("target.toml", &text);
+        payconf_run_async(vec![
+            "--target".into(),
+            target.0.display().to_string(),
+            "--tags".into(),
+            "@lifecycle and @separated".into(),
+        ])
+        .await
+    };
+    let output = run(reference_target(&server, None)).await;
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    let skipped = skipped_lines(&output.stdout);
+    let separated = scenarios_where(|s| s.tags.iter().any(|t| t == "separated"));
+    assert_eq!(skipped.len(), separated.len(), "{}", output.stdout);
+    assert!(separated.is_subset(&lifecycle));
+    assert!(
+        skipped
+            .iter()
+            .all(|l| l.contains("declares no [lifecycle]")),
+        "{}",
+        output.stdout
+    );
+
+    let unified_only = format!(
+        "{}[lifecycle]\nsettlement = \"unified\"\n",
+        reference_target(&server, None)
+    );
+    let output = run(unified_only).await;
+    let skipped = skipped_lines(&output.stdout);
+    assert_eq!(skipped.len(), separated.len(), "{}", output.stdout);
+    assert!(
+        skipped
+            .iter()
+            .all(|l| l.contains("[lifecycle.second_shop]") && l.contains("separated")),
+        "{}",
+        output.stdout
+    );
 }

@@ -3,12 +3,15 @@
 //! contract's operations ([`paths`]), what an answer says ([`answer`]),
 //! where the buyer is sent ([`redirect`]), and the buyer on the standard
 //! payment page ([`payment_page`]; pressing pay twice at once, [`page_presses`]), and the
-//! merchant's server hearing the outcome ([`notification`]). Steps return
+//! merchant's server hearing the outcome ([`notification`]), and the
+//! payment's life after submit ([`lifecycle`]: detail, capture, cancel,
+//! refund). Steps return
 //! `Result<(), Failure>`; a failure says what was expected, what was seen,
 //! and shows the exchange with secrets redacted.
 
 mod answer;
 mod card;
+mod lifecycle;
 mod notification;
 mod page_presses;
 mod paths;

@@ -18,6 +18,7 @@ use crate::runner::redact::Redactor;
 
 mod acs;
 mod cards;
+mod lifecycle;
 mod notifications;
 mod payment_page;
 mod robustness;
@@ -32,9 +33,14 @@ mod tls;
 pub use acs::{AcsConfig, AcsDriver, BrowserSettings, driver_override};
 use cards::check_card;
 pub use cards::{TestCard, TestCards};
+pub use lifecycle::{
+    LifecycleFile, LifecycleOperation, LifecycleSettings, LifecycleShop, SECOND_SHOP_KEY_VARIABLE,
+    SettlementMode,
+};
 pub use notifications::{NotificationSettings, NotificationsFile, SECRET_VARIABLE};
 pub use payment_page::{Alternative, CardField, PaymentPage, PaymentPageFile, PaymentRefs};
 pub use robustness::RobustnessSettings;
+pub use sandbox::{EMBEDDED_SETTLEMENT_DELAY, SEPARATED_SHOP, SEPARATED_SHOP_KEY};
 pub use secret::Secret;
 pub use steps::{IssuerStep, StepAction, StepValue};
 pub use tls::{TlsFile, TlsSettings, TransportOverrides};
@@ -83,6 +89,10 @@ pub struct TargetFile {
     acs: AcsConfig,
     payment_page: Option<PaymentPageFile>,
     notifications: Option<NotificationsFile>,
+    lifecycle: Option<LifecycleFile>,
+    /// `PAYCONF_SECOND_SHOP_API_KEY`, once the overrides are applied.
+    #[serde(skip)]
+    second_shop_api_key: Option<String>,
     #[serde(default)]
     robustness: RobustnessSettings,
     #[serde(default)]
@@ -108,6 +118,9 @@ pub struct TargetOverrides {
     /// `notifications.signing_secret` (a variable only: a secret on the
     /// command line is seen by every user of the machine).
     pub notification_secret: Option<String>,
+    /// `PAYCONF_SECOND_SHOP_API_KEY`: the key of `[lifecycle.second_shop]`,
+    /// over the file's (a variable only, as every secret).
+    pub second_shop_api_key: Option<String>,
 }
 
 /// The buyer's name submits carry, unless the target names another.
@@ -157,6 +170,9 @@ pub struct TargetConfig {
     /// Where payconf hears the target's server notifications, when the
     /// target file opts in to them (`[notifications]`).
     pub notifications: Option<NotificationSettings>,
+    /// The operations after submit the target offers and how its shops
+    /// settle, when the target file opts in to them (`[lifecycle]`).
+    pub lifecycle: Option<LifecycleSettings>,
     /// How hard the `@robustness` scenarios press.
     pub robustness: RobustnessSettings,
     /// CAs to trust and a client certificate, read from their files.
@@ -225,6 +241,7 @@ impl TargetFile {
         if let Some(notifications) = self.notifications.take() {
             self.notifications = Some(notifications.with_secret(flags.notification_secret.clone()));
         }
+        self.second_shop_api_key = flags.second_shop_api_key.clone();
         self
     }
 
@@ -346,6 +363,11 @@ impl TargetFile {
             .notifications
             .map(NotificationsFile::resolve)
             .transpose()?;
+        let second_key = self.second_shop_api_key;
+        let lifecycle = self
+            .lifecycle
+            .map(|section| section.resolve(&shop_login, second_key))
+            .transpose()?;
         let tls = self.tls.check()?;
         let proxy = tls::proxy_url(self.proxy)?;
         Ok(TargetConfig {
@@ -374,6 +396,7 @@ impl TargetFile {
             acs: self.acs,
             payment_page,
             notifications,
+            lifecycle,
             robustness: self.robustness,
         })
     }
@@ -417,6 +440,12 @@ impl TargetConfig {
         );
         let signing = self.notifications.iter().flat_map(|n| &n.signing_secret);
         secrets.extend(signing.map(|s| s.expose().to_owned()));
+        let shops = self.lifecycle.iter().flat_map(|l| &l.shops);
+        secrets.extend(
+            shops
+                .filter_map(|shop| shop.api_key.as_ref())
+                .map(|k| k.expose().to_owned()),
+        );
         for credential in [
             self.base_url.username(),
             self.base_url.password().unwrap_or(""),

@@ -1,6 +1,9 @@
 //! The target of `payconf run` with no target file: the embedded sandbox
 //! (the reference implementation) with its built-in defaults, its
-//! back-office pages, its payment page and its notifications declared.
+//! back-office pages, its payment page, its notifications and the
+//! payment's life after submit declared: `DEMO_SHOP` settles by itself,
+//! and a second shop of the embedded sandbox's own ([`SEPARATED_SHOP`])
+//! waits for the merchant's capture.
 
 use std::{collections::BTreeMap, time::Duration};
 
@@ -8,9 +11,19 @@ use url::Url;
 
 use super::{
     AcsConfig, AcsDriver, Alternative, BrowserSettings, CardField, DEFAULT_BUYER_EMAIL,
-    DEFAULT_BUYER_NAME, DEFAULT_TRANSACTION_PREFIX, Environment, NotificationSettings, PaymentPage,
-    RobustnessSettings, Secret, TargetConfig, TestCard, TestCards, TlsSettings,
+    DEFAULT_BUYER_NAME, DEFAULT_TRANSACTION_PREFIX, Environment, LifecycleOperation,
+    LifecycleSettings, LifecycleShop, NotificationSettings, PaymentPage, RobustnessSettings,
+    Secret, SettlementMode, TargetConfig, TestCard, TestCards, TlsSettings,
 };
+
+/// The embedded sandbox's second shop, which settles when the merchant
+/// captures (the real service's "separated").
+pub const SEPARATED_SHOP: &str = "SEPARATED_SHOP";
+/// Its API key.
+pub const SEPARATED_SHOP_KEY: &str = "separated-api-key";
+/// How long after the authorization the embedded sandbox's `DEMO_SHOP`
+/// settles by itself.
+pub const EMBEDDED_SETTLEMENT_DELAY: Duration = Duration::from_millis(500);
 
 impl TargetConfig {
     /// The target for the reference implementation's built-in defaults at `base_url`.
@@ -64,6 +77,22 @@ impl TargetConfig {
             notifications: Some(NotificationSettings::sandbox(
                 reference::DEFAULT_SIGNING_SECRET,
             )),
+            lifecycle: Some(LifecycleSettings {
+                operations: LifecycleOperation::ALL.into_iter().collect(),
+                shops: vec![
+                    LifecycleShop {
+                        shop_login: reference::DEFAULT_SHOP_LOGIN.to_owned(),
+                        api_key: None,
+                        settlement: SettlementMode::Unified,
+                    },
+                    LifecycleShop {
+                        shop_login: SEPARATED_SHOP.to_owned(),
+                        api_key: Some(Secret::new(SEPARATED_SHOP_KEY)),
+                        settlement: SettlementMode::Separated,
+                    },
+                ],
+                settles_within: Duration::from_secs(10),
+            }),
             robustness: RobustnessSettings::default(),
             tls: TlsSettings::default(),
             proxy: None,

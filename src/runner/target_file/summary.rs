@@ -75,6 +75,15 @@ impl TargetConfig {
                 "within_secs": n.within.as_secs(),
                 "retry_within_secs": n.retry_within.as_secs(),
             })),
+            "lifecycle": self.lifecycle.as_ref().map(|l| serde_json::json!({
+                "operations": l.operations.iter().map(|o| o.name()).collect::<Vec<_>>(),
+                "shops": l.shops.iter().map(|shop| serde_json::json!({
+                    "shop_login": shop.shop_login,
+                    "api_key": shop.api_key.as_ref().map(|_| MASK),
+                    "settlement": shop.settlement.name(),
+                })).collect::<Vec<_>>(),
+                "settles_within_secs": l.settles_within.as_secs(),
+            })),
             "tls": {
                 "ca_file": self.tls.ca_source,
                 "client_cert": self.tls.client_source,

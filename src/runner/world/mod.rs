@@ -85,6 +85,29 @@ pub struct CreatedPayment {
     pub shop_transaction_id: Option<String>,
 }
 
+/// A payment of a `@lifecycle` scenario, paid at one of the target's
+/// shops, with what the scenario's own operations did to its money.
+#[derive(Clone, Debug)]
+pub struct LifecyclePayment {
+    /// The shop it was paid at.
+    pub shop_login: String,
+    /// That shop's API key, which its operations carry.
+    pub api_key: crate::runner::target_file::Secret,
+    /// Its `paymentID`.
+    pub payment_id: String,
+    /// The `shopTransactionID` create was sent.
+    pub shop_transaction_id: String,
+    /// Its amount, in hundredths.
+    pub amount: u64,
+    /// What was settled, as the scenario's captures (or the service's own
+    /// settlement, once seen) made it, in hundredths.
+    pub settled: u64,
+    /// What the scenario's refunds took, in hundredths.
+    pub refunded: u64,
+    /// The amount of the last operation done.
+    pub last_amount: Option<u64>,
+}
+
 /// The state of one scenario.
 #[derive(Debug, cucumber::World)]
 #[world(init = Self::new)]
@@ -96,10 +119,10 @@ pub struct PaymentWorld {
     /// The requirements this scenario checks (its `@req:` tags).
     pub checks: Vec<String>,
     /// Whether the API's answers are held to the reference profile's
-    /// choices: in a `@reference` scenario, except one about notifications,
-    /// which checks the reference profile's notifications of a server that
-    /// may differ from it elsewhere (its answers are held to the contract,
-    /// their reference differences noted).
+    /// choices: in a `@reference` scenario, except one about notifications
+    /// or the payment's life after submit, which check those areas of a
+    /// server that may differ from the reference profile elsewhere (its
+    /// answers are held to the contract, their reference differences noted).
     pub holds_reference_answers: bool,
     /// Payments created so far, oldest first.
     pub payments: Vec<CreatedPayment>,
@@ -140,6 +163,8 @@ pub struct PaymentWorld {
     /// Where this scenario's notifications arrive, once it listens for them:
     /// submits then pass its address as `serverNotificationURL`.
     pub mailbox: Option<Mailbox>,
+    /// The payment a `@lifecycle` scenario operates on, once paid.
+    pub lifecycle: Option<LifecyclePayment>,
 }
 
 impl PaymentWorld {
@@ -167,6 +192,7 @@ impl PaymentWorld {
             hostile_finding: None,
             browser_reservation: None,
             mailbox: None,
+            lifecycle: None,
         }
     }
 
@@ -179,8 +205,14 @@ impl PaymentWorld {
             }
         }
         self.profile = Profile::of_tags(tags).unwrap_or(Profile::Core);
+        // The notifications and the payment's life after submit are areas
+        // a server may follow the reference profile in while differing
+        // elsewhere: their scenarios judge what they check, and the
+        // answers' other reference differences are noted, not failed.
         self.holds_reference_answers = self.profile.holds_reference_choices()
-            && !tags.iter().any(|t| t == crate::runner::NOTIFICATION_TAG);
+            && !tags
+                .iter()
+                .any(|t| t == crate::runner::NOTIFICATION_TAG || t == crate::runner::LIFECYCLE_TAG);
         self.checks = payconf_spec::features::requirement_ids(tags)
             .map(str::to_owned)
             .collect();

@@ -26,7 +26,7 @@ impl Twin {
             Some(value)
                 if !self.has(Defect::AnyApiKeyAccepted)
                     && value.split_once(' ').is_none_or(|(scheme, key)| {
-                        !scheme.eq_ignore_ascii_case("apikey") || key != API_KEY
+                        !scheme.eq_ignore_ascii_case("apikey") || Self::shop_of_key(key).is_none()
                     }) =>
             {
                 return self.refusal("AUTH_INVALID", "API key not recognised");
@@ -51,7 +51,12 @@ impl Twin {
             None => return self.unusable(400, "BAD_JSON", "request body is not JSON"),
         };
         let lenient = self.variation == Some(Variation::EchoesRequest);
-        if body["shopLogin"] != SHOP {
+        // The key's shop; with any key taken (a defect), the twin's own.
+        let shop = credentials
+            .and_then(|value| value.split_once(' '))
+            .and_then(|(_, key)| Self::shop_of_key(key))
+            .unwrap_or(SHOP);
+        if body["shopLogin"] != shop {
             return self.refusal("SHOP_UNKNOWN", "unknown shop");
         }
         for field in ["amount", "currency", "shopTransactionID"] {
@@ -90,6 +95,7 @@ impl Twin {
         self.keep_order(
             &id,
             notify::Order {
+                shop,
                 shop_transaction_id: text("shopTransactionID"),
                 amount: text("amount"),
                 currency: text("currency"),
@@ -136,7 +142,7 @@ impl Twin {
     /// variation any depth is read: each top-level field is taken as it
     /// came, and one nested past serde_json's limit stands as `null` for
     /// the twin's own decisions (it is echoed whole all the same).
-    fn read(&self, body: &[u8]) -> Option<Value> {
+    pub(super) fn read(&self, body: &[u8]) -> Option<Value> {
         if self.variation != Some(Variation::EchoesRequest) {
             return serde_json::from_slice(body).ok();
         }
@@ -270,7 +276,14 @@ impl Twin {
                 None => return self.refusal("TOKEN_UNKNOWN", "no payment for this token"),
             }
         };
-        if body["shopLogin"] != SHOP {
+        let shop = self
+            .state
+            .orders
+            .lock()
+            .expect("lock")
+            .get(&payment.id)
+            .map_or(SHOP, |order| order.shop);
+        if body["shopLogin"] != shop {
             return self.refusal("SHOP_MISMATCH", "shop does not own this payment");
         }
         let email = body
@@ -324,6 +337,7 @@ impl Twin {
                         "OK"
                     });
                 payload["authorizationCode"] = json!("A7B9Q2");
+                self.authorize(&payment.id);
                 self.notify(&payment.id, true, Reached::Submit);
                 if self.has(Defect::PaidSubmitAsksFor8006) {
                     payload["transactionErrorCode"] = json!("8006");

@@ -6,6 +6,9 @@
 /// The scenarios that send what clients of the real service send.
 pub const REAL_CLIENT: &str = "@real-client";
 
+/// The scenarios of the payment's life after submit.
+pub const LIFECYCLE: &str = "@lifecycle";
+
 /// One entry of the defect catalogue, `spec/defects.yaml`, by the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Defect {
@@ -68,11 +71,20 @@ pub enum Defect {
     BuyerRequired,
     DccStringRefused,
     AmountDecimalsRequired,
+    DetailMissesTheAuthorization,
+    DetailNotFoundByReference,
+    DetailStateStaleAfterCapture,
+    CaptureAboveAuthorizedAccepted,
+    CancelNotApplied,
+    CancelAfterCaptureAccepted,
+    RefundAboveBalanceAccepted,
+    RefundWithoutSettlementAccepted,
+    NeverSettlesByItself,
 }
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 59] = [
+    pub const ALL: [Self; 68] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -132,6 +144,15 @@ impl Defect {
         Self::BuyerRequired,
         Self::DccStringRefused,
         Self::AmountDecimalsRequired,
+        Self::DetailMissesTheAuthorization,
+        Self::DetailNotFoundByReference,
+        Self::DetailStateStaleAfterCapture,
+        Self::CaptureAboveAuthorizedAccepted,
+        Self::CancelNotApplied,
+        Self::CancelAfterCaptureAccepted,
+        Self::RefundAboveBalanceAccepted,
+        Self::RefundWithoutSettlementAccepted,
+        Self::NeverSettlesByItself,
     ];
 
     /// Its id in the catalogue: the variant's name in kebab case.
@@ -207,6 +228,23 @@ impl Defect {
         )
     }
 
+    /// Whether the defect breaks the payment's life after submit, which the
+    /// twin follows: its runs select `@lifecycle`.
+    pub fn lifecycle(self) -> bool {
+        matches!(
+            self,
+            Self::DetailMissesTheAuthorization
+                | Self::DetailNotFoundByReference
+                | Self::DetailStateStaleAfterCapture
+                | Self::CaptureAboveAuthorizedAccepted
+                | Self::CancelNotApplied
+                | Self::CancelAfterCaptureAccepted
+                | Self::RefundAboveBalanceAccepted
+                | Self::RefundWithoutSettlementAccepted
+                | Self::NeverSettlesByItself
+        )
+    }
+
     /// The tag expression a run judging it selects: none (the core
     /// scenarios), or its opt-in area's.
     pub fn selects(self) -> Option<&'static str> {
@@ -216,6 +254,8 @@ impl Defect {
             Some("@notification")
         } else if self.real_client() {
             Some(REAL_CLIENT)
+        } else if self.lifecycle() {
+            Some(LIFECYCLE)
         } else {
             None
         }

@@ -29,13 +29,14 @@
 mod api;
 mod defect;
 mod issuer;
+mod lifecycle;
 mod notify;
 mod page;
 mod service;
 mod transport;
 mod variation;
 
-pub use defect::{Defect, REAL_CLIENT};
+pub use defect::{Defect, LIFECYCLE, REAL_CLIENT};
 pub use issuer::IssuerStyle;
 pub use notify::SIGNING_SECRET;
 pub use page::PageStyle;
@@ -57,6 +58,9 @@ use wiremock::{Request, Respond, ResponseTemplate};
 
 pub const API_KEY: &str = "twin-merchant-key-7f3a";
 pub const SHOP: &str = "TWIN_STORE";
+/// The twin's second shop, which settles when the merchant captures.
+pub const SECOND_SHOP: &str = "TWIN_WAREHOUSE";
+pub const SECOND_API_KEY: &str = "twin-warehouse-key-91c2";
 pub const FRICTIONLESS_CARD: &str = "4111111111111111";
 pub const THREE_DS_CARD: &str = "5555555555554444";
 /// A card the twin declines (it declines every card but its two).
@@ -107,6 +111,8 @@ struct State {
     recent_requests: Mutex<std::collections::VecDeque<std::time::Instant>>,
     /// Each payment's order, for its notification, by payment ID.
     orders: Mutex<HashMap<String, notify::Order>>,
+    /// Each paid payment's money, by payment ID.
+    ledgers: Mutex<HashMap<String, lifecycle::Ledger>>,
 }
 
 #[derive(Clone)]
@@ -341,6 +347,24 @@ impl Twin {
                     Some(self.submit(request))
                 }
                 ("POST", "/3ds/return") => Some(self.three_ds_return(request)),
+                ("POST", "/api/v1/payment/detail" | "/api/v1/payment/detail/") => {
+                    Some(self.detail(request, None))
+                }
+                ("GET", detail) if detail.starts_with("/api/v1/payment/detail/") => {
+                    Some(self.detail(request, detail.strip_prefix("/api/v1/payment/detail/")))
+                }
+                (
+                    "POST",
+                    "/api/v1/payment/capture/"
+                    | "/api/v1/payment/capture"
+                    | "/api/v1/payment/cancel/"
+                    | "/api/v1/payment/cancel"
+                    | "/api/v1/payment/refund/"
+                    | "/api/v1/payment/refund",
+                ) => {
+                    let kind = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+                    Some(self.operation(request, kind))
+                }
                 ("GET", "/checkout/pay") => Some(self.payment_page(request)),
                 ("GET", "/checkout/pay/frame") => Some(self.payment_frame(request)),
                 ("POST", "/checkout/pay/charge") => Some(self.charge(request)),

@@ -27,6 +27,8 @@ const ATTEMPTS: u32 = 5;
 /// What the twin knows of a payment's order, for its notification.
 #[derive(Clone, Debug)]
 pub(super) struct Order {
+    /// The shop it was created at.
+    pub(super) shop: &'static str,
     pub(super) shop_transaction_id: String,
     pub(super) amount: String,
     pub(super) currency: String,

@@ -10,7 +10,8 @@ use wiremock::{Mock, MockServer, matchers::any};
 
 use super::{
     API_KEY, DECLINED_CARD, Defect, FRICTIONLESS_CARD, IssuerStyle, Origin, PASSCODE, PageStyle,
-    RACE_WINDOW, Route, SHOP, SIGNING_SECRET, State, THREE_DS_CARD, Twin, Variation,
+    RACE_WINDOW, Route, SECOND_API_KEY, SECOND_SHOP, SHOP, SIGNING_SECRET, State, THREE_DS_CARD,
+    Twin, Variation,
 };
 
 /// A listener that resets every connection once the request has arrived.
@@ -213,6 +214,12 @@ fields = {{ passcode = "{PASSCODE}" }}
 signing_secret = "{SIGNING_SECRET}"
 within_secs = 4
 retry_within_secs = 8
+[lifecycle]
+settlement = "unified"
+settles_within_secs = 4
+[lifecycle.second_shop]
+shop_login = "{SECOND_SHOP}"
+api_key = "{SECOND_API_KEY}"
 "#
         )
     }

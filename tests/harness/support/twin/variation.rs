@@ -57,6 +57,14 @@ pub enum Variation {
     /// their bounds, and read "one notification" as one event (delivery at
     /// least once, as every webhook sender's), not one request.
     LateNotifications,
+    /// `payment/detail` wraps each event as `{"event": {...}}`, as the real
+    /// service's document of the GET call writes it (the POST call's lists
+    /// them flat): the lifecycle scenarios take both shapes.
+    WrappedEvents,
+    /// The twin's own shop settles a payment two seconds after its
+    /// authorization, not at once: the unified shop's settlement is awaited
+    /// within `lifecycle.settles_within_secs`.
+    SettlesAfterADelay,
 }
 
 impl Variation {
@@ -74,4 +82,9 @@ impl Variation {
         Self::PressAgainShowsResult,
         Self::LateNotifications,
     ];
+
+    /// The variations of the payment's life after submit alone: with either,
+    /// the twin answers every core scenario as it does without, so they are
+    /// judged on the `@lifecycle` scenarios only.
+    pub const LIFECYCLE: [Self; 2] = [Self::WrappedEvents, Self::SettlesAfterADelay];
 }

@@ -1,0 +1,597 @@
+//! The payment's life after submit (`@lifecycle`, reference profile): a
+//! payment paid at one of the target's shops (`[lifecycle]`: the one that
+//! settles by itself, or the one that waits for the merchant's capture),
+//! then read with `payment/detail`, captured, cancelled and refunded as
+//! the real service's clients do.
+//!
+//! Readings written down (docs/readings.md): `events` is taken flat or
+//! with each item wrapped as `{"event": {...}}`, as the real service's two
+//! documents write it; an operation the payment does not allow is refused
+//! either way a server may say it, with the envelope's `error.code` or with
+//! `error.code "0"`, `transactionResult "KO"` and the code in
+//! `transactionErrorCode`, as long as the code is one of the real
+//! service's for that refusal.
+
+use std::time::{Duration, Instant};
+
+use cucumber::{given, then, when};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use super::{
+    CREATE_PATH, SUBMIT_PATH,
+    card::{CardChoice, card, submit_body},
+    payment::{create_body, shown},
+};
+use crate::runner::{
+    exchange::RecordedRequest,
+    target_file::{LifecycleSettings, SettlementMode},
+    world::{
+        CreatedPayment, Failure, LifecyclePayment, PaymentWorld, Settled, checked, checked_async,
+    },
+};
+
+/// How often a payment's detail is read while waiting for its settlement.
+const SETTLEMENT_POLL: Duration = Duration::from_millis(250);
+
+fn lifecycle(world: &PaymentWorld) -> Result<&LifecycleSettings, Failure> {
+    world
+        .target()
+        .lifecycle
+        .as_ref()
+        .ok_or_else(|| Failure::plain("the target to declare [lifecycle]"))
+}
+
+/// The lifecycle payment of the scenario.
+fn paid(world: &PaymentWorld) -> Result<&LifecyclePayment, Failure> {
+    world
+        .lifecycle
+        .as_ref()
+        .ok_or_else(|| Failure::plain("a payment paid earlier in the scenario"))
+}
+
+/// An amount in hundredths, as the API writes it.
+fn written(minor: u64) -> String {
+    format!("{}.{:02}", minor / 100, minor % 100)
+}
+
+/// An amount as the API writes it, in hundredths: digits, then a dot and
+/// one or two digits, or none.
+fn hundredths(text: &str) -> Option<u64> {
+    let (units, decimals) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(units) || decimals.len() > 2 || (!decimals.is_empty() && !digits(decimals)) {
+        return None;
+    }
+    let units: u64 = units.parse().ok()?;
+    let cents: u64 = format!("{decimals:0<2}").parse().ok()?;
+    units.checked_mul(100)?.checked_add(cents)
+}
+
+/// Creates a payment at `mode`'s shop (the target's own when `None`) and
+/// pays it with `choice`, as the merchant's server does: create with the
+/// shop's key, submit under the token.
+async fn pay_at(
+    world: &mut PaymentWorld,
+    mode: Option<SettlementMode>,
+    choice: CardChoice,
+) -> Result<(), Failure> {
+    let target = world.target().clone();
+    let (shop_login, api_key) = match mode {
+        None => (target.shop_login.clone(), target.api_key.clone()),
+        Some(mode) => {
+            let shop = lifecycle(world)?.shop(mode).ok_or_else(|| {
+                Failure::plain(format!(
+                    "the target to name a shop that settles \"{}\"",
+                    mode.name()
+                ))
+            })?;
+            (
+                shop.shop_login.clone(),
+                shop.api_key
+                    .clone()
+                    .unwrap_or_else(|| target.api_key.clone()),
+            )
+        }
+    };
+    let amount = hundredths(&target.amount).ok_or_else(|| {
+        Failure::plain(format!(
+            "the target's amount to be written with a dot and at most two decimals, not {:?}",
+            target.amount
+        ))
+    })?;
+    let mut body = create_body(world);
+    body["shopLogin"] = json!(shop_login);
+    let reference = body["shopTransactionID"].as_str().unwrap_or("").to_owned();
+    let request = RecordedRequest::new(Method::POST, target.api_url(CREATE_PATH))
+        .header("Content-Type", "application/json")
+        .header("Authorization", format!("apikey {}", api_key.expose()))
+        .body(body.to_string().into_bytes());
+    let answer = world.receive("createPayment", request).await?;
+    let (Some(token), Some(payment_id)) = (
+        answer.str_at("/payload/paymentToken").map(str::to_owned),
+        answer.str_at("/payload/paymentID").map(str::to_owned),
+    ) else {
+        return Err(world.failure(
+            "a created payment: error.code \"0\", a paymentToken and a paymentID",
+            "create did not answer a payment",
+        ));
+    };
+    world.ctx.redactor.add_payment_token(&token);
+    world.payments.push(CreatedPayment {
+        token: token.clone(),
+        payment_id: Some(payment_id.clone()),
+        shop_transaction_id: Some(reference.clone()),
+    });
+
+    let card = card(world, choice)?.clone();
+    let mut submit = submit_body(world, &card);
+    submit["shopLogin"] = json!(shop_login);
+    let mut request = RecordedRequest::new(Method::POST, target.api_url(SUBMIT_PATH))
+        .header("Content-Type", "application/json")
+        .header("paymentToken", token)
+        .body(submit.to_string().into_bytes());
+    if target.submit_authorization {
+        request = request.header("Authorization", format!("apikey {}", api_key.expose()));
+    }
+    let answer = world.receive("submitPayment", request).await?;
+    let result = answer.at("/payload/transactionResult").cloned();
+    if answer.str_at("/error/code") != Some("0")
+        || result.as_ref().and_then(Value::as_str) != Some("OK")
+    {
+        return Err(world.failure(
+            "a paid submit: error.code \"0\", transactionResult \"OK\"",
+            &shown(result.as_ref()),
+        ));
+    }
+    world.lifecycle = Some(LifecyclePayment {
+        shop_login,
+        api_key,
+        payment_id,
+        shop_transaction_id: reference,
+        amount,
+        settled: 0,
+        refunded: 0,
+        last_amount: None,
+    });
+    Ok(())
+}
+
+#[given(expr = "a payment paid with {card}")]
+async fn a_paid_payment(world: &mut PaymentWorld, choice: CardChoice) -> Result<(), Settled> {
+    let checked = checked_async(pay_at(world, None, choice)).await;
+    world.settle(checked)
+}
+
+#[given(expr = "a payment paid with {card} at the shop that settles separately")]
+async fn a_paid_payment_separated(
+    world: &mut PaymentWorld,
+    choice: CardChoice,
+) -> Result<(), Settled> {
+    let checked = checked_async(pay_at(world, Some(SettlementMode::Separated), choice)).await;
+    world.settle(checked)
+}
+
+#[given(expr = "a payment paid with {card} at the shop that settles by itself")]
+async fn a_paid_payment_unified(
+    world: &mut PaymentWorld,
+    choice: CardChoice,
+) -> Result<(), Settled> {
+    let checked = checked_async(pay_at(world, Some(SettlementMode::Unified), choice)).await;
+    world.settle(checked)
+}
+
+/// Reads the payment's detail by its `paymentID` (GET, with its shop's key).
+async fn read_detail(world: &mut PaymentWorld) -> Result<(), Failure> {
+    let payment = paid(world)?.clone();
+    let target = world.target();
+    let request = RecordedRequest::new(
+        Method::GET,
+        target.api_url(&format!("/api/v1/payment/detail/{}", payment.payment_id)),
+    )
+    .header(
+        "Authorization",
+        format!("apikey {}", payment.api_key.expose()),
+    );
+    world.receive("getPaymentDetail", request).await.map(drop)
+}
+
+#[when("the merchant reads the payment's detail by its payment ID")]
+async fn reads_detail(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(read_detail(world)).await;
+    world.settle(checked)
+}
+
+#[when("the merchant looks the payment up by its shop transaction ID")]
+async fn looks_up_detail(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let payment = paid(world)?.clone();
+        let body = json!({
+            "shopLogin": payment.shop_login,
+            "shopTransactionID": payment.shop_transaction_id,
+        });
+        let request = RecordedRequest::new(
+            Method::POST,
+            world.target().api_url("/api/v1/payment/detail"),
+        )
+        .header("Content-Type", "application/json")
+        .header(
+            "Authorization",
+            format!("apikey {}", payment.api_key.expose()),
+        )
+        .body(body.to_string().into_bytes());
+        world
+            .receive("searchPaymentDetail", request)
+            .await
+            .map(drop)
+    })
+    .await;
+    world.settle(checked)
+}
+
+/// An operation after submit on the scenario's payment.
+#[derive(Clone, Copy)]
+enum Operation {
+    Capture,
+    Cancel,
+    Refund,
+}
+
+/// How much an operation asks for.
+#[derive(Clone, Copy)]
+enum Portion {
+    /// Half the payment's amount (at least 0.01).
+    Part,
+    /// All of it.
+    Whole,
+    /// 0.01 more than the payment's amount.
+    MoreThanTheAmount,
+    /// 0.01 more than what is left of the settled money.
+    MoreThanIsLeft,
+    /// What is left of the settled money.
+    WhatIsLeft,
+}
+
+async fn operate(
+    world: &mut PaymentWorld,
+    operation: Operation,
+    portion: Option<Portion>,
+) -> Result<(), Failure> {
+    let payment = paid(world)?.clone();
+    let left = payment.settled.saturating_sub(payment.refunded);
+    let amount = portion.map(|portion| match portion {
+        Portion::Part => (payment.amount / 2).max(1),
+        Portion::Whole => payment.amount,
+        Portion::MoreThanTheAmount => payment.amount + 1,
+        Portion::MoreThanIsLeft => left + 1,
+        Portion::WhatIsLeft => left,
+    });
+    let target = world.target();
+    let (operation_id, path) = match operation {
+        Operation::Capture => ("capturePayment", "/api/v1/payment/capture/"),
+        Operation::Cancel => ("cancelPayment", "/api/v1/payment/cancel/"),
+        Operation::Refund => ("refundPayment", "/api/v1/payment/refund/"),
+    };
+    let mut body = json!({
+        "shopLogin": payment.shop_login,
+        "paymentID": payment.payment_id,
+        "shopTransactionID": payment.shop_transaction_id,
+    });
+    if let Some(amount) = amount {
+        body["amount"] = json!(written(amount));
+        body["currency"] = json!(target.currency);
+    }
+    let request = RecordedRequest::new(Method::POST, target.api_url(path))
+        .header("Content-Type", "application/json")
+        .header(
+            "Authorization",
+            format!("apikey {}", payment.api_key.expose()),
+        )
+        .body(body.to_string().into_bytes());
+    let answer = world.receive(operation_id, request).await?;
+    let done = answer.str_at("/error/code") == Some("0")
+        && answer.str_at("/payload/transactionResult") == Some("OK");
+    if let (true, Some(state)) = (done, world.lifecycle.as_mut()) {
+        let amount = amount.unwrap_or(0);
+        match operation {
+            Operation::Capture => state.settled = amount,
+            Operation::Refund => state.refunded += amount,
+            Operation::Cancel => {}
+        }
+        state.last_amount = Some(amount);
+    }
+    Ok(())
+}
+
+macro_rules! operation_step {
+    ($name:ident, $text:literal, $operation:expr, $portion:expr) => {
+        #[when($text)]
+        async fn $name(world: &mut PaymentWorld) -> Result<(), Settled> {
+            let checked = checked_async(operate(world, $operation, $portion)).await;
+            world.settle(checked)
+        }
+    };
+}
+
+operation_step!(
+    captures_part,
+    "the merchant captures part of the payment",
+    Operation::Capture,
+    Some(Portion::Part)
+);
+operation_step!(
+    captures_whole,
+    "the merchant captures the whole payment",
+    Operation::Capture,
+    Some(Portion::Whole)
+);
+operation_step!(
+    captures_too_much,
+    "the merchant captures more than the payment's amount",
+    Operation::Capture,
+    Some(Portion::MoreThanTheAmount)
+);
+operation_step!(
+    cancels,
+    "the merchant cancels the payment",
+    Operation::Cancel,
+    None
+);
+operation_step!(
+    refunds_part,
+    "the merchant refunds part of the payment",
+    Operation::Refund,
+    Some(Portion::Part)
+);
+operation_step!(
+    refunds_whole,
+    "the merchant refunds the whole payment",
+    Operation::Refund,
+    Some(Portion::Whole)
+);
+operation_step!(
+    refunds_too_much,
+    "the merchant refunds more than is left of the payment",
+    Operation::Refund,
+    Some(Portion::MoreThanIsLeft)
+);
+operation_step!(
+    refunds_the_rest,
+    "the merchant refunds what is left of the payment",
+    Operation::Refund,
+    Some(Portion::WhatIsLeft)
+);
+
+#[then("the operation is done")]
+fn operation_done(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let code = answer.str_at("/error/code");
+        let result = answer.str_at("/payload/transactionResult");
+        if code != Some("0") || result != Some("OK") {
+            return Err(world.failure(
+                "error.code \"0\" and transactionResult \"OK\"",
+                &format!(
+                    "error.code {}, transactionResult {}, transactionErrorCode {}",
+                    shown(answer.at("/error/code")),
+                    shown(answer.at("/payload/transactionResult")),
+                    shown(answer.at("/payload/transactionErrorCode")),
+                ),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
+}
+
+/// The refusal's code, either way a server may say it: the envelope's, or
+/// `transactionErrorCode` beside `transactionResult "KO"`.
+fn refusal_code(answer: &crate::runner::world::Answer) -> Option<&str> {
+    match answer.str_at("/error/code") {
+        Some("0") if answer.str_at("/payload/transactionResult") == Some("KO") => {
+            answer.str_at("/payload/transactionErrorCode")
+        }
+        Some("0") | None => None,
+        Some(code) => Some(code),
+    }
+}
+
+#[then(expr = "the operation is refused with one of the codes {string}")]
+fn operation_refused(world: &mut PaymentWorld, codes: String) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let allowed: Vec<&str> = codes.split(',').map(str::trim).collect();
+        match refusal_code(answer) {
+            Some(code) if allowed.contains(&code) => Ok(()),
+            found => Err(world.failure(
+                &format!(
+                    "a refusal with one of the codes {} (error.code, or transactionResult \"KO\" \
+                     with transactionErrorCode)",
+                    allowed.join(", ")
+                ),
+                &match found {
+                    Some(code) => format!("code {code:?}"),
+                    None => format!(
+                        "no refusal: error.code {}, transactionResult {}",
+                        shown(answer.at("/error/code")),
+                        shown(answer.at("/payload/transactionResult")),
+                    ),
+                },
+            )),
+        }
+    });
+    world.settle(checked)
+}
+
+#[then(expr = "the detail's transaction result is {string}")]
+fn detail_result(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let result = answer.at("/payload/transactionResult");
+        if result.and_then(Value::as_str) != Some(expected.as_str()) {
+            return Err(world.failure(
+                &format!("payload.transactionResult {expected:?}"),
+                &shown(result),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
+}
+
+#[then("the detail names the payment")]
+fn detail_names_payment(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let expected = paid(world)?.payment_id.clone();
+        let answer = world.answer()?;
+        let found = answer.at("/payload/paymentID");
+        if found.and_then(Value::as_str) != Some(expected.as_str()) {
+            return Err(world.failure(
+                &format!("payload.paymentID {expected:?}, the payment's"),
+                &shown(found),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
+}
+
+#[then(expr = "the payment's state is one of {string}")]
+fn state_is_one_of(world: &mut PaymentWorld, states: String) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let allowed: Vec<&str> = states.split(',').map(str::trim).collect();
+        let answer = world.answer()?;
+        let state = answer.at("/payload/transactionState");
+        match state.and_then(Value::as_str) {
+            Some(found) if allowed.contains(&found) => Ok(()),
+            _ => Err(world.failure(
+                &format!("payload.transactionState one of {}", allowed.join(", ")),
+                &shown(state),
+            )),
+        }
+    });
+    world.settle(checked)
+}
+
+#[then(expr = "the payment's state is {string}")]
+fn state_is(world: &mut PaymentWorld, state: String) -> Result<(), Settled> {
+    state_is_one_of(world, state)
+}
+
+/// The events of a detail answer, each unwrapped from `{"event": ...}`
+/// when the target wraps them.
+fn events(answer: &crate::runner::world::Answer) -> Vec<&Value> {
+    answer
+        .at("/payload/events")
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .map(|item| item.get("event").unwrap_or(item))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether an event is of `kind` and `amount` (hundredths).
+fn event_is(event: &Value, kind: &str, amount: u64) -> bool {
+    event.get("eventtype").and_then(Value::as_str) == Some(kind)
+        && event
+            .get("eventamount")
+            .and_then(Value::as_str)
+            .and_then(hundredths)
+            == Some(amount)
+}
+
+#[then("the payment's first event is an authorization of its amount")]
+fn first_event_is_authorization(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let amount = paid(world)?.amount;
+        let answer = world.answer()?;
+        let events = events(answer);
+        match events.first() {
+            Some(event) if event_is(event, "AUT", amount) => Ok(()),
+            first => Err(world.failure(
+                &format!("events beginning with AUT of {}", written(amount)),
+                &shown(first.copied()),
+            )),
+        }
+    });
+    world.settle(checked)
+}
+
+#[then("the payment's last event is of that amount")]
+fn last_event_of_amount(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let payment = paid(world)?;
+        let amount = payment
+            .last_amount
+            .ok_or_else(|| Failure::plain("an operation done earlier in the scenario"))?;
+        let answer = world.answer()?;
+        let state = answer.str_at("/payload/transactionState").unwrap_or("");
+        let events = events(answer);
+        match events.last() {
+            Some(event) if event_is(event, state, amount) => Ok(()),
+            last => Err(world.failure(
+                &format!(
+                    "the last event of the state's kind ({state}) and of {}",
+                    written(amount)
+                ),
+                &shown(last.copied()),
+            )),
+        }
+    });
+    world.settle(checked)
+}
+
+#[then("the payment is settled by the service within the target's settlement time")]
+async fn settled_by_the_service(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let within = lifecycle(world)?.settles_within;
+        let started = Instant::now();
+        loop {
+            read_detail(world).await?;
+            let answer = world.answer()?;
+            let amount = paid(world)?.amount;
+            let settled = events(answer)
+                .iter()
+                .any(|event| event_is(event, "MOV", amount));
+            if settled {
+                if let Some(state) = world.lifecycle.as_mut() {
+                    state.settled = amount;
+                }
+                return Ok(());
+            }
+            if started.elapsed() >= within {
+                let state = shown(answer.at("/payload/transactionState"));
+                return Err(world.failure(
+                    &format!(
+                        "a MOV event of the payment's amount within {} s \
+                         (lifecycle.settles_within_secs)",
+                        within.as_secs()
+                    ),
+                    &format!("transactionState {state} after {} s", within.as_secs()),
+                ));
+            }
+            tokio::time::sleep(SETTLEMENT_POLL).await;
+        }
+    })
+    .await;
+    world.settle(checked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amounts_are_read_in_hundredths_as_the_api_writes_them() {
+        assert_eq!(hundredths("10.00"), Some(1000));
+        assert_eq!(hundredths("72.5"), Some(7250));
+        assert_eq!(hundredths("100"), Some(10_000));
+        for text in ["", "1.234", "1,00", "-1", ".5", "1."] {
+            assert_eq!(hundredths(text), None, "{text:?}");
+        }
+        assert_eq!(written(7250), "72.50");
+    }
+}
