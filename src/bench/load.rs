@@ -165,11 +165,33 @@ fn submit_request(host: &str, token: &str) -> Request<Full<Bytes>> {
         .expect("a valid request")
 }
 
+/// `payment/detail` of a payment by its ID, with the API key.
+fn detail_request(host: &str, payment_id: &str) -> Request<Full<Bytes>> {
+    Request::get(format!("/api/v1/payment/detail/{payment_id}"))
+        .header("host", host)
+        .header("authorization", AUTHORIZATION.as_str())
+        .body(Full::new(Bytes::new()))
+        .expect("a valid request")
+}
+
 /// The token of a create answer, found without parsing the whole body.
 fn token_of(body: &[u8]) -> Option<&str> {
     const KEY: &[u8] = br#""paymentToken":""#;
     let at = body.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
     std::str::from_utf8(body.get(at..at + 36)?).ok()
+}
+
+/// The `paymentID` of a create answer, found the same way: its digits.
+fn payment_id_of(body: &[u8]) -> Option<String> {
+    const KEY: &[u8] = br#""paymentID":""#;
+    let at = body.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
+    let digits: Vec<u8> = body
+        .get(at..)?
+        .iter()
+        .copied()
+        .take_while(u8::is_ascii_digit)
+        .collect();
+    (!digits.is_empty()).then(|| String::from_utf8(digits).ok())?
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -178,6 +200,9 @@ pub(super) enum Scenario {
     Create,
     /// A create, then a submit with its token: two requests a unit.
     Flow,
+    /// A create, a submit, then `payment/detail` of the payment by its ID,
+    /// as a merchant confirms an outcome: three requests a unit.
+    Confirmed,
 }
 
 async fn connection_loop(
@@ -203,9 +228,31 @@ async fn connection_loop(
             continue;
         };
         samples.created += 1;
-        if scenario == Scenario::Flow {
+        let payment_id = payment_id_of(&body);
+        if matches!(scenario, Scenario::Flow | Scenario::Confirmed) {
             let started = Instant::now();
             let answer = send(&mut sender, submit_request(&host, token)).await;
+            samples.latencies.push(micros(started.elapsed()));
+            match answer {
+                Some((200, body)) if body.windows(4).any(|w| w == br#""OK""#) => {}
+                Some(_) => {
+                    samples.errors += 1;
+                    continue;
+                }
+                None => {
+                    samples.errors += 1;
+                    sender = connect(address, tls.as_ref()).await?;
+                    continue;
+                }
+            }
+        }
+        if scenario == Scenario::Confirmed {
+            let Some(id) = payment_id else {
+                samples.errors += 1;
+                continue;
+            };
+            let started = Instant::now();
+            let answer = send(&mut sender, detail_request(&host, &id)).await;
             samples.latencies.push(micros(started.elapsed()));
             match answer {
                 Some((200, body)) if body.windows(4).any(|w| w == br#""OK""#) => {}

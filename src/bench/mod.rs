@@ -235,6 +235,8 @@ async fn rounds(
     let mut limit = load::Samples::default();
     let mut create = load::Samples::default();
     let mut flows = load::Samples::default();
+    let mut confirmed = load::Samples::default();
+    let mut data_confirmed = load::Samples::default();
     let mut ratios = (Vec::new(), Vec::new());
     for _ in 0..options.rounds {
         let limit_rate = match baseline {
@@ -253,6 +255,10 @@ async fn rounds(
             data_create.absorb(round);
         }
         let round_flows = target.run(Scenario::Flow, options).await?;
+        confirmed.absorb(target.run(Scenario::Confirmed, options).await?);
+        if let Some((_, data)) = with_data {
+            data_confirmed.absorb(data.run(Scenario::Confirmed, options).await?);
+        }
         if let Some(rate) = limit_rate {
             ratios.0.push(round_create.rate() / rate);
             ratios.1.push(round_flows.rate() / rate);
@@ -260,7 +266,7 @@ async fn rounds(
         create.absorb(round_create);
         flows.absorb(round_flows);
     }
-    created += create.created + flows.created;
+    created += create.created + flows.created + confirmed.created;
     if baseline.is_some() {
         println!("{}", limit.figures().line("baseline", "req", "   1.00x"));
     }
@@ -276,11 +282,23 @@ async fn rounds(
             .figures()
             .line("create+submit", "flows", &ratio_said(&mut ratios.1))
     );
+    println!(
+        "{}",
+        confirmed
+            .figures()
+            .line("+detail", "flows", "  (create, submit, detail)")
+    );
     if with_data.is_some() {
         let said = format!("{} of in-memory", ratio_said(&mut data_ratios).trim_start());
         println!(
             "{}",
             data_create.figures().line("create --data", "req", &said)
+        );
+        println!(
+            "{}",
+            data_confirmed
+                .figures()
+                .line("+detail --data", "flows", "  (create, submit, detail)")
         );
     }
     Ok(created)

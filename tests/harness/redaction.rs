@@ -11,6 +11,8 @@ use payconf::runner::Format;
 use payconf_reference::{ReferenceConfig, RunningServer};
 
 const API_KEY: &str = "planted-api-key-5c1e9b7d";
+/// The key of the lifecycle's second shop, given as PAYCONF_SECOND_SHOP_API_KEY.
+const SECOND_KEY: &str = "planted-second-key-8d2f";
 const ISSUER_CODE: &str = "otp-Kq7Zx9Wm";
 /// An issuer code as short as real ones: masked wherever it stands alone.
 const SHORT_ISSUER_CODE: &str = "4321";
@@ -86,7 +88,10 @@ async fn a_short_issuer_code_appears_in_no_output_or_report() {
 async fn assert_no_leak(driver: &str, issuer_code: &str) {
     let mut config_text = format!(
         "token_lifetime_secs = 1\nissuer_code = \"{issuer_code}\"\n\
-         [[merchants]]\nshop_login = \"PLANTED_SHOP\"\napi_key = \"{API_KEY}\"\n"
+         [[merchants]]\nshop_login = \"PLANTED_SHOP\"\napi_key = \"{API_KEY}\"\n\
+         settlement_delay_secs = 1\n\
+         [[merchants]]\nshop_login = \"PLANTED_WAREHOUSE\"\napi_key = \"{SECOND_KEY}\"\n\
+         settlement = \"separated\"\n"
     );
     for (number, behaviour) in CARDS {
         config_text.push_str(&format!(
@@ -108,7 +113,9 @@ async fn assert_no_leak(driver: &str, issuer_code: &str) {
         ));
     }
     target.push_str(&format!(
-        "[acs]\ndriver = \"{driver}\"\nfields = {{ otp = \"{issuer_code}\" }}\n"
+        "[acs]\ndriver = \"{driver}\"\nfields = {{ otp = \"{issuer_code}\" }}\n\
+         [lifecycle]\nsettlement = \"unified\"\nsettles_within_secs = 10\n\
+         [lifecycle.second_shop]\nshop_login = \"PLANTED_WAREHOUSE\"\n"
     ));
     let target = TempFile::new("target.toml", &target);
 
@@ -140,6 +147,7 @@ async fn assert_no_leak(driver: &str, issuer_code: &str) {
         std::process::Command::new(env!("CARGO_BIN_EXE_payconf"))
             .args(&args)
             .env("PAYCONF_API_KEY", API_KEY)
+            .env("PAYCONF_SECOND_SHOP_API_KEY", SECOND_KEY)
             .env("PAYCONF_LOG", "trace")
             .env_remove("PAYCONF_BASE_URL")
             .env_remove("PAYCONF_SHOP_LOGIN")
@@ -188,7 +196,7 @@ async fn assert_no_leak(driver: &str, issuer_code: &str) {
     let mut leaks = Vec::new();
     for (name, text) in &artifacts {
         let long = (issuer_code.len() >= 6).then_some(issuer_code);
-        for secret in [Some(API_KEY), long]
+        for secret in [Some(API_KEY), Some(SECOND_KEY), long]
             .into_iter()
             .flatten()
             .chain(CARDS.iter().map(|(number, _)| *number))

@@ -58,9 +58,13 @@ fn written(minor: u64) -> String {
 /// An amount as the API writes it, in hundredths: digits, then a dot and
 /// one or two digits, or none.
 fn hundredths(text: &str) -> Option<u64> {
-    let (units, decimals) = text.split_once('.').unwrap_or((text, ""));
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    if !digits(units) || decimals.len() > 2 || (!decimals.is_empty() && !digits(decimals)) {
+    let (units, decimals) = match text.split_once('.') {
+        Some((units, decimals)) if digits(decimals) => (units, decimals),
+        Some(_) => return None,
+        None => (text, ""),
+    };
+    if !digits(units) || decimals.len() > 2 {
         return None;
     }
     let units: u64 = units.parse().ok()?;
