@@ -46,14 +46,9 @@ pub(crate) async fn create(
         currency,
         shop_transaction_id,
     } = CreateRequest::read(&object)?;
-    if !service
+    service
         .profiles
-        .with(merchant, |p| p.merchant.shop_login == shop_login)
-    {
-        return Err(ApiError::ShopNotRecognized(
-            "does not belong to this API key",
-        ));
-    }
+        .check_shop(merchant, shop_login, "does not belong to this API key")?;
 
     let (token, id) = service.store.create(NewPayment {
         merchant,

@@ -62,12 +62,9 @@ pub(crate) async fn search(
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
     let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
-    if !service
+    service
         .profiles
-        .with(caller.merchant, |p| p.merchant.shop_login == shop_login)
-    {
-        return Err(ApiError::ShopNotRecognized("does not belong to the caller"));
-    }
+        .check_shop(caller.merchant, shop_login, "does not belong to the caller")?;
     let ids = TransactionIds::read(&fields)?;
     answer(service, &caller, &ids, Shape::Flat)
 }

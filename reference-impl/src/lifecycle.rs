@@ -98,14 +98,9 @@ pub(crate) async fn handle(
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
     let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
-    if !service
+    service
         .profiles
-        .with(merchant, |p| p.merchant.shop_login == shop_login)
-    {
-        return Err(ApiError::ShopNotRecognized(
-            "does not belong to this API key",
-        ));
-    }
+        .check_shop(merchant, shop_login, "does not belong to this API key")?;
     let change = Change::read(operation, &fields)?;
     let token = TransactionIds::read(&fields)?.find(service, merchant)?;
     let now = now_ms();

@@ -78,6 +78,20 @@ impl Profiles {
         f(&self.list.load()[index as usize])
     }
 
+    /// Refuses (1131, saying `why`) a shop login that is not the merchant's.
+    pub fn check_shop(
+        &self,
+        merchant: u32,
+        shop_login: &str,
+        why: &'static str,
+    ) -> Result<(), crate::error::ApiError> {
+        if self.with(merchant, |p| p.merchant.shop_login == shop_login) {
+            Ok(())
+        } else {
+            Err(crate::error::ApiError::ShopNotRecognized(why))
+        }
+    }
+
     /// The index and profile of a shop login.
     pub fn find(&self, shop_login: &str) -> Option<(u32, Arc<Profile>)> {
         let list = self.list.load();

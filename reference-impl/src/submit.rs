@@ -87,12 +87,9 @@ async fn submit_payment(
     let fields = Fields::root(&object);
 
     let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
-    if !service
+    service
         .profiles
-        .with(merchant, |p| p.merchant.shop_login == shop_login)
-    {
-        return Err(ApiError::ShopNotRecognized("does not match the payment"));
-    }
+        .check_shop(merchant, shop_login, "does not match the payment")?;
     let already_processed = service
         .store
         .with_payment(&token, |p| p.state != PaymentState::Created)?;

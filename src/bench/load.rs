@@ -230,17 +230,11 @@ async fn connection_loop(
         samples.created += 1;
         let payment_id = payment_id_of(&body);
         if matches!(scenario, Scenario::Flow | Scenario::Confirmed) {
-            let started = Instant::now();
-            let answer = send(&mut sender, submit_request(&host, token)).await;
-            samples.latencies.push(micros(started.elapsed()));
-            match answer {
-                Some((200, body)) if body.windows(4).any(|w| w == br#""OK""#) => {}
-                Some(_) => {
-                    samples.errors += 1;
-                    continue;
-                }
-                None => {
-                    samples.errors += 1;
+            let request = submit_request(&host, token);
+            match answered_ok(&mut sender, request, &mut samples).await {
+                Answered::Ok => {}
+                Answered::Wrong => continue,
+                Answered::Gone => {
                     sender = connect(address, tls.as_ref()).await?;
                     continue;
                 }
@@ -251,17 +245,10 @@ async fn connection_loop(
                 samples.errors += 1;
                 continue;
             };
-            let started = Instant::now();
-            let answer = send(&mut sender, detail_request(&host, &id)).await;
-            samples.latencies.push(micros(started.elapsed()));
-            match answer {
-                Some((200, body)) if body.windows(4).any(|w| w == br#""OK""#) => {}
-                Some(_) => {
-                    samples.errors += 1;
-                    continue;
-                }
-                None => {
-                    samples.errors += 1;
+            match answered_ok(&mut sender, detail_request(&host, &id), &mut samples).await {
+                Answered::Ok => {}
+                Answered::Wrong => continue,
+                Answered::Gone => {
                     sender = connect(address, tls.as_ref()).await?;
                     continue;
                 }
@@ -270,6 +257,37 @@ async fn connection_loop(
         samples.units += 1;
     }
     Ok(samples)
+}
+
+/// How a request that must answer 200 with `"OK"` went.
+enum Answered {
+    Ok,
+    /// Another answer: an error.
+    Wrong,
+    /// No answer: an error, and the connection is gone.
+    Gone,
+}
+
+/// Sends a request that must answer 200 with `"OK"`, timing it.
+async fn answered_ok(
+    sender: &mut Sender,
+    request: Request<Full<Bytes>>,
+    samples: &mut Samples,
+) -> Answered {
+    let started = Instant::now();
+    let answer = send(sender, request).await;
+    samples.latencies.push(micros(started.elapsed()));
+    match answer {
+        Some((200, body)) if body.windows(4).any(|w| w == br#""OK""#) => Answered::Ok,
+        Some(_) => {
+            samples.errors += 1;
+            Answered::Wrong
+        }
+        None => {
+            samples.errors += 1;
+            Answered::Gone
+        }
+    }
 }
 
 fn micros(d: Duration) -> u32 {
