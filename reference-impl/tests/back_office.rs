@@ -320,3 +320,138 @@ async fn what_a_merchant_sent_is_shown_as_text_never_as_markup() {
         );
     }
 }
+
+/// A shop that settles separately captures, cancels and refunds from a
+/// payment's page: each button as the API's operation does, as a
+/// back-office event (`BOF`), under the form token and from the
+/// back-office's own origin only; what the payment does not allow is
+/// refused with the real service's code, and nothing changes.
+#[tokio::test]
+async fn a_payments_page_captures_cancels_and_refunds_under_the_form_token() {
+    let mut config = payconf_reference::ReferenceConfig::default();
+    config.merchants[0].settlement = payconf_reference::Settlement::Separated;
+    let sandbox = Sandbox::start_with(config).await;
+    let browser = Browser::signed_in(&sandbox).await;
+    let (_, _, captured) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
+    let page = browser
+        .get(&format!("/back-office/payments/{captured}"))
+        .await;
+    assert_eq!(
+        page.attr("form[action$='/capture'] input[name=amount]", "value")
+            .as_deref(),
+        Some("10.00"),
+        "the capture button offers the authorised amount"
+    );
+    let token = page.form_token();
+    let capture = format!("/back-office/payments/{captured}/capture");
+    let forged = browser
+        .post_from(
+            &capture,
+            &[("csrf", &token), ("amount", "10.00")],
+            Some("https://attacker.example"),
+        )
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    let too_much = browser
+        .post(&capture, &[("csrf", &token), ("amount", "10.01")])
+        .await;
+    assert_eq!(too_much.status, StatusCode::CONFLICT, "{}", too_much.html);
+    assert!(too_much.html.contains("8014"), "{}", too_much.html);
+    let done = browser
+        .post(&capture, &[("csrf", &token), ("amount", "6.00")])
+        .await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.html);
+    assert!(
+        done.text("[role=status]")
+            .iter()
+            .any(|t| t.contains("Captured 6.00")),
+        "{}",
+        done.html
+    );
+    assert!(
+        done.attr("form[action$='/capture']", "action").is_none(),
+        "captured once only"
+    );
+    assert_eq!(
+        done.attr("form[action$='/refund'] input[name=amount]", "value")
+            .as_deref(),
+        Some("6.00"),
+        "the refund button offers what was settled"
+    );
+    let refund = format!("/back-office/payments/{captured}/refund");
+    let refunded = browser
+        .post(&refund, &[("csrf", &token), ("amount", "2.50")])
+        .await;
+    assert!(refunded.html.contains("Refunded 2.50"), "{}", refunded.html);
+    let over = browser
+        .post(&refund, &[("csrf", &token), ("amount", "3.51")])
+        .await;
+    assert!(over.html.contains("2014"), "{}", over.html);
+    let events = over.text(".money li code");
+    assert_eq!(events, ["AUT", "MOV", "STO"], "{}", over.html);
+    assert!(over.html.contains("(BOF)"), "{}", over.html);
+
+    let (_, _, cancelled) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
+    let cancel = format!("/back-office/payments/{cancelled}/cancel");
+    let without_token = browser.post(&cancel, &[]).await;
+    assert_eq!(without_token.status, StatusCode::FORBIDDEN);
+    let done = browser.post(&cancel, &[("csrf", &token)]).await;
+    assert!(
+        done.html.contains("The payment was cancelled"),
+        "{}",
+        done.html
+    );
+    assert!(done.attr("form[action$='/refund']", "action").is_none());
+    let again = browser.post(&cancel, &[("csrf", &token)]).await;
+    assert!(again.html.contains("2017"), "{}", again.html);
+}
+
+/// The profile's settlement mode is the shop's: switched to separated, its
+/// next payment waits for a capture; a delay that is not a number of
+/// seconds is refused, naming it, and nothing changes.
+#[tokio::test]
+async fn the_settlement_mode_is_changed_in_the_profile_for_the_next_payments() {
+    let sandbox = Sandbox::start().await;
+    let browser = Browser::signed_in(&sandbox).await;
+    let profile = browser.get("/back-office/profile").await;
+    assert_eq!(
+        profile
+            .attr("select[name=settlement] option[selected]", "value")
+            .as_deref(),
+        Some("unified")
+    );
+    let mut form = profile_form(&profile, &[]);
+    form.push(("settlement".to_owned(), "unified".to_owned()));
+    form.push(("settlementDelaySecs".to_owned(), "soon".to_owned()));
+    let refused = browser.post("/back-office/profile", &borrowed(&form)).await;
+    assert_eq!(
+        refused.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        refused.html
+    );
+    assert!(
+        refused.html.contains("Unified settlement delay"),
+        "{}",
+        refused.html
+    );
+
+    let mut form = profile_form(&profile, &[]);
+    form.push(("settlement".to_owned(), "separated".to_owned()));
+    form.push(("settlementDelaySecs".to_owned(), "30".to_owned()));
+    let saved = browser.post("/back-office/profile", &borrowed(&form)).await;
+    assert_eq!(saved.status, StatusCode::OK, "{}", saved.html);
+    assert_eq!(
+        saved
+            .attr("select[name=settlement] option[selected]", "value")
+            .as_deref(),
+        Some("separated")
+    );
+    let (_, _, paid) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
+    let page = browser.get(&format!("/back-office/payments/{paid}")).await;
+    assert!(
+        page.attr("form[action$='/capture']", "action").is_some(),
+        "{}",
+        page.html
+    );
+}

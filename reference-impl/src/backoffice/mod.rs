@@ -7,6 +7,7 @@
 //! Every page is escaped where values are placed, is neither cached nor
 //! framed, and shows the API key and card numbers only masked.
 
+mod money;
 mod payments;
 mod profile;
 
@@ -72,6 +73,16 @@ pub async fn handle(service: &Service, request: Request<Incoming>) -> Response<B
         (other, Method::GET) if other.starts_with("/payments/") => {
             payments::detail(service, &signed_in, &other["/payments/".len()..])
         }
+        (other, Method::POST) if money_action(other).is_some() => {
+            let Some((id, action)) = money_action(other) else {
+                return forbidden();
+            };
+            let id = id.to_owned();
+            let Some(form) = change_form(service, &signed_in, request).await else {
+                return forbidden();
+            };
+            money::act(service, &signed_in, &id, action, &form)
+        }
         _ => page(
             StatusCode::NOT_FOUND,
             "Page not found",
@@ -79,6 +90,13 @@ pub async fn handle(service: &Service, request: Request<Incoming>) -> Response<B
             "<p>There is no such back-office page.</p>",
         ),
     }
+}
+
+/// The payment and the button a money form's path names:
+/// `/payments/{id}/capture|cancel|refund`.
+fn money_action(path: &str) -> Option<(&str, money::Action)> {
+    let (id, action) = path.strip_prefix("/payments/")?.split_once('/')?;
+    Some((id, money::Action::of(action)?))
 }
 
 /// The signed-in merchant a page is for.

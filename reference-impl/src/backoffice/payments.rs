@@ -6,9 +6,8 @@ use std::{cmp::Reverse, collections::BinaryHeap};
 
 use http::{Response, StatusCode};
 use time::{OffsetDateTime, format_description::BorrowedFormatItem, macros::format_description};
-use uuid::Uuid;
 
-use super::{SignedIn, page};
+use super::{SignedIn, money, page};
 use crate::{
     pages::escape,
     paths::BACK_OFFICE_PATH,
@@ -190,18 +189,37 @@ impl Ord for NewestFirst {
 
 /// `GET`: one payment and its timeline.
 pub fn detail(service: &Service, signed_in: &SignedIn<'_>, id: &str) -> Response<Body> {
+    show(service, signed_in, id, None)
+}
+
+/// A payment's page, with what came of a money button when one was pressed.
+pub fn show(
+    service: &Service,
+    signed_in: &SignedIn<'_>,
+    id: &str,
+    outcome: Option<&money::Outcome>,
+) -> Response<Body> {
     let merchant = signed_in.session.merchant;
-    let mut found: Option<(Uuid, Row)> = None;
-    if let Ok(id) = id.parse::<u64>() {
-        service.store.for_each(|token, p| {
-            if p.id == id && p.merchant == merchant {
-                let mut row = Row::of(p);
-                row.events = p.events().to_vec();
-                found = Some((*token, row));
-            }
+    let now = crate::timeline::now_ms();
+    let found = id
+        .parse::<u64>()
+        .ok()
+        .and_then(|id| service.store.token_of(id))
+        .and_then(|token| {
+            service
+                .store
+                .with_payment(&token, |p| {
+                    (p.merchant == merchant).then(|| {
+                        p.ledger_now(now);
+                        let mut row = Row::of(p);
+                        row.events = p.events().to_vec();
+                        (row, p.ledger().cloned())
+                    })
+                })
+                .ok()
+                .flatten()
         });
-    }
-    let Some((_, row)) = found else {
+    let Some((row, ledger)) = found else {
         return page(
             StatusCode::NOT_FOUND,
             "Payment not found",
@@ -230,11 +248,19 @@ pub fn detail(service: &Service, signed_in: &SignedIn<'_>, id: &str) -> Response
 <dt>Card</dt><dd>{card}</dd>
 <dt>Outcome</dt><dd>{outcome}</dd>
 </dl>
+{money}
 <h2>Timeline (UTC)</h2>
 <ol class="timeline">
 {timeline}
 </ol>
 <p><a href="{BACK_OFFICE_PATH}/payments">All payments</a></p>"#,
+        money = money::section(
+            signed_in,
+            row.id,
+            ledger.as_ref(),
+            service.merchant(merchant).merchant.settlement,
+            outcome,
+        ),
         id = row.id,
         reference = escape(&row.shop_transaction_id),
         amount = escape(&row.amount),
@@ -354,7 +380,7 @@ fn describe(what: &What) -> String {
 }
 
 /// A moment as `2026-11-24 21:30:05`, UTC.
-fn when(at_ms: u64) -> String {
+pub(super) fn when(at_ms: u64) -> String {
     const FORMAT: &[BorrowedFormatItem<'_>] =
         format_description!("[year]-[month]-[day] [hour]:[minute]:[second]");
     let seconds = i64::try_from(at_ms / 1000).unwrap_or(i64::MAX);

@@ -7,7 +7,8 @@ use http::{Response, StatusCode};
 
 use super::{SignedIn, field, page, token_field};
 use crate::{
-    config::{absolute_address, check_signing_secret, random_secret},
+    config::{MAX_SETTLEMENT_DELAY_SECS, absolute_address, check_signing_secret, random_secret},
+    ledger::Settlement,
     pages::escape,
     paths::BACK_OFFICE_PATH,
     profiles::UpdateError,
@@ -93,6 +94,14 @@ pub fn show_with(
 <label for="signingSecret">Notification signing secret</label>
 <input id="signingSecret" name="signingSecret" type="text" required autocomplete="off" value="{secret}"{secret_invalid}>
 <p class="hint">Each notification is signed with it (HMAC-SHA256, in the Notification-Signature header): 16 to 128 characters.</p>
+<label for="settlement">Settlement</label>
+<select id="settlement" name="settlement">
+<option value="unified"{unified}>Unified: the sandbox settles each paid payment by itself</option>
+<option value="separated"{separated}>Separated: a paid payment waits for your capture or cancel</option>
+</select>
+<label for="settlementDelaySecs">Unified settlement delay (seconds)</label>
+<input id="settlementDelaySecs" name="settlementDelaySecs" type="number" min="0" max="2592000" required value="{delay}"{delay_invalid}>
+<p class="hint">How long after a unified shop's payment the sandbox settles it (the real service takes hours). Payments already paid keep the way they were paid under.</p>
 <button type="submit">Save the profile</button>
 </form>
 <h2>API key</h2>
@@ -119,6 +128,21 @@ pub fn show_with(
         failure_invalid = invalid("failureUrl"),
         notification_invalid = invalid("notificationUrl"),
         secret_invalid = invalid("signingSecret"),
+        unified = if merchant.settlement == Settlement::Separated {
+            ""
+        } else {
+            " selected"
+        },
+        separated = if merchant.settlement == Settlement::Separated {
+            " selected"
+        } else {
+            ""
+        },
+        delay = match merchant.settlement {
+            Settlement::Unified { delay_ms } => delay_ms / 1000,
+            Settlement::Separated => crate::config::DEFAULT_SETTLEMENT_DELAY_SECS,
+        },
+        delay_invalid = invalid("settlementDelaySecs"),
     );
     page(status, "Merchant profile", Some(signed_in), &main)
 }
@@ -159,10 +183,37 @@ pub fn update(
                 reason.to_owned(),
             )
         })?;
+        // A form without the settlement (an older page's) keeps the shop's.
+        let settlement = match field(form, "settlement").map(str::trim) {
+            None => m.settlement,
+            Some("separated") => Settlement::Separated,
+            Some("unified") => {
+                let delay = value("settlementDelaySecs")
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|secs| *secs <= MAX_SETTLEMENT_DELAY_SECS)
+                    .ok_or((
+                        "Unified settlement delay",
+                        "settlementDelaySecs",
+                        "must be a whole number of seconds, at most 2592000 (30 days)".to_owned(),
+                    ))?;
+                Settlement::Unified {
+                    delay_ms: delay * 1000,
+                }
+            }
+            Some(_) => {
+                return Err((
+                    "Settlement",
+                    "settlement",
+                    "must be unified or separated".to_owned(),
+                ));
+            }
+        };
         m.success_url = success.into();
         m.failure_url = failure.into();
         m.notification_url = notification;
         secret.clone_into(&mut m.signing_secret);
+        m.settlement = settlement;
         Ok(())
     });
     match changed {

@@ -9,9 +9,6 @@ use url::Url;
 use super::{CardBehaviour, ConfigError, IssuerPage, Merchant, ReferenceConfig, TestCard};
 use crate::{card::CardNumber, ledger::Settlement};
 
-/// The longest a unified shop's settlement may wait.
-const MAX_SETTLEMENT_DELAY_SECS: u64 = 30 * 24 * 3600;
-
 /// The TOML form of [`ReferenceConfig`]: every setting optional, defaults filled in.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -190,7 +187,7 @@ fn merchant_from_entry(i: usize, entry: MerchantEntry) -> Result<Merchant, Confi
     }
     let settlement = match (entry.settlement.as_deref(), entry.settlement_delay_secs) {
         (None | Some("unified"), None) => super::DEFAULT_SETTLEMENT,
-        (None | Some("unified"), Some(secs)) if secs <= MAX_SETTLEMENT_DELAY_SECS => {
+        (None | Some("unified"), Some(secs)) if secs <= super::MAX_SETTLEMENT_DELAY_SECS => {
             Settlement::Unified {
                 delay_ms: secs * 1000,
             }

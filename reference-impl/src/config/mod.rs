@@ -35,7 +35,13 @@ pub const DEFAULT_TOKEN_LIFETIME: Duration = Duration::from_secs(15 * 60);
 /// How a shop settles by default: by itself (unified), this long after the
 /// authorization. The real service settles hours later; a sandbox a team
 /// tests refunds in, within a minute.
-pub const DEFAULT_SETTLEMENT: Settlement = Settlement::Unified { delay_ms: 30_000 };
+pub const DEFAULT_SETTLEMENT: Settlement = Settlement::Unified {
+    delay_ms: DEFAULT_SETTLEMENT_DELAY_SECS * 1000,
+};
+/// The default settlement's delay, in seconds.
+pub const DEFAULT_SETTLEMENT_DELAY_SECS: u64 = 30;
+/// The longest a unified shop's settlement may wait: 30 days.
+pub const MAX_SETTLEMENT_DELAY_SECS: u64 = 30 * 24 * 3600;
 
 /// Everything the reference service is configured with.
 #[derive(Clone, Debug)]

@@ -1,0 +1,233 @@
+//! A payment's money on its back-office page: where it stands (authorised,
+//! settled, cancelled, refunded) with its money events, and the buttons a
+//! merchant settles it with as the API's operations do: capture and cancel
+//! (a shop that settles separately, before settlement), refund (of what is
+//! left of the settled money). Each is a form of the page's own, under the
+//! session's form token and the same-origin rule, and asks the payment's
+//! ledger as the API does, as a back-office event (`BOF`).
+
+use http::{Response, StatusCode};
+
+use super::{SignedIn, field, token_field};
+use crate::{
+    ledger::{Environment, Ledger, Refused, Settlement},
+    money::Amount,
+    pages::escape,
+    paths::BACK_OFFICE_PATH,
+    state::{Body, Service},
+    timeline::now_ms,
+};
+
+/// A button of the money section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Settle the payment (a separated shop's), wholly or in part.
+    Capture,
+    /// Delete the authorization, before settlement.
+    Cancel,
+    /// Refund settled money, wholly or in part.
+    Refund,
+}
+
+impl Action {
+    /// The action a path's last segment names.
+    pub fn of(segment: &str) -> Option<Self> {
+        match segment {
+            "capture" => Some(Self::Capture),
+            "cancel" => Some(Self::Cancel),
+            "refund" => Some(Self::Refund),
+            _ => None,
+        }
+    }
+
+    fn verb(self) -> &'static str {
+        match self {
+            Self::Capture => "capture",
+            Self::Cancel => "cancel",
+            Self::Refund => "refund",
+        }
+    }
+}
+
+/// What the section says after an action.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Done: what was done.
+    Done(String),
+    /// Refused, with the real service's code.
+    Refused(String),
+}
+
+/// The money section of a payment's page: its state, events and the
+/// buttons its state allows.
+pub fn section(
+    signed_in: &SignedIn<'_>,
+    payment_id: u64,
+    ledger: Option<&Ledger>,
+    settlement: Settlement,
+    outcome: Option<&Outcome>,
+) -> String {
+    let notice = match outcome {
+        None => String::new(),
+        Some(Outcome::Done(what)) => {
+            format!(r#"<p class="done" role="status">{}</p>"#, escape(what))
+        }
+        Some(Outcome::Refused(why)) => format!(
+            r#"<p class="problem" role="alert">{}. Nothing was changed.</p>"#,
+            escape(why)
+        ),
+    };
+    let Some(ledger) = ledger else {
+        return format!(
+            "{notice}<h2>Money</h2>\n<p>No money has moved: the payment was not paid.</p>"
+        );
+    };
+    let state = match ledger.state() {
+        "AUT" if !ledger.authorized => "declined".to_owned(),
+        "AUT" => match (settlement, ledger.settles_at_ms) {
+            (_, Some(at)) => format!("authorised; the service settles it at {}", when(at)),
+            _ => "authorised, waiting for a capture or a cancel".to_owned(),
+        },
+        "MOV" => "settled".to_owned(),
+        "CAN" => "cancelled".to_owned(),
+        "STO" => "refunded in part or whole".to_owned(),
+        other => other.to_owned(),
+    };
+    let events: Vec<String> = ledger
+        .events
+        .iter()
+        .map(|e| {
+            format!(
+                "<li><code>{}</code> {}.{:02} ({}), <time>{}</time></li>",
+                e.kind.code(),
+                e.minor / 100,
+                e.minor % 100,
+                e.environment.code(),
+                when(e.at_ms)
+            )
+        })
+        .collect();
+    let open = ledger.authorized
+        && ledger.settled_minor == 0
+        && !ledger.cancelled()
+        && ledger.settles_at_ms.is_none();
+    let left = ledger.settled_minor.saturating_sub(ledger.refunded_minor);
+    let token = token_field(signed_in);
+    let form = |action: Action, label: &str, amount: Option<u64>| {
+        let verb = action.verb();
+        let amount_input = amount.map_or(String::new(), |minor| {
+            format!(
+                r#"<label for="{verb}-amount">Amount</label>
+<input id="{verb}-amount" name="amount" inputmode="decimal" value="{}.{:02}" required>
+"#,
+                minor / 100,
+                minor % 100
+            )
+        });
+        format!(
+            r#"<form method="post" action="{BACK_OFFICE_PATH}/payments/{payment_id}/{verb}">
+{token}
+{amount_input}<button type="submit">{label}</button>
+</form>"#
+        )
+    };
+    let mut buttons = Vec::new();
+    if open {
+        let authorized = ledger.events.first().map_or(0, |e| e.minor);
+        buttons.push(form(Action::Capture, "Capture", Some(authorized)));
+        buttons.push(form(Action::Cancel, "Cancel the payment", None));
+    }
+    if left > 0 {
+        buttons.push(form(Action::Refund, "Refund", Some(left)));
+    }
+    format!(
+        "{notice}<h2>Money</h2>\n<p>{}: settled {}.{:02}, refunded {}.{:02}.</p>\n<ol class=\"timeline money\">\n{}\n</ol>\n{}",
+        escape(&state),
+        ledger.settled_minor / 100,
+        ledger.settled_minor % 100,
+        ledger.refunded_minor / 100,
+        ledger.refunded_minor % 100,
+        events.join("\n"),
+        buttons.join("\n")
+    )
+}
+
+/// Applies a button of the section to the merchant's payment `id`; the
+/// page is shown again with what came of it.
+pub fn act(
+    service: &Service,
+    signed_in: &SignedIn<'_>,
+    id: &str,
+    action: Action,
+    form: &[(String, String)],
+) -> Response<Body> {
+    let amount = match action {
+        Action::Cancel => None,
+        Action::Capture | Action::Refund => {
+            match Amount::parse(field(form, "amount").unwrap_or("").trim()) {
+                Ok(amount) => Some(amount),
+                Err(reason) => {
+                    let refused = Outcome::Refused(format!("Amount: {reason}"));
+                    return super::payments::show(service, signed_in, id, Some(&refused));
+                }
+            }
+        }
+    };
+    let merchant = signed_in.session.merchant;
+    let token = id
+        .parse::<u64>()
+        .ok()
+        .and_then(|id| service.store.token_of(id));
+    let Some(token) = token else {
+        return super::payments::show(service, signed_in, id, None);
+    };
+    let now = now_ms();
+    let done = service.store.with_payment(&token, |p| {
+        if p.merchant != merchant {
+            return None;
+        }
+        let authorized = p.amount;
+        let ledger = p.ledger_now(now)?;
+        let result = match (action, amount) {
+            (Action::Capture, Some(amount)) => {
+                ledger.capture(amount, authorized, Environment::BackOffice, now)
+            }
+            (Action::Refund, Some(amount)) => ledger.refund(amount, Environment::BackOffice, now),
+            _ => ledger.cancel(Environment::BackOffice, now),
+        };
+        Some(result)
+    });
+    let outcome = match done {
+        Ok(Some(Ok(()))) => {
+            tracing::info!(
+                payment_id = id,
+                operation = action.verb(),
+                "payment operation from the back-office"
+            );
+            Outcome::Done(match (action, amount) {
+                (Action::Capture, Some(amount)) => format!("Captured {amount}."),
+                (Action::Refund, Some(amount)) => format!("Refunded {amount}."),
+                _ => "The payment was cancelled.".to_owned(),
+            })
+        }
+        Ok(Some(Err(Refused { code, description }))) => {
+            Outcome::Refused(format!("Refused ({code}): {description}"))
+        }
+        Ok(None) => Outcome::Refused("Refused: this payment was not paid".to_owned()),
+        Err(_) => return super::payments::show(service, signed_in, id, None),
+    };
+    let status = match outcome {
+        Outcome::Done(_) => StatusCode::OK,
+        Outcome::Refused(_) => StatusCode::CONFLICT,
+    };
+    let mut response = super::payments::show(service, signed_in, id, Some(&outcome));
+    if response.status() == StatusCode::OK {
+        *response.status_mut() = status;
+    }
+    response
+}
+
+/// A moment as the back-office writes it: UTC, to the second.
+fn when(at_ms: u64) -> String {
+    super::payments::when(at_ms)
+}
