@@ -24,10 +24,18 @@
 //! contract is silent, the service follows the reference profile, written in
 //! the spec with `x-conformance: reference`.
 //!
+//! After submit, the real service's operations: `detail` reads a payment
+//! by ID or by its identifiers (`transaction_ids`), and `lifecycle`
+//! captures, cancels, refunds and updates it, each asking the payment's
+//! `ledger` (its money events `AUT`, `MOV`, `CAN`, `STO` under the shop's
+//! settlement mode) and answering `KO` with the real service's code when
+//! the payment does not allow it.
+//!
 //! The merchant's side: the back-office (`backoffice`) shows a shop its
-//! payments with their timelines (`timeline`) and changes its profile
+//! payments with their timelines (`timeline`) and their money, with the
+//! buttons that capture, cancel and refund, and changes its profile
 //! (`profiles`: result pages, notification address, signing secret, API
-//! key), behind sessions (`sessions`). When a payment ends, `notify` owes
+//! key, settlement mode), behind sessions (`sessions`). When a payment ends, `notify` owes
 //! the merchant's server a signed notification, queued (`outbox`) so no
 //! handler waits for it, and posts it until it is taken or its retry
 //! window is over. With a data file, the journal (`journal`) writes every
