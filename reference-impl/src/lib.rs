@@ -54,6 +54,7 @@
 //! ```
 
 mod backoffice;
+mod bank_id;
 mod card;
 mod config;
 mod create;

@@ -8,10 +8,10 @@
 use uuid::Uuid;
 
 use crate::{
+    bank_id::payment_id_of_bank,
     error::{ApiError, code},
     request_body::Fields,
     state::Service,
-    store::payment_id_of_bank,
 };
 
 /// The identifiers a request names a payment by.

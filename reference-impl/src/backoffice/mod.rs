@@ -15,6 +15,7 @@ use bytes::Bytes;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::Full;
 use hyper::body::Incoming;
+use time::{OffsetDateTime, format_description::BorrowedFormatItem, macros::format_description};
 
 use crate::sessions::{self as session, Session, SignIn};
 use crate::{
@@ -81,7 +82,14 @@ pub async fn handle(service: &Service, request: Request<Incoming>) -> Response<B
             let Some(form) = change_form(service, &signed_in, request).await else {
                 return forbidden();
             };
-            money::act(service, &signed_in, &id, action, &form)
+            let outcome = money::act(service, &signed_in, &id, action, &form);
+            let mut shown = payments::show(service, &signed_in, &id, outcome.as_ref());
+            if matches!(outcome, Some(money::Outcome::Refused(_)))
+                && shown.status() == StatusCode::OK
+            {
+                *shown.status_mut() = StatusCode::CONFLICT;
+            }
+            shown
         }
         _ => page(
             StatusCode::NOT_FOUND,
@@ -333,4 +341,15 @@ fn token_field(signed_in: &SignedIn<'_>) -> String {
         r#"<input type="hidden" name="csrf" value="{}">"#,
         escape(&signed_in.session.form_token)
     )
+}
+
+/// A moment as `2026-11-24 21:30:05`, UTC.
+pub(super) fn when(at_ms: u64) -> String {
+    const FORMAT: &[BorrowedFormatItem<'_>] =
+        format_description!("[year]-[month]-[day] [hour]:[minute]:[second]");
+    let seconds = i64::try_from(at_ms / 1000).unwrap_or(i64::MAX);
+    OffsetDateTime::from_unix_timestamp(seconds)
+        .ok()
+        .and_then(|t| t.format(FORMAT).ok())
+        .unwrap_or_else(|| "unknown time".to_owned())
 }

@@ -6,15 +6,13 @@
 //! session's form token and the same-origin rule, and asks the payment's
 //! ledger as the API does, as a back-office event (`BOF`).
 
-use http::{Response, StatusCode};
-
-use super::{SignedIn, field, token_field};
+use super::{SignedIn, field, token_field, when};
 use crate::{
     ledger::{Environment, Ledger, Refused, Settlement},
     money::Amount,
     pages::escape,
     paths::BACK_OFFICE_PATH,
-    state::{Body, Service},
+    state::Service,
     timeline::now_ms,
 };
 
@@ -152,24 +150,22 @@ pub fn section(
     )
 }
 
-/// Applies a button of the section to the merchant's payment `id`; the
-/// page is shown again with what came of it.
+/// Applies a button of the section to the merchant's payment `id`; what
+/// came of it, which the payment's page then says, or `None` when the
+/// merchant has no payment of that ID (the page says so).
 pub fn act(
     service: &Service,
     signed_in: &SignedIn<'_>,
     id: &str,
     action: Action,
     form: &[(String, String)],
-) -> Response<Body> {
+) -> Option<Outcome> {
     let amount = match action {
         Action::Cancel => None,
         Action::Capture | Action::Refund => {
             match Amount::parse(field(form, "amount").unwrap_or("").trim()) {
                 Ok(amount) => Some(amount),
-                Err(reason) => {
-                    let refused = Outcome::Refused(format!("Amount: {reason}"));
-                    return super::payments::show(service, signed_in, id, Some(&refused));
-                }
+                Err(reason) => return Some(Outcome::Refused(format!("Amount: {reason}"))),
             }
         }
     };
@@ -177,28 +173,32 @@ pub fn act(
     let token = id
         .parse::<u64>()
         .ok()
-        .and_then(|id| service.store.token_of(id));
-    let Some(token) = token else {
-        return super::payments::show(service, signed_in, id, None);
-    };
+        .and_then(|id| service.store.token_of(id))?;
     let now = now_ms();
-    let done = service.store.with_payment(&token, |p| {
-        if p.merchant != merchant {
-            return None;
-        }
-        let authorized = p.amount;
-        let ledger = p.ledger_now(now)?;
-        let result = match (action, amount) {
-            (Action::Capture, Some(amount)) => {
-                ledger.capture(amount, authorized, Environment::BackOffice, now)
+    let done = service
+        .store
+        .with_payment(&token, |p| {
+            if p.merchant != merchant {
+                return None;
             }
-            (Action::Refund, Some(amount)) => ledger.refund(amount, Environment::BackOffice, now),
-            _ => ledger.cancel(Environment::BackOffice, now),
-        };
-        Some(result)
-    });
-    let outcome = match done {
-        Ok(Some(Ok(()))) => {
+            let authorized = p.amount;
+            let Some(ledger) = p.ledger_now(now) else {
+                return Some(None);
+            };
+            Some(Some(match (action, amount) {
+                (Action::Capture, Some(amount)) => {
+                    ledger.capture(amount, authorized, Environment::BackOffice, now)
+                }
+                (Action::Refund, Some(amount)) => {
+                    ledger.refund(amount, Environment::BackOffice, now)
+                }
+                _ => ledger.cancel(Environment::BackOffice, now),
+            }))
+        })
+        .ok()
+        .flatten()?;
+    Some(match done {
+        Some(Ok(())) => {
             tracing::info!(
                 payment_id = id,
                 operation = action.verb(),
@@ -210,24 +210,9 @@ pub fn act(
                 _ => "The payment was cancelled.".to_owned(),
             })
         }
-        Ok(Some(Err(Refused { code, description }))) => {
+        Some(Err(Refused { code, description })) => {
             Outcome::Refused(format!("Refused ({code}): {description}"))
         }
-        Ok(None) => Outcome::Refused("Refused: this payment was not paid".to_owned()),
-        Err(_) => return super::payments::show(service, signed_in, id, None),
-    };
-    let status = match outcome {
-        Outcome::Done(_) => StatusCode::OK,
-        Outcome::Refused(_) => StatusCode::CONFLICT,
-    };
-    let mut response = super::payments::show(service, signed_in, id, Some(&outcome));
-    if response.status() == StatusCode::OK {
-        *response.status_mut() = status;
-    }
-    response
-}
-
-/// A moment as the back-office writes it: UTC, to the second.
-fn when(at_ms: u64) -> String {
-    super::payments::when(at_ms)
+        None => Outcome::Refused("Refused: this payment was not paid".to_owned()),
+    })
 }

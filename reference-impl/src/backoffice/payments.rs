@@ -5,9 +5,8 @@
 use std::{cmp::Reverse, collections::BinaryHeap};
 
 use http::{Response, StatusCode};
-use time::{OffsetDateTime, format_description::BorrowedFormatItem, macros::format_description};
 
-use super::{SignedIn, money, page};
+use super::{SignedIn, money, page, when};
 use crate::{
     pages::escape,
     paths::BACK_OFFICE_PATH,
@@ -377,17 +376,6 @@ fn describe(what: &What) -> String {
         }
         What::Truncated => "later events were not kept (too many for one payment).".to_owned(),
     }
-}
-
-/// A moment as `2026-11-24 21:30:05`, UTC.
-pub(super) fn when(at_ms: u64) -> String {
-    const FORMAT: &[BorrowedFormatItem<'_>] =
-        format_description!("[year]-[month]-[day] [hour]:[minute]:[second]");
-    let seconds = i64::try_from(at_ms / 1000).unwrap_or(i64::MAX);
-    OffsetDateTime::from_unix_timestamp(seconds)
-        .ok()
-        .and_then(|t| t.format(FORMAT).ok())
-        .unwrap_or_else(|| "unknown time".to_owned())
 }
 
 #[cfg(test)]

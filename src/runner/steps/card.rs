@@ -15,12 +15,13 @@ use crate::runner::{
 };
 
 /// Every file of step definitions that send card data (a card number and
-/// its security code): this one, robustness's volleys, the payment page's
-/// and its presses at once. No definition elsewhere does, so a scenario is safe to run in
+/// its security code): this one, the lifecycle's payments, robustness's
+/// volleys, the payment page's and its presses at once. No definition elsewhere does, so a scenario is safe to run in
 /// production when none of its steps is defined here (a test checks
 /// `@production-safe` scenarios with cucumber's own step lookup).
-pub const CARD_DATA_DEFINITIONS: [&str; 4] = [
+pub const CARD_DATA_DEFINITIONS: [&str; 5] = [
     file!(),
+    super::lifecycle::DEFINED_IN,
     super::robustness::PAYING_DEFINED_IN,
     super::payment_page::DEFINED_IN,
     super::page_presses::DEFINED_IN,

@@ -21,7 +21,7 @@
 
 use std::{
     collections::{HashMap, hash_map::Entry},
-    hash::{BuildHasherDefault, Hasher},
+    hash::BuildHasherDefault,
     sync::{
         Arc,
         atomic::{AtomicU64, Ordering},
@@ -34,6 +34,7 @@ use url::Url;
 use uuid::Uuid;
 
 use crate::{
+    bank_id::bank_transaction_id,
     ledger::{Ledger, Settlement},
     money::{Amount, Currency},
     timeline::{self, Channel, Event},
@@ -203,27 +204,6 @@ pub struct NewPayment {
 /// works for `payment/detail` for 24 h after the authorization, and the
 /// merchant captures, cancels and refunds within it.
 pub const SUBMITTED_RETENTION: Duration = Duration::from_secs(24 * 3600);
-
-/// The multiplier that makes a `bankTransactionID` of a `paymentID`: odd
-/// and not a multiple of 5, so a bijection of the numbers below 10^12.
-const BANK_ID_FACTOR: u64 = 7_919;
-/// Its inverse modulo 10^12: `BANK_ID_FACTOR * BANK_ID_INVERSE ≡ 1`.
-const BANK_ID_INVERSE: u64 = 524_940_017_679;
-const BANK_ID_MODULUS: u64 = 1_000_000_000_000;
-
-/// The `bankTransactionID` of a `paymentID`: a bijection of the 12-digit
-/// numbers, so each payment's is its own and the store finds the payment
-/// again without an index ([`payment_id_of_bank`]).
-pub fn bank_transaction_id(payment_id: u64) -> u64 {
-    let product = u128::from(payment_id % BANK_ID_MODULUS) * u128::from(BANK_ID_FACTOR);
-    u64::try_from(product % u128::from(BANK_ID_MODULUS)).unwrap_or(0)
-}
-
-/// The `paymentID` a `bankTransactionID` was made of.
-pub fn payment_id_of_bank(bank_id: u64) -> u64 {
-    let product = u128::from(bank_id % BANK_ID_MODULUS) * u128::from(BANK_ID_INVERSE);
-    u64::try_from(product % u128::from(BANK_ID_MODULUS)).unwrap_or(0)
-}
 
 /// How long a payment past its lifetime is remembered, its token answered
 /// as expired rather than unknown.
@@ -489,148 +469,15 @@ impl PaymentStore {
     }
 }
 
-/// What a call may change of a payment: when it differs after the call,
-/// the payment is written again. Its timeline only grows (up to its bound),
-/// so its length tells whether an event was added.
-#[derive(PartialEq, Eq)]
-struct Fingerprint {
-    state: PaymentState,
-    events: usize,
-    expires_at_ms: u64,
-    masked_pan: bool,
-    redirects: bool,
-    channel: Option<Channel>,
-    authenticated: Option<bool>,
-    money: Option<(usize, Option<u64>)>,
-}
-
-impl Fingerprint {
-    fn of(p: &Payment) -> Self {
-        Self {
-            state: p.state,
-            events: p.events().len(),
-            expires_at_ms: p.expires_at_ms,
-            masked_pan: p.masked_pan.is_some(),
-            redirects: p.buyer_redirects.is_some(),
-            channel: p.channel(),
-            authenticated: p.authenticated(),
-            money: p.ledger().map(|l| (l.events.len(), l.settles_at_ms)),
-        }
-    }
-}
-
 fn duration_ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Hashes tokens with a multiply-and-rotate fold (the FxHash step). Tokens are
-/// random v4 UUIDs drawn by the service itself, so no caller can choose keys
-/// that collide, and the strong default hasher would only cost time.
-#[derive(Default)]
-struct TokenHasher(u64);
+mod fingerprint;
+mod token_hasher;
 
-impl Hasher for TokenHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
-                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+use fingerprint::Fingerprint;
+use token_hasher::TokenHasher;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn new_payment() -> NewPayment {
-        NewPayment {
-            merchant: 0,
-            amount: Amount::parse("1.00").expect("valid"),
-            currency: Currency::parse("EUR").expect("valid"),
-            shop_transaction_id: "order-1".into(),
-        }
-    }
-
-    #[test]
-    fn created_payments_get_distinct_tokens_and_twelve_digit_ids() {
-        let store = PaymentStore::new(Duration::from_secs(60));
-        let (t1, id1) = store.create(new_payment());
-        let (t2, id2) = store.create(new_payment());
-        assert_ne!(t1, t2);
-        assert_ne!(id1, id2);
-        assert_eq!(id1.to_string().len(), 12);
-        assert_eq!(store.len(), 2);
-    }
-
-    #[test]
-    fn a_payment_past_its_lifetime_is_expired_while_remembered_then_swept() {
-        let store = PaymentStore::remembering(Duration::ZERO, Duration::from_millis(40));
-        let (token, _) = store.create(new_payment());
-        let never_issued = Uuid::new_v4();
-        assert_eq!(
-            store.with_payment(&token, |p| p.id),
-            Err(NoSuchPayment::Expired)
-        );
-        assert_eq!(
-            store.with_payment(&never_issued, |p| p.id),
-            Err(NoSuchPayment::Unknown)
-        );
-        assert_eq!(store.sweep(), 0, "remembered, so kept");
-        std::thread::sleep(Duration::from_millis(60));
-        assert_eq!(
-            store.with_payment(&token, |p| p.id),
-            Err(NoSuchPayment::Unknown)
-        );
-        assert_eq!(store.sweep(), 1);
-        assert_eq!(store.len(), 0);
-    }
-
-    #[test]
-    fn a_bank_transaction_id_leads_back_to_its_payment_id() {
-        for id in [100_000_000_000, 123_456_789_012, 499_999_999_999, 1] {
-            let bank = bank_transaction_id(id);
-            assert_ne!(bank, id);
-            assert_eq!(payment_id_of_bank(bank), id % BANK_ID_MODULUS, "{id}");
-        }
-    }
-
-    #[test]
-    fn a_payment_is_found_by_its_id_until_it_is_swept() {
-        let store = PaymentStore::remembering(Duration::ZERO, Duration::ZERO);
-        let (token, id) = store.create(new_payment());
-        assert_eq!(store.token_of(id), Some(token));
-        assert_eq!(store.sweep(), 1);
-        assert_eq!(store.token_of(id), None);
-    }
-
-    #[test]
-    fn a_live_payment_survives_the_sweep() {
-        let store = PaymentStore::new(Duration::from_secs(60));
-        let (token, id) = store.create(new_payment());
-        assert_eq!(store.sweep(), 0);
-        assert_eq!(store.with_payment(&token, |p| p.id), Ok(id));
-    }
-
-    #[test]
-    fn a_submitted_payment_outlives_its_token_lifetime() {
-        let store = PaymentStore::remembering(Duration::from_millis(30), Duration::ZERO);
-        let (submitted, id) = store.create(new_payment());
-        let (waiting, _) = store.create(new_payment());
-        store
-            .with_payment(&submitted, |p| store.keep_submitted(p))
-            .expect("live when submitted");
-        std::thread::sleep(Duration::from_millis(60));
-        assert_eq!(
-            store.with_payment(&waiting, |p| p.id),
-            Err(NoSuchPayment::Unknown)
-        );
-        assert_eq!(store.with_payment(&submitted, |p| p.id), Ok(id));
-        assert_eq!(store.sweep(), 1, "only the unsubmitted payment is swept");
-    }
-}
+mod tests;

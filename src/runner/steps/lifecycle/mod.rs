@@ -1,8 +1,8 @@
 //! The payment's life after submit (`@lifecycle`, reference profile): a
 //! payment paid at one of the target's shops (`[lifecycle]`: the one that
 //! settles by itself, or the one that waits for the merchant's capture),
-//! then read with `payment/detail`, captured, cancelled and refunded as
-//! the real service's clients do.
+//! then captured, cancelled and refunded as the real service's clients do
+//! (here), and read with `payment/detail` ([`detail`]).
 //!
 //! Readings written down (docs/readings.md): `events` is taken flat or
 //! with each item wrapped as `{"event": {...}}`, as the real service's two
@@ -11,8 +11,6 @@
 //! `error.code "0"`, `transactionResult "KO"` and the code in
 //! `transactionErrorCode`, as long as the code is one of the real
 //! service's for that refusal.
-
-use std::time::{Duration, Instant};
 
 use cucumber::{given, then, when};
 use reqwest::Method;
@@ -31,10 +29,12 @@ use crate::runner::{
     },
 };
 
-/// How often a payment's detail is read while waiting for its settlement.
-const SETTLEMENT_POLL: Duration = Duration::from_millis(250);
+/// This file: its steps pay with card data (see [`super::CARD_DATA_DEFINITIONS`]).
+pub const DEFINED_IN: &str = file!();
 
-fn lifecycle(world: &PaymentWorld) -> Result<&LifecycleSettings, Failure> {
+mod detail;
+
+pub(super) fn lifecycle(world: &PaymentWorld) -> Result<&LifecycleSettings, Failure> {
     world
         .target()
         .lifecycle
@@ -43,7 +43,7 @@ fn lifecycle(world: &PaymentWorld) -> Result<&LifecycleSettings, Failure> {
 }
 
 /// The lifecycle payment of the scenario.
-fn paid(world: &PaymentWorld) -> Result<&LifecyclePayment, Failure> {
+pub(super) fn paid(world: &PaymentWorld) -> Result<&LifecyclePayment, Failure> {
     world
         .lifecycle
         .as_ref()
@@ -51,13 +51,13 @@ fn paid(world: &PaymentWorld) -> Result<&LifecyclePayment, Failure> {
 }
 
 /// An amount in hundredths, as the API writes it.
-fn written(minor: u64) -> String {
+pub(super) fn written(minor: u64) -> String {
     format!("{}.{:02}", minor / 100, minor % 100)
 }
 
 /// An amount as the API writes it, in hundredths: digits, then a dot and
 /// one or two digits, or none.
-fn hundredths(text: &str) -> Option<u64> {
+pub(super) fn hundredths(text: &str) -> Option<u64> {
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let (units, decimals) = match text.split_once('.') {
         Some((units, decimals)) if digits(decimals) => (units, decimals),
@@ -182,54 +182,6 @@ async fn a_paid_payment_unified(
     choice: CardChoice,
 ) -> Result<(), Settled> {
     let checked = checked_async(pay_at(world, Some(SettlementMode::Unified), choice)).await;
-    world.settle(checked)
-}
-
-/// Reads the payment's detail by its `paymentID` (GET, with its shop's key).
-async fn read_detail(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let payment = paid(world)?.clone();
-    let target = world.target();
-    let request = RecordedRequest::new(
-        Method::GET,
-        target.api_url(&format!("/api/v1/payment/detail/{}", payment.payment_id)),
-    )
-    .header(
-        "Authorization",
-        format!("apikey {}", payment.api_key.expose()),
-    );
-    world.receive("getPaymentDetail", request).await.map(drop)
-}
-
-#[when("the merchant reads the payment's detail by its payment ID")]
-async fn reads_detail(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(read_detail(world)).await;
-    world.settle(checked)
-}
-
-#[when("the merchant looks the payment up by its shop transaction ID")]
-async fn looks_up_detail(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let payment = paid(world)?.clone();
-        let body = json!({
-            "shopLogin": payment.shop_login,
-            "shopTransactionID": payment.shop_transaction_id,
-        });
-        let request = RecordedRequest::new(
-            Method::POST,
-            world.target().api_url("/api/v1/payment/detail"),
-        )
-        .header("Content-Type", "application/json")
-        .header(
-            "Authorization",
-            format!("apikey {}", payment.api_key.expose()),
-        )
-        .body(body.to_string().into_bytes());
-        world
-            .receive("searchPaymentDetail", request)
-            .await
-            .map(drop)
-    })
-    .await;
     world.settle(checked)
 }
 
@@ -424,163 +376,6 @@ fn operation_refused(world: &mut PaymentWorld, codes: String) -> Result<(), Sett
             )),
         }
     });
-    world.settle(checked)
-}
-
-#[then(expr = "the detail's transaction result is {string}")]
-fn detail_result(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
-    let checked = checked(|| {
-        let answer = world.answer()?;
-        let result = answer.at("/payload/transactionResult");
-        if result.and_then(Value::as_str) != Some(expected.as_str()) {
-            return Err(world.failure(
-                &format!("payload.transactionResult {expected:?}"),
-                &shown(result),
-            ));
-        }
-        Ok(())
-    });
-    world.settle(checked)
-}
-
-#[then("the detail names the payment")]
-fn detail_names_payment(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
-        let expected = paid(world)?.payment_id.clone();
-        let answer = world.answer()?;
-        let found = answer.at("/payload/paymentID");
-        if found.and_then(Value::as_str) != Some(expected.as_str()) {
-            return Err(world.failure(
-                &format!("payload.paymentID {expected:?}, the payment's"),
-                &shown(found),
-            ));
-        }
-        Ok(())
-    });
-    world.settle(checked)
-}
-
-#[then(expr = "the payment's state is one of {string}")]
-fn state_is_one_of(world: &mut PaymentWorld, states: String) -> Result<(), Settled> {
-    let checked = checked(|| {
-        let allowed: Vec<&str> = states.split(',').map(str::trim).collect();
-        let answer = world.answer()?;
-        let state = answer.at("/payload/transactionState");
-        match state.and_then(Value::as_str) {
-            Some(found) if allowed.contains(&found) => Ok(()),
-            _ => Err(world.failure(
-                &format!("payload.transactionState one of {}", allowed.join(", ")),
-                &shown(state),
-            )),
-        }
-    });
-    world.settle(checked)
-}
-
-#[then(expr = "the payment's state is {string}")]
-fn state_is(world: &mut PaymentWorld, state: String) -> Result<(), Settled> {
-    state_is_one_of(world, state)
-}
-
-/// The events of a detail answer, each unwrapped from `{"event": ...}`
-/// when the target wraps them.
-fn events(answer: &crate::runner::world::Answer) -> Vec<&Value> {
-    answer
-        .at("/payload/events")
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .map(|item| item.get("event").unwrap_or(item))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Whether an event is of `kind` and `amount` (hundredths).
-fn event_is(event: &Value, kind: &str, amount: u64) -> bool {
-    event.get("eventtype").and_then(Value::as_str) == Some(kind)
-        && event
-            .get("eventamount")
-            .and_then(Value::as_str)
-            .and_then(hundredths)
-            == Some(amount)
-}
-
-#[then("the payment's first event is an authorization of its amount")]
-fn first_event_is_authorization(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
-        let amount = paid(world)?.amount;
-        let answer = world.answer()?;
-        let events = events(answer);
-        match events.first() {
-            Some(event) if event_is(event, "AUT", amount) => Ok(()),
-            first => Err(world.failure(
-                &format!("events beginning with AUT of {}", written(amount)),
-                &shown(first.copied()),
-            )),
-        }
-    });
-    world.settle(checked)
-}
-
-#[then("the payment's last event is of that amount")]
-fn last_event_of_amount(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
-        let payment = paid(world)?;
-        let amount = payment
-            .last_amount
-            .ok_or_else(|| Failure::plain("an operation done earlier in the scenario"))?;
-        let answer = world.answer()?;
-        let state = answer.str_at("/payload/transactionState").unwrap_or("");
-        let events = events(answer);
-        match events.last() {
-            Some(event) if event_is(event, state, amount) => Ok(()),
-            last => Err(world.failure(
-                &format!(
-                    "the last event of the state's kind ({state}) and of {}",
-                    written(amount)
-                ),
-                &shown(last.copied()),
-            )),
-        }
-    });
-    world.settle(checked)
-}
-
-#[then("the payment is settled by the service within the target's settlement time")]
-async fn settled_by_the_service(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let within = lifecycle(world)?.settles_within;
-        let started = Instant::now();
-        loop {
-            read_detail(world).await?;
-            let answer = world.answer()?;
-            let amount = paid(world)?.amount;
-            let settled = events(answer)
-                .iter()
-                .any(|event| event_is(event, "MOV", amount));
-            if settled {
-                if let Some(state) = world.lifecycle.as_mut() {
-                    state.settled = amount;
-                }
-                return Ok(());
-            }
-            if started.elapsed() >= within {
-                let state = shown(answer.at("/payload/transactionState"));
-                return Err(world.failure(
-                    &format!(
-                        "a MOV event of the payment's amount within {} s \
-                         (lifecycle.settles_within_secs)",
-                        within.as_secs()
-                    ),
-                    &format!("transactionState {state} after {} s", within.as_secs()),
-                ));
-            }
-            tokio::time::sleep(SETTLEMENT_POLL).await;
-        }
-    })
-    .await;
     world.settle(checked)
 }
 
