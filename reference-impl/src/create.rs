@@ -10,7 +10,7 @@ use crate::{
     envelope::{self, UserRedirect},
     error::{ApiError, code},
     money::{Amount, AmountError, Currency},
-    request_body::{Fields, parse_json_object, read_json_body},
+    request_body::{Fields, parse_json_object},
     state::{Body, Service},
     store::NewPayment,
 };
@@ -33,12 +33,7 @@ pub(crate) async fn create(
 ) -> Result<Response<Body>, ApiError> {
     let (parts, body) = request.into_parts();
     let merchant = authenticate(service, &parts.headers)?;
-    let body = read_json_body(
-        &parts.headers,
-        body,
-        service.config.limits.body_read_timeout,
-    )
-    .await?;
+    let body = service.json_body(&parts, body).await?;
     let object = parse_json_object(&body)?;
     let CreateRequest {
         shop_login,

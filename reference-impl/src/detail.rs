@@ -22,7 +22,7 @@ use crate::{
     envelope,
     error::{ApiError, code},
     ledger::MoneyEvent,
-    request_body::{Fields, parse_json_object, read_json_body},
+    request_body::{Fields, parse_json_object},
     state::{Body, Service},
     store::{Payment, PaymentState},
     submit::payment_token,
@@ -53,12 +53,7 @@ pub(crate) async fn search(
 ) -> Result<Response<Body>, ApiError> {
     let (parts, body) = request.into_parts();
     let caller = Caller::of(service, &parts.headers)?;
-    let body = read_json_body(
-        &parts.headers,
-        body,
-        service.config.limits.body_read_timeout,
-    )
-    .await?;
+    let body = service.json_body(&parts, body).await?;
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
     let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;

@@ -20,7 +20,7 @@ use crate::{
     error::{ApiError, code},
     ledger::{Environment, Refused, WRONG_CURRENCY},
     money::{Amount, Currency},
-    request_body::{Fields, parse_json_object, read_json_body},
+    request_body::{Fields, parse_json_object},
     state::{Body, Service},
     store::PaymentState,
     timeline::now_ms,
@@ -89,12 +89,7 @@ pub(crate) async fn handle(
 ) -> Result<Response<Body>, ApiError> {
     let (parts, body) = request.into_parts();
     let merchant = authenticate(service, &parts.headers)?;
-    let body = read_json_body(
-        &parts.headers,
-        body,
-        service.config.limits.body_read_timeout,
-    )
-    .await?;
+    let body = service.json_body(&parts, body).await?;
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
     let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;

@@ -53,6 +53,21 @@ pub enum StartError {
 }
 
 impl Service {
+    /// A request's JSON body, within the service's limits (media type,
+    /// size, the time it may take): see [`crate::request_body`].
+    pub async fn json_body(
+        &self,
+        parts: &http::request::Parts,
+        body: hyper::body::Incoming,
+    ) -> Result<Bytes, crate::error::ApiError> {
+        crate::request_body::read_json_body(
+            &parts.headers,
+            body,
+            self.config.limits.body_read_timeout,
+        )
+        .await
+    }
+
     /// Builds the service for a configuration, reached at `public_url`;
     /// with a data file, opens it and puts back what it holds: the saved
     /// profiles, the payments still within their lifetime, and the

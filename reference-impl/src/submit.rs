@@ -14,7 +14,7 @@ use crate::{
     envelope::{self, UserRedirect},
     error::{ApiError, code, transaction_code},
     execute::{Executed, Outcome, execute},
-    request_body::{Fields, parse_json_object, read_json_body},
+    request_body::{Fields, parse_json_object},
     state::{Body, Service},
     store::{BuyerRedirects, PaymentState},
     timeline::{Channel, What},
@@ -77,12 +77,7 @@ async fn submit_payment(
     let token = *token;
     // Refuse an unknown or expired token before reading card data for it.
     let merchant = service.store.with_payment(&token, |p| p.merchant)?;
-    let body = read_json_body(
-        &parts.headers,
-        body,
-        service.config.limits.body_read_timeout,
-    )
-    .await?;
+    let body = service.json_body(&parts, body).await?;
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
 

@@ -13,7 +13,8 @@ use payconf_spec::{
 };
 
 use crate::runner::{
-    CARD_DATA_DEFINITIONS, ISSUER_TAG, OFF_OPERATION_DEFINITIONS, PAYMENT_PAGE_TAG, definition_file,
+    CARD_DATA_DEFINITIONS, ISSUER_TAG, LIFECYCLE_TAG, OFF_OPERATION_DEFINITIONS, PAYMENT_PAGE_TAG,
+    definition_file,
 };
 
 /// One step, as written.
@@ -69,7 +70,9 @@ fn step_doc(step: &Step) -> StepDoc {
 
 /// The operation a scenario exercises, from its tags and the definitions
 /// of its steps, the furthest along the payment's way: a scenario on the
-/// standard payment page (`@payment-page`) is the page's; one tagged
+/// standard payment page (`@payment-page`) is the page's; one of the
+/// payment's life after submit (`@lifecycle`) is its furthest operation's
+/// (refund, cancel, capture, else the detail); one tagged
 /// `@issuer` (it drives the buyer through the issuer's page, and needs a
 /// driver for it) is the issuer authentication's; one
 /// with a step whose definition sends card data is submit's; one whose
@@ -82,7 +85,19 @@ fn operation_of(tags: &[String], steps: &[&Step]) -> Option<String> {
             .iter()
             .any(|step| definition_file(step).is_some_and(|file| files.contains(&file)))
     };
-    let operation = if tags.iter().any(|tag| tag == PAYMENT_PAGE_TAG) {
+    let tagged = |name: &str| tags.iter().any(|tag| tag == name);
+    let operation = if tagged(LIFECYCLE_TAG) {
+        // The payment's life after submit: its furthest operation.
+        if tagged("refund") {
+            "refundPayment"
+        } else if tagged("cancel") {
+            "cancelPayment"
+        } else if tagged("capture") {
+            "capturePayment"
+        } else {
+            "getPaymentDetail"
+        }
+    } else if tags.iter().any(|tag| tag == PAYMENT_PAGE_TAG) {
         "payOnPaymentPage"
     } else if tags.iter().any(|tag| tag == ISSUER_TAG) {
         "completeIssuerAuthentication"
