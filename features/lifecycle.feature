@@ -77,3 +77,16 @@ Feature: The payment's life after submit
     Then the payment is settled by the service within the target's settlement time
     When the merchant refunds the whole payment
     Then the operation is done
+
+  @robustness @req:ROB-06 @capture @refund @separated
+  Scenario: Refunds arriving together never exceed what was settled
+    Given a payment paid with the card not enrolled in 3-D Secure at the shop that settles separately
+    When the merchant captures the whole payment
+    And the merchant refunds more than half of the settled payment by many requests at once
+    Then the refunds done add up to at most the settled amount
+
+  @robustness @req:ROB-07 @capture @cancel @separated
+  Scenario: A capture and a cancel arriving together leave exactly one done
+    Given a payment paid with the card not enrolled in 3-D Secure at the shop that settles separately
+    When the merchant captures and cancels the payment at once
+    Then exactly one of the capture and the cancel is done

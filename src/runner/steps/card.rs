@@ -19,9 +19,10 @@ use crate::runner::{
 /// volleys, the payment page's and its presses at once. No definition elsewhere does, so a scenario is safe to run in
 /// production when none of its steps is defined here (a test checks
 /// `@production-safe` scenarios with cucumber's own step lookup).
-pub const CARD_DATA_DEFINITIONS: [&str; 5] = [
+pub const CARD_DATA_DEFINITIONS: [&str; 6] = [
     file!(),
     super::lifecycle::DEFINED_IN,
+    super::lifecycle::RACES_DEFINED_IN,
     super::robustness::PAYING_DEFINED_IN,
     super::payment_page::DEFINED_IN,
     super::page_presses::DEFINED_IN,

@@ -108,6 +108,23 @@ pub struct LifecyclePayment {
     pub last_amount: Option<u64>,
 }
 
+/// What the last volley of a `@robustness @lifecycle` race did, as its
+/// step left it for the `Then`.
+#[derive(Clone, Debug)]
+pub struct LifecycleRace {
+    /// Which volley it was, from 1.
+    pub round: usize,
+    /// Refunds sent (for the refunds' race): each of `each` hundredths.
+    pub sent: usize,
+    /// Each refund's amount, in hundredths.
+    pub each: u64,
+    /// What was settled, in hundredths.
+    pub settled: u64,
+    /// How many of the requests were done (`error.code "0"`, `OK`), and
+    /// which: for the capture's race, (capture, cancel).
+    pub done: (usize, usize),
+}
+
 /// The state of one scenario.
 #[derive(Debug, cucumber::World)]
 #[world(init = Self::new)]
@@ -165,6 +182,8 @@ pub struct PaymentWorld {
     pub mailbox: Option<Mailbox>,
     /// The payment a `@lifecycle` scenario operates on, once paid.
     pub lifecycle: Option<LifecyclePayment>,
+    /// The last volley of a `@robustness @lifecycle` race.
+    pub raced: Option<LifecycleRace>,
 }
 
 impl PaymentWorld {
@@ -193,6 +212,7 @@ impl PaymentWorld {
             browser_reservation: None,
             mailbox: None,
             lifecycle: None,
+            raced: None,
         }
     }
 

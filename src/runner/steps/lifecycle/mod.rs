@@ -33,6 +33,9 @@ use crate::runner::{
 pub const DEFINED_IN: &str = file!();
 
 mod detail;
+mod races;
+
+pub use races::DEFINED_IN as RACES_DEFINED_IN;
 
 pub(super) fn lifecycle(world: &PaymentWorld) -> Result<&LifecycleSettings, Failure> {
     world
@@ -75,7 +78,7 @@ pub(super) fn hundredths(text: &str) -> Option<u64> {
 /// Creates a payment at `mode`'s shop (the target's own when `None`) and
 /// pays it with `choice`, as the merchant's server does: create with the
 /// shop's key, submit under the token.
-async fn pay_at(
+pub(super) async fn pay_at(
     world: &mut PaymentWorld,
     mode: Option<SettlementMode>,
     choice: CardChoice,
@@ -187,7 +190,7 @@ async fn a_paid_payment_unified(
 
 /// An operation after submit on the scenario's payment.
 #[derive(Clone, Copy)]
-enum Operation {
+pub(super) enum Operation {
     Capture,
     Cancel,
     Refund,
@@ -195,7 +198,7 @@ enum Operation {
 
 /// How much an operation asks for.
 #[derive(Clone, Copy)]
-enum Portion {
+pub(super) enum Portion {
     /// Half the payment's amount (at least 0.01).
     Part,
     /// All of it.
@@ -208,7 +211,7 @@ enum Portion {
     WhatIsLeft,
 }
 
-async fn operate(
+pub(super) async fn operate(
     world: &mut PaymentWorld,
     operation: Operation,
     portion: Option<Portion>,

@@ -80,11 +80,13 @@ pub enum Defect {
     RefundAboveBalanceAccepted,
     RefundWithoutSettlementAccepted,
     NeverSettlesByItself,
+    ConcurrentRefundsExceedTheBalance,
+    CaptureAndCancelBothDone,
 }
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 68] = [
+    pub const ALL: [Self; 70] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -153,6 +155,8 @@ impl Defect {
         Self::RefundAboveBalanceAccepted,
         Self::RefundWithoutSettlementAccepted,
         Self::NeverSettlesByItself,
+        Self::ConcurrentRefundsExceedTheBalance,
+        Self::CaptureAndCancelBothDone,
     ];
 
     /// Its id in the catalogue: the variant's name in kebab case.
@@ -203,6 +207,8 @@ impl Defect {
                 | Self::DeepNestingCrashes
                 | Self::NonAsciiCrashes
                 | Self::DoublePressPaysTwice
+                | Self::ConcurrentRefundsExceedTheBalance
+                | Self::CaptureAndCancelBothDone
         )
     }
 
@@ -255,7 +261,9 @@ impl Defect {
         } else if self.real_client() {
             Some(REAL_CLIENT)
         } else if self.lifecycle() {
-            Some(LIFECYCLE)
+            // The reference scenarios of the area: its races are the
+            // robustness profile's, judged with its defects.
+            Some("@lifecycle and @reference")
         } else {
             None
         }

@@ -19,6 +19,10 @@ use super::{API_KEY, Defect, SECOND_API_KEY, SECOND_SHOP, SHOP, Twin, Variation}
 /// How long the twin's own shop takes to settle in the delayed variation.
 pub const SETTLEMENT_DELAY: Duration = Duration::from_secs(2);
 
+/// How long after its check an operation's record lands in the race
+/// defects: a handler that awaits its database between the two.
+pub const RECORD_LATE: Duration = Duration::from_millis(50);
+
 /// A payment's money, once the twin authorised it.
 #[derive(Clone, Debug)]
 pub(super) struct Ledger {
@@ -31,8 +35,9 @@ pub(super) struct Ledger {
     currency: String,
     /// When its own shop settles it; `None` for the second shop.
     settles_at: Option<Instant>,
-    /// (event type, amount in hundredths), oldest first.
-    events: Vec<(&'static str, u64)>,
+    /// (event type, amount in hundredths, when its record lands), oldest
+    /// first: at once, but for the race defects' late records.
+    events: Vec<(&'static str, u64, Instant)>,
 }
 
 impl Ledger {
@@ -45,28 +50,29 @@ impl Ledger {
             && at <= Instant::now()
         {
             self.settles_at = None;
-            self.events.push(("MOV", self.authorized));
+            self.events.push(("MOV", self.authorized, at));
         }
     }
 
-    fn settled(&self) -> u64 {
+    /// The events whose records have landed: what a check sees.
+    fn landed(&self, kind: &'static str) -> impl Iterator<Item = u64> + '_ {
+        let now = Instant::now();
         self.events
             .iter()
-            .filter(|(kind, _)| *kind == "MOV")
-            .map(|(_, amount)| amount)
-            .sum()
+            .filter(move |(k, _, at)| *k == kind && *at <= now)
+            .map(|(_, amount, _)| *amount)
+    }
+
+    fn settled(&self) -> u64 {
+        self.landed("MOV").sum()
     }
 
     fn refunded(&self) -> u64 {
-        self.events
-            .iter()
-            .filter(|(kind, _)| *kind == "STO")
-            .map(|(_, amount)| amount)
-            .sum()
+        self.landed("STO").sum()
     }
 
     fn cancelled(&self) -> bool {
-        self.events.iter().any(|(kind, _)| *kind == "CAN")
+        self.landed("CAN").next().is_some()
     }
 }
 
@@ -122,7 +128,7 @@ impl Twin {
             authorized,
             currency: order.currency,
             settles_at,
-            events: vec![("AUT", authorized)],
+            events: vec![("AUT", authorized, Instant::now())],
         };
         self.state
             .ledgers
@@ -179,7 +185,11 @@ impl Twin {
         let mut ledgers = self.state.ledgers.lock().expect("lock");
         let ledger = ledgers.get_mut(&id).expect("named from the ledgers");
         ledger.settle_due(self);
-        let mut events: Vec<(&str, u64)> = ledger.events.clone();
+        let mut events: Vec<(&str, u64)> = ledger
+            .events
+            .iter()
+            .map(|(kind, amount, _)| (*kind, *amount))
+            .collect();
         if self.has(Defect::DetailMissesTheAuthorization) {
             events.retain(|(kind, _)| *kind != "AUT");
         }
@@ -235,6 +245,10 @@ impl Twin {
         let mut ledgers = self.state.ledgers.lock().expect("lock");
         let ledger = ledgers.get_mut(&id).expect("named from the ledgers");
         ledger.settle_due(self);
+        // When the record lands: at once, but late in the race defects.
+        let landing = |late: bool| Instant::now() + if late { RECORD_LATE } else { Duration::ZERO };
+        let racing_transitions = self.has(Defect::CaptureAndCancelBothDone);
+        let racing_refunds = self.has(Defect::ConcurrentRefundsExceedTheBalance);
         let refused = match kind {
             "capture" => {
                 let amount = amount.unwrap_or(0);
@@ -245,7 +259,9 @@ impl Twin {
                 {
                     Some(("58", "confirmed amount exceeds the authorised amount"))
                 } else {
-                    ledger.events.push(("MOV", amount));
+                    ledger
+                        .events
+                        .push(("MOV", amount, landing(racing_transitions)));
                     None
                 }
             }
@@ -259,7 +275,7 @@ impl Twin {
                     Some(("2017", "transaction cannot be deleted"))
                 } else {
                     if !self.has(Defect::CancelNotApplied) {
-                        ledger.events.push(("CAN", 0));
+                        ledger.events.push(("CAN", 0, landing(racing_transitions)));
                     }
                     None
                 }
@@ -275,7 +291,7 @@ impl Twin {
                 {
                     Some(("8015", "refund greater than balance"))
                 } else {
-                    ledger.events.push(("STO", amount));
+                    ledger.events.push(("STO", amount, landing(racing_refunds)));
                     None
                 }
             }
