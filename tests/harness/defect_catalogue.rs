@@ -17,7 +17,7 @@ use crate::support::{
         BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, core_scenarios_checking,
         payconf_run_async, scenarios_where,
     },
-    twin::{Defect, IssuerStyle, LIFECYCLE, PageStyle, REAL_CLIENT, TwinService, Variation},
+    twin::{Defect, IssuerStyle, PageStyle, TwinService, Variation},
 };
 use payconf_spec::{
     Profile,
@@ -69,7 +69,7 @@ async fn browser_permit(driver: &str) -> Option<tokio::sync::SemaphorePermit<'st
     }
 }
 
-async fn run_against(twin: TwinService, driver: &str, tags: Option<&str>) -> RunOutput {
+pub(crate) async fn run_against(twin: TwinService, driver: &str, tags: Option<&str>) -> RunOutput {
     // A robustness run sends hundreds of requests at once and keeps both
     // cores busy for a moment: no browser run shares the machine with it,
     // so that neither's timing decides the other's verdict.
@@ -139,52 +139,6 @@ async fn the_conformant_twin_passes_the_robustness_profile() {
     let robustness = scenarios_where(|s| s.profile == Some(Profile::Robustness));
     assert_eq!(output.passed(), robustness, "{}", output.stdout);
     assert!(output.seed().is_some(), "{}", output.stdout);
-}
-
-/// What clients of the real service send (no `buyer`, `DCC` as a string,
-/// an amount without two decimals) the twin takes, as the real service
-/// does: the reference scenarios of that area pass, and each of its three
-/// defects fails exactly its own.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_conformant_twin_takes_what_clients_of_the_real_service_send() {
-    let twin = TwinService::start(None).await;
-    let output = run_against(twin, "form", Some(REAL_CLIENT)).await;
-    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
-    let expected = scenarios_where(|s| s.tags.iter().any(|t| format!("@{t}") == REAL_CLIENT));
-    assert!(expected.len() >= 3, "{expected:?}");
-    assert_eq!(output.passed(), expected, "{}", output.stdout);
-}
-
-/// The twin's payment life after submit, in its own ways (events flat,
-/// refusals as envelope codes, its shop settling at once), passes every
-/// lifecycle scenario, and so it does with events wrapped and with its
-/// settlement two seconds late.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_conformant_twin_passes_the_lifecycle_in_each_of_its_ways() {
-    let expected = scenarios_where(|s| s.tags.iter().any(|t| format!("@{t}") == LIFECYCLE));
-    assert!(expected.len() >= 9, "{expected:?}");
-    let plain = TwinService::start(None).await;
-    let mut runs = vec![(
-        "plain".to_owned(),
-        run_against(plain, "form", Some(LIFECYCLE)).await,
-    )];
-    for variation in Variation::LIFECYCLE {
-        let twin = TwinService::start_varied(variation).await;
-        runs.push((
-            format!("{variation:?}"),
-            run_against(twin, "form", Some(LIFECYCLE)).await,
-        ));
-    }
-    for (way, output) in runs {
-        assert_eq!(
-            output.code,
-            Some(0),
-            "{way}:\n{}\n{}",
-            output.stdout,
-            output.stderr
-        );
-        assert_eq!(output.passed(), expected, "{way}:\n{}", output.stdout);
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

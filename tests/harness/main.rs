@@ -37,6 +37,7 @@ mod spec_for_tools;
 mod spec_request_rules;
 mod suite_vs_reference;
 mod transport;
+mod twin_areas;
 mod untrusted_browser;
 mod untrusted_target;
 mod zoo;

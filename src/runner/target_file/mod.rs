@@ -424,43 +424,6 @@ impl TargetConfig {
         url
     }
 
-    /// The secrets shown as `***` wherever they appear: the API key, the
-    /// issuer form's values and the base URL's credentials, as written and
-    /// decoded. (Card numbers are shown masked, by [`Self::card_numbers`];
-    /// security codes are masked where they stand, by the names of their
-    /// fields and the words written before them.)
-    pub fn secrets(&self) -> Vec<String> {
-        let mut secrets = vec![self.api_key.expose().to_owned()];
-        secrets.extend(self.acs.fields.values().map(|v| v.expose().to_owned()));
-        let alternative = self.payment_page.iter().flat_map(|page| &page.alternative);
-        secrets.extend(
-            alternative
-                .flat_map(|method| method.fields.values())
-                .map(|v| v.expose().to_owned()),
-        );
-        let signing = self.notifications.iter().flat_map(|n| &n.signing_secret);
-        secrets.extend(signing.map(|s| s.expose().to_owned()));
-        let shops = self.lifecycle.iter().flat_map(|l| &l.shops);
-        secrets.extend(
-            shops
-                .filter_map(|shop| shop.api_key.as_ref())
-                .map(|k| k.expose().to_owned()),
-        );
-        for credential in [
-            self.base_url.username(),
-            self.base_url.password().unwrap_or(""),
-        ] {
-            secrets.push(credential.to_owned());
-            let decoded = url::form_urlencoded::parse(format!("c={credential}").as_bytes())
-                .next()
-                .map(|(_, value)| value.into_owned());
-            secrets.extend(decoded);
-        }
-        secrets.retain(|s| !s.is_empty());
-        secrets.dedup();
-        secrets
-    }
-
     /// The origins the run was given: the base URL's, the merchant's pages',
     /// the issuer's named in `acs.origins` and the payment page's. Only their answers' bodies
     /// are quoted in what payconf prints and writes.

@@ -211,6 +211,56 @@ pub(super) enum Portion {
     WhatIsLeft,
 }
 
+impl Operation {
+    /// The spec's operation.
+    pub(super) fn id(self) -> &'static str {
+        match self {
+            Self::Capture => "capturePayment",
+            Self::Cancel => "cancelPayment",
+            Self::Refund => "refundPayment",
+        }
+    }
+
+    /// Its path, as the real service's documentation writes it.
+    fn path(self) -> &'static str {
+        match self {
+            Self::Capture => "/api/v1/payment/capture/",
+            Self::Cancel => "/api/v1/payment/cancel/",
+            Self::Refund => "/api/v1/payment/refund/",
+        }
+    }
+}
+
+/// The request of `operation` on the scenario's payment, with its shop's
+/// key, naming it by `paymentID` and `shopTransactionID`; `amount` (in
+/// hundredths) in the target's currency, for a capture or a refund.
+pub(super) fn operation_request(
+    world: &PaymentWorld,
+    operation: Operation,
+    amount: Option<u64>,
+) -> Result<RecordedRequest, Failure> {
+    let payment = paid(world)?;
+    let target = world.target();
+    let mut body = json!({
+        "shopLogin": payment.shop_login,
+        "paymentID": payment.payment_id,
+        "shopTransactionID": payment.shop_transaction_id,
+    });
+    if let Some(amount) = amount {
+        body["amount"] = json!(written(amount));
+        body["currency"] = json!(target.currency);
+    }
+    Ok(
+        RecordedRequest::new(Method::POST, target.api_url(operation.path()))
+            .header("Content-Type", "application/json")
+            .header(
+                "Authorization",
+                format!("apikey {}", payment.api_key.expose()),
+            )
+            .body(body.to_string().into_bytes()),
+    )
+}
+
 pub(super) async fn operate(
     world: &mut PaymentWorld,
     operation: Operation,
@@ -225,29 +275,8 @@ pub(super) async fn operate(
         Portion::MoreThanIsLeft => left + 1,
         Portion::WhatIsLeft => left,
     });
-    let target = world.target();
-    let (operation_id, path) = match operation {
-        Operation::Capture => ("capturePayment", "/api/v1/payment/capture/"),
-        Operation::Cancel => ("cancelPayment", "/api/v1/payment/cancel/"),
-        Operation::Refund => ("refundPayment", "/api/v1/payment/refund/"),
-    };
-    let mut body = json!({
-        "shopLogin": payment.shop_login,
-        "paymentID": payment.payment_id,
-        "shopTransactionID": payment.shop_transaction_id,
-    });
-    if let Some(amount) = amount {
-        body["amount"] = json!(written(amount));
-        body["currency"] = json!(target.currency);
-    }
-    let request = RecordedRequest::new(Method::POST, target.api_url(path))
-        .header("Content-Type", "application/json")
-        .header(
-            "Authorization",
-            format!("apikey {}", payment.api_key.expose()),
-        )
-        .body(body.to_string().into_bytes());
-    let answer = world.receive(operation_id, request).await?;
+    let request = operation_request(world, operation, amount)?;
+    let answer = world.receive(operation.id(), request).await?;
     let done = answer.str_at("/error/code") == Some("0")
         && answer.str_at("/payload/transactionResult") == Some("OK");
     if let (true, Some(state)) = (done, world.lifecycle.as_mut()) {

@@ -8,10 +8,8 @@
 use std::time::Duration;
 
 use cucumber::{then, when};
-use reqwest::Method;
-use serde_json::json;
 
-use super::{Operation, Portion, operate, paid, pay_at, written};
+use super::{Operation, Portion, operate, operation_request, paid, pay_at, written};
 use crate::runner::{
     exchange::{Exchange, RecordedRequest},
     steps::{card::CardChoice, robustness::volleys_line},
@@ -40,32 +38,6 @@ fn done(exchange: &Exchange) -> bool {
             .pointer("/payload/transactionResult")
             .and_then(|v| v.as_str())
             == Some("OK")
-}
-
-/// An operation's request on the scenario's payment, as [`operate`] sends it.
-fn request(
-    world: &PaymentWorld,
-    path: &str,
-    amount: Option<u64>,
-) -> Result<RecordedRequest, Failure> {
-    let payment = paid(world)?;
-    let target = world.target();
-    let mut body = json!({
-        "shopLogin": payment.shop_login,
-        "paymentID": payment.payment_id,
-        "shopTransactionID": payment.shop_transaction_id,
-    });
-    if let Some(amount) = amount {
-        body["amount"] = json!(written(amount));
-        body["currency"] = json!(target.currency);
-    }
-    Ok(RecordedRequest::new(Method::POST, target.api_url(path))
-        .header("Content-Type", "application/json")
-        .header(
-            "Authorization",
-            format!("apikey {}", payment.api_key.expose()),
-        )
-        .body(body.to_string().into_bytes()))
 }
 
 /// A payment of the separated shop, paid and, with `captured`, captured whole.
@@ -118,7 +90,7 @@ async fn refunds_at_once(world: &mut PaymentWorld) -> Result<(), Settled> {
             };
             let each = payment.settled / 2 + 1;
             let requests = (0..settings.concurrent_submits)
-                .map(|_| request(world, "/api/v1/payment/refund/", Some(each)))
+                .map(|_| operation_request(world, Operation::Refund, Some(each)))
                 .collect::<Result<Vec<_>, _>>()?;
             let volley = volley_of(world, requests).await?;
             spreads.push(volley.spread);
@@ -188,8 +160,8 @@ async fn captures_and_cancels_at_once(world: &mut PaymentWorld) -> Result<(), Se
                 fresh(world, false).await?
             };
             let requests = vec![
-                request(world, "/api/v1/payment/capture/", Some(payment.amount))?,
-                request(world, "/api/v1/payment/cancel/", None)?,
+                operation_request(world, Operation::Capture, Some(payment.amount))?,
+                operation_request(world, Operation::Cancel, None)?,
             ];
             let volley = volley_of(world, requests).await?;
             spreads.push(volley.spread);
