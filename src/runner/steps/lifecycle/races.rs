@@ -15,10 +15,7 @@ use crate::runner::{
     steps::{card::CardChoice, robustness::volleys_line},
     target_file::SettlementMode,
     volley,
-    world::{
-        Failure, LifecyclePayment, LifecycleRace as Raced, PaymentWorld, Settled, checked,
-        checked_async,
-    },
+    world::{Failure, LifecyclePayment, LifecycleRace as Raced, PaymentWorld, Settled, checked},
 };
 
 /// Where these definitions are: their volleys pay fresh payments with
@@ -77,44 +74,67 @@ async fn volley_of(
     Ok(volley)
 }
 
+/// Sends volleys of the requests `volley` makes of the scenario's payment
+/// (then of a fresh one each, `captured` whole or not), `robustness.volleys`
+/// of them, until one shows the race (`shows`); leaves the last in
+/// `world.raced` and the spreads in a `measured:` line about `what`.
+async fn race(
+    world: &mut PaymentWorld,
+    captured: bool,
+    what: &str,
+    volley: impl Fn(&PaymentWorld, &LifecyclePayment) -> Result<(Vec<RecordedRequest>, u64), Failure>,
+    judge: impl Fn(&[Exchange]) -> (usize, usize),
+    shows: impl Fn(&Raced) -> bool,
+) -> Result<(), Failure> {
+    let rounds = world.target().robustness.volleys;
+    let mut spreads: Vec<Option<Duration>> = Vec::new();
+    for round in 1..=rounds {
+        let payment = if round == 1 {
+            paid(world)?.clone()
+        } else {
+            fresh(world, captured).await?
+        };
+        let (requests, each) = volley(world, &payment)?;
+        let sent = requests.len();
+        let answers = volley_of(world, requests).await?;
+        spreads.push(answers.spread);
+        let raced = Raced {
+            round,
+            sent,
+            each,
+            settled: payment.settled,
+            done: judge(&answers.exchanges),
+        };
+        let found = shows(&raced);
+        world.raced = Some(raced);
+        if found {
+            break;
+        }
+    }
+    world
+        .measured
+        .push(volleys_line(what, "request", &spreads, None));
+    Ok(())
+}
+
 #[when("the merchant refunds more than half of the settled payment by many requests at once")]
 async fn refunds_at_once(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let settings = world.target().robustness;
-        let mut spreads: Vec<Option<Duration>> = Vec::new();
-        for round in 1..=settings.volleys {
-            let payment = if round == 1 {
-                paid(world)?.clone()
-            } else {
-                fresh(world, true).await?
-            };
+    let count = world.target().robustness.concurrent_submits;
+    let what = format!("{count} refunds of one settled payment, each of more than half of it");
+    let checked = race(
+        world,
+        true,
+        &what,
+        |world, payment| {
             let each = payment.settled / 2 + 1;
-            let requests = (0..settings.concurrent_submits)
+            let requests = (0..count)
                 .map(|_| operation_request(world, Operation::Refund, Some(each)))
                 .collect::<Result<Vec<_>, _>>()?;
-            let volley = volley_of(world, requests).await?;
-            spreads.push(volley.spread);
-            let refunded = volley.exchanges.iter().filter(|e| done(e)).count();
-            world.raced = Some(Raced {
-                round,
-                sent: settings.concurrent_submits,
-                each,
-                settled: payment.settled,
-                done: (refunded, 0),
-            });
-            if refunded > 1 {
-                break;
-            }
-        }
-        let what = format!(
-            "{} refunds of one settled payment, each of more than half of it",
-            settings.concurrent_submits
-        );
-        world
-            .measured
-            .push(volleys_line(&what, "request", &spreads, None));
-        Ok(())
-    })
+            Ok((requests, each))
+        },
+        |answers| (answers.iter().filter(|e| done(e)).count(), 0),
+        |raced| raced.done.0 > 1,
+    )
     .await;
     world.settle(checked)
 }
@@ -150,42 +170,23 @@ fn refunds_within_settled(world: &mut PaymentWorld) -> Result<(), Settled> {
 
 #[when("the merchant captures and cancels the payment at once")]
 async fn captures_and_cancels_at_once(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let settings = world.target().robustness;
-        let mut spreads: Vec<Option<Duration>> = Vec::new();
-        for round in 1..=settings.volleys {
-            let payment = if round == 1 {
-                paid(world)?.clone()
-            } else {
-                fresh(world, false).await?
-            };
+    let checked = race(
+        world,
+        false,
+        "a capture and a cancel of one authorised payment",
+        |world, payment| {
             let requests = vec![
                 operation_request(world, Operation::Capture, Some(payment.amount))?,
                 operation_request(world, Operation::Cancel, None)?,
             ];
-            let volley = volley_of(world, requests).await?;
-            spreads.push(volley.spread);
-            let captured = usize::from(volley.exchanges.first().is_some_and(done));
-            let cancelled = usize::from(volley.exchanges.get(1).is_some_and(done));
-            world.raced = Some(Raced {
-                round,
-                sent: 2,
-                each: payment.amount,
-                settled: 0,
-                done: (captured, cancelled),
-            });
-            if captured + cancelled != 1 {
-                break;
-            }
-        }
-        world.measured.push(volleys_line(
-            "a capture and a cancel of one authorised payment",
-            "request",
-            &spreads,
-            None,
-        ));
-        Ok(())
-    })
+            Ok((requests, payment.amount))
+        },
+        |answers| {
+            let done_at = |i: usize| usize::from(answers.get(i).is_some_and(done));
+            (done_at(0), done_at(1))
+        },
+        |raced| raced.done.0 + raced.done.1 != 1,
+    )
     .await;
     world.settle(checked)
 }
