@@ -11,6 +11,12 @@
 //! two documents write `events` two ways, and so does the sandbox: the
 //! GET answer wraps each as `{"event": {...}}`, the POST answer lists them
 //! flat.
+//!
+//! A refused payment says why (`transactionErrorCode` and its
+//! description), and every submitted card payment how the buyer was
+//! authenticated: `threeDS.authenticationResult` (the real service's
+//! sandbox-only object) with `authenticationLevel` `2F`, `2C`, or `NA` for
+//! none, as [`crate::outcomes`] decides.
 
 use http::{HeaderMap, Request, Response, header};
 use hyper::body::Incoming;
@@ -22,6 +28,7 @@ use crate::{
     envelope,
     error::{ApiError, code},
     ledger::MoneyEvent,
+    outcomes::{self, AuthenticationLevel},
     request_body::{Fields, parse_json_object},
     state::{Body, Service},
     store::{Payment, PaymentState},
@@ -125,6 +132,8 @@ struct DetailPayload {
     transaction_type: &'static str,
     transaction_result: &'static str,
     transaction_state: &'static str,
+    transaction_error_code: &'static str,
+    transaction_error_description: &'static str,
     #[serde(rename = "bankTransactionID")]
     bank_transaction_id: String,
     #[serde(rename = "shopTransactionID")]
@@ -138,6 +147,57 @@ struct DetailPayload {
     payment_method: &'static str,
     td_level: &'static str,
     events: Vec<EventEntry>,
+    #[serde(rename = "threeDS", skip_serializing_if = "Option::is_none")]
+    three_ds: Option<ThreeDs>,
+}
+
+/// `threeDS`: how the buyer was authenticated, for a payment whose card
+/// was taken.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ThreeDs {
+    authentication_result: AuthenticationResult,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AuthenticationResult {
+    /// `2F`, `2C`, or `NA`: not authenticated.
+    authentication_level: &'static str,
+    /// `Y` authenticated, `N` not.
+    authentication_status: &'static str,
+    #[serde(rename = "ECI")]
+    eci: &'static str,
+    three_ds_version: &'static str,
+    trans_details: TransDetails,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TransDetails {
+    /// `01` frictionless, `02` challenge; empty without authentication.
+    auth_method: &'static str,
+}
+
+impl ThreeDs {
+    fn of(p: &Payment) -> Option<Self> {
+        if p.channel() == Some(crate::timeline::Channel::Alternative) {
+            return None;
+        }
+        let level = p.ledger()?.authentication;
+        Some(Self {
+            authentication_result: AuthenticationResult {
+                authentication_level: level.map_or("NA", AuthenticationLevel::code),
+                authentication_status: if level.is_some() { "Y" } else { "N" },
+                // Visa's: 05 authenticated, 07 not.
+                eci: if level.is_some() { "05" } else { "07" },
+                three_ds_version: if level.is_some() { "2.2.0" } else { "" },
+                trans_details: TransDetails {
+                    auth_method: level.map_or("", AuthenticationLevel::method),
+                },
+            },
+        })
+    }
 }
 
 impl DetailPayload {
@@ -151,10 +211,15 @@ impl DetailPayload {
         };
         let paid = p.state == PaymentState::Authorized;
         let masked_pan = p.masked_pan.as_deref().unwrap_or("");
+        let refusal = ledger
+            .and_then(|l| l.refusal.as_deref())
+            .and_then(outcomes::decline_of);
         Self {
             transaction_type: "detail",
             transaction_result: result,
             transaction_state: ledger.map_or("", |l| l.state()),
+            transaction_error_code: refusal.map_or("0", |d| d.code),
+            transaction_error_description: refusal.map_or("", |d| d.description),
             bank_transaction_id: p.bank_transaction_id().to_string(),
             shop_transaction_id: p.shop_transaction_id.to_string(),
             payment_id: p.id.to_string(),
@@ -172,13 +237,14 @@ impl DetailPayload {
                 (_, Some(b'5' | b'2')) => "MASTERCARD",
                 (_, _) => "CREDITCARD",
             },
-            td_level: match p.authenticated() {
-                Some(true) => "FULL",
-                _ => "",
+            td_level: match ledger.and_then(|l| l.authentication) {
+                Some(_) => "FULL",
+                None => "",
             },
             events: ledger
                 .map(|l| l.events.iter().map(|e| EventEntry::of(e, shape)).collect())
                 .unwrap_or_default(),
+            three_ds: ThreeDs::of(p),
         }
     }
 }

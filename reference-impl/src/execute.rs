@@ -9,9 +9,9 @@ use uuid::Uuid;
 
 use crate::{
     card::CardNumber,
-    config::CardBehaviour,
     error::{ApiError, transaction_code},
     landing::landing,
+    ledger::Ending,
     money::Currency,
     notify,
     paths::ISSUER_PATH,
@@ -20,44 +20,20 @@ use crate::{
     timeline::{Channel, What},
 };
 
-/// What a card leads to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// Paid at once.
-    Authorized,
-    /// The card is enrolled in 3-D Secure: the buyer goes to the issuer.
-    AuthenticationRequired,
-    /// Refused, with the transaction's code and description.
-    Declined {
-        /// `transactionErrorCode`.
-        code: &'static str,
-        /// `transactionErrorDescription`.
-        description: &'static str,
-    },
-}
+/// What a card leads to (see [`crate::outcomes`]).
+pub use crate::outcomes::CardOutcome as Outcome;
 
 impl Outcome {
     /// What the sandbox does with a card.
-    pub fn of(service: &Service, number: &CardNumber) -> Self {
-        match service.config.card_behaviour(number) {
-            Some(CardBehaviour::Frictionless) => Self::Authorized,
-            Some(CardBehaviour::ThreeDs) => Self::AuthenticationRequired,
-            Some(CardBehaviour::Declined) => Self::Declined {
-                code: transaction_code::DECLINED,
-                description: transaction_code::DECLINED_DESCRIPTION,
-            },
-            None => Self::Declined {
-                code: transaction_code::UNKNOWN_CARD,
-                description: transaction_code::UNKNOWN_CARD_DESCRIPTION,
-            },
-        }
+    pub fn for_card(service: &Service, number: &CardNumber) -> Self {
+        Self::of(service.config.card_behaviour(number))
     }
 
     /// Its name, for the log.
     fn name(self) -> &'static str {
         match self {
-            Self::Authorized => "Authorized",
-            Self::AuthenticationRequired => "AuthenticationRequired",
+            Self::Authorized { .. } => "Authorized",
+            Self::Challenge(_) => "AuthenticationRequired",
             Self::Declined { .. } => "Declined",
         }
     }
@@ -66,10 +42,24 @@ impl Outcome {
     /// code that sends the buyer to the issuer.
     fn answer(self) -> &'static str {
         match self {
-            Self::Authorized => "OK",
-            Self::AuthenticationRequired => transaction_code::AUTHENTICATION_REQUIRED,
+            Self::Authorized { .. } => "OK",
+            Self::Challenge(_) => transaction_code::AUTHENTICATION_REQUIRED,
             Self::Declined { .. } => "KO",
         }
+    }
+
+    /// How the authorization ends at submit; `None`: at the issuer.
+    fn ending(self) -> Option<Ending> {
+        match self {
+            Self::Authorized { level } => Some(Ending::granted(level)),
+            Self::Challenge(_) => None,
+            Self::Declined { decline, level } => Some(Ending::refused(decline, level)),
+        }
+    }
+
+    /// Whether it pays at once.
+    pub fn paid(self) -> bool {
+        matches!(self, Self::Authorized { .. })
     }
 }
 
@@ -102,7 +92,7 @@ pub fn execute(
     redirects: BuyerRedirects,
     via: Channel,
 ) -> Result<Executed, ApiError> {
-    let outcome = Outcome::of(service, number);
+    let outcome = Outcome::for_card(service, number);
     let masked_pan = number.masked();
     let executed = service
         .store
@@ -110,14 +100,18 @@ pub fn execute(
             if p.state != PaymentState::Created {
                 return Err(ApiError::AlreadyProcessed);
             }
-            match outcome {
-                Outcome::AuthenticationRequired => p.state = PaymentState::AwaitingAuthentication,
-                Outcome::Authorized | Outcome::Declined { .. } => {
+            match (outcome, outcome.ending()) {
+                (Outcome::Challenge(challenge), _) => {
+                    p.state = PaymentState::AwaitingAuthentication;
+                    p.trail_mut().challenge = Some(challenge);
+                }
+                (_, Some(ending)) => {
                     let settlement = service
                         .profiles
                         .with(p.merchant, |profile| profile.merchant.settlement);
-                    p.end(outcome == Outcome::Authorized, settlement);
+                    p.end(ending, settlement);
                 }
+                (_, None) => {}
             }
             service.store.keep_submitted(p);
             p.masked_pan = Some(masked_pan.as_str().into());
@@ -131,8 +125,8 @@ pub fn execute(
                 p.buyer_redirects = Some(Box::new(redirects.clone()));
             }
             let href = match outcome {
-                Outcome::AuthenticationRequired => service.own_page(ISSUER_PATH, shop_login, token),
-                Outcome::Authorized | Outcome::Declined { .. } => {
+                Outcome::Challenge(_) => service.own_page(ISSUER_PATH, shop_login, token),
+                Outcome::Authorized { .. } | Outcome::Declined { .. } => {
                     service.profiles.with(p.merchant, |profile| {
                         landing(
                             service,
@@ -140,12 +134,12 @@ pub fn execute(
                             shop_login,
                             &profile.pages,
                             p.buyer_redirects.as_deref(),
-                            outcome == Outcome::Authorized,
+                            outcome.paid(),
                         )
                     })
                 }
             };
-            if outcome != Outcome::AuthenticationRequired {
+            if !matches!(outcome, Outcome::Challenge(_)) {
                 p.record(What::BuyerSent {
                     to: href.as_str().into(),
                 });

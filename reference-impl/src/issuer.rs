@@ -16,7 +16,9 @@ use crate::{
     config::IssuerPage,
     form_body::read_form,
     landing::landing,
+    ledger::Ending,
     notify,
+    outcomes::{AuthenticationLevel, Challenge},
     pages::{error_page, escape, html, html_with_policy, layout, see_other},
     state::{Body, Service},
     store::PaymentState,
@@ -289,9 +291,10 @@ document.addEventListener('DOMContentLoaded', function () {
 });
 "#;
 
-/// `POST`: the buyer's answer. The right code authorizes the payment and sends
-/// the buyer to the success page; a wrong code or a cancel declines it and
-/// sends them to the failure page.
+/// `POST`: the buyer's answer. The right code ends the challenge as the
+/// card decided at submit ([`Challenge`]): authenticated (`2C`) and paid,
+/// to the success page, or refused (`8027`, `8038`); a wrong code is
+/// `8027` and a cancel `1143`, to the failure page.
 pub async fn answer(service: &Service, request: Request<Incoming>) -> Response<Body> {
     let pairs = match read_form(service, request, "authentication form").await {
         Ok(pairs) => pairs,
@@ -319,7 +322,6 @@ pub async fn answer(service: &Service, request: Request<Incoming>) -> Response<B
                 .ct_eq(service.config.issuer_code.as_bytes()),
         )
     });
-    let authenticated = !cancelled && code_matches;
 
     let landing = service.store.with_payment(&token, |p| {
         let profile = service.merchant(p.merchant);
@@ -330,7 +332,19 @@ pub async fn answer(service: &Service, request: Request<Incoming>) -> Response<B
         if p.state != PaymentState::AwaitingAuthentication {
             return Err(Refusal::Completed);
         }
-        p.end(authenticated, merchant.settlement);
+        let challenge = p
+            .trail
+            .as_ref()
+            .and_then(|t| t.challenge)
+            .unwrap_or(Challenge::Passes);
+        let ending = match challenge.answered(cancelled, code_matches) {
+            Ok(()) => Ending::granted(Some(AuthenticationLevel::Challenge)),
+            // Cancelled, the buyer was never authenticated; refused after
+            // the code, they were challenged and not authenticated.
+            Err(decline) => Ending::refused(decline, None),
+        };
+        let authenticated = ending.paid();
+        p.end(ending, merchant.settlement);
         p.trail_mut().authenticated = Some(authenticated);
         p.record(What::IssuerAnswered { authenticated });
         let redirects = p.buyer_redirects.as_deref();
@@ -339,10 +353,10 @@ pub async fn answer(service: &Service, request: Request<Incoming>) -> Response<B
             to: to.as_str().into(),
         });
         notify::outcome(service, &token, p);
-        Ok((p.id, to))
+        Ok((p.id, to, authenticated))
     });
     match landing {
-        Ok(Ok((payment_id, url))) => {
+        Ok(Ok((payment_id, url, authenticated))) => {
             tracing::info!(
                 payment_id,
                 authenticated,

@@ -21,7 +21,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::money::Amount;
+use crate::{
+    money::Amount,
+    outcomes::{AuthenticationLevel, Decline},
+};
 
 /// The most money events a payment keeps (its authorization, settlement
 /// and refunds): refunds past it are refused, never dropped.
@@ -139,6 +142,48 @@ pub struct Ledger {
     pub refunded_minor: u64,
     /// Every money event, oldest first.
     pub events: Vec<MoneyEvent>,
+    /// How the buyer was authenticated before the authorization, when
+    /// they were (`authenticationLevel`); a file written before the sandbox
+    /// kept it reads as not authenticated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authentication: Option<AuthenticationLevel>,
+    /// The code a refused authorization ended with (`transactionErrorCode`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<Box<str>>,
+}
+
+/// How a payment's authorization ended: granted or refused with a code,
+/// after the buyer's 3-D Secure authentication when there was one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ending {
+    /// `None`: granted; else why not.
+    pub refusal: Option<Decline>,
+    /// How the buyer was authenticated.
+    pub authentication: Option<AuthenticationLevel>,
+}
+
+impl Ending {
+    /// Granted, after an authentication at `level` when there was one.
+    pub fn granted(authentication: Option<AuthenticationLevel>) -> Self {
+        Self {
+            refusal: None,
+            authentication,
+        }
+    }
+
+    /// Refused with `decline`, after an authentication at `level` when
+    /// there was one.
+    pub fn refused(decline: Decline, authentication: Option<AuthenticationLevel>) -> Self {
+        Self {
+            refusal: Some(decline),
+            authentication,
+        }
+    }
+
+    /// Whether the payment is paid.
+    pub fn paid(self) -> bool {
+        self.refusal.is_none()
+    }
 }
 
 /// Why the ledger refuses an operation: the real service's transaction
@@ -176,9 +221,12 @@ pub const WRONG_CURRENCY: Refused = refused("65", "wrong currency");
 impl Ledger {
     /// The ledger of a payment whose card or method was just taken, for
     /// `amount`, under the shop's settlement mode.
-    pub fn authorized(granted: bool, amount: Amount, settlement: Settlement, now_ms: u64) -> Self {
+    pub fn authorized(ending: Ending, amount: Amount, settlement: Settlement, now_ms: u64) -> Self {
+        let granted = ending.paid();
         let mut ledger = Self {
             authorized: granted,
+            authentication: ending.authentication,
+            refusal: ending.refusal.map(|d| d.code.into()),
             ..Self::default()
         };
         ledger.push(
@@ -322,7 +370,7 @@ mod tests {
     #[test]
     fn a_unified_shop_settles_by_itself_when_due_and_refunds_up_to_the_settled_amount() {
         let unified = Settlement::Unified { delay_ms: 1000 };
-        let mut ledger = Ledger::authorized(true, amount("10.00"), unified, 5000);
+        let mut ledger = Ledger::authorized(Ending::granted(None), amount("10.00"), unified, 5000);
         assert_eq!(ledger.state(), "AUT");
         assert!(!ledger.settle_due(amount("10.00"), 5999));
         assert_eq!(
@@ -361,7 +409,12 @@ mod tests {
 
     #[test]
     fn a_separated_shop_captures_once_never_above_the_authorised_amount_or_cancels_before() {
-        let mut ledger = Ledger::authorized(true, amount("10.00"), Settlement::Separated, 0);
+        let mut ledger = Ledger::authorized(
+            Ending::granted(None),
+            amount("10.00"),
+            Settlement::Separated,
+            0,
+        );
         assert!(!ledger.settle_due(amount("10.00"), u64::MAX));
         assert_eq!(
             ledger.capture(amount("10.01"), amount("10.00"), Environment::Online, 1),
@@ -382,7 +435,12 @@ mod tests {
             Err(ABOVE_BALANCE)
         );
 
-        let mut cancelled = Ledger::authorized(true, amount("10.00"), Settlement::Separated, 0);
+        let mut cancelled = Ledger::authorized(
+            Ending::granted(None),
+            amount("10.00"),
+            Settlement::Separated,
+            0,
+        );
         assert_eq!(cancelled.cancel(Environment::BackOffice, 1), Ok(()));
         assert_eq!(cancelled.state(), "CAN");
         assert_eq!(cancelled.cancel(Environment::Online, 2), Err(CANNOT_DELETE));
@@ -399,13 +457,14 @@ mod tests {
     #[test]
     fn a_declined_payment_has_a_negative_authorization_and_nothing_after_it() {
         let mut ledger = Ledger::authorized(
-            false,
+            Ending::refused(crate::outcomes::DENIED, None),
             amount("10.00"),
             Settlement::Unified { delay_ms: 0 },
             0,
         );
         assert_eq!(ledger.state(), "AUT");
         assert_eq!(ledger.events[0].minor, 0);
+        assert_eq!(ledger.refusal.as_deref(), Some("74"));
         assert!(!ledger.settle_due(amount("10.00"), 10));
         assert_eq!(
             ledger.capture(amount("1.00"), amount("10.00"), Environment::Online, 1),
@@ -420,7 +479,12 @@ mod tests {
 
     #[test]
     fn refunds_stop_at_the_ledgers_bound_and_are_refused_not_dropped() {
-        let mut ledger = Ledger::authorized(true, amount("10.00"), Settlement::Separated, 0);
+        let mut ledger = Ledger::authorized(
+            Ending::granted(None),
+            amount("10.00"),
+            Settlement::Separated,
+            0,
+        );
         ledger
             .capture(amount("10.00"), amount("10.00"), Environment::Online, 1)
             .expect("captured");

@@ -109,13 +109,13 @@ async fn submit_payment(
     )?;
 
     let (result, error_code, error_description) = match outcome {
-        Outcome::Authorized => ("OK", None, None),
-        Outcome::AuthenticationRequired => (
+        Outcome::Authorized { .. } => ("OK", None, None),
+        Outcome::Challenge(_) => (
             "",
             Some(transaction_code::AUTHENTICATION_REQUIRED),
             Some(transaction_code::AUTHENTICATION_REQUIRED_DESCRIPTION),
         ),
-        Outcome::Declined { code, description } => ("KO", Some(code), Some(description)),
+        Outcome::Declined { decline, .. } => ("KO", Some(decline.code), Some(decline.description)),
     };
     Ok(envelope::ok(&SubmitPayload {
         transaction_type: "submit",
@@ -126,7 +126,8 @@ async fn submit_payment(
         shop_transaction_id: &shop_transaction_id,
         currency: currency.code(),
         masked_pan: &masked_pan,
-        authorization_code: (outcome == Outcome::Authorized)
+        authorization_code: outcome
+            .paid()
             .then(|| format!("{:06}", payment_id % 1_000_000)),
         user_redirect: UserRedirect {
             href: Some(href.into()),

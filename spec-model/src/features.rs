@@ -31,6 +31,10 @@ pub const EMBEDDED_FEATURES: &[(&str, &str)] = &[
         include_str!("../../features/notifications.feature"),
     ),
     (
+        "outcomes.feature",
+        include_str!("../../features/outcomes.feature"),
+    ),
+    (
         "payment_page.feature",
         include_str!("../../features/payment_page.feature"),
     ),

@@ -58,8 +58,8 @@ pub use world::PaymentWorld;
 use crate::interruption::Interruption;
 use browser::start_browser;
 pub use needs::{
-    ISSUER_TAG, LIFECYCLE_TAG, NOTIFICATION_TAG, PAYMENT_PAGE_TAG, RESULT_PAGE_TAG, SIGNATURE_TAG,
-    drives_buyer, unmet_need,
+    ISSUER_TAG, LIFECYCLE_TAG, NOTIFICATION_TAG, OUTCOME_TAG, PAYMENT_PAGE_TAG, RESULT_PAGE_TAG,
+    SIGNATURE_TAG, drives_buyer, unmet_need,
 };
 pub use not_run::NotRun;
 use plan::{Plan, Selection, apply_driver_override, past_run, print_plan, select};

@@ -34,6 +34,15 @@ pub const SIGNATURE_TAG: &str = "signature";
 /// shop settles (`@unified`, `@separated`).
 pub const LIFECYCLE_TAG: &str = "lifecycle";
 
+/// The prefix of the tag naming a test card a scenario pays with, beyond
+/// the two every target declares: `@card:acs_timeout` needs
+/// `[cards.acs_timeout]`.
+pub const CARD_TAG_PREFIX: &str = "card:";
+
+/// The tag of the 3-D Secure outcome scenarios: an area a server may follow
+/// the reference profile in while differing elsewhere.
+pub const OUTCOME_TAG: &str = "outcome";
+
 /// Whether a scenario with these tags may drive the buyer's browser.
 pub fn drives_buyer<T: AsRef<str>>(tags: &[T]) -> bool {
     tags.iter()
@@ -92,6 +101,16 @@ pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
     }
     if needs("declined-card") && target.cards.declined.is_none() {
         return Some("the target names no cards.declined".to_owned());
+    }
+    if let Some(card) = tags
+        .iter()
+        .filter_map(|t| t.strip_prefix(CARD_TAG_PREFIX))
+        .find(|name| target.cards.named(name).is_none())
+    {
+        return Some(format!(
+            "the target names no cards.{card}: the real service publishes no card for this \
+             outcome, so a target declares its own"
+        ));
     }
     if needs(super::TOKEN_LIFETIME_TAG) && target.token_lifetime.is_none() {
         return Some("the target names no token_lifetime_secs".to_owned());

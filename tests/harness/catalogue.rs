@@ -75,6 +75,7 @@ fn every_scenario_carries_its_features_area_tag() {
         "payment-page",
         "notification",
         "lifecycle",
+        "outcome",
         "authentication",
         "envelope",
         "resilience",

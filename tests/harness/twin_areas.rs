@@ -1,6 +1,7 @@
 //! The areas where the twin follows the reference profile beside the
 //! notifications: what clients of the real service send (`@real-client`),
-//! and the payment's life after submit (`@lifecycle`). The conformant twin,
+//! the payment's life after submit (`@lifecycle`), and the 3-D Secure
+//! outcomes (`@outcome`). The conformant twin,
 //! in its own ways, passes every scenario of each; the defect catalogue
 //! (`defect_catalogue.rs`) proves that each defect of these areas fails
 //! exactly its requirement.
@@ -9,7 +10,7 @@ use crate::{
     defect_catalogue::run_against,
     support::{
         runner::scenarios_where,
-        twin::{LIFECYCLE, REAL_CLIENT, TwinService, Variation},
+        twin::{LIFECYCLE, OUTCOME, REAL_CLIENT, TwinService, Variation},
     },
 };
 
@@ -57,4 +58,19 @@ async fn the_conformant_twin_passes_the_lifecycle_in_each_of_its_ways() {
         );
         assert_eq!(output.passed(), expected, "{way}:\n{}", output.stdout);
     }
+}
+
+/// The twin's 3-D Secure outcomes, in its own ways (its own cards, a
+/// declined payment's detail saying `DECLINED`, `threeDS` with
+/// `AuthenticationResult` capitalised as the real service's prose writes
+/// it), pass every outcome scenario: the readings that take either word
+/// hold against a server that writes the other one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conformant_twin_names_the_3d_secure_outcomes_its_own_way() {
+    let expected = scenarios_where(|s| s.tags.iter().any(|t| format!("@{t}") == OUTCOME));
+    assert_eq!(expected.len(), 9, "{expected:?}");
+    let twin = TwinService::start(None).await;
+    let output = run_against(twin, "form", Some(OUTCOME)).await;
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    assert_eq!(output.passed(), expected, "{}", output.stdout);
 }

@@ -272,17 +272,45 @@ mod tests {
         let behaviour = |pan| config.card_behaviour(&CardNumber::parse(pan).expect("valid"));
         assert_eq!(
             behaviour(DEFAULT_FRICTIONLESS_CARD),
-            Some(CardBehaviour::Frictionless)
+            Some(CardBehaviour::NotEnrolled)
         );
         assert_eq!(
             behaviour(DEFAULT_THREE_DS_CARD),
-            Some(CardBehaviour::ThreeDs)
+            Some(CardBehaviour::Challenge)
         );
         assert_eq!(
             behaviour(DEFAULT_DECLINED_CARD),
             Some(CardBehaviour::Declined)
         );
         assert_eq!(behaviour("4242424242424242"), None);
+    }
+
+    #[test]
+    fn the_outcomes_are_read_by_name_and_the_old_names_still_read() {
+        let config = ReferenceConfig::from_toml(
+            "[[cards]]\nnumber = \"4775718800002026\"\nbehaviour = \"frictionless\"\n\
+             [[cards]]\nnumber = \"5412388800004012\"\nbehaviour = \"three_ds\"\n\
+             [[cards]]\nnumber = \"4000000000080384\"\nbehaviour = \"acs_timeout\"\n",
+        )
+        .expect("valid");
+        let behaviours: Vec<_> = config.cards.iter().map(|c| c.behaviour).collect();
+        assert_eq!(
+            behaviours,
+            [
+                CardBehaviour::NotEnrolled,
+                CardBehaviour::Challenge,
+                CardBehaviour::AcsTimeout
+            ]
+        );
+        for behaviour in CardBehaviour::ALL {
+            let text = format!(
+                "[[cards]]\nnumber = \"{}\"\nbehaviour = \"{}\"\n",
+                behaviour.default_card(),
+                behaviour.name()
+            );
+            let read = ReferenceConfig::from_toml(&text).expect("valid");
+            assert_eq!(read.cards[0].behaviour, behaviour, "{}", behaviour.name());
+        }
     }
 
     #[test]

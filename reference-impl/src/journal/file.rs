@@ -14,15 +14,21 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 /// `application_id` of a sandbox's data file: "pcnf".
 const APPLICATION_ID: i32 = 0x7063_6e66;
 /// The version of the tables this sandbox writes and reads.
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// What takes a file of each older version to the next: `MIGRATIONS[0]`
-/// from version 1 to 2 (the shop's settlement mode, a payment's money).
-const MIGRATIONS: [&str; 1] = ["
+/// from version 1 to 2 (the shop's settlement mode, a payment's money),
+/// `MIGRATIONS[1]` from 2 to 3 (how an issuer's challenge ends).
+const MIGRATIONS: [&str; 2] = [
+    "
 ALTER TABLE profiles ADD COLUMN settlement TEXT NOT NULL DEFAULT 'unified';
 ALTER TABLE profiles ADD COLUMN settlement_delay_ms INTEGER NOT NULL DEFAULT 30000;
 ALTER TABLE payments ADD COLUMN ledger TEXT;
-"];
+",
+    "
+ALTER TABLE payments ADD COLUMN challenge TEXT;
+",
+];
 
 const TABLES: &str = "
 CREATE TABLE profiles (
@@ -51,7 +57,8 @@ CREATE TABLE payments (
     channel TEXT,
     authenticated INTEGER,
     events TEXT NOT NULL,
-    ledger TEXT
+    ledger TEXT,
+    challenge TEXT
 );
 CREATE TABLE notifications (
     event_id TEXT PRIMARY KEY,
@@ -250,14 +257,18 @@ mod tests {
             })
             .expect("the profile kept");
         assert_eq!((login.as_str(), settlement.as_str()), ("SHOP", "unified"));
-        let ledger: i64 = connection
+        let added: i64 = connection
             .query_row(
-                "SELECT count(*) FROM pragma_table_info('payments') WHERE name = 'ledger'",
+                "SELECT count(*) FROM pragma_table_info('payments') \
+                 WHERE name IN ('ledger', 'challenge')",
                 [],
                 |row| row.get(0),
             )
             .expect("columns listed");
-        assert_eq!(ledger, 1);
+        assert_eq!(
+            added, 2,
+            "the ledger (version 2) and the challenge (version 3)"
+        );
     }
 
     #[test]

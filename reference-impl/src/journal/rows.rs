@@ -12,6 +12,7 @@ use crate::{
     ledger::{Ledger, Settlement},
     money::{Amount, Currency},
     outbox::Delivery,
+    outcomes::Challenge,
     store::{BuyerRedirects, Payment, PaymentState, Trail},
     timeline::{Channel, Event},
 };
@@ -104,6 +105,7 @@ pub struct PaymentRow {
     authenticated: Option<bool>,
     events: String,
     ledger: Option<String>,
+    challenge: Option<&'static str>,
 }
 
 impl PaymentRow {
@@ -135,6 +137,11 @@ impl PaymentRow {
             ledger: payment
                 .ledger()
                 .and_then(|ledger| serde_json::to_string(ledger).ok()),
+            challenge: payment
+                .trail
+                .as_ref()
+                .and_then(|t| t.challenge)
+                .map(Challenge::name),
         }
     }
 
@@ -143,8 +150,8 @@ impl PaymentRow {
             .prepare_cached(
                 "INSERT OR REPLACE INTO payments (token, payment_id, shop_login, amount, currency, \
                  shop_transaction_id, state, created_ms, expires_ms, masked_pan, redirects, channel, \
-                 authenticated, events, ledger) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                 authenticated, events, ledger, challenge) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             )?
             .execute(rusqlite::params![
                 self.token,
@@ -162,6 +169,7 @@ impl PaymentRow {
                 self.authenticated,
                 self.events,
                 self.ledger,
+                self.challenge,
             ])?;
         Ok(())
     }
@@ -226,7 +234,7 @@ pub fn read(connection: &Connection) -> Result<Restored, String> {
             "payments",
             "SELECT token, payment_id, shop_login, amount, currency, shop_transaction_id, state, \
              created_ms, expires_ms, masked_pan, redirects, channel, authenticated, events, \
-             ledger FROM payments ORDER BY payment_id",
+             ledger, challenge FROM payments ORDER BY payment_id",
             payment,
         )?,
         notifications: all(
@@ -327,6 +335,12 @@ fn payment(row: &Row<'_>) -> Read<SavedPayment> {
         Some(Some(channel)) => Some(channel),
         Some(None) => return bad("channel unreadable"),
     };
+    let challenge: Option<String> = row.get(15)?;
+    let challenge = match challenge.as_deref().map(Challenge::from_name) {
+        None => None,
+        Some(Some(challenge)) => Some(challenge),
+        Some(None) => return bad("challenge unreadable"),
+    };
     let payment_id: i64 = row.get(1)?;
     let created_ms: i64 = row.get(7)?;
     let expires_ms: i64 = row.get(8)?;
@@ -350,6 +364,7 @@ fn payment(row: &Row<'_>) -> Read<SavedPayment> {
             trail: Some(Box::new(Trail {
                 channel,
                 authenticated: row.get(12)?,
+                challenge,
                 events,
                 ledger,
             })),

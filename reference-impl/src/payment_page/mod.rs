@@ -137,9 +137,14 @@ pub fn page(service: &Service, request: &Request<Incoming>) -> Response<Body> {
         return unknown_payment();
     };
     match lookup(service, &page) {
-        Some(shown) if shown.state == PaymentState::Created => {
-            payment_page(&page, &shown, &Entered::default(), &[], StatusCode::OK)
-        }
+        Some(shown) if shown.state == PaymentState::Created => payment_page(
+            service,
+            &page,
+            &shown,
+            &Entered::default(),
+            &[],
+            StatusCode::OK,
+        ),
         Some(shown) => already_processed(shown.state),
         None => unknown_payment(),
     }
@@ -178,6 +183,7 @@ pub async fn pay(service: &Service, request: Request<Incoming>) -> Response<Body
                 "payment page refused the card form"
             );
             return payment_page(
+                service,
                 &page,
                 &shown,
                 &entered,
@@ -207,6 +213,7 @@ pub async fn pay(service: &Service, request: Request<Incoming>) -> Response<Body
 
 /// The page with its card form and the alternative method.
 fn payment_page(
+    service: &Service,
     page: &PageRequest,
     shown: &Shown,
     entered: &Entered,
@@ -231,12 +238,16 @@ main input[type=text] {{ width: 100%; box-sizing: border-box; letter-spacing: no
 <p>Or pay with your Sandbox Wallet: you approve the payment on its page.</p>
 {wallet}
 </div>
-<p class="note">Sandbox payment page: use the sandbox's test cards. Nothing is charged.</p>"#,
+<p class="note">Sandbox payment page: use the sandbox's test cards. Nothing is charged.</p>
+<details class="note"><summary>The sandbox's test cards</summary>
+{cards}
+</details>"#,
         shop = escape(&page.shop_login),
         amount = escape(&shown.amount),
         order = escape(&shown.order),
         card = card_form(&hidden, &format!("Pay {}", shown.amount), entered, problems),
         wallet = wallet::choice_form(&hidden),
+        cards = crate::outcomes::html_table(&service.config),
     );
     html_with_policy(status, layout("Payment", &main), FRAMED_POLICY)
 }

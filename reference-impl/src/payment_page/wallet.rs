@@ -13,7 +13,8 @@ use super::{FRAMED_POLICY, already_processed, payment_of, query_pairs, unknown_p
 use crate::{
     form_body::read_form,
     landing::landing,
-    notify,
+    ledger::Ending,
+    notify, outcomes,
     pages::{escape, html_with_policy, layout, see_other},
     paths::WALLET_PATH,
     state::{Body, Service},
@@ -128,7 +129,14 @@ pub async fn decide(service: &Service, request: Request<Incoming>) -> Response<B
         if p.state != PaymentState::AwaitingMethod {
             return Some(Err(p.state));
         }
-        p.end(approved, merchant.settlement);
+        p.end(
+            if approved {
+                Ending::granted(None)
+            } else {
+                Ending::refused(outcomes::ABANDONED, None)
+            },
+            merchant.settlement,
+        );
         p.record(What::MethodDecided { approved });
         let redirects = p.buyer_redirects.as_deref();
         let to = landing(service, &token, shop_login, pages, redirects, approved);

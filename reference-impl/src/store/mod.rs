@@ -35,8 +35,9 @@ use uuid::Uuid;
 
 use crate::{
     bank_id::bank_transaction_id,
-    ledger::{Ledger, Settlement},
+    ledger::{Ending, Ledger, Settlement},
     money::{Amount, Currency},
+    outcomes::Challenge,
     timeline::{self, Channel, Event},
 };
 
@@ -95,6 +96,9 @@ pub struct Trail {
     /// Whether the buyer passed the issuer's authentication, for a card
     /// that needed it, once they answered.
     pub authenticated: Option<bool>,
+    /// For a card sent to the issuer's challenge, how the challenge ends
+    /// for the right code (decided at submit, by the card).
+    pub challenge: Option<Challenge>,
     /// What happened to it since create, oldest first.
     pub events: Vec<Event>,
     /// Its money once a card or method was taken: authorised, settled,
@@ -110,14 +114,15 @@ impl Payment {
 
     /// Ends its authorization: paid (`Authorized`) or not (`Declined`), its
     /// ledger opened with the authorization's `AUT` under the shop's
-    /// settlement mode. The one place a payment becomes either.
-    pub fn end(&mut self, paid: bool, settlement: Settlement) {
-        self.state = if paid {
+    /// settlement mode, and with how it ended. The one place a payment
+    /// becomes either.
+    pub fn end(&mut self, ending: Ending, settlement: Settlement) {
+        self.state = if ending.paid() {
             PaymentState::Authorized
         } else {
             PaymentState::Declined
         };
-        let ledger = Ledger::authorized(paid, self.amount, settlement, timeline::now_ms());
+        let ledger = Ledger::authorized(ending, self.amount, settlement, timeline::now_ms());
         self.trail_mut().ledger = Some(ledger);
     }
 

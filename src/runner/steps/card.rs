@@ -32,7 +32,14 @@ pub const CARD_DATA_DEFINITIONS: [&str; 6] = [
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Parameter)]
 #[param(
     name = "card",
-    regex = "the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card"
+    regex = "the card not enrolled in 3-D Secure|the card enrolled in 3-D Secure|the declined card|\
+             the card the issuer authenticates without a challenge|\
+             the card whose authentication fails|\
+             the card whose issuer rejects the authentication|\
+             the card whose issuer's authentication server fails|\
+             the card whose issuer's authentication server times out|\
+             the card without enough credit|\
+             the card the issuer says has expired"
 )]
 pub enum CardChoice {
     /// `cards.frictionless`.
@@ -41,18 +48,80 @@ pub enum CardChoice {
     ThreeDSecure,
     /// `cards.declined`.
     Declined,
+    /// `cards.frictionless_authenticated`.
+    FrictionlessAuthenticated,
+    /// `cards.authentication_failed`.
+    AuthenticationFailed,
+    /// `cards.issuer_rejected`.
+    IssuerRejected,
+    /// `cards.acs_technical_problem`.
+    AcsTechnicalProblem,
+    /// `cards.acs_timeout`.
+    AcsTimeout,
+    /// `cards.insufficient_credit`.
+    InsufficientCredit,
+    /// `cards.card_expired`.
+    CardExpired,
+}
+
+impl CardChoice {
+    /// Every card a step can name.
+    pub const ALL: [Self; 10] = [
+        Self::Frictionless,
+        Self::ThreeDSecure,
+        Self::Declined,
+        Self::FrictionlessAuthenticated,
+        Self::AuthenticationFailed,
+        Self::IssuerRejected,
+        Self::AcsTechnicalProblem,
+        Self::AcsTimeout,
+        Self::InsufficientCredit,
+        Self::CardExpired,
+    ];
+
+    /// The card in the scenario's words.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Frictionless => "the card not enrolled in 3-D Secure",
+            Self::ThreeDSecure => "the card enrolled in 3-D Secure",
+            Self::Declined => "the declined card",
+            Self::FrictionlessAuthenticated => {
+                "the card the issuer authenticates without a challenge"
+            }
+            Self::AuthenticationFailed => "the card whose authentication fails",
+            Self::IssuerRejected => "the card whose issuer rejects the authentication",
+            Self::AcsTechnicalProblem => "the card whose issuer's authentication server fails",
+            Self::AcsTimeout => "the card whose issuer's authentication server times out",
+            Self::InsufficientCredit => "the card without enough credit",
+            Self::CardExpired => "the card the issuer says has expired",
+        }
+    }
+
+    /// Its name in the target file's `[cards]`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Frictionless => "frictionless",
+            Self::ThreeDSecure => "three_ds",
+            Self::Declined => "declined",
+            Self::FrictionlessAuthenticated => "frictionless_authenticated",
+            Self::AuthenticationFailed => "authentication_failed",
+            Self::IssuerRejected => "issuer_rejected",
+            Self::AcsTechnicalProblem => "acs_technical_problem",
+            Self::AcsTimeout => "acs_timeout",
+            Self::InsufficientCredit => "insufficient_credit",
+            Self::CardExpired => "card_expired",
+        }
+    }
 }
 
 impl FromStr for CardChoice {
     type Err = String;
 
     fn from_str(words: &str) -> Result<Self, Self::Err> {
-        match words {
-            "the card not enrolled in 3-D Secure" => Ok(Self::Frictionless),
-            "the card enrolled in 3-D Secure" => Ok(Self::ThreeDSecure),
-            "the declined card" => Ok(Self::Declined),
-            other => Err(format!("no test card is called {other:?}")),
-        }
+        Self::ALL
+            .into_iter()
+            .find(|choice| choice.words() == words)
+            .ok_or_else(|| format!("no test card is called {words:?}"))
     }
 }
 
@@ -75,14 +144,11 @@ impl FromStr for SubmitField {
 
 /// The target's card for a choice, or what the target file must name.
 pub(super) fn card(world: &PaymentWorld, choice: CardChoice) -> Result<&TestCard, Failure> {
-    let cards = &world.target().cards;
-    let (card, setting) = match choice {
-        CardChoice::Frictionless => (&cards.frictionless, "cards.frictionless"),
-        CardChoice::ThreeDSecure => (&cards.three_ds, "cards.three_ds"),
-        CardChoice::Declined => (&cards.declined, "cards.declined"),
-    };
-    card.as_ref()
-        .ok_or_else(|| Failure::plain(format!("the target to name {setting}")))
+    world
+        .target()
+        .cards
+        .named(choice.name())
+        .ok_or_else(|| Failure::plain(format!("the target to name cards.{}", choice.name())))
 }
 
 /// The submit body for a card.

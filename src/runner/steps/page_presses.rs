@@ -101,7 +101,7 @@ async fn presses_twice(
             }
             let presses = PagePresses {
                 round,
-                cards: [first, second].map(card_words),
+                cards: [first, second].map(CardChoice::words),
                 landed,
             };
             let twice = presses.both_outcomes(world.target());
@@ -120,15 +120,6 @@ async fn presses_twice(
     })
     .await;
     world.settle(checked)
-}
-
-/// The card, in the scenario's words.
-fn card_words(choice: CardChoice) -> &'static str {
-    match choice {
-        CardChoice::Frictionless => "the card not enrolled in 3-D Secure",
-        CardChoice::ThreeDSecure => "the card enrolled in 3-D Secure",
-        CardChoice::Declined => "the declined card",
-    }
 }
 
 /// Opens the page as the buyer's browser does, once for both tabs: the

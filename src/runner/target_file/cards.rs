@@ -35,19 +35,95 @@ pub struct TestCard {
     pub cvv: Secret,
 }
 
-/// The target's test cards.
+/// The target's test cards: the three every run knows, and one for each
+/// 3-D Secure outcome the real service names, which its outcome scenarios
+/// need (each skipped, saying so, when the card is not declared).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TestCards {
     /// A card not enrolled in 3-D Secure.
     pub frictionless: Option<TestCard>,
-    /// A card enrolled in 3-D Secure.
+    /// A card enrolled in 3-D Secure: the issuer challenges the buyer.
     pub three_ds: Option<TestCard>,
     /// A card the issuer declines (reference-profile scenarios).
     pub declined: Option<TestCard>,
+    /// Authenticated without a challenge (`2F`) and paid.
+    pub frictionless_authenticated: Option<TestCard>,
+    /// Challenged, and the authentication fails (`8027`).
+    pub authentication_failed: Option<TestCard>,
+    /// The issuer rejects the authentication (`8028`).
+    pub issuer_rejected: Option<TestCard>,
+    /// The issuer's access control server fails (`8029`).
+    pub acs_technical_problem: Option<TestCard>,
+    /// Challenged, and the access control server times out (`8038`).
+    pub acs_timeout: Option<TestCard>,
+    /// Authenticated, then declined for insufficient credit (`251`).
+    pub insufficient_credit: Option<TestCard>,
+    /// Authenticated, then declined as expired (`433`).
+    pub card_expired: Option<TestCard>,
 }
 
-pub(super) fn check_card(name: &str, card: &TestCard) -> Result<(), TargetError> {
+impl TestCards {
+    /// Every card's name in the target file, in the order they are listed.
+    pub const NAMES: [&'static str; 10] = [
+        "frictionless",
+        "three_ds",
+        "declined",
+        "frictionless_authenticated",
+        "authentication_failed",
+        "issuer_rejected",
+        "acs_technical_problem",
+        "acs_timeout",
+        "insufficient_credit",
+        "card_expired",
+    ];
+
+    /// The card a name in the target file stands for, when declared.
+    pub fn named(&self, name: &str) -> Option<&TestCard> {
+        match name {
+            "frictionless" => self.frictionless.as_ref(),
+            "three_ds" => self.three_ds.as_ref(),
+            "declined" => self.declined.as_ref(),
+            "frictionless_authenticated" => self.frictionless_authenticated.as_ref(),
+            "authentication_failed" => self.authentication_failed.as_ref(),
+            "issuer_rejected" => self.issuer_rejected.as_ref(),
+            "acs_technical_problem" => self.acs_technical_problem.as_ref(),
+            "acs_timeout" => self.acs_timeout.as_ref(),
+            "insufficient_credit" => self.insufficient_credit.as_ref(),
+            "card_expired" => self.card_expired.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Every declared card, by its name in the target file.
+    pub fn all(&self) -> impl Iterator<Item = (&'static str, &TestCard)> {
+        Self::NAMES
+            .into_iter()
+            .filter_map(|name| self.named(name).map(|card| (name, card)))
+    }
+
+    /// Checks every declared card, and that the two every run needs are.
+    pub(super) fn check(&self) -> Result<(), TargetError> {
+        for (name, card) in self.all() {
+            check_card(name, card)?;
+        }
+        if self.frictionless.is_none() {
+            return Err(target_error(
+                "cards.frictionless",
+                "missing: a card not enrolled in 3-D Secure",
+            ));
+        }
+        if self.three_ds.is_none() {
+            return Err(target_error(
+                "cards.three_ds",
+                "missing: a card enrolled in 3-D Secure",
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn check_card(name: &str, card: &TestCard) -> Result<(), TargetError> {
     let setting = |field: &str| format!("cards.{name}.{field}");
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     if !digits(card.number.expose()) {

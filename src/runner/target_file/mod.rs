@@ -31,7 +31,6 @@ mod tests;
 mod tls;
 
 pub use acs::{AcsConfig, AcsDriver, BrowserSettings, driver_override};
-use cards::check_card;
 pub use cards::{TestCard, TestCards};
 pub use lifecycle::{
     LifecycleFile, LifecycleOperation, LifecycleSettings, LifecycleShop, SECOND_SHOP_KEY_VARIABLE,
@@ -297,27 +296,7 @@ impl TargetFile {
             Some(0) => return Err(target_error("token_lifetime_secs", "must be at least 1")),
             other => other.map(Duration::from_secs),
         };
-        for (name, card) in [
-            ("frictionless", &self.cards.frictionless),
-            ("three_ds", &self.cards.three_ds),
-            ("declined", &self.cards.declined),
-        ] {
-            if let Some(card) = card {
-                check_card(name, card)?;
-            }
-        }
-        if self.cards.frictionless.is_none() {
-            return Err(target_error(
-                "cards.frictionless",
-                "missing: a card not enrolled in 3-D Secure",
-            ));
-        }
-        if self.cards.three_ds.is_none() {
-            return Err(target_error(
-                "cards.three_ds",
-                "missing: a card enrolled in 3-D Secure",
-            ));
-        }
+        self.cards.check()?;
         for (setting, value) in [
             ("buyer_name", &self.buyer_name),
             ("buyer_email", &self.buyer_email),
@@ -455,13 +434,7 @@ impl TargetConfig {
 
     /// Every test card, by its name in the target file.
     pub fn cards(&self) -> impl Iterator<Item = (&'static str, &TestCard)> {
-        [
-            ("frictionless", &self.cards.frictionless),
-            ("three_ds", &self.cards.three_ds),
-            ("declined", &self.cards.declined),
-        ]
-        .into_iter()
-        .filter_map(|(name, card)| card.as_ref().map(|card| (name, card)))
+        self.cards.all()
     }
 
     /// The card numbers of the test cards, shown as first six and last four digits.

@@ -57,11 +57,7 @@ impl TargetConfig {
             buyer_name: DEFAULT_BUYER_NAME.to_owned(),
             buyer_email: DEFAULT_BUYER_EMAIL.to_owned(),
             transaction_prefix: DEFAULT_TRANSACTION_PREFIX.to_owned(),
-            cards: TestCards {
-                frictionless: Some(card(reference::DEFAULT_FRICTIONLESS_CARD)),
-                three_ds: Some(card(reference::DEFAULT_THREE_DS_CARD)),
-                declined: Some(card(reference::DEFAULT_DECLINED_CARD)),
-            },
+            cards: sandbox_cards(card),
             acs: AcsConfig {
                 driver: AcsDriver::Form,
                 fields: BTreeMap::from([(
@@ -131,5 +127,23 @@ impl PaymentPage {
                 steps: Vec::new(),
             }),
         }
+    }
+}
+
+/// The sandbox's test cards, each under its name in a target file.
+fn sandbox_cards(card: impl Fn(&str) -> TestCard) -> TestCards {
+    use payconf_reference::CardBehaviour as B;
+    let of = |behaviour: B| Some(card(behaviour.default_card()));
+    TestCards {
+        frictionless: of(B::NotEnrolled),
+        three_ds: of(B::Challenge),
+        declined: of(B::Declined),
+        frictionless_authenticated: of(B::FrictionlessAuthenticated),
+        authentication_failed: of(B::AuthenticationFailed),
+        issuer_rejected: of(B::IssuerRejected),
+        acs_technical_problem: of(B::AcsTechnicalProblem),
+        acs_timeout: of(B::AcsTimeout),
+        insufficient_credit: of(B::InsufficientCredit),
+        card_expired: of(B::CardExpired),
     }
 }

@@ -225,14 +225,20 @@ impl PaymentWorld {
             }
         }
         self.profile = Profile::of_tags(tags).unwrap_or(Profile::Core);
-        // The notifications and the payment's life after submit are areas
-        // a server may follow the reference profile in while differing
-        // elsewhere: their scenarios judge what they check, and the
-        // answers' other reference differences are noted, not failed.
+        // The notifications, the payment's life after submit and the 3-D
+        // Secure outcomes are areas a server may follow the reference
+        // profile in while differing elsewhere: their scenarios judge what
+        // they check, and the answers' other reference differences are
+        // noted, not failed.
         self.holds_reference_answers = self.profile.holds_reference_choices()
-            && !tags
-                .iter()
-                .any(|t| t == crate::runner::NOTIFICATION_TAG || t == crate::runner::LIFECYCLE_TAG);
+            && !tags.iter().any(|t| {
+                [
+                    crate::runner::NOTIFICATION_TAG,
+                    crate::runner::LIFECYCLE_TAG,
+                    crate::runner::OUTCOME_TAG,
+                ]
+                .contains(&t.as_str())
+            });
         self.checks = payconf_spec::features::requirement_ids(tags)
             .map(str::to_owned)
             .collect();

@@ -67,6 +67,25 @@ pub fn sandbox_target(base: &Url, extra: &str) -> runner::TempFile {
 /// of the `[acs]` table.
 pub fn reference_target_file(base: &Url, head: &str, acs: &str) -> String {
     let base = base.as_str().trim_end_matches('/');
+    // The sandbox's card for each 3-D Secure outcome, under its target-file name.
+    use payconf_reference::CardBehaviour as B;
+    let outcome_cards: String = [
+        ("frictionless_authenticated", B::FrictionlessAuthenticated),
+        ("authentication_failed", B::AuthenticationFailed),
+        ("issuer_rejected", B::IssuerRejected),
+        ("acs_technical_problem", B::AcsTechnicalProblem),
+        ("acs_timeout", B::AcsTimeout),
+        ("insufficient_credit", B::InsufficientCredit),
+        ("card_expired", B::CardExpired),
+    ]
+    .into_iter()
+    .map(|(name, behaviour)| {
+        format!(
+            "[cards.{name}]\nnumber = \"{}\"\nexp_month = \"12\"\nexp_year = \"99\"\ncvv = \"123\"\n",
+            behaviour.default_card()
+        )
+    })
+    .collect();
     format!(
         r##"base_url = "{base}"
 api_key = "{DEFAULT_API_KEY}"
@@ -89,7 +108,7 @@ number = "{DEFAULT_DECLINED_CARD}"
 exp_month = "12"
 exp_year = "99"
 cvv = "123"
-[acs]
+{outcome_cards}[acs]
 {acs}
 [payment_page]
 address = "{base}/pay?shopLogin={{shopLogin}}&paymentToken={{paymentToken}}&paymentID={{paymentID}}"

@@ -33,6 +33,7 @@ use crate::runner::{
 pub const DEFINED_IN: &str = file!();
 
 mod detail;
+mod outcome;
 mod races;
 
 pub use races::DEFINED_IN as RACES_DEFINED_IN;

@@ -10,6 +10,7 @@ use wiremock::{Request, ResponseTemplate};
 use super::{
     API_KEY, Defect, FRICTIONLESS_CARD, Payment, SHOP, THREE_DS_CARD, Twin, Variation,
     notify::{self, Reached},
+    outcomes::{AtSubmit, DO_NOT_HONOUR, Ending},
     page, query, scheme_relative,
 };
 
@@ -327,8 +328,15 @@ impl Twin {
             "maskedPAN": masked,
             "authorizationCode": null,
         });
-        match number {
-            FRICTIONLESS_CARD => {
+        let at_submit = match number {
+            FRICTIONLESS_CARD => AtSubmit::Paid(Ending::paid("NA")),
+            THREE_DS_CARD => AtSubmit::Challenge(None),
+            _ => self
+                .outcome_at_submit(number)
+                .unwrap_or(AtSubmit::Refused(Ending::refused(DO_NOT_HONOUR, "NA"))),
+        };
+        match at_submit {
+            AtSubmit::Paid(ending) => {
                 let thanks = format!("/thank-you?order={}", payment.id);
                 payload["transactionResult"] =
                     json!(if self.has(Defect::TransactionResultLowerCase) {
@@ -337,7 +345,7 @@ impl Twin {
                         "OK"
                     });
                 payload["authorizationCode"] = json!("A7B9Q2");
-                self.authorize(&payment.id);
+                self.end(&payment.id, ending);
                 self.notify(&payment.id, true, Reached::Submit);
                 if self.has(Defect::PaidSubmitAsksFor8006) {
                     payload["transactionErrorCode"] = json!("8006");
@@ -355,8 +363,9 @@ impl Twin {
                     self.address(&self.shop, &thanks)
                 }});
             }
-            THREE_DS_CARD => {
+            AtSubmit::Challenge(passed_ends) => {
                 let session = self.new_session(&payment.id, None);
+                self.challenge_ends(&session, passed_ends);
                 let begin = format!("/acs/begin?txn={session}");
                 let href = match (&self.resetting, self.defect) {
                     (Some(resetting), _) => Self::at(resetting, &begin),
@@ -393,10 +402,11 @@ impl Twin {
                 }
                 payload["userRedirect"] = json!({ "href": href });
             }
-            _ => {
+            AtSubmit::Refused(ending) => {
                 payload["transactionResult"] = json!("KO");
-                payload["transactionErrorCode"] = json!("D05");
+                payload["transactionErrorCode"] = json!(ending.refusal);
                 payload["transactionErrorDescription"] = json!("Do not honour");
+                self.end(&payment.id, ending);
                 self.notify(&payment.id, false, Reached::Submit);
                 payload["userRedirect"] =
                     json!({"href": Self::at(&self.shop, &format!("/sorry?order={}", payment.id))});

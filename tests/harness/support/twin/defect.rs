@@ -9,6 +9,9 @@ pub const REAL_CLIENT: &str = "@real-client";
 /// The scenarios of the payment's life after submit.
 pub const LIFECYCLE: &str = "@lifecycle";
 
+/// The scenarios of the 3-D Secure outcomes.
+pub const OUTCOME: &str = "@outcome";
+
 /// One entry of the defect catalogue, `spec/defects.yaml`, by the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Defect {
@@ -82,11 +85,20 @@ pub enum Defect {
     NeverSettlesByItself,
     ConcurrentRefundsExceedTheBalance,
     CaptureAndCancelBothDone,
+    FrictionlessReportedAsNotAuthenticated,
+    ChallengeReportedAsFrictionless,
+    FailedAuthenticationReportedAsDenied,
+    IssuerRejectionAsGenericDecline,
+    AcsProblemAsGenericDecline,
+    AcsTimeoutPaid,
+    AbandonmentReportedAsFailedAuthentication,
+    InsufficientCreditAsGenericDecline,
+    ExpiredCardPaid,
 }
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 70] = [
+    pub const ALL: [Self; 79] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -157,6 +169,15 @@ impl Defect {
         Self::NeverSettlesByItself,
         Self::ConcurrentRefundsExceedTheBalance,
         Self::CaptureAndCancelBothDone,
+        Self::FrictionlessReportedAsNotAuthenticated,
+        Self::ChallengeReportedAsFrictionless,
+        Self::FailedAuthenticationReportedAsDenied,
+        Self::IssuerRejectionAsGenericDecline,
+        Self::AcsProblemAsGenericDecline,
+        Self::AcsTimeoutPaid,
+        Self::AbandonmentReportedAsFailedAuthentication,
+        Self::InsufficientCreditAsGenericDecline,
+        Self::ExpiredCardPaid,
     ];
 
     /// Its id in the catalogue: the variant's name in kebab case.
@@ -251,10 +272,29 @@ impl Defect {
         )
     }
 
+    /// Whether the defect misnames a 3-D Secure outcome, which the twin
+    /// follows: its runs select `@outcome`.
+    pub fn outcome(self) -> bool {
+        matches!(
+            self,
+            Self::FrictionlessReportedAsNotAuthenticated
+                | Self::ChallengeReportedAsFrictionless
+                | Self::FailedAuthenticationReportedAsDenied
+                | Self::IssuerRejectionAsGenericDecline
+                | Self::AcsProblemAsGenericDecline
+                | Self::AcsTimeoutPaid
+                | Self::AbandonmentReportedAsFailedAuthentication
+                | Self::InsufficientCreditAsGenericDecline
+                | Self::ExpiredCardPaid
+        )
+    }
+
     /// The tag expression a run judging it selects: none (the core
     /// scenarios), or its opt-in area's.
     pub fn selects(self) -> Option<&'static str> {
-        if self.robustness() {
+        if self.outcome() {
+            Some(OUTCOME)
+        } else if self.robustness() {
             Some("@robustness")
         } else if self.notification() {
             Some("@notification")

@@ -85,9 +85,17 @@ impl Twin {
                 authenticated: None,
                 from_page: from_page.is_some(),
                 framed: from_page == Some(true),
+                passed_ends: None,
             },
         );
         session
+    }
+
+    /// Sets what the card's challenge ends with when passed.
+    pub(super) fn challenge_ends(&self, session: &str, passed_ends: Option<&'static str>) {
+        if let Some(entry) = self.state.sessions.lock().expect("lock").get_mut(session) {
+            entry.passed_ends = passed_ends;
+        }
     }
 
     /// Whether the twin has `defect` on the way of `session`: the issuer
@@ -246,10 +254,10 @@ window.addEventListener('load', function () {{
         }
     }
 
-    /// The page a script posts back to the service at once: 3-D Secure's result.
-    fn relay_to_service(&self, session: &str, authenticated: bool) -> ResponseTemplate {
+    /// The page a script posts back to the service at once: 3-D Secure's
+    /// result, `Y` authenticated, `N` not, `A` abandoned.
+    fn relay_to_service(&self, session: &str, result: char) -> ResponseTemplate {
         let action = Self::at(&self.service, "/3ds/return");
-        let result = if authenticated { "Y" } else { "N" };
         page(
             "Returning to the shop",
             &format!(
@@ -274,7 +282,7 @@ window.addEventListener('load', function () {{
         if self.submit_has(session, Defect::IssuerRedirectsForever) {
             return redirect(302, &format!("/acs/challenge/{session}/wait?n=1"));
         }
-        self.relay_to_service(session, authenticated)
+        self.relay_to_service(session, if authenticated { 'Y' } else { 'N' })
     }
 
     pub(super) fn wait(&self, request: &Request, session: &str) -> ResponseTemplate {
@@ -288,25 +296,30 @@ window.addEventListener('load', function () {{
         if self.session_of(request, session).is_none() {
             return page("Session expired", "<p>Your session has expired.</p>");
         }
-        self.relay_to_service(session, false)
+        self.relay_to_service(session, 'A')
     }
 
     /// The service receives the issuer's result and sends the buyer on.
     pub(super) fn three_ds_return(&self, request: &Request) -> ResponseTemplate {
         let form = form_fields(request);
         let session = form.get("MD").cloned().unwrap_or_default();
-        let authenticated = form
+        let result = form
             .get("PaRes")
-            .is_some_and(|r| r == &format!("Y-{session}"));
+            .and_then(|r| r.strip_suffix(&format!("-{session}")))
+            .and_then(|r| r.chars().next())
+            .unwrap_or('N');
         let mut sessions = self.state.sessions.lock().expect("lock");
         let Some(entry) = sessions.get_mut(&session) else {
             return page("Unknown transaction", "<p>This transaction is unknown.</p>");
         };
+        let ending = self.challenge_ending(result, entry.passed_ends);
+        let authenticated = ending.refusal.is_none();
         let first = entry.authenticated.is_none();
         entry.authenticated = Some(authenticated);
         let payment_id = entry.payment_id.clone();
         drop(sessions);
         if first {
+            self.end(&payment_id, ending);
             self.notify(&payment_id, authenticated, super::notify::Reached::Issuer);
         }
         redirect(303, &format!("/checkout/complete?txn={session}"))

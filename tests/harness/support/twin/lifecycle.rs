@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use wiremock::{Request, ResponseTemplate};
 
-use super::{API_KEY, Defect, SECOND_API_KEY, SECOND_SHOP, SHOP, Twin, Variation};
+use super::{
+    API_KEY, Defect, SECOND_API_KEY, SECOND_SHOP, SHOP, Twin, Variation, outcomes::Ending,
+};
 
 /// How long the twin's own shop takes to settle in the delayed variation.
 pub const SETTLEMENT_DELAY: Duration = Duration::from_secs(2);
@@ -38,6 +40,8 @@ pub(super) struct Ledger {
     /// (event type, amount in hundredths, when its record lands), oldest
     /// first: at once, but for the race defects' late records.
     events: Vec<(&'static str, u64, Instant)>,
+    /// How its authorization ended.
+    ending: Ending,
 }
 
 impl Ledger {
@@ -101,9 +105,10 @@ impl Twin {
         }
     }
 
-    /// A paid payment's money begins: authorised, and its own shop's
-    /// settled at once (or after the variation's delay).
-    pub(super) fn authorize(&self, payment_id: &str) {
+    /// A payment's money begins: authorised, and its own shop's settled at
+    /// once (or after the variation's delay); or refused, a negative
+    /// authorization and nothing after it.
+    pub(super) fn end(&self, payment_id: &str, ending: Ending) {
         let Some(order) = self
             .state
             .orders
@@ -114,8 +119,13 @@ impl Twin {
         else {
             return;
         };
-        let authorized = hundredths(&order.amount).unwrap_or(0);
-        let settles_at = (order.shop == SHOP).then(|| {
+        let paid = ending.refusal.is_none();
+        let authorized = if paid {
+            hundredths(&order.amount).unwrap_or(0)
+        } else {
+            0
+        };
+        let settles_at = (paid && order.shop == SHOP).then(|| {
             if self.variation == Some(Variation::SettlesAfterADelay) {
                 Instant::now() + SETTLEMENT_DELAY
             } else {
@@ -129,6 +139,7 @@ impl Twin {
             currency: order.currency,
             settles_at,
             events: vec![("AUT", authorized, Instant::now())],
+            ending,
         };
         self.state
             .ledgers
@@ -219,7 +230,9 @@ impl Twin {
             "Request processed successfully",
             json!({
                 "transactionType": "detail",
-                "transactionResult": "OK",
+                "transactionResult": if ledger.ending.refusal.is_some() { "DECLINED" } else { "OK" },
+                "transactionErrorCode": ledger.ending.refusal.unwrap_or(""),
+                "threeDS": {"AuthenticationResult": {"authenticationLevel": ledger.ending.level}},
                 "transactionState": state,
                 "paymentID": id,
                 "shopTransactionID": ledger.reference,

@@ -31,12 +31,13 @@ mod defect;
 mod issuer;
 mod lifecycle;
 mod notify;
+mod outcomes;
 mod page;
 mod service;
 mod transport;
 mod variation;
 
-pub use defect::{Defect, LIFECYCLE, REAL_CLIENT};
+pub use defect::{Defect, LIFECYCLE, OUTCOME, REAL_CLIENT};
 pub use issuer::IssuerStyle;
 pub use notify::SIGNING_SECRET;
 pub use page::PageStyle;
@@ -125,6 +126,8 @@ struct Session {
     /// Whether it runs inside the page's overlay, which the end of the way
     /// leaves for the whole window.
     framed: bool,
+    /// What the card's challenge ends with when passed: `None`, paid.
+    passed_ends: Option<&'static str>,
 }
 
 /// The twin's behaviour, with the addresses of its three origins.

@@ -183,6 +183,15 @@ impl TwinService {
             ""
         };
         let page = Twin::page_section(&base);
+        let outcome_cards: String = super::outcomes::OUTCOME_CARDS
+            .iter()
+            .map(|(name, number)| {
+                format!(
+                    "[cards.{name}]\nnumber = \"{number}\"\nexp_month = \"03\"\n\
+                     exp_year = \"31\"\ncvv = \"737\"\n"
+                )
+            })
+            .collect();
         format!(
             r#"base_url = "{base}"
 api_key = "{API_KEY}"
@@ -206,7 +215,7 @@ number = "{DECLINED_CARD}"
 exp_month = "03"
 exp_year = "31"
 cvv = "737"
-[acs]
+{outcome_cards}[acs]
 driver = "{driver}"
 fields = {{ passcode = "{PASSCODE}" }}
 {page}

@@ -1,0 +1,67 @@
+//! 3-D Secure outcomes as the real service names them (`@outcome`,
+//! reference profile): the detail of the payment the buyer paid, whatever
+//! its end, and what it says of the refusal (`transactionErrorCode`) and of
+//! the buyer's authentication (`threeDS.authenticationResult`).
+//!
+//! Reading written down (docs/readings.md): the real service's document
+//! names the object `AuthenticationResult` in its prose and writes every
+//! other payload field in camel case, so `authenticationResult` and
+//! `AuthenticationResult` are both taken.
+
+use cucumber::{then, when};
+use serde_json::Value;
+
+use super::detail::read_detail_of;
+use crate::runner::{
+    steps::payment::shown,
+    world::{Failure, PaymentWorld, Settled, checked, checked_async},
+};
+
+#[when("the merchant reads the detail of the payment the buyer paid")]
+async fn reads_detail_of_paid(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked_async(async {
+        let payment_id = world
+            .payment()?
+            .payment_id
+            .clone()
+            .ok_or_else(|| Failure::plain("create to have answered a paymentID"))?;
+        let api_key = world.target().api_key.clone();
+        read_detail_of(world, &payment_id, api_key.expose()).await
+    })
+    .await;
+    world.settle(checked)
+}
+
+#[then(expr = "the detail's transaction error code is {string}")]
+fn detail_error_code(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let code = answer.at("/payload/transactionErrorCode");
+        if code.and_then(Value::as_str) != Some(expected.as_str()) {
+            return Err(world.failure(
+                &format!("payload.transactionErrorCode {expected:?}"),
+                &shown(code),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
+}
+
+#[then(expr = "the detail's authentication level is {string}")]
+fn detail_authentication_level(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let level = ["authenticationResult", "AuthenticationResult"]
+            .into_iter()
+            .find_map(|name| answer.at(&format!("/payload/threeDS/{name}/authenticationLevel")));
+        if level.and_then(Value::as_str) != Some(expected.as_str()) {
+            return Err(world.failure(
+                &format!("payload.threeDS.authenticationResult.authenticationLevel {expected:?}"),
+                &shown(level),
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
+}
