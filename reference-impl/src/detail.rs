@@ -71,6 +71,12 @@ pub(crate) async fn search(
     answer(service, &caller, &ids, Shape::Flat)
 }
 
+/// How many times a payment's own token reads its detail, as in the real
+/// service's sandbox (real-service-operations §1.1: "at most 10 times (5 in
+/// sandbox)"); then the API key. Counted in memory: a restart gives a
+/// token its reads back.
+pub const TOKEN_READS: u8 = 5;
+
 /// Who asks: a merchant by its key, or the holder of one payment's token.
 struct Caller {
     /// The merchant asking, or the one whose payment the token is.
@@ -119,10 +125,17 @@ fn answer(
     let payload = service
         .store
         .with_payment(&token, |p| {
-            p.ledger_now(now);
-            DetailPayload::of(p, shape)
+            if caller.token.is_some() {
+                let trail = p.trail_mut();
+                if trail.token_reads >= TOKEN_READS {
+                    return Err(ApiError::TokenReadsSpent(TOKEN_READS));
+                }
+                trail.token_reads += 1;
+            }
+            crate::notify::money_now(service, &token, p, now);
+            Ok(DetailPayload::of(p, shape))
         })
-        .map_err(|_| ApiError::TransactionNotFound)?;
+        .map_err(|_| ApiError::TransactionNotFound)??;
     Ok(envelope::ok(&payload))
 }
 

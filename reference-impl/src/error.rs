@@ -60,6 +60,9 @@ pub mod code {
     pub const MISSING_AUTH_HEADER: &str = "1171";
     /// Expired paymentToken: issued, and its lifetime is over.
     pub const EXPIRED_PAYMENT_TOKEN: &str = "1457";
+    /// Authentication method not allowed: a `paymentToken` past its
+    /// `payment/detail` reads.
+    pub const AUTHENTICATION_METHOD_NOT_ALLOWED: &str = "1404";
     /// Credit-card data missing: no payment method's details at all.
     pub const CARD_DATA_MISSING: &str = "1461";
     /// Invalid shopTransactionID.
@@ -136,6 +139,12 @@ pub enum ApiError {
     /// A `paymentToken` the service issued whose lifetime is over.
     #[error("expired paymentToken")]
     ExpiredPaymentToken,
+    /// A `paymentToken` that has read its payment's detail as often as it
+    /// may (real-service-operations §1.1: 5 times in the sandbox).
+    #[error(
+        "authentication method not allowed: this paymentToken has read the payment's detail {0} times; use the API key"
+    )]
+    TokenReadsSpent(u8),
     /// The shop login does not belong to the key or the payment.
     #[error("shop not recognized: shopLogin {0}")]
     ShopNotRecognized(&'static str),
@@ -221,7 +230,8 @@ impl ApiError {
             | Self::InvalidApiKey
             | Self::MissingPaymentToken
             | Self::InvalidPaymentToken
-            | Self::ExpiredPaymentToken => StatusCode::FORBIDDEN,
+            | Self::ExpiredPaymentToken
+            | Self::TokenReadsSpent(_) => StatusCode::FORBIDDEN,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::BodyTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
@@ -241,6 +251,7 @@ impl ApiError {
             Self::InvalidApiKey => code::INVALID_API_KEY,
             Self::InvalidPaymentToken => code::INVALID_PAYMENT_TOKEN,
             Self::ExpiredPaymentToken => code::EXPIRED_PAYMENT_TOKEN,
+            Self::TokenReadsSpent(_) => code::AUTHENTICATION_METHOD_NOT_ALLOWED,
             Self::ShopNotRecognized(_) => code::SHOP_NOT_RECOGNIZED,
             Self::AlreadyProcessed => code::ALREADY_PROCESSED,
             Self::NoTransactionId => code::TRANSACTION_IDS_EMPTY,

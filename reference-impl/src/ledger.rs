@@ -150,6 +150,16 @@ pub struct Ledger {
     /// The code a refused authorization ended with (`transactionErrorCode`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refusal: Option<Box<str>>,
+    /// How many of its events the merchant was notified of: the
+    /// authorization by the payment's outcome, each later one by its own
+    /// notification. A file written before the sandbox kept it reads as
+    /// every event notified, so nothing old is sent again.
+    #[serde(default = "every_event")]
+    pub notified: u32,
+}
+
+fn every_event() -> u32 {
+    u32::MAX
 }
 
 /// How a payment's authorization ended: granted or refused with a code,
@@ -227,6 +237,8 @@ impl Ledger {
             authorized: granted,
             authentication: ending.authentication,
             refusal: ending.refusal.map(|d| d.code.into()),
+            // The authorization is told by the payment's outcome.
+            notified: 1,
             ..Self::default()
         };
         ledger.push(
@@ -260,6 +272,16 @@ impl Ledger {
             }
             _ => false,
         }
+    }
+
+    /// The events the merchant has not been notified of yet, oldest first,
+    /// taken: from now on they count as notified.
+    pub fn take_unnotified(&mut self) -> Vec<MoneyEvent> {
+        let from = usize::try_from(self.notified)
+            .unwrap_or(usize::MAX)
+            .min(self.events.len());
+        self.notified = u32::try_from(self.events.len()).unwrap_or(u32::MAX);
+        self.events[from..].to_vec()
     }
 
     /// The last event's code, `transactionState`; empty before any.
@@ -475,6 +497,34 @@ mod tests {
             ledger.refund(amount("1.00"), Environment::Online, 1),
             Err(CANNOT_REFUND)
         );
+    }
+
+    #[test]
+    fn each_event_after_the_authorization_is_taken_for_notification_once() {
+        let mut ledger = Ledger::authorized(
+            Ending::granted(None),
+            amount("10.00"),
+            Settlement::Separated,
+            0,
+        );
+        assert!(ledger.take_unnotified().is_empty(), "AUT is the outcome's");
+        ledger
+            .capture(amount("10.00"), amount("10.00"), Environment::Online, 1)
+            .expect("captured");
+        ledger
+            .refund(amount("1.00"), Environment::Online, 2)
+            .expect("refunded");
+        let kinds: Vec<_> = ledger.take_unnotified().iter().map(|e| e.kind).collect();
+        assert_eq!(kinds, [EventType::Settled, EventType::Refunded]);
+        assert!(ledger.take_unnotified().is_empty());
+        // A ledger written before it was kept: everything counts as told.
+        let mut old: Ledger = serde_json::from_str(
+            r#"{"authorized":true,"settles_at_ms":null,"settled_minor":1000,
+                "refunded_minor":0,"events":[]}"#,
+        )
+        .expect("an old ledger reads");
+        assert_eq!(old.notified, u32::MAX);
+        assert!(old.take_unnotified().is_empty());
     }
 
     #[test]

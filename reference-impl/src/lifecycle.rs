@@ -103,6 +103,8 @@ pub(crate) async fn handle(
         .store
         .with_payment(&token, |p| {
             let outcome = change.apply(p, now);
+            // The money it moved (and a settlement made on the way), told.
+            crate::notify::money(service, &token, p);
             let payload = OperationPayload {
                 transaction_type: operation.transaction_type(),
                 transaction_result: if outcome.is_ok() { "OK" } else { "KO" },

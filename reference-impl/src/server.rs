@@ -123,6 +123,7 @@ impl Prepared {
         let local = listener.local_addr()?;
         tracing::info!(%local, public_url = %service.public_url, "payment service listening");
         let sweeper = tokio::spawn(sweep_expired(Arc::clone(&service)));
+        let settler = tokio::spawn(settle_when_due(Arc::clone(&service)));
         let notifications = tokio::spawn(crate::notify::deliver(Arc::clone(&service)));
         let limits = service.config.limits;
 
@@ -196,6 +197,7 @@ impl Prepared {
         }
         drop(listener);
         sweeper.abort();
+        settler.abort();
         notifications.abort();
         tracing::info!("shutting down: waiting for requests in flight");
         tokio::select! {
@@ -239,6 +241,28 @@ async fn answer(
             }
         },
         None => response,
+    }
+}
+
+/// How often the settler looks for unified shops' settlements that are due.
+const SETTLEMENT_TICK: Duration = Duration::from_millis(250);
+
+/// Settles each unified shop's payment when its time comes, whoever reads
+/// it, and tells the merchant (a `payment.settled` notification): a
+/// settlement is not left for the next call that happens to read the
+/// payment.
+async fn settle_when_due(service: Arc<Service>) {
+    let mut ticks = tokio::time::interval(SETTLEMENT_TICK);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let now = crate::timeline::now_ms();
+        for token in service.store.due_settlements(now) {
+            let _ = service.store.with_payment(&token, |p| {
+                crate::notify::money_now(&service, &token, p, now);
+            });
+            tokio::task::yield_now().await;
+        }
     }
 }
 

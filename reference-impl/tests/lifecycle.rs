@@ -442,3 +442,25 @@ async fn update_changes_the_amount_until_the_payment_is_submitted() {
     .await;
     assert_result(&late, "KO", Some("1445"));
 }
+
+/// A payment's own token reads its detail five times, as in the real
+/// service's sandbox; then it is refused (403, 1404) and the API key reads on.
+#[tokio::test]
+async fn a_token_reads_its_payments_detail_five_times_then_the_key_is_needed() {
+    let sandbox = sandbox().await;
+    let (token, id) = paid(&sandbox, UNIFIED, DEFAULT_FRICTIONLESS_CARD, "order-reads").await;
+    for read in 1..=5 {
+        let answer = detail(&sandbox, &id, ("paymentToken", token.clone())).await;
+        assert_eq!(answer.code(), "0", "read {read}: {:#}", answer.body);
+    }
+    detail(&sandbox, &id, ("paymentToken", token.clone()))
+        .await
+        .assert_refused(403, "1404", "use the API key");
+    let by_key = detail(
+        &sandbox,
+        &id,
+        ("Authorization", format!("apikey {DEFAULT_API_KEY}")),
+    )
+    .await;
+    assert_eq!(by_key.payload()["paymentID"], id.as_str());
+}

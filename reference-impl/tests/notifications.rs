@@ -42,6 +42,13 @@ async fn pay_notifying(sandbox: &Sandbox, card: &str, notify: &Url) -> (support:
 /// declares it, signed with the default shop's secret, its event ID in the
 /// header and the body.
 fn assert_signed(received: &Received) -> Value {
+    let body = assert_signed_event(received);
+    assert_eq!(body["eventType"], "payment.outcome");
+    body
+}
+
+/// What every notification must be, whatever its event.
+fn assert_signed_event(received: &Received) -> Value {
     assert_eq!(received.header("content-type"), "application/json");
     assert!(
         verify(
@@ -62,7 +69,6 @@ fn assert_signed(received: &Received) -> Value {
         panic!("the notification breaks the spec: {violations}\n{body:#}");
     }
     assert_eq!(body["eventID"], received.header(EVENT_ID_HEADER));
-    assert_eq!(body["eventType"], "payment.outcome");
     body
 }
 
@@ -217,4 +223,121 @@ async fn a_merchant_server_that_never_answers_is_given_up_on_within_the_attempts
         received[1].header(EVENT_ID_HEADER)
     );
     merchant.release();
+}
+
+/// A paid payment's money is told as it moves: the settlement the sandbox
+/// makes by itself when it is due (no call reads the payment), then each
+/// refund; at a shop that settles separately, a capture and a cancel. Each
+/// a notification of its own, after the outcome's, with the money after it.
+#[tokio::test]
+async fn each_change_of_a_paid_payments_money_is_notified() {
+    let merchant = MerchantServer::start().await;
+    let mut config = ReferenceConfig::default();
+    config.merchants[0].settlement = payconf_reference::Settlement::Unified { delay_ms: 300 };
+    let sandbox = Sandbox::start_with(config).await;
+    let (_, id) = pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &merchant.url).await;
+    let received = merchant.wait_for(2).await;
+    assert_eq!(assert_signed(&received[0])["paymentID"], id.as_str());
+    let settled = assert_signed_event(&received[1]);
+    assert_eq!(settled["eventType"], "payment.settled", "{settled:#}");
+    assert_eq!(settled["transactionState"], "MOV");
+    assert_eq!(settled["eventAmount"], "10.00");
+    assert_eq!(settled["settledAmount"], "10.00");
+    assert_eq!(settled["refundedAmount"], "0.00");
+
+    let refund =
+        json!({"shopLogin": "DEMO_SHOP", "paymentID": id, "amount": "4", "currency": "EUR"});
+    let answer = sandbox
+        .post_raw(
+            "refundPayment",
+            "/api/v1/payment/refund/",
+            &[
+                ("Content-Type", "application/json".to_owned()),
+                (
+                    "Authorization",
+                    format!("apikey {}", payconf_reference::DEFAULT_API_KEY),
+                ),
+            ],
+            refund.to_string().into_bytes(),
+        )
+        .await;
+    assert_eq!(
+        answer.payload()["transactionResult"],
+        "OK",
+        "{:#}",
+        answer.body
+    );
+    let received = merchant.wait_for(3).await;
+    let refunded = assert_signed_event(&received[2]);
+    assert_eq!(refunded["eventType"], "payment.refunded", "{refunded:#}");
+    assert_eq!(refunded["transactionState"], "STO");
+    assert_eq!(refunded["eventAmount"], "4.00");
+    assert_eq!(refunded["refundedAmount"], "4.00");
+    // Told once each: nothing more comes.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(merchant.received().len(), 3);
+}
+
+#[tokio::test]
+async fn a_capture_and_a_cancel_at_a_shop_that_settles_separately_are_notified() {
+    let merchant = MerchantServer::start().await;
+    let mut config = ReferenceConfig::default();
+    config.merchants[0].settlement = payconf_reference::Settlement::Separated;
+    let sandbox = Sandbox::start_with(config).await;
+    let operate = |path: &'static str, id: &str, amount: Option<&str>| {
+        let mut body = json!({"shopLogin": "DEMO_SHOP", "paymentID": id, "currency": "EUR"});
+        if let Some(amount) = amount {
+            body["amount"] = json!(amount);
+        }
+        let operation = if path == "capture" {
+            "capturePayment"
+        } else {
+            "cancelPayment"
+        };
+        let sandbox = &sandbox;
+        async move {
+            sandbox
+                .post_raw(
+                    operation,
+                    &format!("/api/v1/payment/{path}/"),
+                    &[
+                        ("Content-Type", "application/json".to_owned()),
+                        (
+                            "Authorization",
+                            format!("apikey {}", payconf_reference::DEFAULT_API_KEY),
+                        ),
+                    ],
+                    body.to_string().into_bytes(),
+                )
+                .await
+        }
+    };
+    let (_, captured) = pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &merchant.url).await;
+    merchant.wait_for(1).await;
+    let answer = operate("capture", &captured, Some("6.00")).await;
+    assert_eq!(
+        answer.payload()["transactionResult"],
+        "OK",
+        "{:#}",
+        answer.body
+    );
+    let received = merchant.wait_for(2).await;
+    let capture = assert_signed_event(&received[1]);
+    assert_eq!(capture["eventType"], "payment.settled", "{capture:#}");
+    assert_eq!(capture["eventAmount"], "6.00");
+
+    let (_, cancelled) = pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &merchant.url).await;
+    merchant.wait_for(3).await;
+    let answer = operate("cancel", &cancelled, None).await;
+    assert_eq!(
+        answer.payload()["transactionResult"],
+        "OK",
+        "{:#}",
+        answer.body
+    );
+    let received = merchant.wait_for(4).await;
+    let cancel = assert_signed_event(&received[3]);
+    assert_eq!(cancel["eventType"], "payment.cancelled", "{cancel:#}");
+    assert_eq!(cancel["paymentID"], cancelled.as_str());
+    assert_eq!(cancel["transactionState"], "CAN");
 }

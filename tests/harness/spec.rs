@@ -318,6 +318,7 @@ fn every_refusal() -> Vec<ApiError> {
         ApiError::MissingPaymentToken,
         ApiError::InvalidPaymentToken,
         ApiError::ExpiredPaymentToken,
+        ApiError::TokenReadsSpent(5),
         ApiError::ShopNotRecognized("x"),
         ApiError::AlreadyProcessed,
         ApiError::NoTransactionId,
@@ -340,6 +341,7 @@ fn every_refusal() -> Vec<ApiError> {
             | ApiError::MissingPaymentToken
             | ApiError::InvalidPaymentToken
             | ApiError::ExpiredPaymentToken
+            | ApiError::TokenReadsSpent(_)
             | ApiError::ShopNotRecognized(_)
             | ApiError::AlreadyProcessed
             | ApiError::NoTransactionId
@@ -375,11 +377,24 @@ fn every_refusal_of_the_reference_implementation_is_documented_with_its_status_a
             "{error:?} answers {key:?}, which the spec does not document"
         );
     }
+    let outcomes = [
+        payconf_reference::outcomes::AUTHENTICATION_FAILED,
+        payconf_reference::outcomes::ISSUER_REJECTED,
+        payconf_reference::outcomes::ACS_TECHNICAL_PROBLEM,
+        payconf_reference::outcomes::ACS_TIMEOUT,
+        payconf_reference::outcomes::ABANDONED,
+        payconf_reference::outcomes::INSUFFICIENT_CREDIT,
+        payconf_reference::outcomes::CARD_EXPIRED,
+    ]
+    .map(|decline| decline.code);
     for transaction in [
         transaction_code::AUTHENTICATION_REQUIRED,
         transaction_code::DECLINED,
         transaction_code::UNKNOWN_CARD,
-    ] {
+    ]
+    .into_iter()
+    .chain(outcomes)
+    {
         let key = ("200".to_owned(), "0".to_owned());
         assert!(documented.contains(&key));
         assert!(

@@ -185,7 +185,7 @@ pub fn act(
             let Some(ledger) = p.ledger_now(now) else {
                 return Some(None);
             };
-            Some(Some(match (action, amount) {
+            let done = match (action, amount) {
                 (Action::Capture, Some(amount)) => {
                     ledger.capture(amount, authorized, Environment::BackOffice, now)
                 }
@@ -193,7 +193,9 @@ pub fn act(
                     ledger.refund(amount, Environment::BackOffice, now)
                 }
                 _ => ledger.cancel(Environment::BackOffice, now),
-            }))
+            };
+            crate::notify::money(service, &token, p);
+            Some(Some(done))
         })
         .ok()
         .flatten()?;

@@ -209,7 +209,7 @@ pub fn show(
                 .store
                 .with_payment(&token, |p| {
                     (p.merchant == merchant).then(|| {
-                        p.ledger_now(now);
+                        crate::notify::money_now(service, &token, p, now);
                         let mut row = Row::of(p);
                         row.events = p.events().to_vec();
                         (row, p.ledger().cloned())

@@ -365,6 +365,7 @@ fn payment(row: &Row<'_>) -> Read<SavedPayment> {
                 channel,
                 authenticated: row.get(12)?,
                 challenge,
+                token_reads: 0,
                 events,
                 ledger,
             })),

@@ -11,6 +11,7 @@ use time::{OffsetDateTime, format_description::well_known::Rfc3339};
 use uuid::Uuid;
 
 use crate::{
+    ledger::{EventType, Ledger, MoneyEvent},
     store::{Payment, PaymentState},
     timeline::Channel,
 };
@@ -28,9 +29,11 @@ pub struct PaymentNotification<'a> {
     /// handles an event ID once.
     #[serde(rename = "eventID")]
     pub event_id: String,
-    /// Always `payment.outcome`.
+    /// `payment.outcome` when the payment is paid or declined; then, for
+    /// a paid payment's money, `payment.settled` (captured, or settled by
+    /// the service), `payment.cancelled` or `payment.refunded`.
     pub event_type: &'static str,
-    /// When the payment reached its outcome (RFC 3339, UTC).
+    /// When it happened (RFC 3339, UTC).
     pub occurred_at: String,
     /// The merchant's shop login.
     pub shop_login: &'a str,
@@ -58,6 +61,18 @@ pub struct PaymentNotification<'a> {
     /// issuer's authentication; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub authentication: Option<&'static str>,
+    /// For a money event: the payment's state after it (`MOV`, `CAN`, `STO`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transaction_state: Option<&'static str>,
+    /// For a money event: its amount.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_amount: Option<String>,
+    /// For a money event: what is settled of the payment after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settled_amount: Option<String>,
+    /// For a money event: what is refunded of it after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refunded_amount: Option<String>,
 }
 
 impl<'a> PaymentNotification<'a> {
@@ -69,15 +84,10 @@ impl<'a> PaymentNotification<'a> {
             PaymentState::Declined => false,
             _ => return None,
         };
-        let occurred_at = OffsetDateTime::now_utc()
-            .replace_nanosecond(0)
-            .unwrap_or_else(|_| OffsetDateTime::now_utc())
-            .format(&Rfc3339)
-            .unwrap_or_default();
         Some(Self {
             event_id: event_id.hyphenated().to_string(),
             event_type: "payment.outcome",
-            occurred_at,
+            occurred_at: rfc3339(OffsetDateTime::now_utc()),
             shop_login,
             payment_id: payment.id.to_string(),
             shop_transaction_id: &payment.shop_transaction_id,
@@ -90,8 +100,55 @@ impl<'a> PaymentNotification<'a> {
             authentication: payment
                 .authenticated()
                 .map(|yes| if yes { "authenticated" } else { "failed" }),
+            transaction_state: None,
+            event_amount: None,
+            settled_amount: None,
+            refunded_amount: None,
         })
     }
+
+    /// The notification of a paid payment's money event (a settlement, a
+    /// cancel, a refund): the payment's notification, its `eventType` the
+    /// event's, with the event's amount and the payment's money after it.
+    pub fn money(
+        payment: &'a Payment,
+        shop_login: &'a str,
+        event_id: Uuid,
+        event: &MoneyEvent,
+        ledger: &Ledger,
+    ) -> Option<Self> {
+        let event_type = match event.kind {
+            EventType::Settled => "payment.settled",
+            EventType::Cancelled => "payment.cancelled",
+            EventType::Refunded => "payment.refunded",
+            EventType::Authorized => return None,
+        };
+        let at = i128::from(event.at_ms) * 1_000_000;
+        let occurred_at = OffsetDateTime::from_unix_timestamp_nanos(at)
+            .map_or_else(|_| rfc3339(OffsetDateTime::now_utc()), rfc3339);
+        Some(Self {
+            event_type,
+            occurred_at,
+            transaction_state: Some(event.kind.code()),
+            event_amount: Some(hundredths(event.minor)),
+            settled_amount: Some(hundredths(ledger.settled_minor)),
+            refunded_amount: Some(hundredths(ledger.refunded_minor)),
+            ..Self::of(payment, shop_login, event_id)?
+        })
+    }
+}
+
+/// A time as RFC 3339 in whole seconds, UTC.
+fn rfc3339(at: OffsetDateTime) -> String {
+    at.replace_nanosecond(0)
+        .unwrap_or(at)
+        .format(&Rfc3339)
+        .unwrap_or_default()
+}
+
+/// Hundredths as an amount with a dot and two decimals.
+fn hundredths(minor: u64) -> String {
+    format!("{}.{:02}", minor / 100, minor % 100)
 }
 
 /// The `Notification-Signature` value of `body` signed at `timestamp`

@@ -35,6 +35,55 @@ const CONCURRENT_DELIVERIES: usize = 32;
 /// if its merchant wants one; called under the payment's lock, where the
 /// outcome was decided, so exactly one is owed per payment.
 pub fn outcome(service: &Service, token: &Uuid, payment: &Payment) {
+    owe(service, token, payment, |shop_login, event_id| {
+        serde_json::to_vec(&PaymentNotification::of(payment, shop_login, event_id)?).ok()
+    });
+}
+
+/// Queues a notification for each money event of a paid payment the
+/// merchant has not been told of yet (a settlement, a cancel, a refund),
+/// oldest first; called under the payment's lock, after the change, so
+/// each event is told once.
+pub fn money(service: &Service, token: &Uuid, payment: &mut Payment) {
+    let Some(ledger) = payment.trail.as_mut().and_then(|t| t.ledger.as_mut()) else {
+        return;
+    };
+    let events = ledger.take_unnotified();
+    if events.is_empty() {
+        return;
+    }
+    let ledger = ledger.clone();
+    for event in &events {
+        owe(service, token, payment, |shop_login, event_id| {
+            let notification =
+                PaymentNotification::money(payment, shop_login, event_id, event, &ledger)?;
+            serde_json::to_vec(&notification).ok()
+        });
+    }
+}
+
+/// A payment's money as it is now, under its lock: a unified shop's
+/// settlement made when it is due, and told to the merchant.
+pub fn money_now<'p>(
+    service: &Service,
+    token: &Uuid,
+    payment: &'p mut Payment,
+    now_ms: u64,
+) -> Option<&'p mut crate::ledger::Ledger> {
+    payment.ledger_now(now_ms)?;
+    money(service, token, payment);
+    payment.trail.as_mut()?.ledger.as_mut()
+}
+
+/// Queues the notification whose body `build` writes (given the shop
+/// login and the event ID), when the payment's merchant wants
+/// notifications: at the address its submit named, else its profile's.
+fn owe(
+    service: &Service,
+    token: &Uuid,
+    payment: &Payment,
+    build: impl FnOnce(&str, Uuid) -> Option<Vec<u8>>,
+) {
     let named = payment
         .buyer_redirects
         .as_ref()
@@ -44,9 +93,7 @@ pub fn outcome(service: &Service, token: &Uuid, payment: &Payment) {
             .or(profile.merchant.notification_url.as_ref())?
             .clone();
         let event_id = Uuid::new_v4();
-        let notification =
-            PaymentNotification::of(payment, &profile.merchant.shop_login, event_id)?;
-        let body = serde_json::to_vec(&notification).ok()?;
+        let body = build(&profile.merchant.shop_login, event_id)?;
         Some((url, body, event_id))
     });
     let Some((url, body, event_id)) = owed else {

@@ -20,7 +20,8 @@
 //! of those the sweep takes.
 
 use std::{
-    collections::{HashMap, hash_map::Entry},
+    cmp::Reverse,
+    collections::{BinaryHeap, HashMap, hash_map::Entry},
     hash::BuildHasherDefault,
     sync::{
         Arc,
@@ -99,6 +100,8 @@ pub struct Trail {
     /// For a card sent to the issuer's challenge, how the challenge ends
     /// for the right code (decided at submit, by the card).
     pub challenge: Option<Challenge>,
+    /// How many times its own token has read its detail.
+    pub token_reads: u8,
     /// What happened to it since create, oldest first.
     pub events: Vec<Event>,
     /// Its money once a card or method was taken: authorised, settled,
@@ -243,6 +246,9 @@ pub struct PaymentStore {
     remembered_ms: u64,
     /// Where changes are written, with a data file.
     journal: Option<Arc<dyn PaymentLog>>,
+    /// Unified shops' settlements to come, earliest first: (when, in
+    /// milliseconds since the Unix epoch; the payment's token).
+    settlements: Mutex<BinaryHeap<Reverse<(u64, Uuid)>>>,
 }
 
 /// Where the store writes its payments' changes (the data file's journal).
@@ -283,6 +289,7 @@ impl PaymentStore {
             lifetime,
             remembered_ms: duration_ms(EXPIRED_REMEMBERED),
             journal,
+            settlements: Mutex::default(),
         }
     }
 
@@ -307,6 +314,9 @@ impl PaymentStore {
         };
         self.next_id
             .fetch_max(payment.id.saturating_add(1), Ordering::Relaxed);
+        if let Some(at) = payment.ledger().and_then(|l| l.settles_at_ms) {
+            self.settlements.lock().push(Reverse((at, token)));
+        }
         self.id_shard(payment.id).lock().insert(payment.id, token);
         self.shard(&token).lock().insert(token, payment);
     }
@@ -371,11 +381,16 @@ impl PaymentStore {
         let mut shard = self.shard(token).lock();
         match shard.get_mut(token) {
             Some(payment) if payment.expires_at_ms > now => {
+                let settles_at = |p: &Payment| p.ledger().and_then(|l| l.settles_at_ms);
+                let due_before = settles_at(payment);
                 let Some(journal) = &self.journal else {
-                    return Ok(f(payment));
+                    let answer = f(payment);
+                    self.schedule(token, due_before, settles_at(payment));
+                    return Ok(answer);
                 };
                 let before = Fingerprint::of(payment);
                 let answer = f(payment);
+                self.schedule(token, due_before, settles_at(payment));
                 if Fingerprint::of(payment) != before {
                     journal.payment(token, payment, self.expires_unix_ms(payment));
                 }
@@ -384,6 +399,28 @@ impl PaymentStore {
             Some(payment) if self.remembered(payment, now) => Err(NoSuchPayment::Expired),
             _ => Err(NoSuchPayment::Unknown),
         }
+    }
+
+    /// Keeps a settlement a call has just set for later, when it set one.
+    fn schedule(&self, token: &Uuid, before: Option<u64>, after: Option<u64>) {
+        if let Some(at) = after.filter(|_| after != before) {
+            self.settlements.lock().push(Reverse((at, *token)));
+        }
+    }
+
+    /// The payments whose settlement is due by `now_unix_ms`, taken from
+    /// those to come, earliest first.
+    pub fn due_settlements(&self, now_unix_ms: u64) -> Vec<Uuid> {
+        let mut settlements = self.settlements.lock();
+        let mut due = Vec::new();
+        while let Some(Reverse((at, token))) = settlements.peek().copied() {
+            if at > now_unix_ms {
+                break;
+            }
+            settlements.pop();
+            due.push(token);
+        }
+        due
     }
 
     /// The token of the payment with this `paymentID`, while the store holds it.

@@ -82,7 +82,7 @@ async fn answer(
     let signature = header("notification-signature");
     let event_header = header("notification-event-id");
     let body = read(request.into_body()).await;
-    let status = shared.deliver(&inbox, |answered, after| Notification {
+    let status = shared.deliver(&inbox, &body.clone(), |answered, after| Notification {
         after,
         method,
         body,

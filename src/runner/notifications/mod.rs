@@ -93,7 +93,35 @@ pub struct Notification {
 /// How much of a notification's body a failure shows.
 const SHOWN_BODY: usize = 1500;
 
+/// The `eventType`s of the notifications of a paid payment's money after
+/// its outcome (a settlement, a cancel, a refund).
+///
+/// Reading written down (docs/readings.md): such a notification tells
+/// another event than the payment's outcome, so it is neither the outcome's
+/// notification nor a second one of it, and the scenario that refuses the
+/// outcome's first delivery does not refuse it; a server that settles at
+/// once and says so (the twin) passes.
+pub const MONEY_EVENTS: [&str; 3] = ["payment.settled", "payment.cancelled", "payment.refunded"];
+
+/// Whether a body is a notification of a change of the payment's money.
+fn body_tells_money(body: &Result<Bytes, String>) -> bool {
+    body.as_ref()
+        .ok()
+        .and_then(|body| crate::runner::json::parse(body).ok())
+        .and_then(|body| {
+            body.get("eventType")
+                .and_then(serde_json::Value::as_str)
+                .map(|t| MONEY_EVENTS.contains(&t))
+        })
+        .unwrap_or(false)
+}
+
 impl Notification {
+    /// Whether it tells a change of the payment's money, not its outcome.
+    pub fn tells_money(&self) -> bool {
+        body_tells_money(&self.body)
+    }
+
     /// The delivery as a failure shows it: method, answer, when, and its
     /// body redacted, cut short and made harmless for a terminal and a CI
     /// log, as every byte of the target.
@@ -247,7 +275,7 @@ impl Mailbox {
         &self.url
     }
 
-    /// Refuses the next `count` deliveries with HTTP 500.
+    /// Refuses the next `count` deliveries of the outcome with HTTP 500.
     pub fn refuse_next(&self, count: u32) {
         self.inbox.refuse.store(count, Ordering::Release);
     }
@@ -285,12 +313,19 @@ impl Shared {
     }
 
     /// A delivery to an open mailbox, kept (within [`KEPT`]) and counted;
-    /// the status to answer it with.
-    fn deliver(&self, inbox: &Inbox, make: impl FnOnce(u16, Duration) -> Notification) -> u16 {
-        let refuse = inbox
-            .refuse
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
-            .is_ok();
+    /// the status to answer it with. Only a notification of the outcome is
+    /// refused on purpose (see [`MONEY_EVENTS`]).
+    fn deliver(
+        &self,
+        inbox: &Inbox,
+        body: &Result<Bytes, String>,
+        make: impl FnOnce(u16, Duration) -> Notification,
+    ) -> u16 {
+        let refuse = !body_tells_money(body)
+            && inbox
+                .refuse
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
+                .is_ok();
         let status = if refuse { 500 } else { 200 };
         {
             let mut received = lock(&inbox.received);

@@ -67,6 +67,31 @@ async fn a_delivery_reaches_its_mailbox_and_a_refused_one_is_answered_500() {
     assert_eq!(listener.heard(), 2);
 }
 
+/// The refusal is for the outcome's notification: one of the payment's
+/// money that comes first is taken, and the outcome's is refused after it.
+#[tokio::test]
+async fn a_notification_of_the_money_is_not_the_one_refused() {
+    let listener = listener().await;
+    let mailbox = listener.open();
+    mailbox.refuse_next(1);
+    let path = mailbox.url().path().to_owned();
+    let settled = br#"{"eventType":"payment.settled"}"#;
+    assert!(
+        raw(listener.local(), &post(&path, settled))
+            .await
+            .contains(" 200 ")
+    );
+    let outcome = br#"{"eventType":"payment.outcome"}"#;
+    assert!(
+        raw(listener.local(), &post(&path, outcome))
+            .await
+            .contains(" 500 ")
+    );
+    let received = mailbox.received();
+    assert!(received[0].tells_money());
+    assert!(!received[1].tells_money());
+}
+
 #[tokio::test]
 async fn requests_to_no_open_mailbox_are_refused_and_are_no_evidence() {
     let listener = listener().await;

@@ -85,6 +85,7 @@ pub struct LifecycleFile {
     operations: Option<Vec<LifecycleOperation>>,
     settlement: Option<SettlementMode>,
     settles_within_secs: Option<u64>,
+    trailing_slash: Option<bool>,
     second_shop: Option<SecondShopFile>,
 }
 
@@ -117,6 +118,12 @@ pub struct LifecycleSettings {
     pub shops: Vec<LifecycleShop>,
     /// How long a unified shop may take to settle a payment by itself.
     pub settles_within: Duration,
+    /// How the target spells the operations' paths: `None`, as the real
+    /// service's documents write them (`payment/capture/`, `cancel/`,
+    /// `refund/` with a trailing slash, `payment/detail` without); `Some`,
+    /// every one with (`true`) or without (`false`) it. The real service's
+    /// clients disagree (real-service-operations §1.0), so a target says.
+    pub trailing_slash: Option<bool>,
 }
 
 impl LifecycleFile {
@@ -189,11 +196,23 @@ impl LifecycleFile {
             operations,
             shops,
             settles_within,
+            trailing_slash: self.trailing_slash,
         })
     }
 }
 
 impl LifecycleSettings {
+    /// An operation's path as the target spells it, from the spelling of
+    /// the real service's documents.
+    pub fn path(&self, documented: &str) -> String {
+        let bare = documented.trim_end_matches('/');
+        match self.trailing_slash {
+            None => documented.to_owned(),
+            Some(true) => format!("{bare}/"),
+            Some(false) => bare.to_owned(),
+        }
+    }
+
     /// The shop that settles `mode`'s way, when the target names one.
     pub fn shop(&self, mode: SettlementMode) -> Option<&LifecycleShop> {
         self.shops.iter().find(|shop| shop.settlement == mode)
@@ -226,6 +245,29 @@ mod tests {
         assert!(
             missing.to_string().contains("lifecycle.settlement"),
             "{missing}"
+        );
+    }
+
+    #[test]
+    fn paths_are_spelled_as_documented_unless_the_target_says() {
+        let documented = read("settlement = \"unified\"").expect("valid");
+        assert_eq!(
+            documented.path("/api/v1/payment/capture/"),
+            "/api/v1/payment/capture/"
+        );
+        assert_eq!(
+            documented.path("/api/v1/payment/detail"),
+            "/api/v1/payment/detail"
+        );
+        let bare = read("settlement = \"unified\"\ntrailing_slash = false").expect("valid");
+        assert_eq!(
+            bare.path("/api/v1/payment/refund/"),
+            "/api/v1/payment/refund"
+        );
+        let slashed = read("settlement = \"unified\"\ntrailing_slash = true").expect("valid");
+        assert_eq!(
+            slashed.path("/api/v1/payment/detail"),
+            "/api/v1/payment/detail/"
         );
     }
 

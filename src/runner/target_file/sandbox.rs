@@ -88,6 +88,7 @@ impl TargetConfig {
                     },
                 ],
                 settles_within: Duration::from_secs(10),
+                trailing_slash: None,
             }),
             robustness: RobustnessSettings::default(),
             tls: TlsSettings::default(),

@@ -55,16 +55,14 @@ async fn looks_up_detail(world: &mut PaymentWorld) -> Result<(), Settled> {
             "shopLogin": payment.shop_login,
             "shopTransactionID": payment.shop_transaction_id,
         });
-        let request = RecordedRequest::new(
-            Method::POST,
-            world.target().api_url("/api/v1/payment/detail"),
-        )
-        .header("Content-Type", "application/json")
-        .header(
-            "Authorization",
-            format!("apikey {}", payment.api_key.expose()),
-        )
-        .body(body.to_string().into_bytes());
+        let path = lifecycle(world)?.path("/api/v1/payment/detail");
+        let request = RecordedRequest::new(Method::POST, world.target().api_url(&path))
+            .header("Content-Type", "application/json")
+            .header(
+                "Authorization",
+                format!("apikey {}", payment.api_key.expose()),
+            )
+            .body(body.to_string().into_bytes());
         world
             .receive("searchPaymentDetail", request)
             .await

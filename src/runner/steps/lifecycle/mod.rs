@@ -251,15 +251,14 @@ pub(super) fn operation_request(
         body["amount"] = json!(written(amount));
         body["currency"] = json!(target.currency);
     }
-    Ok(
-        RecordedRequest::new(Method::POST, target.api_url(operation.path()))
-            .header("Content-Type", "application/json")
-            .header(
-                "Authorization",
-                format!("apikey {}", payment.api_key.expose()),
-            )
-            .body(body.to_string().into_bytes()),
-    )
+    let path = lifecycle(world)?.path(operation.path());
+    Ok(RecordedRequest::new(Method::POST, target.api_url(&path))
+        .header("Content-Type", "application/json")
+        .header(
+            "Authorization",
+            format!("apikey {}", payment.api_key.expose()),
+        )
+        .body(body.to_string().into_bytes()))
 }
 
 pub(super) async fn operate(

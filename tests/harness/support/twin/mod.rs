@@ -350,6 +350,16 @@ impl Twin {
                     Some(self.submit(request))
                 }
                 ("POST", "/3ds/return") => Some(self.three_ds_return(request)),
+                // Without the trailing slash alone, in the variation that spells them so.
+                ("POST", lifecycle)
+                    if self.variation == Some(Variation::NoTrailingSlash)
+                        && lifecycle.starts_with("/api/v1/payment/")
+                        && lifecycle.ends_with('/')
+                        && !lifecycle.ends_with("/create/")
+                        && !lifecycle.ends_with("/submit/") =>
+                {
+                    None
+                }
                 ("POST", "/api/v1/payment/detail" | "/api/v1/payment/detail/") => {
                     Some(self.detail(request, None))
                 }

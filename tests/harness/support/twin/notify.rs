@@ -122,6 +122,37 @@ impl Twin {
                 body: body.to_string().into_bytes(),
             });
         }
+        // Its own shop settles a paid payment at once, and says so: a
+        // notification of the money after the outcome's, which no outcome
+        // scenario takes for a second notification of the outcome.
+        let settles_at_once = self.variation != Some(Variation::SettlesAfterADelay);
+        if paid && order.shop == SHOP && settles_at_once {
+            let event_id = uuid::Uuid::new_v4().to_string();
+            let body = json!({
+                "eventID": event_id,
+                "eventType": "payment.settled",
+                "occurredAt": time::OffsetDateTime::now_utc()
+                    .replace_nanosecond(0)
+                    .expect("zero nanoseconds")
+                    .format(&time::format_description::well_known::Rfc3339)
+                    .expect("a time formats"),
+                "shopLogin": SHOP,
+                "paymentID": payment_id,
+                "shopTransactionID": order.shop_transaction_id,
+                "amount": order.amount,
+                "currency": order.currency,
+                "outcome": "paid",
+                "transactionResult": "OK",
+                "channel": "submit",
+                "transactionState": "MOV",
+                "eventAmount": order.amount,
+            });
+            let _ = self.outbox.send(Outgoing {
+                url: order.notify.clone().expect("checked above"),
+                event_id,
+                body: body.to_string().into_bytes(),
+            });
+        }
     }
 }
 

@@ -183,6 +183,11 @@ impl TwinService {
             ""
         };
         let page = Twin::page_section(&base);
+        let trailing_slash = if self.variation == Some(Variation::NoTrailingSlash) {
+            "trailing_slash = false\n"
+        } else {
+            ""
+        };
         let outcome_cards: String = super::outcomes::OUTCOME_CARDS
             .iter()
             .map(|(name, number)| {
@@ -226,7 +231,7 @@ retry_within_secs = 8
 [lifecycle]
 settlement = "unified"
 settles_within_secs = 4
-[lifecycle.second_shop]
+{trailing_slash}[lifecycle.second_shop]
 shop_login = "{SECOND_SHOP}"
 api_key = "{SECOND_API_KEY}"
 "#

@@ -65,6 +65,11 @@ pub enum Variation {
     /// authorization, not at once: the unified shop's settlement is awaited
     /// within `lifecycle.settles_within_secs`.
     SettlesAfterADelay,
+    /// The operations after submit are served without a trailing slash
+    /// only (`payment/capture`, `payment/refund`), as some of the real
+    /// service's clients call them; the documents write `capture/`. Its
+    /// target file says so (`lifecycle.trailing_slash = false`).
+    NoTrailingSlash,
 }
 
 impl Variation {
@@ -86,5 +91,9 @@ impl Variation {
     /// The variations of the payment's life after submit alone: with either,
     /// the twin answers every core scenario as it does without, so they are
     /// judged on the `@lifecycle` scenarios only.
-    pub const LIFECYCLE: [Self; 2] = [Self::WrappedEvents, Self::SettlesAfterADelay];
+    pub const LIFECYCLE: [Self; 3] = [
+        Self::WrappedEvents,
+        Self::SettlesAfterADelay,
+        Self::NoTrailingSlash,
+    ];
 }
