@@ -98,14 +98,13 @@ pub mod transaction_code {
     /// Description the real service gives with `8006`.
     pub const AUTHENTICATION_REQUIRED_DESCRIPTION: &str = "Verify By Visa";
     /// The issuer declined the authorization.
-    pub const DECLINED: &str = "74";
+    pub const DECLINED: &str = crate::outcomes::DENIED.code;
     /// Description of [`DECLINED`].
-    pub const DECLINED_DESCRIPTION: &str = "Authorization denied";
+    pub const DECLINED_DESCRIPTION: &str = crate::outcomes::DENIED.description;
     /// The sandbox does not know the card.
-    pub const UNKNOWN_CARD: &str = "97";
+    pub const UNKNOWN_CARD: &str = crate::outcomes::UNKNOWN_CARD.code;
     /// Description of [`UNKNOWN_CARD`].
-    pub const UNKNOWN_CARD_DESCRIPTION: &str =
-        "Authorization denied: the sandbox accepts only its test cards";
+    pub const UNKNOWN_CARD_DESCRIPTION: &str = crate::outcomes::UNKNOWN_CARD.description;
 }
 
 /// A refused API call.

@@ -21,7 +21,7 @@ use crate::{
 };
 
 /// What a card leads to (see [`crate::outcomes`]).
-pub use crate::outcomes::CardOutcome as Outcome;
+pub use crate::test_cards::CardOutcome as Outcome;
 
 impl Outcome {
     /// What the sandbox does with a card.

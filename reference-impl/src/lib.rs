@@ -29,10 +29,10 @@
 //! captures, cancels, refunds and updates it, each asking the payment's
 //! `ledger` (its money events `AUT`, `MOV`, `CAN`, `STO` under the shop's
 //! settlement mode) and answering `KO` with the real service's code when
-//! the payment does not allow it. What each test card leads to, and the
-//! codes and authentication levels the real service names its 3-D Secure
-//! outcomes with, is `outcomes`'s, whose table the documentation, the
-//! payment page and the back-office show.
+//! the payment does not allow it. The codes and authentication levels the
+//! real service names its 3-D Secure outcomes with are `outcomes`'s; what
+//! each test card leads to is `test_cards`'s, whose table the
+//! documentation, the payment page and the back-office show.
 //!
 //! The merchant's side: the back-office (`backoffice`) shows a shop its
 //! payments with their timelines (`timeline`) and their money, with the
@@ -87,6 +87,7 @@ mod sessions;
 mod state;
 mod store;
 mod submit;
+pub mod test_cards;
 mod timeline;
 mod tls;
 mod transaction_ids;

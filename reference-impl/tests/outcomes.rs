@@ -179,7 +179,7 @@ async fn the_payment_page_shows_the_test_card_table() {
         .append_pair("paymentID", &id);
     let (status, _, html) = sandbox.get_page(page.as_str()).await;
     assert_eq!(status, 200, "{html}");
-    for row in outcomes::table(&ReferenceConfig::default()) {
+    for row in payconf_reference::test_cards::table(&ReferenceConfig::default()) {
         assert!(html.contains(&row.number), "{} on the page", row.number);
     }
 }

@@ -365,7 +365,7 @@ impl Site {
                     api_key => reference::DEFAULT_API_KEY,
                     password => reference::DEFAULT_PASSWORD,
                     signing_secret => reference::DEFAULT_SIGNING_SECRET,
-                    cards => reference::outcomes::table(&reference::ReferenceConfig::default()),
+                    cards => reference::test_cards::table(&reference::ReferenceConfig::default()),
                     issuer_code => reference::DEFAULT_ISSUER_CODE,
                     token_minutes => reference::DEFAULT_TOKEN_LIFETIME.as_secs() / 60,
                     max_body_kib => reference::MAX_BODY_BYTES / 1024,

@@ -117,7 +117,7 @@ pub fn show_with(
 {cards}"#,
         shop = escape(&merchant.shop_login),
         token = token_field(signed_in),
-        cards = crate::outcomes::html_table(&service.config),
+        cards = crate::test_cards::html_table(&service.config),
         success = escape(profile.pages.success.as_str()),
         failure = escape(profile.pages.failure.as_str()),
         notification = escape(

@@ -247,7 +247,7 @@ main input[type=text] {{ width: 100%; box-sizing: border-box; letter-spacing: no
         order = escape(&shown.order),
         card = card_form(&hidden, &format!("Pay {}", shown.amount), entered, problems),
         wallet = wallet::choice_form(&hidden),
-        cards = crate::outcomes::html_table(&service.config),
+        cards = crate::test_cards::html_table(&service.config),
     );
     html_with_policy(status, layout("Payment", &main), FRAMED_POLICY)
 }

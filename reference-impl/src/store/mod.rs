@@ -20,8 +20,7 @@
 //! of those the sweep takes.
 
 use std::{
-    cmp::Reverse,
-    collections::{BinaryHeap, HashMap, hash_map::Entry},
+    collections::{HashMap, hash_map::Entry},
     hash::BuildHasherDefault,
     sync::{
         Arc,
@@ -31,181 +30,11 @@ use std::{
 };
 
 use parking_lot::Mutex;
-use url::Url;
 use uuid::Uuid;
 
-use crate::{
-    bank_id::bank_transaction_id,
-    ledger::{Ending, Ledger, Settlement},
-    money::{Amount, Currency},
-    outcomes::Challenge,
-    timeline::{self, Channel, Event},
-};
+use crate::timeline::{self, Channel};
 
 const SHARDS: usize = 64;
-
-/// Where a payment is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PaymentState {
-    /// Created; waiting for submit.
-    Created,
-    /// Submitted with a 3-D Secure card; waiting for the buyer at the issuer.
-    AwaitingAuthentication,
-    /// The buyer chose an alternative payment method on the payment page;
-    /// waiting for them to approve or refuse at the method's page.
-    AwaitingMethod,
-    /// Paid.
-    Authorized,
-    /// Refused by the issuer, or the buyer failed or cancelled authentication.
-    Declined,
-}
-
-/// One payment process.
-#[derive(Debug)]
-pub struct Payment {
-    /// The numeric identifier returned as `paymentID`.
-    pub id: u64,
-    /// Index of the merchant in the configuration.
-    pub merchant: u32,
-    /// What the buyer pays.
-    pub amount: Amount,
-    /// In which currency.
-    pub currency: Currency,
-    /// The merchant's own reference for the transaction.
-    pub shop_transaction_id: Box<str>,
-    /// Where the payment is in its life.
-    pub state: PaymentState,
-    /// Milliseconds after the store's epoch at which the token stops working.
-    pub(crate) expires_at_ms: u64,
-    /// The submitted card, first six and last four digits only.
-    pub masked_pan: Option<Box<str>>,
-    /// Addresses the submit call asked the buyer to be sent to.
-    pub buyer_redirects: Option<Box<BuyerRedirects>>,
-    /// When it was created, in seconds since the Unix epoch.
-    pub created_s: u32,
-    /// What happened to it after create; made at its first event, so a
-    /// payment that only waits for its card costs no more than it did
-    /// before it had a timeline.
-    pub trail: Option<Box<Trail>>,
-}
-
-/// A payment's life after create.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Trail {
-    /// How it was paid, once a card or a method was taken.
-    pub channel: Option<Channel>,
-    /// Whether the buyer passed the issuer's authentication, for a card
-    /// that needed it, once they answered.
-    pub authenticated: Option<bool>,
-    /// For a card sent to the issuer's challenge, how the challenge ends
-    /// for the right code (decided at submit, by the card).
-    pub challenge: Option<Challenge>,
-    /// How many times its own token has read its detail.
-    pub token_reads: u8,
-    /// What happened to it since create, oldest first.
-    pub events: Vec<Event>,
-    /// Its money once a card or method was taken: authorised, settled,
-    /// cancelled, refunded.
-    pub ledger: Option<Ledger>,
-}
-
-impl Payment {
-    /// Appends an event to its timeline (bounded: see [`timeline::record`]).
-    pub fn record(&mut self, what: timeline::What) {
-        timeline::record(&mut self.trail_mut().events, Event::now(what));
-    }
-
-    /// Ends its authorization: paid (`Authorized`) or not (`Declined`), its
-    /// ledger opened with the authorization's `AUT` under the shop's
-    /// settlement mode, and with how it ended. The one place a payment
-    /// becomes either.
-    pub fn end(&mut self, ending: Ending, settlement: Settlement) {
-        self.state = if ending.paid() {
-            PaymentState::Authorized
-        } else {
-            PaymentState::Declined
-        };
-        let ledger = Ledger::authorized(ending, self.amount, settlement, timeline::now_ms());
-        self.trail_mut().ledger = Some(ledger);
-    }
-
-    /// Its trail, made when it has none yet.
-    pub fn trail_mut(&mut self) -> &mut Trail {
-        self.trail.get_or_insert_with(Box::default)
-    }
-
-    /// How it was paid, once a card or a method was taken.
-    pub fn channel(&self) -> Option<Channel> {
-        self.trail.as_ref().and_then(|t| t.channel)
-    }
-
-    /// Whether the buyer passed the issuer's authentication, once they answered.
-    pub fn authenticated(&self) -> Option<bool> {
-        self.trail.as_ref().and_then(|t| t.authenticated)
-    }
-
-    /// What happened to it since create, oldest first.
-    pub fn events(&self) -> &[Event] {
-        self.trail.as_ref().map_or(&[], |t| &t.events)
-    }
-
-    /// Its money, once a card or method was taken.
-    pub fn ledger(&self) -> Option<&Ledger> {
-        self.trail.as_ref().and_then(|t| t.ledger.as_ref())
-    }
-
-    /// Its money, once a card or method was taken, with a unified shop's
-    /// settlement made when it is due.
-    pub fn ledger_now(&mut self, now_ms: u64) -> Option<&mut Ledger> {
-        let amount = self.amount;
-        let ledger = self.trail.as_mut().and_then(|t| t.ledger.as_mut())?;
-        ledger.settle_due(amount, now_ms);
-        Some(ledger)
-    }
-
-    /// The bank's identifier of its transaction, `bankTransactionID`: digits,
-    /// as unique as the `paymentID` and apart from it (see
-    /// [`bank_transaction_id`]), so a merchant's code that mixes the two up
-    /// finds nothing.
-    pub fn bank_transaction_id(&self) -> u64 {
-        bank_transaction_id(self.id)
-    }
-
-    /// When it was created, in milliseconds since the Unix epoch.
-    pub fn created_ms(&self) -> u64 {
-        u64::from(self.created_s) * 1000
-    }
-}
-
-/// Where the buyer goes when the payment ends, where the back-office pages
-/// are not the answer: the `responseURLs` a submit call passed, or the shop
-/// page whose lightbox the buyer paid in.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BuyerRedirects {
-    /// Where the buyer goes after a successful payment.
-    pub ok: Option<Url>,
-    /// Where the buyer goes after a failed one.
-    pub ko: Option<Url>,
-    /// The origin of the shop page that showed the payment page in its
-    /// lightbox: the outcome is told to it, by the result page.
-    pub framed_by: Option<Box<str>>,
-    /// Where the outcome is posted, in place of the profile's notification
-    /// address (`responseURLs.serverNotificationURL`).
-    pub notification: Option<Url>,
-}
-
-/// What create records about a new payment.
-#[derive(Debug)]
-pub struct NewPayment {
-    /// Index of the merchant in the configuration.
-    pub merchant: u32,
-    /// What the buyer pays.
-    pub amount: Amount,
-    /// In which currency.
-    pub currency: Currency,
-    /// The merchant's own reference.
-    pub shop_transaction_id: Box<str>,
-}
 
 /// How long a submitted payment stays, at least: see
 /// [`PaymentStore::keep_submitted`]. A day, as the real service's token
@@ -246,9 +75,8 @@ pub struct PaymentStore {
     remembered_ms: u64,
     /// Where changes are written, with a data file.
     journal: Option<Arc<dyn PaymentLog>>,
-    /// Unified shops' settlements to come, earliest first: (when, in
-    /// milliseconds since the Unix epoch; the payment's token).
-    settlements: Mutex<BinaryHeap<Reverse<(u64, Uuid)>>>,
+    /// Unified shops' settlements to come, earliest first.
+    settlements: Settlements,
 }
 
 /// Where the store writes its payments' changes (the data file's journal).
@@ -289,7 +117,7 @@ impl PaymentStore {
             lifetime,
             remembered_ms: duration_ms(EXPIRED_REMEMBERED),
             journal,
-            settlements: Mutex::default(),
+            settlements: Settlements::default(),
         }
     }
 
@@ -314,9 +142,8 @@ impl PaymentStore {
         };
         self.next_id
             .fetch_max(payment.id.saturating_add(1), Ordering::Relaxed);
-        if let Some(at) = payment.ledger().and_then(|l| l.settles_at_ms) {
-            self.settlements.lock().push(Reverse((at, token)));
-        }
+        self.settlements
+            .schedule(&token, None, payment.ledger().and_then(|l| l.settles_at_ms));
         self.id_shard(payment.id).lock().insert(payment.id, token);
         self.shard(&token).lock().insert(token, payment);
     }
@@ -385,12 +212,14 @@ impl PaymentStore {
                 let due_before = settles_at(payment);
                 let Some(journal) = &self.journal else {
                     let answer = f(payment);
-                    self.schedule(token, due_before, settles_at(payment));
+                    self.settlements
+                        .schedule(token, due_before, settles_at(payment));
                     return Ok(answer);
                 };
                 let before = Fingerprint::of(payment);
                 let answer = f(payment);
-                self.schedule(token, due_before, settles_at(payment));
+                self.settlements
+                    .schedule(token, due_before, settles_at(payment));
                 if Fingerprint::of(payment) != before {
                     journal.payment(token, payment, self.expires_unix_ms(payment));
                 }
@@ -401,26 +230,10 @@ impl PaymentStore {
         }
     }
 
-    /// Keeps a settlement a call has just set for later, when it set one.
-    fn schedule(&self, token: &Uuid, before: Option<u64>, after: Option<u64>) {
-        if let Some(at) = after.filter(|_| after != before) {
-            self.settlements.lock().push(Reverse((at, *token)));
-        }
-    }
-
     /// The payments whose settlement is due by `now_unix_ms`, taken from
     /// those to come, earliest first.
     pub fn due_settlements(&self, now_unix_ms: u64) -> Vec<Uuid> {
-        let mut settlements = self.settlements.lock();
-        let mut due = Vec::new();
-        while let Some(Reverse((at, token))) = settlements.peek().copied() {
-            if at > now_unix_ms {
-                break;
-            }
-            settlements.pop();
-            due.push(token);
-        }
-        due
+        self.settlements.due(now_unix_ms)
     }
 
     /// The token of the payment with this `paymentID`, while the store holds it.
@@ -516,9 +329,13 @@ fn duration_ms(d: Duration) -> u64 {
 }
 
 mod fingerprint;
+mod payment;
+mod settlements;
 mod token_hasher;
 
 use fingerprint::Fingerprint;
+pub use payment::{BuyerRedirects, NewPayment, Payment, PaymentState, Trail};
+use settlements::Settlements;
 use token_hasher::TokenHasher;
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! and swept.
 
 use super::*;
+use crate::money::{Amount, Currency};
 
 fn new_payment() -> NewPayment {
     NewPayment {

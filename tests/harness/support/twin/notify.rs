@@ -97,63 +97,57 @@ impl Twin {
             1
         };
         for _ in 0..events {
-            let event_id = uuid::Uuid::new_v4().to_string();
-            let body = json!({
-                "eventID": event_id,
-                "eventType": "payment.outcome",
-                "occurredAt": time::OffsetDateTime::now_utc()
-                    .replace_nanosecond(0)
-                    .expect("zero nanoseconds")
-                    .format(&time::format_description::well_known::Rfc3339)
-                    .expect("a time formats"),
-                "shopLogin": SHOP,
-                "paymentID": payment_id,
-                "shopTransactionID": order.shop_transaction_id,
-                "amount": order.amount,
-                "currency": order.currency,
-                "outcome": if paid { "paid" } else { "declined" },
-                "transactionResult": if paid { "OK" } else { "KO" },
-                "channel": "submit",
-                "twin": {"attempts": ATTEMPTS, "schedule": "1s x3"},
-            });
-            let _ = self.outbox.send(Outgoing {
-                url: order.notify.clone().expect("checked above"),
-                event_id,
-                body: body.to_string().into_bytes(),
-            });
+            let mut body = notification_body(payment_id, &order, "payment.outcome", paid);
+            body["twin"] = json!({"attempts": ATTEMPTS, "schedule": "1s x3"});
+            self.send(&order, body);
         }
         // Its own shop settles a paid payment at once, and says so: a
         // notification of the money after the outcome's, which no outcome
         // scenario takes for a second notification of the outcome.
         let settles_at_once = self.variation != Some(Variation::SettlesAfterADelay);
         if paid && order.shop == SHOP && settles_at_once {
-            let event_id = uuid::Uuid::new_v4().to_string();
-            let body = json!({
-                "eventID": event_id,
-                "eventType": "payment.settled",
-                "occurredAt": time::OffsetDateTime::now_utc()
-                    .replace_nanosecond(0)
-                    .expect("zero nanoseconds")
-                    .format(&time::format_description::well_known::Rfc3339)
-                    .expect("a time formats"),
-                "shopLogin": SHOP,
-                "paymentID": payment_id,
-                "shopTransactionID": order.shop_transaction_id,
-                "amount": order.amount,
-                "currency": order.currency,
-                "outcome": "paid",
-                "transactionResult": "OK",
-                "channel": "submit",
-                "transactionState": "MOV",
-                "eventAmount": order.amount,
-            });
-            let _ = self.outbox.send(Outgoing {
-                url: order.notify.clone().expect("checked above"),
-                event_id,
-                body: body.to_string().into_bytes(),
-            });
+            let mut body = notification_body(payment_id, &order, "payment.settled", true);
+            body["transactionState"] = json!("MOV");
+            body["eventAmount"] = json!(order.amount);
+            self.send(&order, body);
         }
     }
+
+    /// Hands a notification to the outbox, to the address its submit named.
+    fn send(&self, order: &Order, body: serde_json::Value) {
+        let event_id = body["eventID"].as_str().unwrap_or_default().to_owned();
+        let _ = self.outbox.send(Outgoing {
+            url: order.notify.clone().expect("an address, checked before"),
+            event_id,
+            body: body.to_string().into_bytes(),
+        });
+    }
+}
+
+/// A notification of the payment, under a new event ID.
+fn notification_body(
+    payment_id: &str,
+    order: &Order,
+    event_type: &str,
+    paid: bool,
+) -> serde_json::Value {
+    json!({
+        "eventID": uuid::Uuid::new_v4().to_string(),
+        "eventType": event_type,
+        "occurredAt": time::OffsetDateTime::now_utc()
+            .replace_nanosecond(0)
+            .expect("zero nanoseconds")
+            .format(&time::format_description::well_known::Rfc3339)
+            .expect("a time formats"),
+        "shopLogin": SHOP,
+        "paymentID": payment_id,
+        "shopTransactionID": order.shop_transaction_id,
+        "amount": order.amount,
+        "currency": order.currency,
+        "outcome": if paid { "paid" } else { "declined" },
+        "transactionResult": if paid { "OK" } else { "KO" },
+        "channel": "submit",
+    })
 }
 
 /// Posts every notification handed over, each in a task of its own.
