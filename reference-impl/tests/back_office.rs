@@ -154,6 +154,29 @@ async fn a_payments_timeline_shows_its_submits_redirect_and_notification_attempt
     assert_eq!(other.status, StatusCode::NOT_FOUND);
 }
 
+/// The test cards' page, behind the sign-in: every card of the table, the
+/// same the documentation and the payment page show.
+#[tokio::test]
+async fn the_test_cards_page_lists_every_card_for_a_signed_in_merchant() {
+    let sandbox = Sandbox::start().await;
+    let anonymous = sandbox
+        .client
+        .get(sandbox.url("/back-office/test-cards"))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(anonymous.status(), StatusCode::SEE_OTHER);
+    let browser = Browser::signed_in(&sandbox).await;
+    let page = browser.get("/back-office/test-cards").await;
+    assert_eq!(page.status, StatusCode::OK);
+    let cards = page.text("table.cards td code");
+    for row in payconf_reference::test_cards::table(&payconf_reference::ReferenceConfig::default())
+    {
+        assert!(cards.contains(&row.number), "{} in {cards:?}", row.number);
+    }
+    assert!(page.text("nav a").iter().any(|a| a == "Test cards"));
+}
+
 #[tokio::test]
 async fn a_change_without_the_form_token_or_from_another_site_is_refused() {
     let sandbox = Sandbox::start().await;

@@ -55,6 +55,13 @@ async fn check_page(client: &Client, axe: &str, name: &str) -> String {
     ] {
         assert!(!html.contains(secret), "{name} shows {secret} unmasked");
     }
+    check_accessible(client, axe, name).await;
+    html
+}
+
+/// The page the browser shows: checked with axe-core and photographed as
+/// `name`.
+async fn check_accessible(client: &Client, axe: &str, name: &str) {
     client
         .execute(&format!("{axe}\nreturn true;"), Vec::new())
         .await
@@ -83,7 +90,6 @@ async fn check_page(client: &Client, axe: &str, name: &str) -> String {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/back-office-screens");
     std::fs::create_dir_all(&dir).expect("a folder for the screenshots");
     std::fs::write(dir.join(format!("{name}.png")), png).expect("the screenshot is kept");
-    html
 }
 
 async fn fill(client: &Client, css: &str, text: &str) {
@@ -182,6 +188,12 @@ async fn a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_
     );
     let profile = check_page(client, &axe, "3-profile-saved").await;
     assert!(profile.contains("••••••••-key"), "the key, masked");
+
+    // The test cards' page: published numbers, the one page that shows
+    // them whole; accessible like the others.
+    click(client, "nav a[href$='/test-cards']").await;
+    arrived(client, "table.cards").await;
+    check_accessible(client, &axe, "3-test-cards").await;
 
     // The merchant's server creates a payment; the buyer pays on the
     // sandbox's payment page with a test card.

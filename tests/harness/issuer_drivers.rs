@@ -21,11 +21,13 @@ use payconf_reference::{IssuerPage, ReferenceConfig, RunningServer};
 use payconf_spec::Profile;
 
 /// A target file for a reference implementation at `server`, for `driver`,
-/// with `acs` lines in place of the issuer fields.
+/// with `acs` lines in place of the issuer fields. It offers
+/// `payment/detail`, which the 3-D Secure outcomes reached at the issuer
+/// are read with, so every issuer scenario runs in every page style.
 fn reference_target(server: &RunningServer, driver: &str, acs: &str) -> String {
     crate::support::reference_target_file(
         &server.base_url,
-        "",
+        "[lifecycle]\noperations = [\"detail\"]\nsettlement = \"unified\"\n",
         &format!("driver = \"{driver}\"\n{acs}"),
     )
 }

@@ -151,8 +151,9 @@ async fn a_page_over_the_memory_bound_ends_its_journey_as_an_error() {
     let run = run_against(
         &target.base,
         &format!("{BROWSER}\nbrowser = {{ memory_mb = 700 }}"),
-        // The hostile target declares no payment page, nor notifications.
-        "@issuer and not @payment-page and not @notification",
+        // The hostile target declares no payment page, nor notifications,
+        // nor the operations after submit.
+        "@issuer and not @payment-page and not @notification and not @lifecycle",
         &["--timeout", "30", "--concurrency", "1"],
         &[],
     )

@@ -54,6 +54,17 @@ pub async fn handle(service: &Service, request: Request<Incoming>) -> Response<B
         ("", Method::GET) => see_other(&format!("{BACK_OFFICE_PATH}/payments"), None),
         ("/payments", Method::GET) => payments::list(service, &signed_in, request.uri().query()),
         ("/profile", Method::GET) => profile::show(service, &signed_in, None, StatusCode::OK),
+        ("/test-cards", Method::GET) => page(
+            StatusCode::OK,
+            "Test cards",
+            Some(&signed_in),
+            &format!(
+                "<p class=\"hint\">What each of the sandbox's test cards leads to, as the real \
+                 service names its 3-D Secure outcomes. These numbers pay nothing; a buyer's card \
+                 is never shown whole.</p>\n{}",
+                crate::test_cards::html_table(&service.config)
+            ),
+        ),
         ("/profile" | "/api-key" | "/sign-out", Method::POST) => {
             let Some(form) = change_form(service, &signed_in, request).await else {
                 return forbidden();
@@ -211,6 +222,7 @@ pub fn page(
             r#"<nav aria-label="Back-office">
 <a href="{BACK_OFFICE_PATH}/payments">Payments</a>
 <a href="{BACK_OFFICE_PATH}/profile">Profile</a>
+<a href="{BACK_OFFICE_PATH}/test-cards">Test cards</a>
 <form method="post" action="{BACK_OFFICE_PATH}/sign-out" class="inline">
 <input type="hidden" name="csrf" value="{token}">
 <button type="submit" class="link">Sign out</button>

@@ -111,13 +111,9 @@ pub fn show_with(
 {token}
 <button type="submit">Rotate the API key</button>
 <p class="hint">A new key is made and the current one stops working at once.</p>
-</form>
-<h2>Test cards</h2>
-<p class="hint">What each of the sandbox's test cards leads to, as the real service names its outcomes.</p>
-{cards}"#,
+</form>"#,
         shop = escape(&merchant.shop_login),
         token = token_field(signed_in),
-        cards = crate::test_cards::html_table(&service.config),
         success = escape(profile.pages.success.as_str()),
         failure = escape(profile.pages.failure.as_str()),
         notification = escape(
