@@ -225,6 +225,30 @@ async fn a_merchant_server_that_never_answers_is_given_up_on_within_the_attempts
     merchant.release();
 }
 
+/// `payment/<path>/` (capture, cancel, refund) of the default shop's
+/// payment `id`, with its key, for `amount` when given.
+async fn operate(sandbox: &Sandbox, path: &str, id: &str, amount: Option<&str>) -> support::Answer {
+    let mut body = json!({"shopLogin": "DEMO_SHOP", "paymentID": id, "currency": "EUR"});
+    if let Some(amount) = amount {
+        body["amount"] = json!(amount);
+    }
+    let operation = format!("{path}Payment");
+    sandbox
+        .post_raw(
+            &operation,
+            &format!("/api/v1/payment/{path}/"),
+            &[
+                ("Content-Type", "application/json".to_owned()),
+                (
+                    "Authorization",
+                    format!("apikey {}", payconf_reference::DEFAULT_API_KEY),
+                ),
+            ],
+            body.to_string().into_bytes(),
+        )
+        .await
+}
+
 /// A paid payment's money is told as it moves: the settlement the sandbox
 /// makes by itself when it is due (no call reads the payment), then each
 /// refund; at a shop that settles separately, a capture and a cancel. Each
@@ -245,22 +269,7 @@ async fn each_change_of_a_paid_payments_money_is_notified() {
     assert_eq!(settled["settledAmount"], "10.00");
     assert_eq!(settled["refundedAmount"], "0.00");
 
-    let refund =
-        json!({"shopLogin": "DEMO_SHOP", "paymentID": id, "amount": "4", "currency": "EUR"});
-    let answer = sandbox
-        .post_raw(
-            "refundPayment",
-            "/api/v1/payment/refund/",
-            &[
-                ("Content-Type", "application/json".to_owned()),
-                (
-                    "Authorization",
-                    format!("apikey {}", payconf_reference::DEFAULT_API_KEY),
-                ),
-            ],
-            refund.to_string().into_bytes(),
-        )
-        .await;
+    let answer = operate(&sandbox, "refund", &id, Some("4")).await;
     assert_eq!(
         answer.payload()["transactionResult"],
         "OK",
@@ -284,37 +293,9 @@ async fn a_capture_and_a_cancel_at_a_shop_that_settles_separately_are_notified()
     let mut config = ReferenceConfig::default();
     config.merchants[0].settlement = payconf_reference::Settlement::Separated;
     let sandbox = Sandbox::start_with(config).await;
-    let operate = |path: &'static str, id: &str, amount: Option<&str>| {
-        let mut body = json!({"shopLogin": "DEMO_SHOP", "paymentID": id, "currency": "EUR"});
-        if let Some(amount) = amount {
-            body["amount"] = json!(amount);
-        }
-        let operation = if path == "capture" {
-            "capturePayment"
-        } else {
-            "cancelPayment"
-        };
-        let sandbox = &sandbox;
-        async move {
-            sandbox
-                .post_raw(
-                    operation,
-                    &format!("/api/v1/payment/{path}/"),
-                    &[
-                        ("Content-Type", "application/json".to_owned()),
-                        (
-                            "Authorization",
-                            format!("apikey {}", payconf_reference::DEFAULT_API_KEY),
-                        ),
-                    ],
-                    body.to_string().into_bytes(),
-                )
-                .await
-        }
-    };
     let (_, captured) = pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &merchant.url).await;
     merchant.wait_for(1).await;
-    let answer = operate("capture", &captured, Some("6.00")).await;
+    let answer = operate(&sandbox, "capture", &captured, Some("6.00")).await;
     assert_eq!(
         answer.payload()["transactionResult"],
         "OK",
@@ -328,7 +309,7 @@ async fn a_capture_and_a_cancel_at_a_shop_that_settles_separately_are_notified()
 
     let (_, cancelled) = pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &merchant.url).await;
     merchant.wait_for(3).await;
-    let answer = operate("cancel", &cancelled, None).await;
+    let answer = operate(&sandbox, "cancel", &cancelled, None).await;
     assert_eq!(
         answer.payload()["transactionResult"],
         "OK",
