@@ -109,6 +109,49 @@ async fn a_server_without_a_race_passes_every_run_of_the_whole_profile() {
     }
 }
 
+/// A server of Python's standard library's kind (a listen backlog of 5, a
+/// thread per connection, one request per connection) has no race: the
+/// connections payconf's own volleys open past its backlog are payconf's
+/// load, reported as such, and never its failure. A run takes about two
+/// minutes (the connections past the backlog wait for the kernel's SYN
+/// retransmissions), so `cargo test` runs one; `PAYCONF_BACKLOG_RUNS=20`
+/// counts twenty.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_with_a_listen_backlog_of_five_passes_every_run_of_the_whole_profile() {
+    let all = scenarios_where(|s| s.profile == Some(payconf_spec::Profile::Robustness));
+    let runs = std::env::var("PAYCONF_BACKLOG_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    let twin = TwinService::start_varied(Variation::SmallBacklog).await;
+    let mut load = Vec::new();
+    for run in 1..=runs {
+        let output = profile(&twin, &[]).await;
+        assert_eq!(
+            (output.code, output.passed()),
+            (Some(0), all.clone()),
+            "run {run} of {runs}:\n{}\n{}",
+            output.stdout,
+            output.stderr
+        );
+        load.extend(
+            measured(&output)
+                .into_iter()
+                .filter(|l| l.contains("payconf's own load"))
+                .map(|l| format!("run {run}: {l}")),
+        );
+    }
+    assert!(
+        !load.is_empty(),
+        "the twin's backlog of 5 overflowed under payconf's volleys in none of {runs} runs: \
+         the variation no longer shows what it stands for"
+    );
+    eprintln!(
+        "{runs} runs of {runs} passed; payconf's own load, as the runs measured it:\n{}",
+        load.join("\n")
+    );
+}
+
 /// The lenient twin's answers to generated bodies are nested as deep as
 /// those bodies (up to 10,000 levels): payconf reads them as the valid JSON
 /// they are, and its reports show what it did not keep.

@@ -127,24 +127,39 @@ impl Patient {
     /// back later, within [`TRIES`] and [`PATIENCE`]; each send takes its
     /// turn in the pace and holds the floor shared while it is in flight.
     pub async fn send(&self, request: RecordedRequest) -> Sent {
-        send_patiently(request, &self.client, self.limits, &self.pace, &self.floor).await
+        send_patiently(request, self, Hold::Shared).await
+    }
+
+    /// Sends `request` as [`Self::send`] does, but with the floor to itself:
+    /// nothing else of the run in flight, so that its answer is the
+    /// target's answer to that request alone, not to payconf's own load.
+    pub async fn send_alone(&self, request: RecordedRequest) -> Sent {
+        send_patiently(request, self, Hold::Alone).await
     }
 }
 
-async fn send_patiently(
-    mut request: RecordedRequest,
-    client: &Client,
-    limits: Limits,
-    pace: &Pace,
-    floor: &Floor,
-) -> Sent {
+/// How a send holds the floor while in flight.
+#[derive(Clone, Copy)]
+enum Hold {
+    Shared,
+    Alone,
+}
+
+async fn send_patiently(mut request: RecordedRequest, patient: &Patient, hold: Hold) -> Sent {
+    let (client, limits, floor) = (&patient.client, patient.limits, &patient.floor);
     let mut waits = Vec::new();
     let mut spent = Duration::ZERO;
     loop {
-        pace.turns(1).await;
-        let exchange = {
-            let _shared = floor.share().await;
-            request.send(client, limits).await
+        patient.pace.turns(1).await;
+        let exchange = match hold {
+            Hold::Shared => {
+                let _shared = floor.share().await;
+                request.send(client, limits).await
+            }
+            Hold::Alone => {
+                let _alone = floor.alone().await;
+                request.send(client, limits).await
+            }
         };
         let Some(wait) = asks_to_wait(&exchange, waits.len()) else {
             return Sent {

@@ -10,6 +10,10 @@
 //! - on a page whose only form holds none of them (a channel choice, a
 //!   "continue") it submits that form as it stands, and on a page that
 //!   shows its content in a frame it opens the frame;
+//! - once every page is answered, a page whose only form asks nothing and
+//!   has a control that confirms (a review step's "Confirm and pay") is
+//!   confirmed, never gone back from: the rule of the controls
+//!   ([`super::words`]) holds on every page of the way;
 //! - with `[[acs.steps]]`, it runs the steps instead of guessing.
 //!
 //! Redirects are followed by hand and cookies the pages set are sent back.
@@ -224,6 +228,19 @@ impl Reading {
             }
         }
         let Some(next) = &self.next else {
+            // A page that asks nothing and goes on by a control that
+            // confirms (a review's "Confirm and pay"), never one that
+            // goes back, cancels or returns to the shop: the buyer presses it.
+            match html::go_on(&document, page) {
+                Ok(Some(form)) => return Ok(Next::Walk(form.request())),
+                Ok(None) => {}
+                Err(why) => {
+                    return Err(Unread::Failure(needs_browser(
+                        page,
+                        format!("the page's only form goes on, but {why}"),
+                    )));
+                }
+            }
             if html::runs_scripts(&document) {
                 // A script may send the buyer on from here: only a browser knows.
                 return Err(Unread::Failure(needs_browser(
@@ -343,13 +360,13 @@ fn run_steps(
                 typed.insert(name, value);
             }
             StepAction::Click(css) => {
-                let form = served_steps::click(document, page, css, &typed)
+                let clicked = served_steps::click(document, page, css, &typed)
                     .map_err(|why| step_error(step, page, why))?;
                 // The click that ends the page's steps is the buyer's answer.
                 return Ok(if steps.is_empty() {
-                    Next::Answer(form.request())
+                    Next::Answer(clicked.request())
                 } else {
-                    Next::Walk(form.request())
+                    Next::Walk(clicked.request())
                 });
             }
         }

@@ -150,6 +150,32 @@ fn only_form(why: Unsendable) -> Unreadable {
     })
 }
 
+/// After the buyer has answered every page: the page's only form, when it
+/// asks nothing to be typed and one of its controls goes on (a review
+/// step's "Confirm and pay" beside its "Back"), filled as it stands and
+/// sent with that control, as the browser driver does. `None` when the
+/// page offers no such form: its controls only go back, cancel, send a
+/// code again or return to the shop, or it has none, or several forms.
+pub fn go_on(document: &Html, page: &Url) -> Result<Option<FormSubmission>, Unsendable> {
+    let forms: Vec<ElementRef<'_>> = document
+        .select(&selector("form"))
+        .filter(|form| !clickable(*form).is_empty())
+        .collect();
+    let [form] = forms.as_slice() else {
+        return Ok(None);
+    };
+    if !typed_fields(*form).is_empty() {
+        return Ok(None);
+    }
+    match submitter(*form, Choice::Authenticate) {
+        Ok(Some(control)) => fill_form(*form, page, Some(control), &BTreeMap::new()).map(Some),
+        // No control confirms, or several may and none says so: the buyer
+        // stays, as in the browser.
+        Ok(None) | Err(Refusal::Unclear(_) | Refusal::Script(Unsendable::NoControl(_))) => Ok(None),
+        Err(Refusal::Script(why)) => Err(why),
+    }
+}
+
 /// The names of the fields of `form` a buyer types into (text, password,
 /// number and the like, and text areas), empty or not.
 pub fn typed_fields(form: ElementRef<'_>) -> Vec<String> {
@@ -371,6 +397,47 @@ mod tests {
             &values(&[("otp", "1")]),
         );
         assert_eq!(plain, Err(Unreadable::NoForm));
+    }
+
+    #[test]
+    fn after_the_answer_a_review_is_confirmed_and_never_gone_back_from() {
+        let review = |controls: &str| {
+            format!(
+                r#"<h1>Review your payment</h1><p>42.00 EUR</p>
+                <form method="post" action="/review?s=1"><input type="hidden" name="s" value="9">{controls}</form>"#
+            )
+        };
+        let go = |html: &str| go_on(&Html::parse_document(html), &page());
+        for controls in [
+            r#"<button name="do" value="back">Back</button><button name="do" value="pay">Confirm and pay</button>"#,
+            r#"<button name="do" value="pay">Conferma e paga</button><button name="do" value="back">Indietro</button>"#,
+            r#"<input type="submit" name="do" value="Zurück"><input type="submit" name="pay" value="Bestätigen und bezahlen">"#,
+        ] {
+            let form = go(&review(controls)).expect("sendable").expect("confirmed");
+            assert_eq!(form.method, Method::POST);
+            assert_eq!(form.action.as_str(), "https://issuer.example/review?s=1");
+            assert!(
+                form.fields
+                    .iter()
+                    .any(|(_, v)| v == "pay" || v.contains("ezahlen")),
+                "{controls}: {:?}",
+                form.fields
+            );
+        }
+        // Only ways back, a form that asks to type, or two forms: the buyer stays.
+        for stays in [
+            review(r#"<button>Back</button><button>Return to the shop</button>"#),
+            review(r#"<input name="note"><button>Confirm</button>"#),
+            format!(
+                "{}<form action=\"/other\"><button>Continue</button></form>",
+                review("<button>Pay</button>")
+            ),
+            "<p>Thank you</p>".to_owned(),
+        ] {
+            assert_eq!(go(&stays), Ok(None), "{stays}");
+        }
+        let scripted = review(r#"<button type="button" onclick="pay()">Confirm and pay</button>"#);
+        assert!(matches!(go(&scripted), Err(Unsendable::ScriptButton(_))));
     }
 
     #[test]

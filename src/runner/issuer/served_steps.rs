@@ -1,6 +1,7 @@
 //! A step of `[[acs.steps]]` run by the form driver on a page as served:
 //! the name a typed value is sent under, and what a click sends when it
-//! needs no script (a submit control in a form, or a link).
+//! needs no script (a submit control in a form, or a link to its own
+//! address, query and all, as a browser follows it).
 
 use std::collections::BTreeMap;
 
@@ -9,6 +10,32 @@ use scraper::{ElementRef, Html, Selector};
 use url::Url;
 
 use super::controls::{FormSubmission, Unsendable, fill_form, submits};
+use crate::runner::exchange::RecordedRequest;
+
+/// What a click sends, when it needs no script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Clicked {
+    /// A submit control: its form, filled and sent with it.
+    Form(FormSubmission),
+    /// A link: a `GET` of its own address, query and all (a form's `GET`
+    /// replaces its action's query with the form's fields; a link's never
+    /// does).
+    Link(Url),
+}
+
+impl Clicked {
+    /// The request a browser sends for the click.
+    pub fn request(self) -> RecordedRequest {
+        match self {
+            Self::Form(form) => form.request(),
+            Self::Link(mut address) => {
+                // The fragment stays in the browser.
+                address.set_fragment(None);
+                RecordedRequest::new(Method::GET, address)
+            }
+        }
+    }
+}
 
 /// A step of `[[acs.steps]]` the form driver cannot run on a page as served.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -77,15 +104,15 @@ pub fn control_name(document: &Html, css: &str) -> Result<String, StepMiss> {
         .ok_or_else(|| StepMiss::Unnamed(css.to_owned()))
 }
 
-/// The submission a click on the control `css` names makes, with `values`
-/// typed into its form, when it needs no script: a submit control in a
-/// form, or a link.
+/// What a click on the control `css` names sends, with `values` typed
+/// into its form, when it needs no script: a submit control in a form, or
+/// a link.
 pub fn click(
     document: &Html,
     page: &Url,
     css: &str,
     values: &BTreeMap<String, String>,
-) -> Result<FormSubmission, StepMiss> {
+) -> Result<Clicked, StepMiss> {
     let control = first_match(document, css)?;
     if control.value().name() == "a" {
         let href = control.value().attr("href").unwrap_or("");
@@ -99,11 +126,7 @@ pub fn click(
                 href: href.to_owned(),
             });
         }
-        return Ok(FormSubmission {
-            method: Method::GET,
-            action: target,
-            fields: Vec::new(),
-        });
+        return Ok(Clicked::Link(target));
     }
     if !submits(control) {
         return Err(StepMiss::NotSubmit(css.to_owned()));
@@ -113,7 +136,7 @@ pub fn click(
         .filter_map(ElementRef::wrap)
         .find(|e| e.value().name() == "form")
         .ok_or_else(|| StepMiss::NoForm(css.to_owned()))?;
-    Ok(fill_form(form, page, Some(control), values)?)
+    Ok(Clicked::Form(fill_form(form, page, Some(control), values)?))
 }
 
 #[cfg(test)]
@@ -128,7 +151,8 @@ mod tests {
           <button type="submit" name="other" value="no">Other</button>
         </form>
         <button id="loose">Loose</button>
-        <a id="script" href="javascript:go()">Go</a>"#;
+        <a id="script" href="javascript:go()">Go</a>
+        <a id="wallet" href="/method/start?s=N%2B1&amp;lang=it#top">Pay with the wallet</a>"#;
 
     fn page() -> Url {
         Url::parse("https://issuer.example/acs/page?x=1").expect("url")
@@ -138,8 +162,10 @@ mod tests {
     fn a_step_click_submits_the_controls_form_with_that_control() {
         let document = Html::parse_document(PAGE);
         let typed = BTreeMap::from([("code".to_owned(), "9".to_owned())]);
-        let form =
-            click(&document, &page(), "button[name=other]", &typed).expect("a submit control");
+        let Ok(Clicked::Form(form)) = click(&document, &page(), "button[name=other]", &typed)
+        else {
+            panic!("a submit control");
+        };
         assert_eq!(form.method, Method::POST);
         assert_eq!(form.action.as_str(), "https://issuer.example/verify");
         assert_eq!(
@@ -150,6 +176,18 @@ mod tests {
         assert_eq!(
             control_name(&document, "input[type=text]").as_deref(),
             Ok("code")
+        );
+    }
+
+    #[test]
+    fn a_step_click_on_a_link_follows_its_own_address_query_and_all() {
+        let document = Html::parse_document(PAGE);
+        let clicked = click(&document, &page(), "#wallet", &BTreeMap::new()).expect("a link");
+        let request = clicked.request();
+        assert_eq!(request.method, Method::GET);
+        assert_eq!(
+            request.url.as_str(),
+            "https://issuer.example/method/start?s=N%2B1&lang=it"
         );
     }
 

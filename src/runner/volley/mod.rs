@@ -40,9 +40,13 @@
 //! one volley; the checks send several, each on a fresh payment.
 //!
 //! A volley never sends a request twice: no retry, no replay, so each
-//! answer counts once.
+//! answer counts once. A request the volley's own load left with no
+//! answer (a small listen backlog overflowed) is told apart from the
+//! target's answers by [`load`], which the checks that are not about
+//! capacity use to send it again, alone, after the volley.
 
 pub mod gate;
+pub mod load;
 
 use std::{
     sync::Arc,

@@ -29,12 +29,13 @@ use crate::runner::{
     exchange::{Exchange, RecordedRequest},
     hostile::{Generator, HostileRun, Mutation, Operation},
     result::HostileFinding,
-    volley::SubmitVolleys,
+    volley::{self, SubmitVolleys, load::Load},
     world::{Failure, PaymentWorld, Settled, checked, checked_async, is_json_media_type},
 };
 
-/// Requests of one step in flight at once, for the generated bodies (the
-/// requests sent "at once" go as volleys).
+/// Requests of one step in flight at once at first, for the generated
+/// bodies (the requests sent "at once" go as volleys); halved after each
+/// wave in which payconf's load cost a request its answer.
 const IN_FLIGHT: usize = 16;
 
 /// The most requests a shrink sends.
@@ -96,13 +97,43 @@ fn envelope_problem(exchange: &Exchange) -> Option<String> {
     })
 }
 
-async fn send_all(world: &PaymentWorld, requests: Vec<RecordedRequest>) -> Vec<Exchange> {
-    let exchanges: Vec<Exchange> = stream::iter(requests)
-        .map(|request| async { world.ctx.patient.send(request).await.exchange })
-        .buffered(IN_FLIGHT)
-        .collect()
-        .await;
-    world.also_sent(&exchanges);
+/// Sends generated bodies in waves, at a concurrency the target keeps up
+/// with: a request payconf's load left with no answer is sent again alone
+/// and judged on that answer, and the waves after it go half as wide.
+/// What the load did is told on the scenario's `measured:` line.
+async fn send_all(
+    world: &mut PaymentWorld,
+    what: &str,
+    requests: Vec<RecordedRequest>,
+) -> Vec<Exchange> {
+    let mut load = Load::new(what, requests.len(), IN_FLIGHT);
+    let mut width = IN_FLIGHT;
+    let mut exchanges = Vec::with_capacity(requests.len());
+    let mut requests = requests.into_iter().peekable();
+    while requests.peek().is_some() {
+        let wave: Vec<RecordedRequest> = requests.by_ref().take(width).collect();
+        let mut answers: Vec<Exchange> = stream::iter(wave)
+            .map(|request| async { world.ctx.patient.send(request).await.exchange })
+            .buffered(width)
+            .collect()
+            .await;
+        world.also_sent(&answers);
+        let before = load.unanswered;
+        let again;
+        (load, again) = volley::load::again_alone(&world.ctx.patient, &mut answers, load).await;
+        world.also_sent(again.iter().map(|&at| &answers[at]));
+        if load.unanswered > before {
+            width = (width / 2).max(1);
+        }
+        exchanges.extend(answers);
+    }
+    if let Some(line) = load.line() {
+        world.measured.push(if width < IN_FLIGHT {
+            format!("{line}; the bodies after went {width} at a time")
+        } else {
+            line
+        });
+    }
     exchanges
 }
 
@@ -285,7 +316,11 @@ async fn send_hostile(world: &mut PaymentWorld, operation: Operation) -> Result<
             )
         })
         .collect();
-    let answers = send_all(world, requests).await;
+    let what = match operation {
+        Operation::Create => "generated bodies to create",
+        Operation::Submit => "generated bodies to submit",
+    };
+    let answers = send_all(world, what, requests).await;
     let findings = answers
         .iter()
         .enumerate()
@@ -352,7 +387,9 @@ async fn shrink(
             token.as_deref(),
             run.generator.render(&mutation),
         );
-        let exchange = world.ctx.patient.send(request).await.exchange;
+        // Alone: a candidate is judged on its own answer, never on the
+        // load of the other scenarios' requests.
+        let exchange = world.ctx.patient.send_alone(request).await.exchange;
         world.also_sent([&exchange]);
         sent += 1;
         if let Some(why) = problem(run.operation, &exchange) {

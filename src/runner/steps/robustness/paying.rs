@@ -19,7 +19,11 @@ use crate::runner::{
         card::{CardChoice, card, submit_body, submit_request},
         payment::create_body,
     },
-    volley::{self, Volley, spreads},
+    volley::{
+        self, Volley,
+        load::{self, Load},
+        spreads,
+    },
     world::{Failure, PaymentWorld, Settled, checked_async},
 };
 
@@ -91,6 +95,7 @@ async fn submitted_at_once(world: &mut PaymentWorld) -> Result<(), Settled> {
         let mut fewest_held = settings.concurrent_submits;
         let mut protocol = "HTTP/1.1";
         let mut no_payment = None;
+        let mut load = Load::new("submits of one token", 0, settings.concurrent_submits);
         for round in 1..=settings.volleys {
             let token = match token.take() {
                 Some(token) => token,
@@ -109,6 +114,8 @@ async fn submitted_at_once(world: &mut PaymentWorld) -> Result<(), Settled> {
             measured.push(volley.spread);
             fewest_held = fewest_held.min(volley.held);
             protocol = volley.protocol;
+            load.sent += volley.exchanges.len();
+            load.note(&volley.exchanges);
             let volleys = judged(volley.exchanges, round);
             let twice = volleys.twice();
             world.volley = Some(volleys);
@@ -124,6 +131,8 @@ async fn submitted_at_once(world: &mut PaymentWorld) -> Result<(), Settled> {
         world
             .measured
             .push(volleys_line(&what, "request", &measured, no_payment));
+        // A submit with no answer executes nothing: nothing to send again.
+        world.measured.extend(load.line());
         Ok(())
     })
     .await;
@@ -137,18 +146,44 @@ fn text(json: &Value, pointer: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// (token, payment ID) of a create's answer.
-fn created(exchange: &Exchange) -> Result<(String, String), &'static str> {
-    let json = json_of(exchange).ok_or("create gave no JSON answer")?;
+/// (token, payment ID) of a create's answer; `load` says why there is
+/// no answer at all.
+fn created(exchange: &Exchange, load: &Load) -> Result<(String, String), String> {
+    let json = json_of_answer(exchange, load, "create")?;
     let token = text(&json, "/payload/paymentToken").ok_or("create gave no paymentToken")?;
     let id = text(&json, "/payload/paymentID").ok_or("create gave no paymentID")?;
     Ok((token, id))
 }
 
 /// The payment ID a submit's answer names.
-fn answered(exchange: &Exchange) -> Result<String, &'static str> {
-    let json = json_of(exchange).ok_or("submit gave no JSON answer")?;
-    text(&json, "/payload/paymentID").ok_or("submit gave no paymentID")
+fn answered(exchange: &Exchange, load: &Load) -> Result<String, String> {
+    let json = json_of_answer(exchange, load, "submit")?;
+    Ok(text(&json, "/payload/paymentID").ok_or("submit gave no paymentID")?)
+}
+
+/// The JSON of an answer, or why there is none: no answer at all, at load
+/// and alone, or an answer that is not JSON.
+fn json_of_answer(exchange: &Exchange, load: &Load, operation: &str) -> Result<Value, String> {
+    match &exchange.response {
+        Err(alone) if load::unanswered(exchange) => {
+            Err(format!("{operation} got {}", load.still_none(alone)))
+        }
+        Err(why) => Err(format!("{operation} got no usable answer: {why}")),
+        Ok(_) => json_of(exchange).ok_or_else(|| format!("{operation} gave no JSON answer")),
+    }
+}
+
+/// A volley's requests that got no answer at its load, sent again alone:
+/// its exchanges, each judged on the answer it got, and the load told.
+async fn answered_alone(world: &mut PaymentWorld, volley: &mut Volley, what: &str) -> Load {
+    let sent = volley.exchanges.len();
+    let start = Load::new(what, sent, sent);
+    let (load, again) = load::again_alone(&world.ctx.patient, &mut volley.exchanges, start).await;
+    world.also_sent(again.iter().map(|&at| &volley.exchanges[at]));
+    if let Some(line) = load.line() {
+        world.measured.push(line);
+    }
+    load
 }
 
 #[when("many buyers each pay a payment of their own at once")]
@@ -161,19 +196,21 @@ async fn many_buyers(world: &mut PaymentWorld) -> Result<(), Settled> {
         let creates = (0..count)
             .map(|_| create_request(world, create_body(world).to_string().into_bytes()))
             .collect();
-        let creates = volley_of(world, "the creates", creates).await?;
+        let mut creates = volley_of(world, "the creates", creates).await?;
+        let load = answered_alone(world, &mut creates, "creates").await;
         let mut payments = Vec::with_capacity(count);
         for exchange in &creates.exchanges {
-            payments.push(created(exchange).map_err(|why| world.failure(whole, why))?);
+            payments.push(created(exchange, &load).map_err(|why| world.failure(whole, &why))?);
         }
         let submits = payments
             .iter()
             .map(|(token, _)| submit_request(world, Some(token), body.clone()))
             .collect();
-        let submits = volley_of(world, "the submits", submits).await?;
+        let mut submits = volley_of(world, "the submits", submits).await?;
+        let load = answered_alone(world, &mut submits, "submits").await;
         let mut flows = Vec::with_capacity(count);
         for ((token, id), exchange) in payments.into_iter().zip(&submits.exchanges) {
-            let answered = answered(exchange).map_err(|why| world.failure(whole, why))?;
+            let answered = answered(exchange, &load).map_err(|why| world.failure(whole, &why))?;
             flows.push((token, id, answered));
         }
         world.flows = flows;

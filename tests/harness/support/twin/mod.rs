@@ -27,12 +27,14 @@
 //! and in each [`Variation`] (a reading of the contract) too.
 
 mod api;
+mod backlog;
 mod defect;
 mod issuer;
 mod lifecycle;
 mod notify;
 mod outcomes;
 mod page;
+mod review;
 mod service;
 mod transport;
 mod variation;
@@ -114,6 +116,8 @@ struct State {
     orders: Mutex<HashMap<String, notify::Order>>,
     /// Each paid payment's money, by payment ID.
     ledgers: Mutex<HashMap<String, lifecycle::Ledger>>,
+    /// The card each payment's review step keeps, by token.
+    reviews: Mutex<HashMap<String, HashMap<String, String>>>,
 }
 
 #[derive(Clone)]
@@ -381,7 +385,9 @@ impl Twin {
                 ("GET", "/checkout/pay") => Some(self.payment_page(request)),
                 ("GET", "/checkout/pay/frame") => Some(self.payment_frame(request)),
                 ("POST", "/checkout/pay/charge") => Some(self.charge(request)),
+                ("POST", "/checkout/pay/confirm") => Some(self.confirm_review(request)),
                 ("POST", "/checkout/apm/start") => Some(self.alternative_start(request)),
+                ("GET", "/checkout/apm/start") => Some(self.linked_alternative(request)),
                 ("GET", "/checkout/apm/return") => Some(self.alternative_return(request)),
                 ("GET", "/3ds/frame") => Some(self.frame_host(request)),
                 ("GET", "/checkout/complete") => Some(self.complete(request)),

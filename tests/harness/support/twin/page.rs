@@ -54,7 +54,7 @@ impl Twin {
     }
 
     /// The token a page request names, if the twin holds its payment.
-    fn page_payment(&self, token: &str) -> Option<super::Payment> {
+    pub(super) fn page_payment(&self, token: &str) -> Option<super::Payment> {
         self.state
             .payments
             .lock()
@@ -105,9 +105,20 @@ impl Twin {
         }
     }
 
-    /// The card form, and the alternative method's own form beside it.
-    fn card_form(&self, token: &str, framed: bool) -> ResponseTemplate {
+    /// The card form, and the alternative method's own form beside it (a
+    /// link, in the review variation).
+    pub(super) fn card_form(&self, token: &str, framed: bool) -> ResponseTemplate {
         let framed = if framed { "1" } else { "0" };
+        let method = if self.variation == Some(Variation::ReviewAndLinkedMethod) {
+            Self::method_link(token)
+        } else {
+            format!(
+                r#"<form method="post" action="/checkout/apm/start" target="_top">
+  <input type="hidden" name="t" value="{token}">
+  <button type="submit" id="twinpay">TwinPay</button>
+</form>"#
+            )
+        };
         page(
             "Twin Store: pay",
             &format!(
@@ -120,10 +131,7 @@ impl Twin {
   <label>Name on card <input name="cardholder" autocomplete="cc-name"></label>
   <button type="submit">Pay now</button>
 </form>
-<form method="post" action="/checkout/apm/start" target="_top">
-  <input type="hidden" name="t" value="{token}">
-  <button type="submit" id="twinpay">TwinPay</button>
-</form>"#
+{method}"#
             ),
         )
     }
@@ -196,7 +204,17 @@ document.querySelector('input').addEventListener('input', function (event) {{
     /// `POST /checkout/pay/charge`: the card paid, with no submit from the
     /// merchant.
     pub(super) fn charge(&self, request: &Request) -> ResponseTemplate {
-        let form = form_fields(request);
+        if self.variation == Some(Variation::ReviewAndLinkedMethod) {
+            return self.review(request);
+        }
+        self.charge_form(&form_fields(request))
+    }
+
+    /// The card of `form` paid.
+    pub(super) fn charge_form(
+        &self,
+        form: &std::collections::HashMap<String, String>,
+    ) -> ResponseTemplate {
         let token = form.get("t").cloned().unwrap_or_default();
         let framed = form.get("framed").map(String::as_str) == Some("1");
         let number: String = form
@@ -289,6 +307,12 @@ document.querySelector('input').addEventListener('input', function (event) {{
     /// `POST /checkout/apm/start`: to TwinPay's approval, on the issuer's origin.
     pub(super) fn alternative_start(&self, request: &Request) -> ResponseTemplate {
         let token = form_fields(request).get("t").cloned().unwrap_or_default();
+        self.alternative_for(&token)
+    }
+
+    /// To TwinPay's approval of the payment of `token`.
+    pub(super) fn alternative_for(&self, token: &str) -> ResponseTemplate {
+        let token = token.to_owned();
         if self
             .page_payment(&token)
             .is_none_or(|payment| payment.submitted)

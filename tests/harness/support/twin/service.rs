@@ -36,6 +36,9 @@ pub struct TwinService {
     _issuer: MockServer,
     pub shop: MockServer,
     variation: Option<Variation>,
+    /// The service's address as payconf is given it: the service itself,
+    /// or the front of [`Variation::SmallBacklog`].
+    base: Url,
 }
 
 impl TwinService {
@@ -130,6 +133,11 @@ impl TwinService {
             MockServer::start()
         );
         let base = |server: &MockServer| Url::parse(&server.uri()).expect("a server address");
+        let front = if variation == Some(Variation::SmallBacklog) {
+            super::backlog::front(*service.address())
+        } else {
+            base(&service)
+        };
         let resetting = if defect == Some(Defect::IssuerResetsConnection) {
             Some(resetting_listener().await)
         } else {
@@ -141,7 +149,7 @@ impl TwinService {
             style,
             page_style,
             variation,
-            service: base(&service),
+            service: front.clone(),
             issuer: base(&issuer),
             shop: base(&shop),
             resetting,
@@ -164,6 +172,7 @@ impl TwinService {
             _issuer: issuer,
             shop,
             variation,
+            base: front,
         }
     }
 
@@ -174,7 +183,7 @@ impl TwinService {
 
     /// A target file describing the twin, for an issuer driver.
     pub fn target_toml_for(&self, driver: &str) -> String {
-        let base = self.service.uri();
+        let base = self.base.as_str().trim_end_matches('/').to_owned();
         let shop = self.shop.uri();
         // The buyer the reserved-domain variation takes.
         let buyer = if self.variation == Some(Variation::RefusesReservedDomains) {

@@ -70,11 +70,26 @@ pub enum Variation {
     /// service's clients call them; the documents write `capture/`. Its
     /// target file says so (`lifecycle.trailing_slash = false`).
     NoTrailingSlash,
+    /// The payment page as many real pages build it: the card form leads
+    /// to a review step (*Back* before *Confirm and pay*), and the
+    /// alternative method is a link whose query carries a nonce
+    /// ([`super::review`]). The contract says nothing of how the page is
+    /// built: a buyer's browser follows the link as it is written and
+    /// confirms, never goes back.
+    ReviewAndLinkedMethod,
+    /// The service is served as Python's standard library serves
+    /// (`ThreadingHTTPServer`): a listen backlog of 5, a thread per
+    /// connection, one request per connection ([`super::backlog`]). The
+    /// contract states no capacity: connections payconf's own volleys
+    /// open past the backlog are payconf's load, and a requirement that is
+    /// not about capacity (buyers kept apart, hostile bodies answered) is
+    /// judged on the answers the server gives each request alone.
+    SmallBacklog,
 }
 
 impl Variation {
     /// Every variation.
-    pub const ALL: [Self; 11] = [
+    pub const ALL: [Self; 12] = [
         Self::NullPayloadOnRefusals,
         Self::ApiKeyRequiredOnSubmit,
         Self::RefusesReservedDomains,
@@ -86,6 +101,7 @@ impl Variation {
         Self::EchoesRequest,
         Self::PressAgainShowsResult,
         Self::LateNotifications,
+        Self::ReviewAndLinkedMethod,
     ];
 
     /// The variations of the payment's life after submit alone: with either,

@@ -1,0 +1,117 @@
+//! The twin's service behind a server of the standard library's kind, as
+//! Python's `http.server.ThreadingHTTPServer` serves by default: a listen
+//! backlog of 5, one thread per connection, one request per connection
+//! (HTTP/1.0's close), and an accept loop at an interpreter's pace. Many
+//! connections opened at once overflow its backlog: the kernel resets or
+//! delays some of them. Nothing in the contract asks a service to hold
+//! more, and everything it does answer is the twin's own answer.
+
+use std::{
+    io::{self, Read, Write},
+    net::{SocketAddr, TcpListener, TcpStream},
+    thread,
+    time::Duration,
+};
+
+use url::Url;
+
+/// Python's `socketserver.TCPServer.request_queue_size`.
+pub const BACKLOG: u32 = 5;
+
+/// What the accept loop takes for each connection it hands to a thread of
+/// its own: an interpreter's accept, thread start and its share of the
+/// lock every thread waits for.
+const ACCEPT_PACE: Duration = Duration::from_millis(2);
+
+/// The most a request's head may be, as the twin reads it.
+const MOST_HEAD: usize = 64 * 1024;
+
+/// Starts the front before `behind` (the twin's service); its address.
+pub fn front(behind: SocketAddr) -> Url {
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket
+        .bind("127.0.0.1:0".parse().expect("an address"))
+        .expect("bind");
+    let listener = socket.listen(BACKLOG).expect("listen");
+    let listener: TcpListener = listener.into_std().expect("a std listener");
+    listener.set_nonblocking(false).expect("blocking");
+    let address = listener.local_addr().expect("an address");
+    thread::Builder::new()
+        .name("twin-backlog-accept".to_owned())
+        .spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let _ = thread::Builder::new()
+                    .name("twin-backlog-conn".to_owned())
+                    .spawn(move || {
+                        let _ = serve(stream, behind);
+                    });
+                thread::sleep(ACCEPT_PACE);
+            }
+        })
+        .expect("the accept thread");
+    Url::parse(&format!("http://{address}/")).expect("an address")
+}
+
+/// One connection: one request read whole, passed to the twin with
+/// `Connection: close`, its answer passed back, the connection closed.
+fn serve(mut client: TcpStream, behind: SocketAddr) -> io::Result<()> {
+    client.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let mut head = Vec::new();
+    let mut byte = [0_u8; 4096];
+    let end = loop {
+        if let Some(at) = head.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+        if head.len() > MOST_HEAD {
+            return Ok(());
+        }
+        let read = client.read(&mut byte)?;
+        if read == 0 {
+            return Ok(());
+        }
+        head.extend_from_slice(&byte[..read]);
+    };
+    let mut body = head.split_off(end);
+    let text = String::from_utf8_lossy(&head).into_owned();
+    let length: usize = text
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.trim()
+                .eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse().ok())?
+        })
+        .unwrap_or(0);
+    while body.len() < length {
+        let read = client.read(&mut byte)?;
+        if read == 0 {
+            return Ok(());
+        }
+        body.extend_from_slice(&byte[..read]);
+    }
+    let mut request: Vec<u8> = text
+        .split("\r\n")
+        .filter(|line| {
+            !line
+                .split_once(':')
+                .is_some_and(|(name, _)| name.trim().eq_ignore_ascii_case("connection"))
+        })
+        .take_while(|line| !line.is_empty())
+        .flat_map(|line| format!("{line}\r\n").into_bytes())
+        .collect();
+    request.extend_from_slice(b"Connection: close\r\n\r\n");
+    request.extend_from_slice(&body);
+    let mut twin = TcpStream::connect(behind)?;
+    twin.write_all(&request)?;
+    let mut answer = Vec::new();
+    twin.read_to_end(&mut answer)?;
+    client.write_all(&answer)?;
+    client.flush()?;
+    client.shutdown(std::net::Shutdown::Write)?;
+    // Read what the client still sends until it closes, as a server that
+    // closes gracefully does.
+    let _ = client.set_read_timeout(Some(Duration::from_secs(1)));
+    while client.read(&mut byte).unwrap_or(0) > 0 {}
+    Ok(())
+}
