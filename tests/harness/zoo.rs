@@ -1,7 +1,10 @@
-//! The issuer-page zoo: journeys composed from seeds ([`Journey::compose`])
-//! run with each driver. Every conforming journey passes `@core` (with the
-//! form driver, a journey that needs a script to go on is an ERROR naming
-//! the browser driver); every defective one fails TDS-04.
+//! The zoos: issuer journeys composed from seeds ([`Journey::compose`]) and
+//! payment pages composed from seeds ([`PagePay::compose`]), each run with
+//! each driver. Every conforming journey passes `@core`, and every
+//! conforming page `@payment-page and @core` (with the form driver, one
+//! that needs a script is an ERROR naming the browser driver, never a
+//! FAIL); every defective journey fails TDS-04, every defective page
+//! exactly the requirement its fault breaks.
 //!
 //! `cargo test` runs the fixed seeds below. In CI (`CI` set) each test also
 //! runs random seeds (`PAYCONF_ZOO_RANDOM` of them, 6 unless set), printing
@@ -13,7 +16,12 @@ use std::{io::Write, time::Instant};
 use crate::support::{
     runner::{browser_or_skip, browser_turn, core_scenarios_checking},
     untrusted::run_against,
-    zoo::{FAULTS, Journey, server::Zoo},
+    zoo::{
+        FAULTS, Journey,
+        page::{PAGE_FAULTS, PagePay},
+        page_server::PageZoo,
+        server::Zoo,
+    },
 };
 use tokio::{sync::Semaphore, task::JoinSet};
 
@@ -23,6 +31,16 @@ const CONFORMING: [u64; 10] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 /// Seeds of defective journeys; each is composed with the fault
 /// `seed % FAULTS`, so the list holds every fault twice.
 const DEFECTIVE: [u64; 10] = [11, 12, 13, 14, 15, 16, 17, 18, 19, 20];
+
+/// Seeds of conforming payment pages: the first ten; two full pages with a
+/// review and a linked method, in German and Italian (the form driver's
+/// two false failures of the past); a full page reviewed in French. The
+/// review's five languages are among them.
+const CONFORMING_PAGES: [u64; 13] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 54, 52];
+
+/// Seeds of defective payment pages; each is composed with the fault
+/// `seed % PAGE_FAULTS`, so the list holds every fault twice.
+const DEFECTIVE_PAGES: [u64; 8] = [11, 12, 13, 14, 15, 16, 17, 18];
 
 /// Form-driver runs at once: subprocesses, each quick.
 static FORM_RUNS: Semaphore = Semaphore::const_new(3);
@@ -92,58 +110,101 @@ async fn check(journey: Journey, driver: &'static str) -> Result<(), String> {
     })
 }
 
-/// Runs every seed with each driver: as defective journeys, or conforming.
-async fn run_zoo(test: &str, fixed: &[u64], defective: bool) {
-    let started = Instant::now();
-    let browser = browser_or_skip(test);
-    let mut runs = JoinSet::new();
-    let seeds = seeds(fixed);
-    for &seed in &seeds {
-        let journey = Journey::compose(
+/// One zoo's run over its seeds: what it composes, which drivers judge a
+/// composition, and the check of one run.
+struct ZooRun<C> {
+    /// `zoo` or `page zoo`, and what it composes (`journeys`, `pages`).
+    name: &'static str,
+    things: &'static str,
+    /// The composition of a seed (defective or not).
+    compose: fn(u64, bool) -> C,
+    /// The drivers that judge a composition (defective or not), the browser
+    /// there or not.
+    drivers: fn(&C, bool, bool) -> Vec<&'static str>,
+}
+
+impl<C> ZooRun<C>
+where
+    C: Clone + std::fmt::Display + Send + 'static,
+{
+    /// Runs every seed with each driver that judges it: as defective
+    /// compositions, or conforming; `check` says whether a run is right.
+    async fn run<F, Fut>(&self, test: &str, fixed: &[u64], defective: bool, check: F)
+    where
+        F: Fn(C, &'static str) -> Fut + Copy + Send + 'static,
+        Fut: std::future::Future<Output = Result<(), String>> + Send,
+    {
+        let started = Instant::now();
+        let browser = browser_or_skip(test);
+        let mut runs = JoinSet::new();
+        let seeds = seeds(fixed);
+        for &seed in &seeds {
+            let composed = (self.compose)(seed, defective);
+            say(&format!("{}: {composed}", self.name));
+            for driver in (self.drivers)(&composed, defective, browser) {
+                let composed = composed.clone();
+                let test = test.to_owned();
+                runs.spawn(async move {
+                    let _turn = if driver == "browser" {
+                        browser_turn(&test).await.expect("the browser is there")
+                    } else {
+                        FORM_RUNS.acquire().await.expect("semaphore")
+                    };
+                    check(composed, driver).await
+                });
+            }
+        }
+        let mut wrong = Vec::new();
+        while let Some(outcome) = runs.join_next().await {
+            if let Err(why) = outcome.expect("the run finishes") {
+                wrong.push(why);
+            }
+        }
+        say(&format!(
+            "{}: {} {} {} with {} in {:.1} s",
+            self.name,
+            seeds.len(),
+            if defective { "defective" } else { "conforming" },
+            self.things,
+            if browser {
+                "both drivers"
+            } else {
+                "the form driver"
+            },
+            started.elapsed().as_secs_f64()
+        ));
+        assert!(
+            wrong.is_empty(),
+            "{} of the {}'s runs went wrong:\n\n{}",
+            wrong.len(),
+            self.name,
+            wrong.join("\n\n")
+        );
+    }
+}
+
+/// The issuer-page zoo: every journey with each driver there is.
+const JOURNEYS: ZooRun<Journey> = ZooRun {
+    name: "zoo",
+    things: "journeys",
+    compose: |seed, defective| {
+        Journey::compose(
             seed,
             defective.then_some(usize::try_from(seed).unwrap_or(0) % FAULTS),
-        );
-        say(&format!("zoo: {journey}"));
-        let mut drivers = vec!["form"];
+        )
+    },
+    drivers: |_, _, browser| {
         if browser {
-            drivers.push("browser");
-        }
-        for driver in drivers {
-            let journey = journey.clone();
-            let test = test.to_owned();
-            runs.spawn(async move {
-                let _turn = if driver == "browser" {
-                    browser_turn(&test).await.expect("the browser is there")
-                } else {
-                    FORM_RUNS.acquire().await.expect("semaphore")
-                };
-                check(journey, driver).await
-            });
-        }
-    }
-    let mut wrong = Vec::new();
-    while let Some(outcome) = runs.join_next().await {
-        if let Err(why) = outcome.expect("the run finishes") {
-            wrong.push(why);
-        }
-    }
-    say(&format!(
-        "zoo: {} {} journeys with {} in {:.1} s",
-        seeds.len(),
-        if defective { "defective" } else { "conforming" },
-        if browser {
-            "both drivers"
+            vec!["form", "browser"]
         } else {
-            "the form driver"
-        },
-        started.elapsed().as_secs_f64()
-    ));
-    assert!(
-        wrong.is_empty(),
-        "{} of the zoo's runs went wrong:\n\n{}",
-        wrong.len(),
-        wrong.join("\n\n")
-    );
+            vec!["form"]
+        }
+    },
+};
+
+/// Runs every seed with each driver: as defective journeys, or conforming.
+async fn run_zoo(test: &str, fixed: &[u64], defective: bool) {
+    JOURNEYS.run(test, fixed, defective, check).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -164,4 +225,153 @@ async fn every_defective_journey_of_the_zoo_fails_tds04() {
         true,
     )
     .await;
+}
+
+/// What a run of `page` with `driver` must end in, checked; `Err` says how
+/// it did not.
+async fn check_page(page: PagePay, driver: &'static str) -> Result<(), String> {
+    let zoo = PageZoo::start(page.clone()).await;
+    let base = zoo.base.as_str().trim_end_matches('/');
+    let run = run_against(
+        &zoo.base,
+        &page.target(base, driver),
+        "@payment-page and @core",
+        &[],
+        &[],
+    )
+    .await;
+    let code = run.output.code;
+    let expected = if driver == "form" && page.needs_script() {
+        (code == Some(2)
+            && run.output.failed().is_empty()
+            && run.output.says("driver = \"browser\""))
+        .then_some(())
+        .ok_or("an ERROR naming the browser driver, and no FAIL")
+    } else if let Some(fault) = page.fault {
+        let due: std::collections::BTreeSet<String> = core_scenarios_checking(fault.requirement())
+            .into_iter()
+            .filter(|name| name.starts_with("payment_page.feature"))
+            .collect();
+        (code == Some(1) && run.output.failed() == due && run.output.errors().is_empty())
+            .then_some(())
+            .ok_or("the fault's requirement failed, nothing else")
+    } else {
+        (code == Some(0))
+            .then_some(())
+            .ok_or("every @payment-page @core scenario passed")
+    };
+    expected.map_err(|want| {
+        format!(
+            "{page}\nwith the {driver} driver: expected {want}\n{}",
+            run.said()
+        )
+    })
+}
+
+/// The payment page's zoo: a defective page that needs a script is judged
+/// with the browser alone.
+const PAGES: ZooRun<PagePay> = ZooRun {
+    name: "page zoo",
+    things: "pages",
+    compose: |seed, defective| {
+        PagePay::compose(
+            seed,
+            defective.then_some(usize::try_from(seed).unwrap_or(0) % PAGE_FAULTS),
+        )
+    },
+    drivers: |page, defective, browser| {
+        let mut drivers = Vec::new();
+        if !(defective && page.needs_script()) {
+            drivers.push("form");
+        }
+        if browser {
+            drivers.push("browser");
+        }
+        drivers
+    },
+};
+
+/// Runs every page seed with each driver that judges it.
+async fn run_page_zoo(test: &str, fixed: &[u64], defective: bool) {
+    PAGES.run(test, fixed, defective, check_page).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_conforming_payment_page_of_the_zoo_passes_core() {
+    run_page_zoo(
+        "every_conforming_payment_page_of_the_zoo_passes_core",
+        &CONFORMING_PAGES,
+        false,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_defective_payment_page_of_the_zoo_fails_exactly_its_requirement() {
+    run_page_zoo(
+        "every_defective_payment_page_of_the_zoo_fails_exactly_its_requirement",
+        &DEFECTIVE_PAGES,
+        true,
+    )
+    .await;
+}
+
+/// The fixed seeds cover every value of every dimension of the page zoo:
+/// each style, each offer, each language, a review with back first and
+/// with confirm first, and both forms of the expiry, among conforming pages.
+#[test]
+fn the_fixed_page_seeds_cover_every_dimension() {
+    use crate::support::zoo::page::{Expiry, Offer, Style};
+    let pages: Vec<PagePay> = CONFORMING_PAGES
+        .iter()
+        .map(|&seed| PagePay::compose(seed, None))
+        .collect();
+    let has = |what: &str, found: bool| assert!(found, "no conforming fixed seed has {what}");
+    for style in [
+        Style::Full,
+        Style::Overlay { inside: true },
+        Style::Overlay { inside: false },
+        Style::HostedFields,
+    ] {
+        has(
+            &format!("{style:?}"),
+            pages.iter().any(|p| p.style == style),
+        );
+    }
+    for offer in [Offer::Link, Offer::Button, Offer::ChoicePage] {
+        has(
+            &format!("{offer:?}"),
+            pages.iter().any(|p| p.offer == offer),
+        );
+    }
+    for language in crate::support::zoo::Language::ALL {
+        has(
+            &format!("a review in {language:?}"),
+            pages
+                .iter()
+                .any(|p| p.language == language && p.review.is_some()),
+        );
+    }
+    for back_first in [true, false] {
+        has(
+            &format!("a review, back first {back_first}"),
+            pages
+                .iter()
+                .any(|p| p.review.is_some_and(|r| r.back_first == back_first)),
+        );
+    }
+    has(
+        "a joined expiry",
+        pages.iter().any(|p| matches!(p.expiry, Expiry::Joined(_))),
+    );
+    has(
+        "a split expiry",
+        pages.iter().any(|p| matches!(p.expiry, Expiry::Split(..))),
+    );
+    has(
+        "a full page with a review and a link",
+        pages
+            .iter()
+            .any(|p| p.style == Style::Full && p.review.is_some() && p.offer == Offer::Link),
+    );
 }

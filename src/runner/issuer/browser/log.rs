@@ -47,6 +47,7 @@ impl BrowserJourney<'_> {
                         archive.request(params);
                     }
                     if let Some(id) = params["requestId"].as_str() {
+                        self.loading.under_way.insert(id.to_owned());
                         if top {
                             self.loading.top.insert(id.to_owned());
                             self.loading.failed_frame = None;
@@ -69,9 +70,14 @@ impl BrowserJourney<'_> {
                     }
                     self.last_move = Instant::now();
                 }
+                Some("Network.loadingFinished") => {
+                    let id = params["requestId"].as_str().unwrap_or_default();
+                    self.loading.under_way.remove(id);
+                }
                 Some("Network.loadingFailed") => {
                     let id = params["requestId"].as_str().unwrap_or_default();
                     self.loading.top.remove(id);
+                    self.loading.under_way.remove(id);
                     if params["canceled"] == true {
                         continue;
                     }
@@ -126,6 +132,10 @@ pub(super) struct Loading {
     /// Top-level document requests not yet answered: the target is still
     /// answering, the buyer is not stuck.
     pub top: HashSet<String>,
+    /// Documents, top-level or of a frame, requested and not yet loaded
+    /// whole: until they are, what the page shows is the document they
+    /// replace (a frame's card form after its pay was pressed, say).
+    pub under_way: HashSet<String>,
     /// The addresses of the frames' document requests, by request id.
     frames: HashMap<String, Url>,
     /// The first frame of the top-level page that did not load.

@@ -87,7 +87,10 @@ impl BrowserJourney<'_> {
             self.last_move = Instant::now();
             state.url = url;
         }
-        if !self.ready().await? {
+        // A document on its way replaces what the page shows: nothing is
+        // done on a page about to go (a frame still showing the card form
+        // while its answer loads).
+        if !self.ready().await? || !self.loading.under_way.is_empty() {
             return Ok(Look::Continue);
         }
         let settled = self.last_move.elapsed() >= SETTLE;

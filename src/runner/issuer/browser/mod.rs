@@ -13,7 +13,9 @@
 //! browser's own log of document requests, so it sees each of them, redirect
 //! hops included: the first top-level request for one of the merchant's
 //! pages is where the buyer lands, and a top-level page that answers with
-//! an HTTP error status fails the journey there. After the buyer answers, a
+//! an HTTP error status fails the journey there. Nothing is done on a page
+//! while a document of it (a frame's too) is on its way: what the page
+//! shows then is what that document replaces. After the buyer answers, a
 //! page that stays still for [`SETTLE`] with nothing pending ([`still`]) is
 //! where the buyer lands too. Pages and time (`acs.journey_timeout`) are
 //! bounded; the pages visited and a screenshot of the last one (secrets

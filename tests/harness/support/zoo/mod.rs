@@ -11,6 +11,8 @@
 //! [`Journey::compose`] draws the composition; [`server::ZooFront`] serves
 //! it before the reference implementation, which still decides the payment.
 
+pub mod page;
+pub mod page_server;
 pub mod server;
 
 use std::fmt;
@@ -56,6 +58,31 @@ pub enum Language {
     German,
     French,
     Spanish,
+}
+
+impl Language {
+    /// Every language, in the order the zoos draw from.
+    pub const ALL: [Self; 5] = [
+        Self::English,
+        Self::Italian,
+        Self::German,
+        Self::French,
+        Self::Spanish,
+    ];
+}
+
+/// A request's parameters, as a zoo's server reads them: its query and,
+/// for a form, its body.
+pub struct Params(pub Vec<(String, String)>);
+
+impl Params {
+    /// The first value of `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 /// What a control of the code page does.
@@ -217,13 +244,7 @@ impl Journey {
                 way,
             });
         }
-        let language = draw.pick(&[
-            Language::English,
-            Language::Italian,
-            Language::German,
-            Language::French,
-            Language::Spanish,
-        ]);
+        let language = draw.pick(&Language::ALL);
         let code = CodePage {
             host: draw_host(&mut draw),
             delay_ms: wait(draw_delay(&mut draw)),

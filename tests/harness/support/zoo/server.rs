@@ -18,7 +18,7 @@ use payconf_reference::{ReferenceConfig, RunningServer};
 use tokio::net::TcpListener;
 use url::{Url, form_urlencoded};
 
-use super::{Fault, Host, Journey, Kind, Language, Role, Way};
+use super::{Fault, Host, Journey, Kind, Language, Params, Role, Way};
 use crate::support::front::{Answer, Behind, Front, forward, respond, serve_on};
 
 /// The zoo's journey, served, and the reference implementation behind it.
@@ -70,18 +70,6 @@ struct Session {
     shop: String,
     cookie_hosts: HashSet<&'static str>,
     landing: Option<String>,
-}
-
-/// A request's parameters: its query and, for a form, its body.
-struct Params(Vec<(String, String)>);
-
-impl Params {
-    fn get(&self, name: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
 }
 
 impl Front for ZooFront {
