@@ -52,7 +52,8 @@ fn say(line: &str) {
 }
 
 /// The seeds a test runs: the fixed ones, and random ones in CI; or only
-/// those `PAYCONF_ZOO_SEEDS` lists (`2,13`), to replay a journey.
+/// those `PAYCONF_ZOO_SEEDS` lists (`2,13`), to replay a journey. The
+/// random ones are `PAYCONF_ZOO_RANDOM` of them (6 in CI unless set).
 fn seeds(fixed: &[u64]) -> Vec<u64> {
     if let Ok(listed) = std::env::var("PAYCONF_ZOO_SEEDS") {
         return listed
