@@ -41,7 +41,7 @@ use super::{
     parse,
     relay::{self, Relay},
     served_steps,
-    unsure::{asked_again, too_many_walks, unclear, unnamed_fields},
+    unsure::{asked_again, no_form, too_many_walks, unclear, unnamed_fields},
 };
 use crate::runner::{
     exchange::{RecordedRequest, Trail},
@@ -113,7 +113,9 @@ async fn walk(journey: &Journey<'_>, buyer: &mut Buyer) -> Result<Url, Failure> 
         steps = rest;
         let next = match next {
             Ok(next) => next,
-            Err(Unread::NoForm) => return Err(no_form(journey, buyer, stage, &page)),
+            Err(Unread::NoForm) => {
+                return Err(no_form(journey, stage, &page, buyer.trail.last()));
+            }
             Err(Unread::Failure(failure)) => return Err(failure),
         };
         if let Next::Frame(frame) = &next {
@@ -285,36 +287,6 @@ enum Next {
     Frame(RecordedRequest),
     /// The buyer's answer to the issuer.
     Answer(RecordedRequest),
-}
-
-/// The error of a page with nothing to fill: payconf cannot tell whether
-/// the page or the configuration is at fault, so it judges nothing.
-fn no_form(journey: &Journey<'_>, buyer: &Buyer, stage: usize, page: &Url) -> Failure {
-    let answering = journey.answers.get(stage);
-    let wanted = match answering {
-        None => "a way on".to_owned(),
-        Some(answer) if answer.choice == Choice::Cancel => "a control that cancels".to_owned(),
-        Some(answer) => {
-            let names: Vec<&str> = answer.values.keys().map(String::as_str).collect();
-            format!(
-                "a form with the fields {} names ({})",
-                answer.page.fields_setting(),
-                names.join(", ")
-            )
-        }
-    };
-    let answering = answering.map_or(Page::Issuer, |answer| answer.page);
-    let failure = Failure::harness(format!(
-        "payconf could not get the buyer through {} at {page}: it shows no {wanted}; check \
-         {} against the page, or describe it with {}",
-        answering.name(),
-        answering.fields_setting(),
-        answering.steps_setting(),
-    ));
-    match buyer.trail.last() {
-        Some(exchange) => failure.on(exchange.display(journey.redactor)),
-        None => failure,
-    }
 }
 
 /// Runs the steps that apply to this page, up to the one that moves the

@@ -6,8 +6,44 @@ use std::collections::BTreeMap;
 
 use url::Url;
 
-use super::Page;
-use crate::runner::{neutral::inline, result::Failure};
+use super::{Choice, Journey, Page};
+use crate::runner::{exchange::Exchange, neutral::inline, result::Failure};
+
+/// The form driver's error of a page with nothing to fill at `stage` of
+/// `journey`, shown with `last`, the page's exchange: payconf cannot tell
+/// whether the page or the configuration is at fault, so it judges nothing.
+pub fn no_form(
+    journey: &Journey<'_>,
+    stage: usize,
+    page: &Url,
+    last: Option<&Exchange>,
+) -> Failure {
+    let answering = journey.answers.get(stage);
+    let wanted = match answering {
+        None => "a way on".to_owned(),
+        Some(answer) if answer.choice == Choice::Cancel => "a control that cancels".to_owned(),
+        Some(answer) => {
+            let names: Vec<&str> = answer.values.keys().map(String::as_str).collect();
+            format!(
+                "a form with the fields {} names ({})",
+                answer.page.fields_setting(),
+                names.join(", ")
+            )
+        }
+    };
+    let answering = answering.map_or(Page::Issuer, |answer| answer.page);
+    let failure = Failure::harness(format!(
+        "payconf could not get the buyer through {} at {page}: it shows no {wanted}; check \
+         {} against the page, or describe it with {}",
+        answering.name(),
+        answering.fields_setting(),
+        answering.steps_setting(),
+    ));
+    match last {
+        Some(exchange) => failure.on(exchange.display(journey.redactor)),
+        None => failure,
+    }
+}
 
 /// The error of a page that, after the buyer's answer on `answered`, asks
 /// again for what payconf typed: the configured values were not accepted,

@@ -12,6 +12,7 @@
 //! it before the reference implementation, which still decides the payment.
 
 pub mod page;
+pub mod page_html;
 pub mod page_server;
 pub mod server;
 

@@ -15,7 +15,8 @@ use url::{Url, form_urlencoded};
 
 use super::{
     Params,
-    page::{Expiry, Hop, Offer, PageFault, PagePay, Style, words},
+    page::{Expiry, Hop, PageFault, PagePay, Style, words},
+    page_html::{document, hosted_field, nonce, refresh},
 };
 use crate::support::front::{Answer, Behind, Front, forward, respond};
 
@@ -64,7 +65,7 @@ impl Front for PageFront {
         if path == "/acs/authenticate" && parts.method == "POST" {
             let answer = forward(&self.client, &self.reference, &parts, body, &[]).await;
             return match answer.header("location").map(str::to_owned) {
-                Some(landing) => self.leave(&landing, true, self.inside()),
+                Some(landing) => self.leave(&landing, true, self.page.inside()),
                 None => answer.answer(),
             };
         }
@@ -95,12 +96,12 @@ impl Front for PageFront {
             return respond(404, &[], "no such payment page");
         };
         match what {
-            "page" => html(&self.card_page(sid, params.get("framed") == Some("1"))),
-            "frame" => html(&self.card_form(sid, true)),
+            "page" => html(&self.page.card_page(sid, params.get("framed") == Some("1"))),
+            "frame" => html(&self.page.card_form(sid, true)),
             "field" => html(&hosted_field(params.get("f").unwrap_or(""))),
             "card" => self.card(sid, &session, &params).await,
             "review" => self.reviewed(sid, &session, &params).await,
-            "methods" => html(&self.methods_page(sid)),
+            "methods" => html(&self.page.methods_page(sid)),
             "method" => self.method(sid, &session, &params).await,
             "approve" if parts.method == "GET" => self.approval_page(sid),
             "approve" => self.approved(&session, &params).await,
@@ -110,11 +111,6 @@ impl Front for PageFront {
 }
 
 impl PageFront {
-    /// Whether 3-D Secure opens inside the overlay's frame.
-    fn inside(&self) -> bool {
-        self.page.style == Style::Overlay { inside: true }
-    }
-
     /// The page's address: a buyer's session begins, and the page opens.
     fn enter(&self, params: &Params) -> Answer {
         let sid = uuid::Uuid::new_v4().simple().to_string();
@@ -128,153 +124,12 @@ impl PageFront {
             .expect("lock")
             .insert(sid.clone(), session);
         match self.page.entry {
-            Hop::Direct => html(&self.card_page(&sid, false)),
+            Hop::Direct => html(&self.page.card_page(&sid, false)),
             Hop::Redirect(status) => {
                 respond(status, &[("location", &format!("/zp/{sid}/page"))], "")
             }
             Hop::Refresh(seconds) => html(&refresh(seconds, &format!("/zp/{sid}/page"))),
         }
-    }
-
-    /// The page as it opens, in the composition's style.
-    fn card_page(&self, sid: &str, framed: bool) -> String {
-        match self.page.style {
-            Style::Full => self.card_form(sid, framed),
-            Style::Overlay { .. } => document(
-                "Zoo Shop checkout",
-                &format!(
-                    r#"<h1>Zoo Shop</h1><p>Your basket: 10.00 EUR</p>
-<div role="dialog" aria-label="Payment" style="position:fixed;inset:5%;background:#fff">
-<iframe src="/zp/{sid}/frame" title="Payment" style="width:100%;height:100%;border:0"></iframe>
-</div>"#
-                ),
-            ),
-            Style::HostedFields => self.hosted_page(sid),
-        }
-    }
-
-    /// The card form and the method's offer: the page, or the overlay's frame.
-    fn card_form(&self, sid: &str, framed: bool) -> String {
-        let page = &self.page;
-        let said = words(page.language);
-        let field = |name: &str, label: &str| {
-            format!(
-                r#"<label>{label} <input type="text" name="{name}" autocomplete="off"></label>"#
-            )
-        };
-        let expiry = match page.expiry {
-            Expiry::Joined(name) => field(name, "MM/YY"),
-            Expiry::Split(month, year) => format!("{} {}", field(month, "MM"), field(year, "YY")),
-        };
-        // Outside the overlay, the card form sends the whole window on.
-        let target = if framed && !self.inside() {
-            r#" target="_top""#
-        } else {
-            ""
-        };
-        document(
-            said.pay,
-            &format!(
-                r#"<h1>{pay}</h1>
-<form method="post" action="/zp/{sid}/card"{target}>
-{number}
-{expiry}
-{cvv}
-{holder}
-<button type="submit">{pay}</button>
-</form>
-{offer}"#,
-                pay = said.pay,
-                number = field(page.number, "Card number"),
-                cvv = field(page.cvv, "CVV"),
-                holder = field(page.holder, "Name"),
-                offer = self.offer(sid),
-            ),
-        )
-    }
-
-    /// The hosted fields: each card input in a frame of its own that tells
-    /// the page its value; the page sends them under names of its own.
-    fn hosted_page(&self, sid: &str) -> String {
-        let page = &self.page;
-        let said = words(page.language);
-        let mut names = vec![page.number];
-        match page.expiry {
-            Expiry::Joined(name) => names.push(name),
-            Expiry::Split(month, year) => names.extend([month, year]),
-        }
-        names.push(page.cvv);
-        let frames: String = names
-            .iter()
-            .map(|name| {
-                format!(
-                    r#"<iframe src="/zp/{sid}/field?f={name}" title="{name}" style="height:3em;border:1px solid #999"></iframe>
-<input type="hidden" name="h_{name}">"#
-                )
-            })
-            .collect();
-        document(
-            said.pay,
-            &format!(
-                r#"<h1>{pay}</h1>
-<form method="post" action="/zp/{sid}/card" id="card">
-{frames}
-<label>Name <input type="text" name="{holder}"></label>
-<button type="submit">{pay}</button>
-</form>
-{offer}
-<script>
-window.addEventListener('message', function (event) {{
-  if (event.origin !== window.location.origin || !event.data || !event.data.zooField) return;
-  document.querySelector('#card input[name="h_' + event.data.zooField + '"]').value = event.data.value;
-}});
-</script>"#,
-                pay = said.pay,
-                holder = page.holder,
-                offer = self.offer(sid),
-            ),
-        )
-    }
-
-    /// How the alternative method is offered on the page, always to the
-    /// whole window.
-    fn offer(&self, sid: &str) -> String {
-        let said = words(self.page.language);
-        let nonce = nonce(sid);
-        match self.page.offer {
-            Offer::Link => format!(
-                r#"<p><a id="zoo-method" href="/zp/{sid}/method?n={nonce}&amp;lang=x" target="_top">{}</a></p>"#,
-                said.method
-            ),
-            Offer::Button => format!(
-                r#"<form method="post" action="/zp/{sid}/method" target="_top"><input type="hidden" name="n" value="{nonce}">
-<button type="submit" id="zoo-method">{}</button></form>"#,
-                said.method
-            ),
-            Offer::ChoicePage => format!(
-                r#"<p><a id="zoo-method" href="/zp/{sid}/methods" target="_top">{}</a></p>"#,
-                said.more
-            ),
-        }
-    }
-
-    /// The page of methods: one picked, and on.
-    fn methods_page(&self, sid: &str) -> String {
-        let said = words(self.page.language);
-        document(
-            said.more,
-            &format!(
-                r#"<h1>{more}</h1>
-<form method="post" action="/zp/{sid}/method"><input type="hidden" name="n" value="{nonce}">
-<label><input type="radio" name="m" value="zoowallet" checked> ZooWallet</label>
-<label><input type="radio" name="m" value="transfer"> Bank transfer</label>
-<button type="submit">{go_on}</button>
-</form>"#,
-                more = said.more,
-                go_on = said.go_on,
-                nonce = nonce(sid),
-            ),
-        )
     }
 
     /// The card posted: kept for the review, or paid.
@@ -343,7 +198,7 @@ window.addEventListener('message', function (event) {{
         let paying = step == "pay" || step == said.confirm;
         match (&session.card, paying) {
             (Some(card), true) => self.pay(sid, session, card.clone()).await,
-            _ => html(&self.card_page(sid, false)),
+            _ => html(&self.page.card_page(sid, false)),
         }
     }
 
@@ -359,7 +214,7 @@ window.addEventListener('message', function (event) {{
         form.extend(card);
         let Some(landing) = self.reference_post("pay", &form).await else {
             // The card refused: the form again.
-            return html(&self.card_page(sid, false));
+            return html(&self.page.card_page(sid, false));
         };
         let merchant = landing.contains("/merchant/");
         let landing = if merchant && self.page.fault == Some(PageFault::CardLandsOnFailure) {
@@ -368,7 +223,7 @@ window.addEventListener('message', function (event) {{
             landing
         };
         if merchant {
-            self.leave(&landing, false, self.inside())
+            self.leave(&landing, false, self.page.inside())
         } else {
             // The issuer's page: in the frame, or the window, as the card
             // form was.
@@ -511,45 +366,6 @@ window.addEventListener('message', function (event) {{
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned)
     }
-}
-
-/// A session's method nonce.
-fn nonce(sid: &str) -> String {
-    sid.chars().rev().take(16).collect()
-}
-
-/// One hosted field: an input that tells the page its value.
-fn hosted_field(name: &str) -> String {
-    let name: String = name
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
-        .collect();
-    document(
-        "Card field",
-        &format!(
-            r#"<input type="text" name="{name}" aria-label="{name}" style="width:100%">
-<script>
-document.querySelector('input').addEventListener('input', function (event) {{
-  parent.postMessage({{ zooField: '{name}', value: event.target.value }}, window.location.origin);
-}});
-</script>"#
-        ),
-    )
-}
-
-/// A page that refreshes to `next` after `seconds`.
-fn refresh(seconds: u64, next: &str) -> String {
-    format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Processing</title>\
-         <meta http-equiv=\"refresh\" content=\"{seconds}; url={next}\"></head>\
-         <body><p>Processing your payment…</p></body></html>"
-    )
-}
-
-fn document(title: &str, body: &str) -> String {
-    format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title></head><body>\n{body}\n</body></html>"
-    )
 }
 
 fn html(page: &str) -> Answer {
