@@ -77,6 +77,17 @@ impl Language {
 pub struct Params(pub Vec<(String, String)>);
 
 impl Params {
+    /// A request's query and, for a form, its body, in that order.
+    pub fn of(parts: &hyper::http::request::Parts, body: &[u8]) -> Self {
+        let query = parts.uri.query().unwrap_or("").as_bytes();
+        Self(
+            url::form_urlencoded::parse(query)
+                .into_owned()
+                .chain(url::form_urlencoded::parse(body).into_owned())
+                .collect(),
+        )
+    }
+
     /// The first value of `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0
@@ -84,6 +95,11 @@ impl Params {
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
+}
+
+/// A new buyer's session id, as a zoo's server names its pages by it.
+pub fn new_session() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
 }
 
 /// What a control of the code page does.

@@ -14,7 +14,7 @@ use payconf_reference::{ReferenceConfig, RunningServer};
 use url::{Url, form_urlencoded};
 
 use super::{
-    Params,
+    Params, new_session,
     page::{Expiry, Hop, PageFault, PagePay, Style, words},
     page_html::{document, hosted_field, nonce, refresh},
 };
@@ -74,12 +74,7 @@ impl Front for PageFront {
                 .await
                 .answer();
         };
-        let mut params: Vec<(String, String)> =
-            form_urlencoded::parse(parts.uri.query().unwrap_or("").as_bytes())
-                .into_owned()
-                .collect();
-        params.extend(form_urlencoded::parse(&body).into_owned());
-        let params = Params(params);
+        let params = Params::of(&parts, &body);
         tokio::time::sleep(Duration::from_millis(self.page.delay_ms)).await;
         match rest {
             "start" => return self.enter(&params),
@@ -113,7 +108,7 @@ impl Front for PageFront {
 impl PageFront {
     /// The page's address: a buyer's session begins, and the page opens.
     fn enter(&self, params: &Params) -> Answer {
-        let sid = uuid::Uuid::new_v4().simple().to_string();
+        let sid = new_session();
         let session = Session {
             token: params.get("token").unwrap_or_default().to_owned(),
             shop: params.get("shop").unwrap_or_default().to_owned(),

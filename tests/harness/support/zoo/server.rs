@@ -18,7 +18,7 @@ use payconf_reference::{ReferenceConfig, RunningServer};
 use tokio::net::TcpListener;
 use url::{Url, form_urlencoded};
 
-use super::{Fault, Host, Journey, Kind, Language, Params, Role, Way};
+use super::{Fault, Host, Journey, Kind, Language, Params, Role, Way, new_session};
 use crate::support::front::{Answer, Behind, Front, forward, respond, serve_on};
 
 /// The zoo's journey, served, and the reference implementation behind it.
@@ -82,20 +82,15 @@ impl Front for ZooFront {
             .unwrap_or("")
             .to_owned();
         let (parts, body) = crate::support::front::read(request).await;
-        let mut params: Vec<(String, String)> =
-            form_urlencoded::parse(parts.uri.query().unwrap_or("").as_bytes())
-                .into_owned()
-                .collect();
+        let params = Params::of(&parts, &body);
         if path == "/acs/authenticate" && parts.method == "GET" {
-            return self.enter(&Params(params));
+            return self.enter(&params);
         }
         let Some(rest) = path.strip_prefix("/zoo/") else {
             return forward(&self.client, &self.reference, &parts, body, &[])
                 .await
                 .answer();
         };
-        params.extend(form_urlencoded::parse(&body).into_owned());
-        let params = Params(params);
         let (sid, what) = rest.split_once('/').unwrap_or((rest, ""));
         let Some(session) = self.sessions.lock().expect("lock").get(sid).cloned() else {
             return respond(404, &[], "no such journey");
@@ -119,7 +114,7 @@ impl Front for ZooFront {
 impl ZooFront {
     /// The service's issuer address: a journey begins.
     fn enter(&self, params: &Params) -> Answer {
-        let sid = uuid::Uuid::new_v4().simple().to_string();
+        let sid = new_session();
         let session = Session {
             token: params.get("paymentToken").unwrap_or_default().to_owned(),
             shop: params.get("shopLogin").unwrap_or_default().to_owned(),
