@@ -11,6 +11,7 @@
 //! [`Journey::compose`] draws the composition; [`server::ZooFront`] serves
 //! it before the reference implementation, which still decides the payment.
 
+mod draw;
 pub mod page;
 pub mod page_html;
 pub mod page_server;
@@ -18,38 +19,7 @@ pub mod server;
 
 use std::fmt;
 
-/// A small, stable generator (SplitMix64): a seed composes the same journey
-/// on every machine and every version of the dependencies.
-pub struct Draw(u64);
-
-impl Draw {
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n`.
-    pub fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % n as u64).expect("fits")
-    }
-
-    /// One of `items`.
-    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-
-    /// True one time in `n`.
-    pub fn one_in(&mut self, n: usize) -> bool {
-        self.below(n) == 0
-    }
-}
+pub use draw::Draw;
 
 /// The languages issuer pages are commonly written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
