@@ -26,6 +26,10 @@ pub struct ServeOptions {
     pub tls: Option<TlsFiles>,
     /// The data file; memory only without one.
     pub data: Option<PathBuf>,
+    /// Loopback and private ranges notifications may go to beyond loopback.
+    pub allow_outbound: Vec<payconf_reference::Cidr>,
+    /// Serve the demo checkout beyond loopback too.
+    pub demo: bool,
 }
 
 /// A certificate (PEM, its chain after it) and its private key (PEM).
@@ -89,6 +93,12 @@ pub async fn serve(options: ServeOptions) -> Result<ExitCode, SandboxError> {
         None => ReferenceConfig::default(),
     };
     config.data_file.clone_from(&options.data);
+    config
+        .outbound_allow
+        .extend(options.allow_outbound.iter().copied());
+    if options.demo {
+        config.demo_checkout = Some(true);
+    }
     let tls = options.tls.as_ref().map(server_config).transpose()?;
     let listener =
         TcpListener::bind(options.addr)

@@ -87,6 +87,8 @@ pub mod code {
     pub const UNSUPPORTED_MEDIA_TYPE: &str = "9415";
     /// Request headers too large.
     pub const HEADERS_TOO_LARGE: &str = "9431";
+    /// A `Host` the sandbox does not answer to.
+    pub const MISDIRECTED: &str = "9421";
     /// Technical error.
     pub const TECHNICAL_ERROR: &str = "9999";
 }
@@ -185,6 +187,9 @@ pub enum ApiError {
     /// No such path.
     #[error("no such resource")]
     NotFound,
+    /// The request's `Host` is not a name the sandbox serves.
+    #[error("this sandbox does not answer to that host name")]
+    UnknownHost,
     /// The path exists, not with this method.
     #[error("method not allowed; use {allow}")]
     MethodNotAllowed {
@@ -236,6 +241,7 @@ impl ApiError {
             Self::BodyTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             Self::HeadersTooLarge { .. } => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             Self::NotFound => StatusCode::NOT_FOUND,
+            Self::UnknownHost => StatusCode::MISDIRECTED_REQUEST,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -261,6 +267,7 @@ impl ApiError {
             Self::BodyTimeout { .. } => code::REQUEST_TIMEOUT,
             Self::HeadersTooLarge { .. } => code::HEADERS_TOO_LARGE,
             Self::NotFound => code::NOT_FOUND,
+            Self::UnknownHost => code::MISDIRECTED,
             Self::MethodNotAllowed { .. } => code::METHOD_NOT_ALLOWED,
             Self::Internal => code::TECHNICAL_ERROR,
         }

@@ -58,6 +58,9 @@ impl PaymentReference {
 /// What the page shows about the payment being authenticated.
 struct PaymentSummary {
     shop_login: String,
+    /// The shop page's origin, when the payment page was in its lightbox:
+    /// the issuer's page is then shown in the same frame.
+    framed_by: Option<String>,
     amount: String,
     masked_pan: String,
     shop_transaction_id: String,
@@ -84,6 +87,11 @@ pub fn page(service: &Service, request: &Request<Incoming>) -> Response<Body> {
             p.state,
             PaymentSummary {
                 shop_login: merchant.shop_login.clone(),
+                framed_by: p
+                    .buyer_redirects
+                    .as_ref()
+                    .and_then(|r| r.framed_by.as_deref())
+                    .map(str::to_owned),
                 amount: format!("{} {}", p.amount, p.currency),
                 masked_pan: p.masked_pan.as_deref().unwrap_or("").to_owned(),
                 shop_transaction_id: p.shop_transaction_id.to_string(),
@@ -97,7 +105,14 @@ pub fn page(service: &Service, request: &Request<Incoming>) -> Response<Body> {
                     .find(|(n, _)| n == name)
                     .map(|(_, v)| v.as_str())
             };
-            styled_page(service.config.issuer_page, &token, &summary, param)
+            // Framed only by the sandbox's own page (the framed style's
+            // challenge) and the lightbox's shop, when there is one.
+            let ancestors = match &summary.framed_by {
+                Some(origin) => format!("'self' {origin}"),
+                None => "'self'".to_owned(),
+            };
+            let page = styled_page(service.config.issuer_page, &token, &summary, param);
+            crate::pages::framed_by(page, &ancestors)
         }
         Ok(Some(_)) => already_completed(),
         Ok(None) | Err(_) => unknown_request(),

@@ -74,16 +74,19 @@ mod ledger;
 mod lifecycle;
 mod money;
 mod notify;
+mod outbound;
 mod outbox;
 pub mod outcomes;
 mod pages;
 mod paths;
 mod payment_page;
 mod profiles;
+mod rate_limit;
 mod request_body;
 mod router;
 mod server;
 mod sessions;
+mod site;
 mod state;
 mod store;
 mod submit;
@@ -130,10 +133,13 @@ pub use config::{
     ReferenceConfig, ServerLimits, TestCard,
 };
 pub use ledger::Settlement;
+pub use outbound::Cidr;
 /// Server notifications as the merchant's server receives them: the
 /// signature's headers, and its check.
 pub mod notification {
-    pub use crate::notify::message::{EVENT_ID_HEADER, SIGNATURE_HEADER, signature, verify};
+    pub use crate::notify::message::{
+        EVENT_ID_HEADER, SIGNATURE_HEADER, TOLERANCE_SECS, signature, verify, verify_at,
+    };
 }
 pub use error::{ApiError, code, transaction_code};
 pub use journal::DataError;

@@ -6,7 +6,7 @@ use http::{HeaderValue, Response, StatusCode, header};
 use http_body_util::Full;
 use url::Url;
 
-use crate::state::{Body, Service};
+use crate::state::Body;
 
 /// Escapes text for an HTML element's content or a double-quoted attribute.
 pub fn escape(text: &str) -> String {
@@ -57,8 +57,15 @@ pub fn html(status: StatusCode, page: String) -> Response<Body> {
 }
 
 /// An HTML answer under its own content security policy (a page with a
-/// script or a frame).
+/// script or a frame). A policy that does not say who may frame the page
+/// says no one may (`frame-ancestors 'none'`): a page of the sandbox's is
+/// never shown inside another site's unless it says so.
 pub fn html_with_policy(status: StatusCode, page: String, policy: &str) -> Response<Body> {
+    let policy = if policy.contains("frame-ancestors") {
+        policy.to_owned()
+    } else {
+        format!("{policy}; frame-ancestors 'none'")
+    };
     let mut response = Response::new(Full::new(Bytes::from(page)));
     *response.status_mut() = status;
     let headers = response.headers_mut();
@@ -71,7 +78,7 @@ pub fn html_with_policy(status: StatusCode, page: String, policy: &str) -> Respo
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),
     );
-    match HeaderValue::from_str(policy) {
+    match HeaderValue::from_str(&policy) {
         Ok(policy) => {
             headers.insert(header::CONTENT_SECURITY_POLICY, policy);
         }
@@ -82,6 +89,29 @@ pub fn html_with_policy(status: StatusCode, page: String, policy: &str) -> Respo
                 HeaderValue::from_static(STATIC_PAGE_POLICY),
             );
         }
+    }
+    response
+}
+
+/// `response` with its policy's `frame-ancestors` set to `ancestors` (the
+/// sources that may frame it, e.g. `'self' https://shop.example`).
+pub fn framed_by(mut response: Response<Body>, ancestors: &str) -> Response<Body> {
+    let policy = response
+        .headers()
+        .get(header::CONTENT_SECURITY_POLICY)
+        .and_then(|p| p.to_str().ok())
+        .unwrap_or(STATIC_PAGE_POLICY);
+    let mut directives: Vec<String> = policy
+        .split(';')
+        .map(str::trim)
+        .filter(|d| !d.is_empty() && !d.starts_with("frame-ancestors"))
+        .map(str::to_owned)
+        .collect();
+    directives.push(format!("frame-ancestors {ancestors}"));
+    if let Ok(value) = HeaderValue::from_str(&directives.join("; ")) {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_SECURITY_POLICY, value);
     }
     response
 }
@@ -124,31 +154,23 @@ pub fn error_page_under(
     )
 }
 
-/// The success or failure page of a merchant whose back-office pages are
-/// served here (the built-in merchant's, by default).
-pub fn merchant_result(service: &Service, shop_login: &str, success: bool) -> Response<Body> {
-    if service.profiles.find(shop_login).is_none() {
-        return error_page(
-            StatusCode::NOT_FOUND,
-            "Page not found",
-            "There is no merchant with this shop login.",
-        );
-    }
-    let shop = escape(shop_login);
+/// The success or failure page the sandbox serves for its merchants'
+/// shops (`/merchant/{shopLogin}/success|failure`, the built-in merchant's
+/// by default). The page is the same whichever shop login the address
+/// names, known or not, so it tells no one which shops exist (sign-in
+/// hides it too); the address is still the shop's, so each shop lands on
+/// its own.
+pub fn merchant_result(success: bool) -> Response<Body> {
     let (title, text) = if success {
         (
             "Payment successful",
-            format!(
-                "<p>Thank you. Your payment to <strong>{shop}</strong> has been authorized.</p>"
-            ),
+            "<p>Thank you. Your payment has been authorized.</p>",
         )
     } else {
         (
             "Payment not completed",
-            format!(
-                "<p>Your payment to <strong>{shop}</strong> was not authorized. No money has been taken.</p>"
-            ),
+            "<p>Your payment was not authorized. No money has been taken.</p>",
         )
     };
-    html(StatusCode::OK, layout(title, &text))
+    html(StatusCode::OK, layout(title, text))
 }

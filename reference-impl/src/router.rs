@@ -30,6 +30,17 @@ pub async fn handle(service: &Service, request: Request<Incoming>) -> Response<B
             limit: MAX_HEADER_BYTES,
         });
     }
+    // A name the sandbox does not serve: a page of another site whose name
+    // was made to resolve here (DNS rebinding). Nothing of it is read.
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .map(|host| host.to_str().unwrap_or(""))
+        .or_else(|| request.uri().authority().map(http::uri::Authority::as_str));
+    if let Some(host) = host.filter(|host| !service.site.serves(host)) {
+        tracing::debug!(host, "refused: a name the sandbox does not serve");
+        return envelope::refusal(&ApiError::UnknownHost);
+    }
     let announces_body = request
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -102,13 +113,25 @@ async fn route_request(service: &Service, request: Request<Incoming>) -> Respons
         Some(Route::MerchantPage {
             shop_login,
             success,
-        }) if method == Method::GET => pages::merchant_result(service, shop_login, success),
-        Some(Route::MerchantPage { .. }) => {
+        }) if method == Method::GET && shop_login_shaped(shop_login) => {
+            pages::merchant_result(success)
+        }
+        Some(Route::MerchantPage { shop_login, .. }) if shop_login_shaped(shop_login) => {
             envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET" })
         }
+        Some(Route::MerchantPage { .. }) => envelope::refusal(&ApiError::NotFound),
         Some(Route::BackOffice) => backoffice::handle(service, request).await,
         None => envelope::refusal(&ApiError::NotFound),
     }
+}
+
+/// Whether a path segment could be a shop login (1 to 64 letters, digits,
+/// `_`, `-` or `.`): a merchant page's address names one, known or not.
+fn shop_login_shaped(segment: &str) -> bool {
+    (1..=64).contains(&segment.len())
+        && segment
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 fn api_answer(result: Result<Response<Body>, ApiError>) -> Response<Body> {

@@ -100,15 +100,14 @@ impl Prepared {
             .public_url
             .clone()
             .unwrap_or_else(|| default_public_url(local, tls));
-        let service = Arc::new(Service::new(config, public_url.clone()).map_err(
-            |error| match error {
-                StartError::Page(source) => ServeError::MerchantPage {
-                    public_url: public_url.clone(),
-                    source,
-                },
-                StartError::Data(data) => ServeError::Data(data),
+        let site = crate::site::Site::new(local, tls, public_url.clone());
+        let service = Arc::new(Service::new(config, site).map_err(|error| match error {
+            StartError::Page(source) => ServeError::MerchantPage {
+                public_url: public_url.clone(),
+                source,
             },
-        )?);
+            StartError::Data(data) => ServeError::Data(data),
+        })?);
         Ok(Self { service })
     }
 

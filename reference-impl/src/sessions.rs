@@ -19,7 +19,7 @@ use http::{HeaderMap, header};
 use parking_lot::Mutex;
 use subtle::ConstantTimeEq;
 
-use crate::{config::random_secret, profiles::Profiles};
+use crate::{config::random_secret, profiles::Profiles, site::Site};
 
 /// The session cookie's name.
 pub const COOKIE: &str = "backoffice_session";
@@ -32,6 +32,9 @@ const MAX_WAIT: Duration = Duration::from_secs(5 * 60);
 /// The most sessions, and the most shop logins with failures, remembered:
 /// past it, the oldest go.
 const MAX_ENTRIES: usize = 10_000;
+/// The most sessions one shop has open at once: a new sign-in past it ends
+/// that shop's oldest session, never another shop's.
+pub const MAX_SESSIONS_PER_SHOP: usize = 32;
 
 /// A signed-in merchant.
 #[derive(Clone, Debug)]
@@ -118,7 +121,17 @@ impl Sessions {
         let id = random_secret();
         let mut open = self.open.lock();
         open.retain(|_, s| s.expires > now);
-        if open.len() >= MAX_ENTRIES {
+        let of_this_shop = open.values().filter(|s| s.merchant == merchant).count();
+        if of_this_shop >= MAX_SESSIONS_PER_SHOP {
+            let oldest = open
+                .iter()
+                .filter(|(_, s)| s.merchant == merchant)
+                .min_by_key(|(_, s)| s.expires)
+                .map(|(id, _)| id.clone());
+            if let Some(oldest) = oldest {
+                open.remove(&oldest);
+            }
+        } else if open.len() >= MAX_ENTRIES {
             evict_oldest(&mut open, |s| s.expires);
         }
         open.insert(
@@ -195,17 +208,16 @@ pub fn set_cookie(https: bool, id: Option<&str>) -> String {
 }
 
 /// Whether a change comes from the back-office's own pages: its `Origin`
-/// is the address it was sent to, or, without one (or with the opaque
-/// `null` a browser sends under some referrer policies), its
-/// `Sec-Fetch-Site` is not another site's.
-pub fn same_origin(headers: &HeaderMap) -> bool {
-    let text = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
-    if let Some(origin) = text(header::ORIGIN).filter(|o| *o != "null") {
-        let host = text(header::HOST).unwrap_or("");
-        let without_scheme = origin
-            .strip_prefix("http://")
-            .or_else(|| origin.strip_prefix("https://"));
-        return without_scheme == Some(host) && !host.is_empty();
+/// is the sandbox's own (see [`Site::is_own_origin`]: never compared with
+/// the request's `Host`, which a rebinding page chooses), or, without one
+/// (or with the opaque `null` a browser sends under some referrer
+/// policies), its `Sec-Fetch-Site` is not another site's.
+pub fn same_origin(headers: &HeaderMap, site: &Site) -> bool {
+    let origin = headers
+        .get(header::ORIGIN)
+        .map(|v| v.to_str().unwrap_or(""));
+    if let Some(origin) = origin.filter(|o| *o != "null") {
+        return site.is_own_origin(origin);
     }
     !matches!(
         headers
@@ -276,6 +288,41 @@ mod tests {
     }
 
     #[test]
+    fn one_shops_many_sign_ins_end_its_own_oldest_sessions_only() {
+        let mut merchants = ReferenceConfig::default().merchants;
+        let mut other = merchants[0].clone();
+        other.shop_login = "OTHER".into();
+        other.api_key = "other-key".into();
+        merchants.push(other);
+        let profiles = Profiles::new(
+            merchants,
+            url::Url::parse("http://127.0.0.1:1/").expect("valid"),
+        )
+        .expect("valid");
+        let sessions = Sessions::default();
+        let SignIn::Opened(others) = sessions.sign_in(&profiles, "OTHER", DEFAULT_PASSWORD) else {
+            panic!("signed in");
+        };
+        let mut mine = Vec::new();
+        for _ in 0..MAX_SESSIONS_PER_SHOP + 100 {
+            let SignIn::Opened(id) =
+                sessions.sign_in(&profiles, DEFAULT_SHOP_LOGIN, DEFAULT_PASSWORD)
+            else {
+                panic!("signed in");
+            };
+            mine.push(id);
+        }
+        let open = sessions.open.lock();
+        assert!(open.contains_key(&others), "another shop's session is kept");
+        assert_eq!(open.len(), MAX_SESSIONS_PER_SHOP + 1);
+        assert!(
+            open.contains_key(mine.last().expect("one")),
+            "the newest is kept"
+        );
+        assert!(!open.contains_key(&mine[0]), "the oldest went");
+    }
+
+    #[test]
     fn the_wait_doubles_and_is_capped() {
         assert_eq!(wait_after(FREE_FAILURES - 1), Duration::ZERO);
         assert_eq!(wait_after(FREE_FAILURES), Duration::from_secs(1));
@@ -285,6 +332,12 @@ mod tests {
 
     #[test]
     fn a_change_from_another_site_is_refused() {
+        let site = Site::new(
+            ([127, 0, 0, 1], 8080).into(),
+            false,
+            url::Url::parse("http://127.0.0.1:8080/").expect("valid"),
+        );
+        let same_origin = |headers: &HeaderMap| same_origin(headers, &site);
         let headers = |pairs: &[(&str, &str)]| {
             let mut map = HeaderMap::new();
             for (name, value) in pairs {
@@ -302,6 +355,11 @@ mod tests {
         assert!(!same_origin(&headers(&[
             ("host", "127.0.0.1:8080"),
             ("origin", "https://evil.example")
+        ])));
+        // DNS rebinding: the page's name is in both, and is not the sandbox's.
+        assert!(!same_origin(&headers(&[
+            ("host", "rebound.example:8080"),
+            ("origin", "http://rebound.example:8080")
         ])));
         assert!(!same_origin(&headers(&[("sec-fetch-site", "cross-site")])));
         assert!(!same_origin(&headers(&[

@@ -12,9 +12,12 @@ use uuid::Uuid;
 use crate::{
     config::ReferenceConfig,
     journal::{DataError, Journal, Restored},
+    outbound::Outbound,
     outbox::Notifier,
     profiles::{Profile, Profiles},
+    rate_limit::Bucket,
     sessions::Sessions,
+    site::Site,
     store::{PaymentLog, PaymentStore},
 };
 
@@ -31,12 +34,20 @@ pub struct Service {
     pub profiles: Profiles,
     /// Where the service's own pages are, as the buyer's browser sees them.
     pub public_url: Url,
+    /// The names it answers to and its own origin.
+    pub site: Site,
+    /// Where it may send requests of its own (notifications).
+    pub outbound: Arc<Outbound>,
     /// Live payments.
     pub store: PaymentStore,
     /// Server notifications waiting for the delivery task.
     pub notifier: Notifier,
     /// Who is signed in to the back-office.
     pub sessions: Sessions,
+    /// The demo checkout's shop, while the demo is served.
+    pub demo_shop: Option<u32>,
+    /// How many payments the demo checkout may still create.
+    pub demo_limit: Bucket,
     /// Where changes are written, with a data file.
     pub journal: Option<Arc<Journal>>,
 }
@@ -68,13 +79,30 @@ impl Service {
         .await
     }
 
-    /// Builds the service for a configuration, reached at `public_url`;
+    /// Builds the service for a configuration, standing at `site`;
     /// with a data file, opens it and puts back what it holds: the saved
     /// profiles, the payments still within their lifetime, and the
     /// notifications still owed (queued again).
-    pub fn new(config: ReferenceConfig, public_url: Url) -> Result<Self, StartError> {
-        let profiles = Profiles::new(config.merchants.clone(), public_url.clone())
-            .map_err(StartError::Page)?;
+    pub fn new(config: ReferenceConfig, site: Site) -> Result<Self, StartError> {
+        let public_url = site.public_url.clone();
+        let outbound = Arc::new(Outbound::new(
+            site.loopback_only(),
+            config.outbound_allow.clone(),
+        ));
+        let mut merchants = config.merchants.clone();
+        let demo_served = config.demo_checkout.unwrap_or(site.loopback_only());
+        let demo_shop = match merchants
+            .iter()
+            .position(|m| m.shop_login == crate::payment_page::DEMO_SHOP_LOGIN)
+        {
+            Some(index) => index,
+            None => {
+                merchants.push(crate::payment_page::demo_shop());
+                merchants.len() - 1
+            }
+        };
+        let demo_shop = u32::try_from(demo_shop).ok().filter(|_| demo_served);
+        let profiles = Profiles::new(merchants, public_url.clone()).map_err(StartError::Page)?;
         let (journal, restored) = match &config.data_file {
             None => (None, Restored::default()),
             Some(path) => {
@@ -120,9 +148,13 @@ impl Service {
             config,
             profiles,
             public_url,
+            site,
+            outbound,
             store,
             notifier,
             sessions: Sessions::default(),
+            demo_shop,
+            demo_limit: crate::payment_page::demo_limit(),
             journal,
         })
     }

@@ -92,6 +92,17 @@ async fn submit_payment(
         return Err(ApiError::AlreadyProcessed);
     }
     let (card, redirects) = read_payment_data(&fields)?;
+    if let Some(notify) = &redirects.notification {
+        // Refused when given, so nothing is ever sent where the sandbox
+        // may not send (see `outbound`).
+        service.outbound.judge(notify).await.map_err(|reason| {
+            ApiError::field(
+                code::INVALID_PARAMETER,
+                "responseURLs.serverNotificationURL",
+                reason,
+            )
+        })?;
+    }
     let Executed {
         outcome,
         payment_id,

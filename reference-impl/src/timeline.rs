@@ -101,6 +101,15 @@ pub enum What {
         /// The server took it (a 2xx status).
         delivered: bool,
     },
+    /// A notification's attempt waited: the receiver had not answered the
+    /// merchant's earlier notifications yet, and had all the slots its
+    /// share allows.
+    NotificationDelayed {
+        /// The event's ID.
+        event_id: Uuid,
+        /// The attempt that waited, 1 for the first.
+        attempt: u32,
+    },
     /// Notifications stopped: the retry time ran out.
     NotificationAbandoned {
         /// The event's ID.

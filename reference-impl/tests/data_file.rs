@@ -80,9 +80,11 @@ async fn payments_are_there_after_a_restart_in_the_state_they_were_left() {
             .ends_with("/merchant/DEMO_SHOP/success"),
         "authenticated, so paid"
     );
-    // New payments do not reuse an ID.
+    // New payments do not reuse an ID, and their IDs have the real
+    // service's shape (random, 10 to 12 digits).
     let (_, new_id) = again.create().await;
-    assert!(new_id.parse::<u64>().expect("digits") > paid_id.parse::<u64>().expect("digits"));
+    assert!(new_id != paid_id && new_id != waiting_id, "{new_id}");
+    assert!((10..=12).contains(&new_id.len()), "{new_id}");
 }
 
 #[tokio::test]

@@ -262,7 +262,7 @@ async fn huge_headers_are_refused_with_431_and_the_envelope() {
     let enormous = "y".repeat(2 * 1024 * 1024);
     let raw = raw_exchange(
         &sandbox,
-        format!("GET / HTTP/1.1\r\nHost: x\r\nX-Padding: {enormous}\r\n\r\n").as_bytes(),
+        format!("GET / HTTP/1.1\r\nHost: localhost\r\nX-Padding: {enormous}\r\n\r\n").as_bytes(),
     )
     .await;
     assert!(
@@ -294,7 +294,8 @@ async fn unknown_methods_and_paths_answer_with_the_envelope() {
     ] {
         let raw = raw_exchange(
             &sandbox,
-            format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes(),
+            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
         )
         .await;
         assert!(raw.starts_with("HTTP/1.1 404"), "{path}: {raw}");
@@ -355,7 +356,7 @@ async fn a_client_sending_its_headers_a_byte_a_second_is_cut_off() {
         .socket_addrs(|| None)
         .expect("address")[0];
     let mut stream = TcpStream::connect(address).await.expect("connects");
-    let request = b"POST /api/v1/payment/create/ HTTP/1.1\r\nHost: x\r\n";
+    let request = b"POST /api/v1/payment/create/ HTTP/1.1\r\nHost: localhost\r\n";
     let mut cut_off = false;
     for byte in request.iter().cycle().take(30) {
         if stream.write_all(&[*byte]).await.is_err() {
@@ -386,7 +387,7 @@ async fn a_body_sent_too_slowly_is_refused_with_408() {
     let sandbox = Sandbox::start_with(short_limits()).await;
     let body = create_body().to_string();
     let head = format!(
-        "POST /api/v1/payment/create/ HTTP/1.1\r\nHost: x\r\nAuthorization: apikey demo-api-key\r\n\
+        "POST /api/v1/payment/create/ HTTP/1.1\r\nHost: localhost\r\nAuthorization: apikey demo-api-key\r\n\
          Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );

@@ -322,3 +322,54 @@ async fn a_capture_and_a_cancel_at_a_shop_that_settles_separately_are_notified()
     assert_eq!(cancel["paymentID"], cancelled.as_str());
     assert_eq!(cancel["transactionState"], "CAN");
 }
+
+/// The documentation's signature-checking snippet (docs/sandbox.md), run
+/// as a merchant would run it: it takes a fresh signature, and refuses the
+/// same body and signature replayed from ten minutes ago, a wrong secret
+/// and a header that is not a signature.
+#[test]
+fn the_documented_snippet_checks_the_signature_and_its_timestamp() {
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/sandbox.md"))
+        .expect("docs/sandbox.md");
+    let snippet = docs
+        .split("```python\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the snippet");
+    assert!(snippet.contains("def verified"), "{snippet}");
+    let body = br#"{"eventID":"e-1"}"#;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs();
+    let fresh = payconf_reference::notification::signature(
+        DEFAULT_SIGNING_SECRET,
+        i64::try_from(now).expect("fits"),
+        body,
+    );
+    let replayed = payconf_reference::notification::signature(
+        DEFAULT_SIGNING_SECRET,
+        i64::try_from(now - 600).expect("fits"),
+        body,
+    );
+    let body = String::from_utf8_lossy(body);
+    let program = format!(
+        "{snippet}\nsecret = {secret:?}.encode()\nbody = {body:?}.encode()\n\
+         print(verified(secret, {fresh:?}, body), verified(secret, {replayed:?}, body), \
+         verified(b'another-secret-entirely', {fresh:?}, body), verified(secret, 'v1=00', body))\n",
+        secret = DEFAULT_SIGNING_SECRET,
+    );
+    let ran = std::process::Command::new("python3")
+        .args(["-c", &program])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&ran.stdout).trim(),
+        "True False False False"
+    );
+}

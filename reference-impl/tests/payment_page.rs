@@ -272,8 +272,17 @@ async fn a_card_the_page_refuses_is_shown_beside_its_field_the_rest_kept_and_not
                 .select(&selector(&format!("input[name={other}]")))
                 .next()
                 .and_then(|input| input.value().attr("value"));
-            assert_eq!(kept, Some(value.as_str()), "{other} is kept");
+            // The card's number and security code are typed again: never
+            // sent back (the number shows masked, as a placeholder).
+            let expected = match *other {
+                "cardNumber" | "cvv" => "",
+                _ => value.as_str(),
+            };
+            assert_eq!(kept, Some(expected), "{other}");
         }
+        // The typed card is a test card, which the page's table of test
+        // cards lists: its number is left out here, and checked below.
+        assert_holds_no_card_secret(&html, &fields, &[&token, &id, "4775718800002026"]);
         // Only the field at fault is marked.
         assert_eq!(
             document.select(&selector("p.error[id]")).count(),
@@ -286,6 +295,66 @@ async fn a_card_the_page_refuses_is_shown_beside_its_field_the_rest_kept_and_not
     let (status, location, _) = post(&sandbox, &filled).await;
     assert_eq!(status, StatusCode::SEE_OTHER);
     assert_eq!(location.as_deref(), Some(success_page(&sandbox).as_str()));
+}
+
+/// A refused card form's answer holds neither the security code nor the
+/// whole card number, in any spelling (`known`: the payment's own token
+/// and ID, which may hold the same digits by chance, are left out first).
+fn assert_holds_no_card_secret(answer: &str, fields: &[(&str, String)], known: &[&str]) {
+    let mut answer = answer.to_owned();
+    for value in known {
+        answer = answer.replace(value, "");
+    }
+    let typed = |name: &str| {
+        fields
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or("", |(_, v)| v.as_str())
+    };
+    let number = typed("cardNumber");
+    let digits: String = number.chars().filter(char::is_ascii_digit).collect();
+    for secret in [typed("cvv"), number, digits.as_str()] {
+        if secret.len() >= 3 {
+            assert!(!answer.contains(secret), "{secret} is sent back:\n{answer}");
+        }
+    }
+}
+
+/// The attack: a card refused for its expiry, typed with a security code
+/// and a number, answers a page (and a page read again) that shows
+/// neither; the number only masked.
+#[tokio::test]
+async fn a_refused_card_form_never_sends_the_security_code_or_the_number_back() {
+    let sandbox = Sandbox::start().await;
+    let (token, id) = sandbox.create().await;
+    let page = page_address(&sandbox, &token, &id, None);
+    // Not one of the sandbox's test cards, which its page lists.
+    let mut fields = card_fields("4111 1111 1111 1111");
+    for pair in &mut fields {
+        match pair.0 {
+            "cvv" => pair.1 = "8642".to_owned(),
+            "expYear" => pair.1 = "20".to_owned(),
+            _ => {}
+        }
+    }
+    let filled = card_form(&sandbox, &page, &fields).await;
+    let response = sandbox
+        .client
+        .post(filled.action.clone())
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(filled.body.clone())
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let headers = format!("{:?}", response.headers());
+    let html = response.text().await.expect("a body");
+    assert_holds_no_card_secret(&headers, &fields, &[&token, &id]);
+    assert_holds_no_card_secret(&html, &fields, &[&token, &id]);
+    assert!(html.contains(r#"placeholder="411111******1111""#), "{html}");
+    let (_, again_headers, again) = sandbox.get_page(page.as_str()).await;
+    assert_holds_no_card_secret(&again, &fields, &[&token, &id]);
+    assert_holds_no_card_secret(&format!("{again_headers:?}"), &fields, &[&token, &id]);
 }
 
 #[tokio::test]

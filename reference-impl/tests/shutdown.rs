@@ -20,7 +20,7 @@ async fn a_request_in_flight_completes_during_shutdown() {
     let address = server.base_url.socket_addrs(|| None).expect("address")[0];
     let body = create_body().to_string();
     let head = format!(
-        "POST /api/v1/payment/create/ HTTP/1.1\r\nHost: x\r\nAuthorization: apikey {DEFAULT_API_KEY}\r\n\
+        "POST /api/v1/payment/create/ HTTP/1.1\r\nHost: localhost\r\nAuthorization: apikey {DEFAULT_API_KEY}\r\n\
          Content-Type: application/json\r\nContent-Length: {}\r\nExpect: 100-continue\r\n\r\n",
         body.len()
     );

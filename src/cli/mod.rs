@@ -207,6 +207,15 @@ pub struct ServeArgs {
     /// without it.
     #[arg(long, value_name = "FILE")]
     pub data: Option<PathBuf>,
+    /// Let notifications go to this loopback or private range (CIDR, such
+    /// as 10.0.0.0/8) while listening beyond loopback; repeatable.
+    /// Link-local and cloud metadata addresses are never allowed.
+    #[arg(long = "allow-outbound", value_name = "CIDR")]
+    pub allow_outbound: Vec<payconf_reference::Cidr>,
+    /// Serve the demo checkout (/demo/checkout) while listening beyond
+    /// loopback too; on loopback it is always served.
+    #[arg(long)]
+    pub demo: bool,
 }
 
 /// `payconf serve`'s options, from its flags.
@@ -221,6 +230,8 @@ fn serve_options(args: ServeArgs) -> crate::serve::ServeOptions {
         config: args.config,
         tls,
         data: args.data,
+        allow_outbound: args.allow_outbound,
+        demo: args.demo,
     }
 }
 

@@ -79,7 +79,7 @@ fn serve_prints_its_address_first_answers_and_stops_on_sigterm() {
         &serde_json::json!({"shopLogin": DEFAULT_SHOP_LOGIN, "amount": "1.00", "currency": "EUR", "shopTransactionID": "t"}).to_string();
     write!(
         stream,
-        "POST /api/v1/payment/create/ HTTP/1.1\r\nHost: x\r\nAuthorization: apikey {DEFAULT_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "POST /api/v1/payment/create/ HTTP/1.1\r\nHost: localhost\r\nAuthorization: apikey {DEFAULT_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
     .expect("request sent");

@@ -329,6 +329,7 @@ fn every_refusal() -> Vec<ApiError> {
         ApiError::BodyTimeout { seconds: 10 },
         ApiError::HeadersTooLarge { limit: 1 },
         ApiError::NotFound,
+        ApiError::UnknownHost,
         ApiError::MethodNotAllowed { allow: "POST" },
         ApiError::Internal,
     ]);
@@ -352,6 +353,7 @@ fn every_refusal() -> Vec<ApiError> {
             | ApiError::BodyTimeout { .. }
             | ApiError::HeadersTooLarge { .. }
             | ApiError::NotFound
+            | ApiError::UnknownHost
             | ApiError::MethodNotAllowed { .. }
             | ApiError::Internal => {}
         }

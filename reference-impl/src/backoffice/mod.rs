@@ -70,7 +70,7 @@ pub async fn handle(service: &Service, request: Request<Incoming>) -> Response<B
                 return forbidden();
             };
             match rest.as_str() {
-                "/profile" => profile::update(service, &signed_in, &form),
+                "/profile" => profile::update(service, &signed_in, &form).await,
                 "/api-key" => profile::rotate_key(service, &signed_in),
                 _ => {
                     service.sessions.close(&session_id);
@@ -131,7 +131,7 @@ async fn change_form(
     signed_in: &SignedIn<'_>,
     request: Request<Incoming>,
 ) -> Option<Vec<(String, String)>> {
-    if !session::same_origin(request.headers()) {
+    if !session::same_origin(request.headers(), &service.site) {
         return None;
     }
     let form = read_form(service, request, "back-office form").await.ok()?;
@@ -140,7 +140,7 @@ async fn change_form(
 }
 
 async fn sign_in(service: &Service, request: Request<Incoming>) -> Response<Body> {
-    if !session::same_origin(request.headers()) {
+    if !session::same_origin(request.headers(), &service.site) {
         return forbidden();
     }
     let form = match read_form(service, request, "sign-in form").await {
@@ -157,20 +157,39 @@ async fn sign_in(service: &Service, request: Request<Incoming>) -> Response<Body
             &format!("{BACK_OFFICE_PATH}/payments"),
             Some(session::set_cookie(https(service), Some(&id))),
         ),
-        SignIn::Refused => sign_in_form(
-            StatusCode::UNAUTHORIZED,
-            shop_login,
-            Some("The shop login or the password is wrong."),
-        ),
-        SignIn::Slowed(wait) => sign_in_form(
-            StatusCode::TOO_MANY_REQUESTS,
-            shop_login,
-            Some(&format!(
-                "Too many failed sign-ins for this shop login. Try again in {} seconds.",
-                wait.as_secs().max(1)
-            )),
-        ),
+        SignIn::Refused => {
+            // The login as typed (bounded, quoted and escaped), never the password.
+            tracing::warn!(shop_login = ?logged(shop_login), "back-office sign-in refused");
+            sign_in_form(
+                StatusCode::UNAUTHORIZED,
+                shop_login,
+                Some("The shop login or the password is wrong."),
+            )
+        }
+        SignIn::Slowed(wait) => {
+            let secs = crate::rate_limit::retry_after_secs(wait);
+            tracing::warn!(
+                shop_login = ?logged(shop_login),
+                retry_after_secs = secs,
+                "back-office sign-in locked out after repeated failures"
+            );
+            let mut form = sign_in_form(
+                StatusCode::TOO_MANY_REQUESTS,
+                shop_login,
+                Some(&format!(
+                    "Too many failed sign-ins for this shop login. Try again in {secs} seconds."
+                )),
+            );
+            form.headers_mut()
+                .insert(header::RETRY_AFTER, http::HeaderValue::from(secs));
+            form
+        }
     }
+}
+
+/// A shop login as a log line may hold it: its first 64 characters.
+fn logged(shop_login: &str) -> String {
+    shop_login.chars().take(64).collect()
 }
 
 fn sign_in_page(

@@ -35,6 +35,8 @@ const FILTERS: [(&str, &str); 6] = [
 #[derive(Debug)]
 struct Row {
     id: u64,
+    /// Orders the rows: IDs are random.
+    created_us: u64,
     created_ms: u64,
     shop_transaction_id: String,
     amount: String,
@@ -48,6 +50,7 @@ impl Row {
     fn of(payment: &Payment) -> Self {
         Self {
             id: payment.id,
+            created_us: payment.created_us,
             created_ms: payment.created_ms(),
             shop_transaction_id: payment.shop_transaction_id.to_string(),
             amount: payment.amount.to_string(),
@@ -149,7 +152,7 @@ fn newest(service: &Service, matches: impl Fn(&Payment) -> bool) -> (Vec<Row>, u
         let older_than_all_kept = kept.len() == MAX_ROWS
             && kept
                 .peek()
-                .is_some_and(|Reverse(oldest)| p.id < oldest.0.id);
+                .is_some_and(|Reverse(oldest)| p.created_us < oldest.0.created_us);
         if !older_than_all_kept {
             kept.push(Reverse(NewestFirst(Row::of(p))));
             if kept.len() > MAX_ROWS {
@@ -158,17 +161,17 @@ fn newest(service: &Service, matches: impl Fn(&Payment) -> bool) -> (Vec<Row>, u
         }
     });
     let mut rows: Vec<Row> = kept.into_iter().map(|Reverse(row)| row.0).collect();
-    rows.sort_unstable_by_key(|row| Reverse(row.id));
+    rows.sort_unstable_by_key(|row| Reverse(row.created_us));
     (rows, total)
 }
 
-/// A row ordered by its payment's ID.
+/// A row ordered by its payment's creation.
 #[derive(Debug)]
 struct NewestFirst(Row);
 
 impl PartialEq for NewestFirst {
     fn eq(&self, other: &Self) -> bool {
-        self.0.id == other.0.id
+        self.0.created_us == other.0.created_us
     }
 }
 
@@ -182,7 +185,7 @@ impl PartialOrd for NewestFirst {
 
 impl Ord for NewestFirst {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.id.cmp(&other.0.id)
+        self.0.created_us.cmp(&other.0.created_us)
     }
 }
 
@@ -371,6 +374,10 @@ fn describe(what: &What) -> String {
                 "not delivered"
             }
         ),
+        What::NotificationDelayed { event_id, attempt } => format!(
+            "notification {event_id}, attempt {attempt}: delayed by the receiver \
+             (its earlier notifications were still waiting for an answer)."
+        ),
         What::NotificationAbandoned { event_id } => {
             format!("notification {event_id} abandoned: its retry time ran out.")
         }
@@ -391,9 +398,15 @@ mod tests {
     fn the_list_keeps_the_newest_payments_newest_first_and_counts_them_all() {
         let service = Service::new(
             ReferenceConfig::default(),
-            url::Url::parse("http://127.0.0.1:1/").expect("valid"),
+            crate::site::Site::new(
+                ([127, 0, 0, 1], 1).into(),
+                false,
+                url::Url::parse("http://127.0.0.1:1/").expect("valid"),
+            ),
         )
         .expect("a service");
+        // Created in this order: the list shows the newest first, whatever
+        // their random IDs.
         let ids: Vec<u64> = (0..MAX_ROWS + 57)
             .map(|n| {
                 service
@@ -411,7 +424,7 @@ mod tests {
         assert_eq!(total, MAX_ROWS + 57);
         let shown: Vec<u64> = rows.iter().map(|r| r.id).collect();
         let mut expected = ids.clone();
-        expected.sort_unstable_by_key(|id| Reverse(*id));
+        expected.reverse();
         expected.truncate(MAX_ROWS);
         assert_eq!(shown, expected);
         let (none, zero) = newest(&service, |_| false);

@@ -159,12 +159,28 @@ pub fn show(
 
 /// `POST`: changes the profile's pages, notification address and secret,
 /// all or none.
-pub fn update(
+pub async fn update(
     service: &Service,
     signed_in: &SignedIn<'_>,
     form: &[(String, String)],
 ) -> Response<Body> {
     let value = |name: &str| field(form, name).unwrap_or("").trim();
+    // Where the sandbox may post (see `outbound`), judged before anything
+    // is changed, so a refused address is never saved nor sent to.
+    if let Ok(notification) = absolute_address(value("notificationUrl")) {
+        if let Err(reason) = service.outbound.judge(&notification).await {
+            return show(
+                service,
+                signed_in,
+                Some(Notice::Refused {
+                    field: "Notification address",
+                    name: "notificationUrl",
+                    reason: reason.to_owned(),
+                }),
+                StatusCode::UNPROCESSABLE_ENTITY,
+            );
+        }
+    }
     let changed = change(service, signed_in, "profile changed", |m| {
         let address = |label: &'static str, name: &'static str| {
             absolute_address(value(name)).map_err(|reason| (label, name, reason.to_owned()))

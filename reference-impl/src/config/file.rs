@@ -19,6 +19,11 @@ struct ConfigFile {
     issuer_page: Option<IssuerPage>,
     merchants: Option<Vec<MerchantEntry>>,
     cards: Option<Vec<CardEntry>>,
+    /// Loopback and private ranges (CIDR) notifications may go to when the
+    /// sandbox listens beyond loopback.
+    outbound_allow: Option<Vec<String>>,
+    /// Serve `/demo/checkout` (by default, only while listening on loopback).
+    demo_checkout: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -101,6 +106,13 @@ impl ReferenceConfig {
                 })
                 .collect::<Result<_, ConfigError>>()?;
         }
+        for (i, range) in file.outbound_allow.unwrap_or_default().iter().enumerate() {
+            let cidr = range
+                .parse()
+                .map_err(|reason| invalid(&format!("outbound_allow[{i}]"), reason))?;
+            config.outbound_allow.push(cidr);
+        }
+        config.demo_checkout = file.demo_checkout;
         config.validate()?;
         Ok(config)
     }

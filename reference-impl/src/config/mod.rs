@@ -64,6 +64,13 @@ pub struct ReferenceConfig {
     /// The data file that keeps profiles, payments and notifications owed
     /// across restarts (`payconf serve --data`); `None`: memory only.
     pub data_file: Option<std::path::PathBuf>,
+    /// Loopback and private ranges notifications may go to even when the
+    /// sandbox listens beyond loopback (see `outbound`); link-local and
+    /// cloud metadata addresses are never allowed.
+    pub outbound_allow: Vec<crate::outbound::Cidr>,
+    /// Whether `/demo/checkout` is served: `None`, while the sandbox
+    /// listens on loopback only.
+    pub demo_checkout: Option<bool>,
 }
 
 /// How long the server waits for clients, and for requests in flight when
@@ -335,6 +342,8 @@ impl Default for ReferenceConfig {
             }],
             limits: ServerLimits::default(),
             data_file: None,
+            outbound_allow: Vec::new(),
+            demo_checkout: None,
             cards: CardBehaviour::ALL
                 .into_iter()
                 .map(|behaviour| card(behaviour.default_card(), behaviour))

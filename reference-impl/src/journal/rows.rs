@@ -360,7 +360,7 @@ fn payment(row: &Row<'_>) -> Read<SavedPayment> {
             expires_at_ms: 0,
             masked_pan: masked_pan.map(String::into_boxed_str),
             buyer_redirects,
-            created_s: u32::try_from(created_ms / 1000).unwrap_or(0),
+            created_us: u64::try_from(created_ms).unwrap_or(0).saturating_mul(1000),
             trail: Some(Box::new(Trail {
                 channel,
                 authenticated: row.get(12)?,

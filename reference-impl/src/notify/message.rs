@@ -157,9 +157,22 @@ pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
     format!("t={timestamp},v1={}", hex(&mac(secret, timestamp, body)))
 }
 
-/// Whether `header` is a signature of `body` with `secret`: the merchant's
-/// side, as the documentation's snippet does it (compared in constant time).
+/// How far a signature's timestamp may be from the receiver's clock: an
+/// older one is a replay.
+pub const TOLERANCE_SECS: i64 = 300;
+
+/// Whether `header` is a signature of `body` with `secret`, made within
+/// [`TOLERANCE_SECS`] of now: the merchant's side, as the documentation's
+/// snippet does it (compared in constant time).
 pub fn verify(secret: &str, header: &str, body: &[u8]) -> bool {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    verify_at(secret, header, body, now)
+}
+
+/// [`verify`], on a receiver whose clock says `now` (Unix seconds).
+pub fn verify_at(secret: &str, header: &str, body: &[u8], now: i64) -> bool {
     let mut timestamp = None;
     let mut given = None;
     for part in header.split(',') {
@@ -172,6 +185,9 @@ pub fn verify(secret: &str, header: &str, body: &[u8]) -> bool {
     let (Some(timestamp), Some(given)) = (timestamp, given) else {
         return false;
     };
+    if now.abs_diff(timestamp) > TOLERANCE_SECS.unsigned_abs() {
+        return false;
+    }
     let mut check = keyed(secret);
     check.update(timestamp.to_string().as_bytes());
     check.update(b".");
@@ -215,12 +231,39 @@ mod tests {
         let body = br#"{"eventID":"e"}"#;
         let header = signature("whsec-0123456789abcdef", 1_700_000_000, body);
         assert!(header.starts_with("t=1700000000,v1="), "{header}");
-        assert!(verify("whsec-0123456789abcdef", &header, body));
-        assert!(!verify("another-secret-0123456", &header, body));
-        assert!(!verify("whsec-0123456789abcdef", &header, b"{}"));
+        let now = 1_700_000_010;
+        assert!(verify_at("whsec-0123456789abcdef", &header, body, now));
+        assert!(!verify_at("another-secret-0123456", &header, body, now));
+        assert!(!verify_at("whsec-0123456789abcdef", &header, b"{}", now));
         let moved = header.replace("t=1700000000", "t=1700000001");
-        assert!(!verify("whsec-0123456789abcdef", &moved, body));
-        assert!(!verify("whsec-0123456789abcdef", "v1=zz", body));
+        assert!(!verify_at("whsec-0123456789abcdef", &moved, body, now));
+        assert!(!verify_at("whsec-0123456789abcdef", "v1=zz", body, now));
+    }
+
+    #[test]
+    fn a_signature_from_beyond_the_tolerance_is_a_replay() {
+        let body = br#"{"eventID":"e"}"#;
+        let header = signature("whsec-0123456789abcdef", 1_700_000_000, body);
+        let secret = "whsec-0123456789abcdef";
+        assert!(verify_at(
+            secret,
+            &header,
+            body,
+            1_700_000_000 + TOLERANCE_SECS
+        ));
+        assert!(!verify_at(
+            secret,
+            &header,
+            body,
+            1_700_000_000 + TOLERANCE_SECS + 1
+        ));
+        assert!(!verify_at(
+            secret,
+            &header,
+            body,
+            1_700_000_000 - TOLERANCE_SECS - 1
+        ));
+        assert!(!verify(secret, &header, body), "signed in 2023");
     }
 
     #[test]

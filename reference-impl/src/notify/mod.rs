@@ -12,12 +12,13 @@
 //! its answer lands on the payment's timeline.
 
 pub mod message;
+mod shares;
 
 use std::{sync::Arc, time::Duration};
 
 use bytes::Bytes;
 use http::header;
-use tokio::{sync::Semaphore, task::JoinSet};
+use tokio::task::JoinSet;
 use uuid::Uuid;
 
 use crate::{
@@ -27,9 +28,7 @@ use crate::{
     timeline::{What, now_ms},
 };
 use message::{EVENT_ID_HEADER, PaymentNotification, SIGNATURE_HEADER, signature};
-
-/// How many notifications are posted at once; the others wait their turn.
-const CONCURRENT_DELIVERIES: usize = 32;
+use shares::Shares;
 
 /// Queues the notification of a payment that has just reached its outcome,
 /// if its merchant wants one; called under the payment's lock, where the
@@ -119,8 +118,14 @@ pub async fn deliver(service: Arc<Service>) {
     let Some(mut waiting) = service.notifier.take_waiting() else {
         return;
     };
+    // No proxy (it would connect where the policy never looked) and a
+    // resolver that hands out only the addresses the policy allows.
     let client = match reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .dns_resolver(Arc::new(crate::outbound::Resolver(Arc::clone(
+            &service.outbound,
+        ))))
         .timeout(service.config.limits.notification_timeout)
         .user_agent("payment-sandbox-notifications/1")
         .build()
@@ -131,7 +136,9 @@ pub async fn deliver(service: Arc<Service>) {
             return;
         }
     };
-    let slots = Arc::new(Semaphore::new(CONCURRENT_DELIVERIES));
+    // Each merchant, and each of its receivers, gets a share of the slots:
+    // one merchant's dead receiver never delays another's notifications.
+    let slots = Arc::new(Shares::default());
     // Owned here, so the deliveries in progress stop when this task is
     // aborted, at shutdown.
     let mut in_progress = JoinSet::new();
@@ -152,15 +159,23 @@ pub async fn deliver(service: Arc<Service>) {
 async fn until_done(
     service: &Service,
     client: &reqwest::Client,
-    slots: &Semaphore,
+    slots: &Shares,
     mut delivery: Delivery,
 ) {
     let limits = service.config.limits;
     loop {
         let answer = {
-            let Ok(_slot) = slots.acquire().await else {
-                return;
-            };
+            let _slot = slots
+                .take(delivery.merchant, &delivery.url, || {
+                    let what = What::NotificationDelayed {
+                        event_id: delivery.event_id,
+                        attempt: delivery.attempts + 1,
+                    };
+                    let _ = service
+                        .store
+                        .with_payment(&delivery.token, |p| p.record(what));
+                })
+                .await;
             attempt(service, client, &delivery).await
         };
         delivery.attempts += 1;
@@ -218,6 +233,17 @@ async fn attempt(
     client: &reqwest::Client,
     delivery: &Delivery,
 ) -> Result<String, String> {
+    // An address the policy does not allow (a notification owed from
+    // before the sandbox listened beyond loopback) fails as a closed port
+    // would, and nothing is sent to it.
+    let literal = match delivery.url.host() {
+        Some(url::Host::Ipv4(ip)) => Some(std::net::IpAddr::from(ip)),
+        Some(url::Host::Ipv6(ip)) => Some(ip.into()),
+        _ => None,
+    };
+    if literal.is_some_and(|ip| service.outbound.judge_ip(ip).is_err()) {
+        return Err(COULD_NOT_CONNECT.to_owned());
+    }
     let secret = service
         .merchant(delivery.merchant)
         .merchant
@@ -244,10 +270,14 @@ async fn attempt(
             "no answer within {} s",
             service.config.limits.notification_timeout.as_secs_f32()
         )),
-        Err(error) if error.is_connect() => Err("could not connect".to_owned()),
+        Err(error) if error.is_connect() => Err(COULD_NOT_CONNECT.to_owned()),
         Err(_) => Err("the exchange failed".to_owned()),
     }
 }
+
+/// What an attempt says when no connection was made, whether the port was
+/// closed or the address is one the sandbox may not send to.
+const COULD_NOT_CONNECT: &str = "could not connect";
 
 /// The wait after the `attempts`-th failed attempt: `first`, then three
 /// times longer each time.

@@ -170,11 +170,30 @@ impl Entered {
     }
 }
 
-/// The card form: `hidden` names the payment; what was `entered` is kept
-/// and each of its `problems` is shown beside its field.
+/// The card form: `hidden` names the payment; what was `entered` is kept,
+/// but for the card's number and security code, and each of its
+/// `problems` is shown beside its field. The security code is never sent
+/// back to the browser (PCI DSS: it is not kept once used); the number
+/// only masked, as the field's placeholder, and typed again.
 pub fn card_form(hidden: &str, pay_label: &str, entered: &Entered, problems: &[Problem]) -> String {
     let mut fields = String::new();
     for field in &FIELDS {
+        let (value, placeholder) = match field.name {
+            "cvv" => (String::new(), String::new()),
+            "cardNumber" => {
+                let digits: String = entered
+                    .value(field.name)
+                    .chars()
+                    .filter(char::is_ascii_digit)
+                    .collect();
+                let masked = (digits.len() >= 12).then(|| crate::card::mask_pan(&digits));
+                let placeholder = masked.map_or_else(String::new, |m| {
+                    format!(r#" placeholder="{m}" aria-description="type the number again""#)
+                });
+                (String::new(), placeholder)
+            }
+            _ => (escape(entered.value(field.name)), String::new()),
+        };
         let problem = problems.iter().find(|(name, _)| *name == field.name);
         let (invalid, said) = match problem {
             Some((name, why)) => (
@@ -185,12 +204,11 @@ pub fn card_form(hidden: &str, pay_label: &str, entered: &Entered, problems: &[P
         };
         fields.push_str(&format!(
             r#"<label for="{name}">{label}</label>
-<input type="{kind}" id="{name}" name="{name}" value="{value}" inputmode="{mode}" autocomplete="{auto}" required{invalid}>
+<input type="{kind}" id="{name}" name="{name}" value="{value}"{placeholder} inputmode="{mode}" autocomplete="{auto}" required{invalid}>
 {said}"#,
             name = field.name,
             label = field.label,
             kind = field.kind,
-            value = escape(entered.value(field.name)),
             mode = field.input_mode,
             auto = field.autocomplete,
         ));
@@ -268,7 +286,12 @@ mod tests {
 
     #[test]
     fn the_form_keeps_what_was_typed_and_says_each_problem_beside_its_field() {
-        let typed = entered(&[("cardNumber", "4775\"><script>"), ("holder", "Ada")]);
+        let typed = entered(&[
+            ("cardNumber", "4775 7188 0000 2027"),
+            ("cvv", "987"),
+            ("holder", "Ada\"><script>"),
+            ("email", "ada@example.com"),
+        ]);
         let html = card_form(
             "",
             "Pay",
@@ -276,10 +299,14 @@ mod tests {
             &[("cardNumber", "Enter the card number.")],
         );
         assert!(
-            html.contains(r#"value="4775&quot;&gt;&lt;script&gt;""#),
+            html.contains(r#"value="Ada&quot;&gt;&lt;script&gt;""#),
             "{html}"
         );
-        assert!(html.contains(r#"value="Ada""#));
+        assert!(html.contains(r#"value="ada@example.com""#));
+        // The security code never goes back; the number only masked.
+        assert!(!html.contains("987"), "{html}");
+        assert!(!html.contains("71880000"), "{html}");
+        assert!(html.contains(r#"placeholder="477571******2027""#), "{html}");
         assert!(html.contains(r#"aria-describedby="cardNumber-error""#));
         assert!(
             html.contains(r#"<p class="error" id="cardNumber-error">Enter the card number.</p>"#)

@@ -1,14 +1,15 @@
 //! The lightbox: the service's script a shop's page includes to open the
-//! payment page as an overlay (an iframe over the shop's page), the result
-//! page that tells the shop's page how the payment ended, and the sandbox's
-//! demo checkout, a shop page that uses both.
+//! payment page as an overlay (an iframe over the shop's page), and the
+//! result page that tells the shop's page how the payment ended (the
+//! sandbox's demo checkout, `demo`, is a shop page that uses both).
 //!
 //! The script opens the payment page with the shop page's origin; a payment
 //! paid there ends, in the frame, on the result page, which posts the
 //! outcome to that origin only (`payconf:payment-result`: `transactionResult`
 //! `OK` or `KO`, `paymentID`, and `redirect`, the back-office page). The
 //! script takes messages from the frame's own page on the service's origin
-//! only, closes the overlay, calls the shop's `onResult`, and sends the
+//! only, and only a result that names the payment it opened; it closes
+//! the overlay, calls the shop's `onResult`, and sends the
 //! buyer on to `redirect` unless `onResult` returns `false`. Opened as a
 //! page of its own (no shop origin), the result page sends the buyer on
 //! with a `303`.
@@ -17,14 +18,13 @@ use http::{HeaderValue, Request, Response, StatusCode, header};
 use hyper::body::Incoming;
 use uuid::Uuid;
 
-use super::{already_processed, param, payment_of, query_pairs, unknown_payment};
+use super::{already_processed, payment_of, query_pairs, unknown_payment};
 use crate::{
     landing::destination,
-    money::{Amount, Currency},
     pages::{escape, html_with_policy, layout, see_other},
-    paths::{PAGE_PATH, SCRIPT_PATH},
+    paths::PAGE_PATH,
     state::{Body, Service},
-    store::{NewPayment, PaymentState},
+    store::PaymentState,
 };
 
 /// The type of the message that tells the shop's page the outcome.
@@ -124,60 +124,6 @@ pub fn result(service: &Service, request: &Request<Incoming>) -> Response<Body> 
     )
 }
 
-/// `GET`: the demo checkout, a shop page that opens the payment page in the
-/// lightbox. The sandbox plays the shop's server: it creates a payment for
-/// the first merchant (`amount` and `currency` from the address, 10.00 EUR
-/// by default), as a shop's server calls `payment/create`.
-pub fn demo(service: &Service, request: &Request<Incoming>) -> Response<Body> {
-    let pairs = query_pairs(request);
-    let get = |name: &str| param(&pairs, name);
-    let amount = Amount::parse(get("amount").unwrap_or("10.00"));
-    let currency = Currency::parse(get("currency").unwrap_or("EUR"));
-    let (Ok(amount), Some(currency), Some(merchant)) =
-        (amount, currency, service.config.merchants.first())
-    else {
-        return crate::pages::error_page(
-            StatusCode::BAD_REQUEST,
-            "Demo checkout",
-            "The demo takes an amount such as 10.00 and a currency such as EUR.",
-        );
-    };
-    let order = format!("DEMO-{}", Uuid::new_v4().simple());
-    let (token, payment_id) = service.store.create(NewPayment {
-        merchant: 0,
-        amount,
-        currency,
-        shop_transaction_id: order.clone().into(),
-    });
-    tracing::info!(
-        payment_id,
-        shop = merchant.shop_login,
-        "demo checkout payment created"
-    );
-    let nonce = Uuid::new_v4().simple().to_string();
-    let script = service
-        .public_url
-        .join(SCRIPT_PATH.trim_start_matches('/'))
-        .map_or_else(|_| SCRIPT_PATH.to_owned(), |url| url.to_string());
-    let snippet = checkout_snippet(&script, &merchant.shop_login, &token, payment_id, &nonce);
-    let main = format!(
-        r#"<p>This is a shop's checkout page: the sandbox has created payment <strong>{payment_id}</strong> of <strong>{amount} {currency}</strong> for order <strong>{order}</strong>, as the shop's server would with <code>payment/create</code>.</p>
-<p><button type="button" id="pay">Pay {amount} {currency}</button></p>
-<p id="outcome" role="status"></p>
-{snippet}"#,
-        currency = currency.code(),
-        order = escape(&order),
-    );
-    html_with_policy(
-        StatusCode::OK,
-        layout("Demo checkout", &main),
-        &format!(
-            "default-src 'none'; style-src 'unsafe-inline'; script-src 'self' 'nonce-{nonce}'; \
-             frame-src 'self'"
-        ),
-    )
-}
-
 /// What a shop pastes into its checkout page: the service's script, and a
 /// button (`#pay`) that opens the payment it created; the outcome is
 /// written into `#outcome` before the buyer is sent on. `script` is the
@@ -213,7 +159,7 @@ document.getElementById('pay').addEventListener('click', function () {{
 
 /// Text as a JavaScript string literal that is safe inside a `<script>`
 /// element.
-fn script_string(text: &str) -> String {
+pub(super) fn script_string(text: &str) -> String {
     script_value(&serde_json::Value::String(text.to_owned()))
 }
 
@@ -278,6 +224,8 @@ const LIGHTBOX_SCRIPT: &str = r#"/* The sandbox's lightbox: opens the standard p
       if (event.origin !== SERVICE || event.source !== frame.contentWindow) { return; }
       var data = event.data;
       if (!data || data.type !== MESSAGE) { return; }
+      // A result of another payment's (another frame's, an old one's) is not this one's.
+      if (String(data.paymentID) !== String(options.paymentID)) { return; }
       close();
       var result = {
         transactionResult: data.transactionResult,

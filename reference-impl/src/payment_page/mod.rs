@@ -19,12 +19,14 @@
 //! each problem beside its field and what the buyer typed kept.
 
 mod card_form;
+mod demo;
 mod lightbox;
 mod wallet;
 
 pub use lightbox::checkout_snippet;
 
-pub(crate) use lightbox::{demo, result, script};
+pub(crate) use demo::{DEMO_SHOP_LOGIN, demo, demo_limit, demo_shop};
+pub(crate) use lightbox::{result, script};
 pub(crate) use wallet::{decide as wallet_decide, page as wallet_page};
 
 use http::{Request, Response, StatusCode};

@@ -35,6 +35,10 @@ use uuid::Uuid;
 use crate::timeline::{self, Channel};
 
 const SHARDS: usize = 64;
+/// The smallest and largest payment IDs: 10 to 12 digits, as the real
+/// service's.
+const FIRST_ID: u64 = 1_000_000_000;
+const LAST_ID: u64 = 999_999_999_999;
 
 /// How long a submitted payment stays, at least: see
 /// [`PaymentStore::keep_submitted`]. A day, as the real service's token
@@ -65,8 +69,9 @@ pub struct PaymentStore {
     shards: Box<[Shard]>,
     /// Each payment's token by its `paymentID`, in shards chosen by the ID.
     ids: Box<[IdShard]>,
-    /// Next `paymentID`: starts at a random 12-digit number, then counts up.
-    next_id: AtomicU64,
+    /// The newest payment's creation time, in microseconds since the Unix
+    /// epoch: the next one's is later.
+    last_created_us: AtomicU64,
     /// Zero point of the expiry clock.
     epoch: Instant,
     /// How long a token lives after create.
@@ -106,13 +111,10 @@ impl PaymentStore {
 
     /// An empty store whose changes are written to `journal`, when given.
     pub fn journaled(lifetime: Duration, journal: Option<Arc<dyn PaymentLog>>) -> Self {
-        // A random start keeps IDs of separate runs apart; counting up from it
-        // keeps every ID of this run distinct.
-        let start = 100_000_000_000 + (Uuid::new_v4().as_u128() % 400_000_000_000) as u64;
         Self {
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
             ids: (0..SHARDS).map(|_| Mutex::default()).collect(),
-            next_id: AtomicU64::new(start),
+            last_created_us: AtomicU64::new(0),
             epoch: Instant::now(),
             lifetime,
             remembered_ms: duration_ms(EXPIRED_REMEMBERED),
@@ -140,8 +142,8 @@ impl PaymentStore {
                 .now_ms()
                 .saturating_sub(now_unix.saturating_sub(expires_unix_ms)),
         };
-        self.next_id
-            .fetch_max(payment.id.saturating_add(1), Ordering::Relaxed);
+        self.last_created_us
+            .fetch_max(payment.created_us, Ordering::Relaxed);
         self.settlements
             .schedule(&token, None, payment.ledger().and_then(|l| l.settles_at_ms));
         self.id_shard(payment.id).lock().insert(payment.id, token);
@@ -153,12 +155,26 @@ impl PaymentStore {
         timeline::now_ms().saturating_add(payment.expires_at_ms.saturating_sub(self.now_ms()))
     }
 
+    /// Now, in microseconds since the Unix epoch, and later than every
+    /// payment created before.
+    fn created_now(&self) -> u64 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
+        let before = self
+            .last_created_us
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |last| {
+                Some(now.max(last + 1))
+            })
+            .unwrap_or(now);
+        now.max(before + 1)
+    }
+
     /// Records a new payment; returns its token and ID.
     pub fn create(&self, new: NewPayment) -> (Uuid, u64) {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let expires_at_ms = self.now_ms().saturating_add(duration_ms(self.lifetime));
         let payment = Payment {
-            id,
+            id: 0,
             merchant: new.merchant,
             amount: new.amount,
             currency: new.currency,
@@ -167,7 +183,7 @@ impl PaymentStore {
             expires_at_ms,
             masked_pan: None,
             buyer_redirects: None,
-            created_s: u32::try_from(timeline::now_ms() / 1000).unwrap_or(u32::MAX),
+            created_us: self.created_now(),
             trail: None,
         };
         loop {
@@ -175,7 +191,9 @@ impl PaymentStore {
             let mut shard = self.shard(&token).lock();
             // A collision of random v4 UUIDs is vanishingly rare; draw again if it happens.
             if let Entry::Vacant(slot) = shard.entry(token) {
-                self.id_shard(id).lock().insert(id, token);
+                let id = self.new_id(token);
+                let mut payment = payment;
+                payment.id = id;
                 let payment = slot.insert(payment);
                 if let Some(journal) = &self.journal {
                     journal.payment(&token, payment, self.expires_unix_ms(payment));
@@ -237,6 +255,20 @@ impl PaymentStore {
     }
 
     /// The token of the payment with this `paymentID`, while the store holds it.
+    /// A new payment ID for `token`: random, in the real service's shape
+    /// (10 to 12 digits), so that an ID tells nothing of another shop's
+    /// payments nor how many there are; drawn again while it is taken.
+    fn new_id(&self, token: Uuid) -> u64 {
+        loop {
+            let id =
+                FIRST_ID + (Uuid::new_v4().as_u128() % u128::from(LAST_ID - FIRST_ID + 1)) as u64;
+            if let Entry::Vacant(slot) = self.id_shard(id).lock().entry(id) {
+                slot.insert(token);
+                return id;
+            }
+        }
+    }
+
     pub fn token_of(&self, payment_id: u64) -> Option<Uuid> {
         self.id_shard(payment_id).lock().get(&payment_id).copied()
     }

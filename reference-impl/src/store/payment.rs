@@ -49,8 +49,10 @@ pub struct Payment {
     pub masked_pan: Option<Box<str>>,
     /// Addresses the submit call asked the buyer to be sent to.
     pub buyer_redirects: Option<Box<BuyerRedirects>>,
-    /// When it was created, in seconds since the Unix epoch.
-    pub created_s: u32,
+    /// When it was created, in microseconds since the Unix epoch; no two
+    /// payments of a store have the same (the later one's is larger), so
+    /// it orders them newest first, as their random IDs cannot.
+    pub created_us: u64,
     /// What happened to it after create; made at its first event, so a
     /// payment that only waits for its card costs no more than it did
     /// before it had a timeline.
@@ -141,7 +143,7 @@ impl Payment {
 
     /// When it was created, in milliseconds since the Unix epoch.
     pub fn created_ms(&self) -> u64 {
-        u64::from(self.created_s) * 1000
+        self.created_us / 1000
     }
 }
 

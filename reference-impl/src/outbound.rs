@@ -1,0 +1,361 @@
+//! Where the sandbox may send a request of its own: the outbound policy a
+//! notification address is judged by, when it is given and again when it
+//! is connected to.
+//!
+//! - Link-local addresses (where clouds answer their metadata, e.g.
+//!   `169.254.169.254`), the cloud metadata addresses outside that range,
+//!   unspecified, multicast and broadcast addresses: never.
+//! - Loopback and private ranges (`10/8`, `172.16/12`, `192.168/16`,
+//!   `100.64/10`, `fc00::/7`): allowed while the sandbox listens on loopback
+//!   only, the local developer's case, where nothing but this machine
+//!   reaches it; refused when it listens beyond loopback, unless a range
+//!   the operator allows (`outbound_allow`, CIDR) holds them.
+//! - Every other address: allowed.
+//!
+//! An address is judged as the URL parser reads it, so every spelling of
+//! it (`127.1`, `0x7f000001`, `2130706433`, `[::ffff:127.0.0.1]`) is the
+//! same address; a name is resolved and each of its addresses judged
+//! ([`Outbound::judge`]), and resolved again when a notification is
+//! posted, by the notification client's own resolver ([`Resolver`]),
+//! which hands it only allowed addresses: a name that changes its answer
+//! after it was judged (DNS rebinding) reaches nothing new.
+
+use std::{
+    fmt,
+    net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr},
+    str::FromStr,
+    sync::Arc,
+    time::Duration,
+};
+
+use url::{Host, Url};
+
+/// How long a name may take to resolve when an address is given.
+const RESOLVE_BOUND: Duration = Duration::from_secs(2);
+
+/// Cloud metadata addresses that are not link-local.
+const METADATA: [IpAddr; 2] = [
+    // Alibaba Cloud.
+    IpAddr::V4(Ipv4Addr::new(100, 100, 100, 200)),
+    // AWS over IPv6.
+    IpAddr::V6(Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254)),
+];
+
+/// A range of addresses, as `10.0.0.0/8` or `fd00::/8` writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cidr {
+    network: IpAddr,
+    prefix: u8,
+}
+
+impl FromStr for Cidr {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (address, prefix) = text.split_once('/').unwrap_or((text, ""));
+        let network: IpAddr = address
+            .parse()
+            .map_err(|_| format!("{text:?} is not an address range such as 10.0.0.0/8"))?;
+        let most = if network.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            "" => most,
+            digits => digits
+                .parse::<u8>()
+                .ok()
+                .filter(|p| *p <= most)
+                .ok_or_else(|| format!("{text:?}: the prefix length must be 0 to {most}"))?,
+        };
+        Ok(Self { network, prefix })
+    }
+}
+
+impl fmt::Display for Cidr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.network, self.prefix)
+    }
+}
+
+impl Cidr {
+    /// Whether `ip` is in the range.
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        match (self.network, canonical(ip)) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => {
+                let mask = u32::MAX
+                    .checked_shl(32 - u32::from(self.prefix))
+                    .unwrap_or(0);
+                u32::from(net) & mask == u32::from(ip) & mask
+            }
+            (IpAddr::V6(net), IpAddr::V6(ip)) => {
+                let mask = u128::MAX
+                    .checked_shl(128 - u32::from(self.prefix))
+                    .unwrap_or(0);
+                u128::from(net) & mask == u128::from(ip) & mask
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The outbound policy.
+#[derive(Clone, Debug)]
+pub struct Outbound {
+    /// The sandbox listens on loopback only.
+    local_only: bool,
+    /// Loopback and private ranges the operator allows.
+    allowed: Vec<Cidr>,
+}
+
+/// An address's kind, as the policy sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Never,
+    Internal,
+    Public,
+}
+
+impl Outbound {
+    /// The policy of a sandbox that listens on loopback only (`local_only`)
+    /// or beyond, with the ranges its operator allows.
+    pub fn new(local_only: bool, allowed: Vec<Cidr>) -> Self {
+        Self {
+            local_only,
+            allowed,
+        }
+    }
+
+    /// Whether a request may be sent to `ip`; `Err` says why not.
+    pub fn judge_ip(&self, ip: IpAddr) -> Result<(), &'static str> {
+        match kind(ip) {
+            Kind::Public => Ok(()),
+            Kind::Never => Err("must not be a link-local, cloud metadata, unspecified, \
+                 multicast or broadcast address"),
+            Kind::Internal if self.local_only || self.allowed.iter().any(|c| c.contains(ip)) => {
+                Ok(())
+            }
+            Kind::Internal => Err("must not be a loopback or private address: the sandbox \
+                 listens beyond loopback (its operator can allow a range with outbound_allow)"),
+        }
+    }
+
+    /// Whether a request may be sent to `url`: its address judged, or each
+    /// address its name resolves to. A name that does not resolve now is
+    /// let through: the notification client resolves it again, and judges
+    /// what it finds, when it posts.
+    pub async fn judge(&self, url: &Url) -> Result<(), &'static str> {
+        let port = url.port_or_known_default().unwrap_or(80);
+        match url.host() {
+            Some(Host::Ipv4(ip)) => self.judge_ip(ip.into()),
+            Some(Host::Ipv6(ip)) => self.judge_ip(ip.into()),
+            Some(Host::Domain(name)) => {
+                if is_localhost(name) {
+                    return self.judge_ip(Ipv4Addr::LOCALHOST.into());
+                }
+                let resolved = tokio::time::timeout(
+                    RESOLVE_BOUND,
+                    tokio::net::lookup_host((name.trim_end_matches('.'), port)),
+                )
+                .await;
+                match resolved {
+                    Ok(Ok(addresses)) => {
+                        for address in addresses {
+                            self.judge_ip(address.ip())?;
+                        }
+                        Ok(())
+                    }
+                    _ => Ok(()),
+                }
+            }
+            None => Err("must name a host"),
+        }
+    }
+}
+
+/// The notification client's resolver: a name's addresses the policy
+/// allows, and none other. A name with none left fails as a server that
+/// does not answer would ("could not connect").
+#[derive(Debug)]
+pub struct Resolver(pub Arc<Outbound>);
+
+impl reqwest::dns::Resolve for Resolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let outbound = Arc::clone(&self.0);
+        let name = name.as_str().to_owned();
+        Box::pin(async move {
+            let found: Vec<SocketAddr> = if is_localhost(&name) {
+                vec![SocketAddr::from((Ipv4Addr::LOCALHOST, 0))]
+            } else {
+                tokio::net::lookup_host((name.trim_end_matches('.'), 0))
+                    .await?
+                    .collect()
+            };
+            let allowed: Vec<SocketAddr> = found
+                .into_iter()
+                .filter(|a| outbound.judge_ip(a.ip()).is_ok())
+                .collect();
+            if allowed.is_empty() {
+                return Err("no address the sandbox may connect to".into());
+            }
+            Ok(Box::new(allowed.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// `localhost` and the names under it, which are loopback (RFC 6761).
+fn is_localhost(name: &str) -> bool {
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost" || name.ends_with(".localhost")
+}
+
+/// An IPv6 address that carries an IPv4 one (mapped, compatible, or the
+/// NAT64 prefix) as that IPv4 address.
+fn canonical(ip: IpAddr) -> IpAddr {
+    let IpAddr::V6(v6) = ip else {
+        return ip;
+    };
+    if let Some(v4) = v6.to_ipv4_mapped() {
+        return v4.into();
+    }
+    let segments = v6.segments();
+    let embedded = Ipv4Addr::from(u32::try_from(u128::from(v6) & 0xffff_ffff).unwrap_or(0));
+    let compatible = segments[..6] == [0; 6] && !matches!(u32::from(embedded), 0 | 1);
+    let nat64 = segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0];
+    if compatible || nat64 {
+        embedded.into()
+    } else {
+        ip
+    }
+}
+
+fn kind(ip: IpAddr) -> Kind {
+    let ip = canonical(ip);
+    if METADATA.contains(&ip) {
+        return Kind::Never;
+    }
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            if v4.is_link_local()
+                || v4.is_unspecified()
+                || a == 0
+                || v4.is_multicast()
+                || v4.is_broadcast()
+                || a >= 240
+            {
+                Kind::Never
+            } else if v4.is_loopback()
+                || v4.is_private()
+                || (a == 100 && (64..128).contains(&b))
+                || (a == 198 && (b == 18 || b == 19))
+            {
+                Kind::Internal
+            } else {
+                Kind::Public
+            }
+        }
+        IpAddr::V6(v6) => {
+            let first = v6.segments()[0];
+            if v6.is_unspecified() || v6.is_multicast() || (first & 0xffc0) == 0xfe80 {
+                Kind::Never
+            } else if v6.is_loopback() || (first & 0xfe00) == 0xfc00 || (first & 0xffc0) == 0xfec0 {
+                Kind::Internal
+            } else {
+                Kind::Public
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(text: &str) -> Url {
+        Url::parse(text).expect("valid")
+    }
+
+    #[tokio::test]
+    async fn every_spelling_of_loopback_is_loopback() {
+        let beyond = Outbound::new(false, vec![]);
+        let local = Outbound::new(true, vec![]);
+        for spelling in [
+            "http://127.0.0.1/",
+            "http://127.1/",
+            "http://0x7f000001/",
+            "http://2130706433/",
+            "http://0177.0.0.1/",
+            "http://[::1]/",
+            "http://[::ffff:127.0.0.1]/",
+            "http://[::127.0.0.1]/",
+            "http://[64:ff9b::127.0.0.1]/",
+            "http://localhost/",
+            "http://LocalHost./",
+            "http://api.localhost/",
+            "http://10.1.2.3/",
+            "http://[::ffff:10.1.2.3]/",
+            "http://172.16.0.1/",
+            "http://192.168.1.1/",
+            "http://100.64.0.1/",
+            "http://[fd12::1]/",
+        ] {
+            assert!(beyond.judge(&url(spelling)).await.is_err(), "{spelling}");
+            assert!(local.judge(&url(spelling)).await.is_ok(), "{spelling}");
+        }
+    }
+
+    #[tokio::test]
+    async fn link_local_and_metadata_are_never_allowed_even_by_a_range() {
+        let everything = vec![
+            "0.0.0.0/0".parse().expect("valid"),
+            "::/0".parse().expect("valid"),
+        ];
+        for policy in [
+            Outbound::new(true, vec![]),
+            Outbound::new(false, everything),
+        ] {
+            for spelling in [
+                "http://169.254.169.254/latest/meta-data/",
+                "http://0xa9fea9fe/",
+                "http://2852039166/",
+                "http://[::ffff:169.254.169.254]/",
+                "http://[fe80::1]/",
+                "http://[fd00:ec2::254]/",
+                "http://100.100.100.200/",
+                "http://0.0.0.0/",
+                "http://0/",
+                "http://[::]/",
+                "http://224.0.0.1/",
+                "http://255.255.255.255/",
+            ] {
+                assert!(policy.judge(&url(spelling)).await.is_err(), "{spelling}");
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn an_allowed_range_opens_its_addresses_only() {
+        let policy = Outbound::new(false, vec!["10.20.0.0/16".parse().expect("valid")]);
+        assert!(policy.judge(&url("http://10.20.3.4:8443/n")).await.is_ok());
+        assert!(policy.judge(&url("http://10.21.3.4/n")).await.is_err());
+        assert!(policy.judge(&url("https://93.184.215.14/n")).await.is_ok());
+        assert!(
+            policy
+                .judge(&url("http://[2001:4860::8888]/n"))
+                .await
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn ranges_are_read_as_operators_write_them() {
+        let cidr: Cidr = "192.168.0.0/16".parse().expect("valid");
+        assert!(cidr.contains("192.168.44.1".parse().expect("valid")));
+        assert!(!cidr.contains("192.169.0.1".parse().expect("valid")));
+        assert_eq!(cidr.to_string(), "192.168.0.0/16");
+        let one: Cidr = "10.0.0.7".parse().expect("valid");
+        assert!(one.contains("10.0.0.7".parse().expect("valid")));
+        assert!(!one.contains("10.0.0.8".parse().expect("valid")));
+        for bad in ["10.0.0.0/33", "example.com/8", "10.0.0.0/x", ""] {
+            assert!(bad.parse::<Cidr>().is_err(), "{bad}");
+        }
+    }
+}
