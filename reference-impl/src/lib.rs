@@ -84,6 +84,7 @@ mod profiles;
 mod rate_limit;
 mod request_body;
 mod router;
+mod secrets;
 mod server;
 mod sessions;
 mod site;

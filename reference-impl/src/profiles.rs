@@ -4,6 +4,11 @@
 //! request sees the profile before or after it, never half of it; a
 //! rotated API key stops working for the next create.
 //!
+//! A profile keeps its API key as a keyed digest and its password as a
+//! hash (see [`crate::secrets`]): the `Merchant` it holds has neither (an
+//! empty key, no password), and a change that sets one (a rotation) has it
+//! digested as the profile is made.
+//!
 //! Reads are on every request and changes are rare, so the list is an
 //! [`ArcSwap`]: a read takes no lock and writes no shared counter (no
 //! cache line passed between cores under load), and a change builds the
@@ -13,18 +18,39 @@ use std::sync::Arc;
 
 use arc_swap::ArcSwap;
 use parking_lot::Mutex;
-use subtle::ConstantTimeEq;
 use url::Url;
 
-use crate::config::Merchant;
+use crate::{
+    config::Merchant,
+    secrets::{KeyDigest, KeyHasher, PasswordHash},
+};
 
 /// A merchant's profile with its pages resolved.
 #[derive(Debug)]
 pub struct Profile {
-    /// The profile as configured or last changed.
+    /// The profile as configured or last changed, without its API key
+    /// (empty) and password (none): those are [`Self::key`] and
+    /// [`Self::password`].
     pub merchant: Merchant,
     /// Its success and failure pages, absolute.
     pub pages: MerchantPages,
+    /// Its API key's digest.
+    pub key: KeyDigest,
+    /// Its back-office password's hash; `None`: the shop cannot sign in.
+    pub password: Option<PasswordHash>,
+}
+
+/// A profile as the data file kept it: its merchant, and the digest and
+/// hash of its key and password (a file written before they were kept so
+/// has them in the merchant, in plain text, and they are digested now).
+#[derive(Debug)]
+pub struct SavedProfile {
+    /// The merchant.
+    pub merchant: Merchant,
+    /// Its API key's digest.
+    pub key: Option<KeyDigest>,
+    /// Its password's hash.
+    pub password: Option<PasswordHash>,
 }
 
 /// A merchant's pages, resolved to absolute addresses.
@@ -44,19 +70,26 @@ pub struct Profiles {
     /// so two changes at once do not lose one.
     changing: Mutex<()>,
     public_url: Url,
+    hasher: KeyHasher,
 }
 
 impl Profiles {
-    /// The profiles of `merchants`, their page paths resolved on `public_url`.
-    pub fn new(merchants: Vec<Merchant>, public_url: Url) -> Result<Self, url::ParseError> {
+    /// The profiles of `merchants`, their page paths resolved on
+    /// `public_url`, their keys digested with `hasher`.
+    pub fn new(
+        merchants: Vec<Merchant>,
+        public_url: Url,
+        hasher: KeyHasher,
+    ) -> Result<Self, url::ParseError> {
         let list = merchants
             .into_iter()
-            .map(|merchant| resolve(merchant, &public_url).map(Arc::new))
+            .map(|merchant| resolve(merchant, None, &public_url, &hasher).map(Arc::new))
             .collect::<Result<_, _>>()?;
         Ok(Self {
             list: ArcSwap::from_pointee(list),
             changing: Mutex::new(()),
             public_url,
+            hasher,
         })
     }
 
@@ -101,14 +134,15 @@ impl Profiles {
         Some((u32::try_from(index).ok()?, Arc::clone(&list[index])))
     }
 
-    /// The merchant whose API key `key` is. Every key is compared, in
-    /// constant time, so the answer time tells nothing of how close a
-    /// guess was.
+    /// The merchant whose API key `key` is. Its digest is compared with
+    /// every profile's, in constant time, so the answer time tells nothing
+    /// of how close a guess was.
     pub fn by_api_key(&self, key: &[u8]) -> Option<u32> {
+        let mac = self.hasher.mac(key);
         let list = self.list.load();
         let mut found = None;
         for (i, profile) in list.iter().enumerate() {
-            if bool::from(profile.merchant.api_key.as_bytes().ct_eq(key)) {
+            if profile.key.is(&mac) {
                 found = Some(i);
             }
         }
@@ -132,11 +166,20 @@ impl Profiles {
     /// Puts profiles read back from a data file in place of the configured
     /// ones of the same shop login; a saved shop the configuration no
     /// longer names is kept too.
-    pub fn restore(&self, saved: Vec<Merchant>) -> Result<(), url::ParseError> {
+    pub fn restore(&self, saved: Vec<SavedProfile>) -> Result<(), url::ParseError> {
         let _changing = self.changing.lock();
         let mut list = self.list.load_full().as_ref().clone();
-        for merchant in saved {
-            let resolved = Arc::new(resolve(merchant, &self.public_url)?);
+        for saved in saved {
+            let kept = Kept {
+                key: saved.key,
+                password: saved.password,
+            };
+            let resolved = Arc::new(resolve(
+                saved.merchant,
+                Some(kept),
+                &self.public_url,
+                &self.hasher,
+            )?);
             match list
                 .iter_mut()
                 .find(|p| p.merchant.shop_login == resolved.merchant.shop_login)
@@ -164,14 +207,20 @@ impl Profiles {
             .ok_or(UpdateError::NoSuchMerchant)?;
         let mut merchant = slot.merchant.clone();
         change(&mut merchant).map_err(UpdateError::Refused)?;
+        let kept = Kept {
+            key: Some(slot.key.clone()),
+            password: slot.password.clone(),
+        };
+        let profile = resolve(merchant, Some(kept), &self.public_url, &self.hasher)
+            .map_err(UpdateError::Page)?;
         let others_key = list
             .iter()
             .enumerate()
-            .any(|(i, p)| i != index as usize && p.merchant.api_key == merchant.api_key);
+            .any(|(i, p)| i != index as usize && p.key.matches(&profile.key));
         if others_key {
             return Err(UpdateError::KeyInUse);
         }
-        let profile = Arc::new(resolve(merchant, &self.public_url).map_err(UpdateError::Page)?);
+        let profile = Arc::new(profile);
         list[index as usize] = Arc::clone(&profile);
         self.list.store(Arc::new(list));
         Ok(profile)
@@ -191,12 +240,44 @@ pub enum UpdateError<E> {
     Page(url::ParseError),
 }
 
-fn resolve(merchant: Merchant, public_url: &Url) -> Result<Profile, url::ParseError> {
+/// A profile's key and password as they were, for a merchant that does
+/// not set them anew.
+struct Kept {
+    key: Option<KeyDigest>,
+    password: Option<PasswordHash>,
+}
+
+/// The profile of `merchant`: its pages resolved, the key and password it
+/// carries digested and hashed (and taken out of it), else the `kept` ones.
+fn resolve(
+    mut merchant: Merchant,
+    kept: Option<Kept>,
+    public_url: &Url,
+    hasher: &KeyHasher,
+) -> Result<Profile, url::ParseError> {
     let pages = MerchantPages {
         success: public_url.join(&merchant.success_url)?,
         failure: public_url.join(&merchant.failure_url)?,
     };
-    Ok(Profile { merchant, pages })
+    let kept = kept.unwrap_or(Kept {
+        key: None,
+        password: None,
+    });
+    let given_key = std::mem::take(&mut merchant.api_key);
+    let key = match (given_key.is_empty(), kept.key) {
+        (false, _) | (true, None) => hasher.digest(&given_key),
+        (true, Some(kept)) => kept,
+    };
+    let password = match merchant.password.take() {
+        Some(password) => Some(PasswordHash::new(&password)),
+        None => kept.password,
+    };
+    Ok(Profile {
+        merchant,
+        pages,
+        key,
+        password,
+    })
 }
 
 #[cfg(test)]
@@ -210,7 +291,12 @@ mod tests {
         other.shop_login = "OTHER".into();
         other.api_key = "other-key".into();
         merchants.push(other);
-        Profiles::new(merchants, Url::parse("http://127.0.0.1:1/").expect("valid")).expect("valid")
+        Profiles::new(
+            merchants,
+            Url::parse("http://127.0.0.1:1/").expect("valid"),
+            KeyHasher::random(),
+        )
+        .expect("valid")
     }
 
     #[test]

@@ -19,7 +19,7 @@ use http::{HeaderMap, header};
 use parking_lot::Mutex;
 use subtle::ConstantTimeEq;
 
-use crate::{config::random_secret, profiles::Profiles, site::Site};
+use crate::{config::random_secret, profiles::Profiles, secrets::PasswordHash, site::Site};
 
 /// The session cookie's name.
 pub const COOKIE: &str = "backoffice_session";
@@ -53,11 +53,25 @@ struct Failures {
     last: Instant,
 }
 
+/// Password checks made at once; the others wait their turn.
+pub const CHECKS_AT_ONCE: usize = 2;
+
 /// The back-office's sessions and failed sign-ins.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Sessions {
     open: Mutex<HashMap<String, Session>>,
     failures: Mutex<HashMap<String, Failures>>,
+    checks: tokio::sync::Semaphore,
+}
+
+impl Default for Sessions {
+    fn default() -> Self {
+        Self {
+            open: Mutex::default(),
+            failures: Mutex::default(),
+            checks: tokio::sync::Semaphore::new(CHECKS_AT_ONCE),
+        }
+    }
 }
 
 /// What a sign-in attempt led to.
@@ -72,21 +86,30 @@ pub enum SignIn {
 }
 
 impl Sessions {
-    /// Checks a shop login and password, and opens a session when they match.
-    pub fn sign_in(&self, profiles: &Profiles, shop_login: &str, password: &str) -> SignIn {
+    /// Checks a shop login and password against the password's hash (on a
+    /// blocking thread, at most [`CHECKS_AT_ONCE`] at a time: a hash takes
+    /// tens of milliseconds by design), and opens a session when they match.
+    pub async fn sign_in(&self, profiles: &Profiles, shop_login: &str, password: &str) -> SignIn {
         let key: String = shop_login.chars().take(64).collect();
-        let now = Instant::now();
-        if let Some(wait) = self.wait_for(&key, now) {
+        if let Some(wait) = self.wait_for(&key, Instant::now()) {
             return SignIn::Slowed(wait);
         }
         let found = profiles.find(shop_login);
-        let expected = found
-            .as_ref()
-            .and_then(|(_, p)| p.merchant.password.clone());
-        // Compared even for an unknown login, so the time taken does not
-        // tell a known login from an unknown one.
-        let reference = expected.as_deref().unwrap_or("\u{0}no-password\u{0}");
-        let matches = bool::from(reference.as_bytes().ct_eq(password.as_bytes()));
+        let expected = found.as_ref().and_then(|(_, p)| p.password.clone());
+        // Checked even for an unknown login, against a hash no password
+        // has, so the time taken does not tell a known login from an
+        // unknown one.
+        let hash = expected
+            .clone()
+            .unwrap_or_else(|| PasswordHash::nobodys().clone());
+        let matches = {
+            let _turn = self.checks.acquire().await;
+            let password = password.to_owned();
+            tokio::task::spawn_blocking(move || hash.verifies(&password))
+                .await
+                .unwrap_or(false)
+        };
+        let now = Instant::now();
         match found {
             Some((merchant, _)) if matches && expected.is_some() => {
                 self.failures.lock().remove(&key);
@@ -241,23 +264,30 @@ mod tests {
         Profiles::new(
             ReferenceConfig::default().merchants,
             url::Url::parse("http://127.0.0.1:1/").expect("valid"),
+            crate::secrets::KeyHasher::random(),
         )
         .expect("valid")
     }
 
-    #[test]
-    fn the_right_password_opens_a_session_and_a_wrong_one_does_not() {
+    #[tokio::test]
+    async fn the_right_password_opens_a_session_and_a_wrong_one_does_not() {
         let service = service();
         let sessions = Sessions::default();
         assert_eq!(
-            sessions.sign_in(&service, DEFAULT_SHOP_LOGIN, "wrong"),
+            sessions
+                .sign_in(&service, DEFAULT_SHOP_LOGIN, "wrong")
+                .await,
             SignIn::Refused
         );
         assert_eq!(
-            sessions.sign_in(&service, "NO_SUCH_SHOP", DEFAULT_PASSWORD),
+            sessions
+                .sign_in(&service, "NO_SUCH_SHOP", DEFAULT_PASSWORD)
+                .await,
             SignIn::Refused
         );
-        let SignIn::Opened(id) = sessions.sign_in(&service, DEFAULT_SHOP_LOGIN, DEFAULT_PASSWORD)
+        let SignIn::Opened(id) = sessions
+            .sign_in(&service, DEFAULT_SHOP_LOGIN, DEFAULT_PASSWORD)
+            .await
         else {
             panic!("the default shop's sign-in is refused");
         };
@@ -271,24 +301,27 @@ mod tests {
         assert!(sessions.of(&headers).is_none());
     }
 
-    #[test]
-    fn repeated_failures_are_slowed_for_known_and_unknown_logins_alike() {
+    #[tokio::test]
+    async fn repeated_failures_are_slowed_for_known_and_unknown_logins_alike() {
         let service = service();
         let sessions = Sessions::default();
         for login in [DEFAULT_SHOP_LOGIN, "NO_SUCH_SHOP"] {
             for _ in 0..FREE_FAILURES {
-                assert_eq!(sessions.sign_in(&service, login, "wrong"), SignIn::Refused);
+                assert_eq!(
+                    sessions.sign_in(&service, login, "wrong").await,
+                    SignIn::Refused
+                );
             }
             // Even the right password waits its turn.
             assert!(matches!(
-                sessions.sign_in(&service, login, DEFAULT_PASSWORD),
+                sessions.sign_in(&service, login, DEFAULT_PASSWORD).await,
                 SignIn::Slowed(wait) if wait <= Duration::from_secs(1) && wait > Duration::ZERO
             ));
         }
     }
 
-    #[test]
-    fn one_shops_many_sign_ins_end_its_own_oldest_sessions_only() {
+    #[tokio::test]
+    async fn one_shops_many_sign_ins_end_its_own_oldest_sessions_only() {
         let mut merchants = ReferenceConfig::default().merchants;
         let mut other = merchants[0].clone();
         other.shop_login = "OTHER".into();
@@ -297,16 +330,19 @@ mod tests {
         let profiles = Profiles::new(
             merchants,
             url::Url::parse("http://127.0.0.1:1/").expect("valid"),
+            crate::secrets::KeyHasher::random(),
         )
         .expect("valid");
         let sessions = Sessions::default();
-        let SignIn::Opened(others) = sessions.sign_in(&profiles, "OTHER", DEFAULT_PASSWORD) else {
+        let SignIn::Opened(others) = sessions.sign_in(&profiles, "OTHER", DEFAULT_PASSWORD).await
+        else {
             panic!("signed in");
         };
         let mut mine = Vec::new();
-        for _ in 0..MAX_SESSIONS_PER_SHOP + 100 {
-            let SignIn::Opened(id) =
-                sessions.sign_in(&profiles, DEFAULT_SHOP_LOGIN, DEFAULT_PASSWORD)
+        for _ in 0..MAX_SESSIONS_PER_SHOP + 8 {
+            let SignIn::Opened(id) = sessions
+                .sign_in(&profiles, DEFAULT_SHOP_LOGIN, DEFAULT_PASSWORD)
+                .await
             else {
                 panic!("signed in");
             };

@@ -16,6 +16,7 @@ use crate::{
     outbox::Notifier,
     profiles::{Profile, Profiles},
     rate_limit::Bucket,
+    secrets::KeyHasher,
     sessions::Sessions,
     site::Site,
     store::{PaymentLog, PaymentStore},
@@ -102,17 +103,22 @@ impl Service {
             }
         };
         let demo_shop = u32::try_from(demo_shop).ok().filter(|_| demo_served);
-        let profiles = Profiles::new(merchants, public_url.clone()).map_err(StartError::Page)?;
-        let (journal, restored) = match &config.data_file {
+        let opened = config.data_file.as_deref().map(Journal::open).transpose()?;
+        let hasher = match &opened {
+            Some((_, restored)) => KeyHasher::new(restored.digest_key),
+            None => KeyHasher::random(),
+        };
+        let profiles =
+            Profiles::new(merchants, public_url.clone(), hasher).map_err(StartError::Page)?;
+        let (journal, restored) = match opened {
             None => (None, Restored::default()),
-            Some(path) => {
-                let (connection, mut restored) = Journal::open(path)?;
+            Some((connection, mut restored)) => {
                 profiles
                     .restore(std::mem::take(&mut restored.profiles))
                     .map_err(StartError::Page)?;
                 let journal = Journal::start(connection, profiles.logins());
                 for profile in profiles.all() {
-                    journal.profile(&profile.merchant);
+                    journal.profile(&profile);
                 }
                 (Some(journal), restored)
             }

@@ -267,3 +267,151 @@ async fn a_payments_money_outlives_a_restart() {
     );
     again.server.shutdown().await.expect("stops");
 }
+
+/// Every byte the data file leaves on disk (the database, its write-ahead
+/// log and index), as one lossy text.
+fn on_disk(file: &Path) -> String {
+    let mut text = String::new();
+    for suffix in ["", "-wal", "-shm"] {
+        let path = PathBuf::from(format!("{}{suffix}", file.display()));
+        if let Ok(bytes) = std::fs::read(&path) {
+            text.push_str(&String::from_utf8_lossy(&bytes));
+        }
+    }
+    text
+}
+
+/// `--data` held every secret in plain text, readable by all (0644): the
+/// API keys (the rotated one "shown once" included) and the back-office
+/// password. The file is its owner's alone now, and holds the key and the
+/// password only as a digest and a hash; the key still works after a
+/// restart, the signing secret still signs, and the profile page shows
+/// neither whole.
+#[tokio::test]
+async fn the_data_file_keeps_no_key_or_password_anyone_could_use() {
+    use std::os::unix::fs::PermissionsExt;
+    let file = data_file("secrets");
+    let sandbox = Sandbox::start_with(config_with(&file)).await;
+    let browser = Browser::signed_in(&sandbox).await;
+    let page = browser.get("/back-office/profile").await;
+    let rotated = browser
+        .post("/back-office/api-key", &[("csrf", &page.form_token())])
+        .await;
+    let new_key = rotated.text("#new-key").join("");
+    assert!(new_key.starts_with("sk_sandbox_"), "{}", rotated.html);
+    let profile = browser.get("/back-office/profile").await;
+    assert!(!profile.html.contains(&new_key), "the key is shown once");
+    assert!(
+        !profile
+            .html
+            .contains(payconf_reference::DEFAULT_SIGNING_SECRET),
+        "the signing secret is never shown whole once saved"
+    );
+    sandbox.server.shutdown().await.expect("stops");
+
+    let mode = std::fs::metadata(&file)
+        .expect("there")
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o600);
+    let disk = on_disk(&file);
+    assert!(disk.contains("$argon2id$"), "the password's hash is kept");
+    for secret in [
+        new_key.as_str(),
+        DEFAULT_API_KEY,
+        payconf_reference::DEFAULT_PASSWORD,
+    ] {
+        assert!(!disk.contains(secret), "{secret} is on disk");
+    }
+
+    let again = Sandbox::start_with(config_with(&file)).await;
+    let answer = again.create_with(Some(&new_key), &create_body()).await;
+    assert_eq!(
+        answer.code(),
+        "0",
+        "the rotated key still works: {:#}",
+        answer.body
+    );
+    again
+        .create_with(Some(DEFAULT_API_KEY), &create_body())
+        .await
+        .assert_refused(403, "1166", "");
+    Browser::signed_in(&again).await;
+    again.server.shutdown().await.expect("stops");
+}
+
+/// A file others may read is refused, naming its mode; nothing is served
+/// over it.
+#[tokio::test]
+async fn a_data_file_others_can_read_stops_the_sandbox_naming_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let file = data_file("exposed");
+    let first = Sandbox::start_with(config_with(&file)).await;
+    first.server.shutdown().await.expect("stops");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("binds");
+    let refused = payconf_reference::Prepared::new(&listener, config_with(&file), false)
+        .expect_err("exposed");
+    let said = refused.to_string();
+    assert!(
+        said.contains("0644") && said.contains("chmod 600"),
+        "{said}"
+    );
+    assert!(matches!(
+        refused,
+        ServeError::Data(DataError::Exposed { .. })
+    ));
+}
+
+/// A file an older sandbox wrote holds its keys and passwords in plain
+/// text: read back, they are digested and the rows written again, so they
+/// are gone from the disk, and they still work.
+#[tokio::test]
+async fn an_older_files_plain_keys_are_digested_when_it_is_read_back() {
+    use std::os::unix::fs::PermissionsExt;
+    let file = data_file("legacy");
+    {
+        let old = rusqlite::Connection::open(&file).expect("a file");
+        old.execute_batch(
+            "CREATE TABLE profiles (shop_login TEXT PRIMARY KEY, api_key TEXT NOT NULL,
+                success_url TEXT NOT NULL, failure_url TEXT NOT NULL, notification_url TEXT,
+                signing_secret TEXT NOT NULL, password TEXT);
+             CREATE TABLE payments (token TEXT PRIMARY KEY, payment_id INTEGER NOT NULL,
+                shop_login TEXT NOT NULL, amount TEXT NOT NULL, currency TEXT NOT NULL,
+                shop_transaction_id TEXT NOT NULL, state TEXT NOT NULL, created_ms INTEGER NOT NULL,
+                expires_ms INTEGER NOT NULL, masked_pan TEXT, redirects TEXT, channel TEXT,
+                authenticated INTEGER, events TEXT NOT NULL);
+             CREATE TABLE notifications (event_id TEXT PRIMARY KEY, token TEXT NOT NULL,
+                shop_login TEXT NOT NULL, url TEXT NOT NULL, body BLOB NOT NULL,
+                owed_since_ms INTEGER NOT NULL, attempts INTEGER NOT NULL);
+             PRAGMA application_id = 1885564518; PRAGMA user_version = 1;
+             INSERT INTO profiles VALUES ('LEGACY_SHOP', 'legacy-key-0123456789', '/s', '/f',
+                NULL, 'legacy-signing-secret', 'legacy-password-horse');",
+        )
+        .expect("an older file");
+    }
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    let sandbox = Sandbox::start_with(config_with(&file)).await;
+    let mut body = create_body();
+    body["shopLogin"] = serde_json::json!("LEGACY_SHOP");
+    let answer = sandbox
+        .create_with(Some("legacy-key-0123456789"), &body)
+        .await;
+    assert_eq!(answer.code(), "0", "{:#}", answer.body);
+    let page =
+        support::back_office::sign_in(&sandbox, "LEGACY_SHOP", "legacy-password-horse").await;
+    assert_eq!(page.status, reqwest::StatusCode::SEE_OTHER, "{}", page.html);
+    sandbox.server.shutdown().await.expect("stops");
+    let disk = on_disk(&file);
+    assert!(
+        !disk.contains("legacy-key-0123456789"),
+        "the plain key is gone"
+    );
+    assert!(
+        !disk.contains("legacy-password-horse"),
+        "the plain password is gone"
+    );
+}

@@ -1,5 +1,6 @@
-//! No card data typed on the payment page reaches the service's log: in a
-//! test binary of its own, as tracing caches which events a thread's
+//! What the service's log holds: no card data typed on the payment page,
+//! and every failed back-office sign-in and lock-out (never a password).
+//! In a test binary of its own, as tracing caches which events a thread's
 //! subscriber wants, and other tests' threads would leave it unasked.
 
 mod support;
@@ -59,15 +60,67 @@ impl std::io::Write for Captured {
     }
 }
 
-#[tokio::test]
-async fn card_data_typed_on_the_page_never_reaches_the_log() {
+/// The service's log as a test's thread sees it, until the guard goes.
+fn capture() -> (Captured, tracing::subscriber::DefaultGuard) {
     let captured = Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_max_level(tracing::Level::TRACE)
         .with_writer(move || writer.clone())
         .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    (captured, tracing::subscriber::set_default(subscriber))
+}
+
+#[tokio::test]
+async fn failed_sign_ins_and_lock_outs_are_logged_without_the_password() {
+    let (captured, _guard) = capture();
+    let sandbox = Sandbox::start().await;
+    let mut statuses = Vec::new();
+    let mut retry_after = None;
+    for _ in 0..4 {
+        let response = sandbox
+            .client
+            .post(sandbox.url(&format!("{}/sign-in", payconf_reference::BACK_OFFICE_PATH)))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .header(
+                "Origin",
+                sandbox.server.base_url.origin().ascii_serialization(),
+            )
+            .body(format!(
+                "shopLogin={DEFAULT_SHOP_LOGIN}&password=hunter2-guess"
+            ))
+            .send()
+            .await
+            .expect("answered");
+        statuses.push(response.status().as_u16());
+        retry_after = response
+            .headers()
+            .get("retry-after")
+            .map(|v| v.to_str().expect("ascii").to_owned());
+    }
+    assert_eq!(statuses, [401, 401, 401, 429]);
+    assert_eq!(
+        retry_after.as_deref(),
+        Some("1"),
+        "a 429 says when to come back"
+    );
+    let log = String::from_utf8(captured.0.lock().expect("the log").clone()).expect("text");
+    assert_eq!(
+        log.matches("back-office sign-in refused").count(),
+        3,
+        "{log}"
+    );
+    assert!(log.contains("locked out"), "{log}");
+    assert!(log.contains(DEFAULT_SHOP_LOGIN), "{log}");
+    assert!(
+        !log.contains("hunter2"),
+        "the password is never logged:\n{log}"
+    );
+}
+
+#[tokio::test]
+async fn card_data_typed_on_the_page_never_reaches_the_log() {
+    let (captured, _guard) = capture();
     let sandbox = Sandbox::start().await;
     let refused = pay_on_page(&sandbox, "4775718800002027", "12").await;
     assert_eq!(refused, StatusCode::UNPROCESSABLE_ENTITY);

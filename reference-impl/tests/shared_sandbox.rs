@@ -256,8 +256,10 @@ fn notification_addresses_the_policy_forbids_are_refused_when_given() {
         assert!(receiver.received().is_empty(), "nothing was sent");
 
         // The operator allows loopback: that range opens, metadata stays shut.
-        let mut config = ReferenceConfig::default();
-        config.outbound_allow = vec!["127.0.0.0/8".parse().expect("a range")];
+        let config = ReferenceConfig {
+            outbound_allow: vec!["127.0.0.0/8".parse().expect("a range")],
+            ..ReferenceConfig::default()
+        };
         let allowing = beyond_loopback(config).await;
         let answer = submit_notifying(&allowing, &format!("http://127.1:{port}/n")).await;
         assert_eq!(
@@ -326,4 +328,29 @@ async fn on_loopback_posts_to_loopback_and_never_to_metadata() {
             .await
             .assert_refused(400, "1105", "link-local");
     }
+}
+
+/// Listening beyond loopback, the demo checkout (which creates payments
+/// for anyone) is off unless its operator asks for it.
+#[test]
+fn beyond_loopback_the_demo_is_off_unless_asked_for() {
+    if !in_own_network("beyond_loopback_the_demo_is_off_unless_asked_for") {
+        return;
+    }
+    runtime().block_on(async {
+        let off = beyond_loopback(ReferenceConfig::default()).await;
+        let (status, _, _) = off
+            .get_page(off.url(payconf_reference::DEMO_PATH).as_str())
+            .await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        let config = ReferenceConfig {
+            demo_checkout: Some(true),
+            ..ReferenceConfig::default()
+        };
+        let on = beyond_loopback(config).await;
+        let (status, _, _) = on
+            .get_page(on.url(payconf_reference::DEMO_PATH).as_str())
+            .await;
+        assert_eq!(status, StatusCode::OK);
+    });
 }

@@ -152,6 +152,7 @@ async fn sign_in(service: &Service, request: Request<Incoming>) -> Response<Body
     match service
         .sessions
         .sign_in(&service.profiles, shop_login, password)
+        .await
     {
         SignIn::Opened(id) => see_other(
             &format!("{BACK_OFFICE_PATH}/payments"),

@@ -92,8 +92,8 @@ pub fn show_with(
 <input id="notificationUrl" name="notificationUrl" type="url" value="{notification}"{notification_invalid}>
 <p class="hint">Your server's address: the sandbox posts each payment's outcome there. Empty: no notifications, unless a submit names an address.</p>
 <label for="signingSecret">Notification signing secret</label>
-<input id="signingSecret" name="signingSecret" type="text" required autocomplete="off" value="{secret}"{secret_invalid}>
-<p class="hint">Each notification is signed with it (HMAC-SHA256, in the Notification-Signature header): 16 to 128 characters.</p>
+<input id="signingSecret" name="signingSecret" type="text" autocomplete="off" value="" placeholder="{secret}"{secret_invalid}>
+<p class="hint">Each notification is signed with it (HMAC-SHA256, in the Notification-Signature header): 16 to 128 characters. Once saved it is shown only by its last four characters; leave the field empty to keep it.</p>
 <label for="settlement">Settlement</label>
 <select id="settlement" name="settlement">
 <option value="unified"{unified}>Unified: the sandbox settles each paid payment by itself</option>
@@ -122,8 +122,8 @@ pub fn show_with(
                 .as_ref()
                 .map_or("", |u| u.as_str())
         ),
-        secret = escape(&merchant.signing_secret),
-        masked = escape(&mask_key(&merchant.api_key)),
+        secret = escape(&masked(last_four(&merchant.signing_secret))),
+        masked = escape(&masked(profile.key.hint())),
         success_invalid = invalid("successUrl"),
         failure_invalid = invalid("failureUrl"),
         notification_invalid = invalid("notificationUrl"),
@@ -191,14 +191,20 @@ pub async fn update(
             "" => None,
             _ => Some(address("Notification address", "notificationUrl")?),
         };
-        let secret = value("signingSecret");
-        check_signing_secret(secret).map_err(|reason| {
-            (
-                "Notification signing secret",
-                "signingSecret",
-                reason.to_owned(),
-            )
-        })?;
+        // Empty: the secret saved is kept (the page never shows it whole).
+        let secret = match value("signingSecret") {
+            "" => m.signing_secret.clone(),
+            given => {
+                check_signing_secret(given).map_err(|reason| {
+                    (
+                        "Notification signing secret",
+                        "signingSecret",
+                        reason.to_owned(),
+                    )
+                })?;
+                given.to_owned()
+            }
+        };
         // A form without the settlement (an older page's) keeps the shop's.
         let settlement = match field(form, "settlement").map(str::trim) {
             None => m.settlement,
@@ -228,7 +234,7 @@ pub async fn update(
         m.success_url = success.into();
         m.failure_url = failure.into();
         m.notification_url = notification;
-        secret.clone_into(&mut m.signing_secret);
+        m.signing_secret = secret;
         m.settlement = settlement;
         Ok(())
     });
@@ -273,7 +279,7 @@ fn change<E>(
         .profiles
         .update(signed_in.session.merchant, change)?;
     if let Some(journal) = &service.journal {
-        journal.profile(&profile.merchant);
+        journal.profile(&profile);
     }
     tracing::info!(
         shop = profile.merchant.shop_login,
@@ -301,16 +307,22 @@ fn not_changed(
     )
 }
 
-/// An API key as the back-office shows it: eight bullets, then its last
-/// four characters when it has at least twelve.
-pub fn mask_key(key: &str) -> String {
-    let count = key.chars().count();
-    let tail: String = if count >= 12 {
-        key.chars().skip(count - 4).collect()
-    } else {
-        String::new()
-    };
-    format!("{}{tail}", "•".repeat(8))
+/// A secret as the back-office shows it: eight bullets, then the part of
+/// it that may be shown (its last four characters, or nothing).
+pub fn masked(shown: &str) -> String {
+    format!("{}{shown}", "•".repeat(8))
+}
+
+/// A secret's last four characters when it has at least twelve.
+fn last_four(secret: &str) -> &str {
+    match secret.chars().count() {
+        ..12 => "",
+        _ => secret
+            .char_indices()
+            .rev()
+            .nth(3)
+            .map_or("", |(i, _)| &secret[i..]),
+    }
 }
 
 #[cfg(test)]
@@ -318,9 +330,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_key_shows_only_its_last_four_characters() {
-        assert_eq!(mask_key("demo-api-key"), "••••••••-key");
-        assert_eq!(mask_key("short"), "••••••••");
-        assert!(!mask_key("sk_sandbox_0123456789abcdef").contains("sandbox"));
+    fn a_secret_shows_only_its_last_four_characters() {
+        assert_eq!(masked(last_four("demo-signing-secret")), "••••••••cret");
+        assert_eq!(masked(last_four("short")), "••••••••");
+        assert!(!masked(last_four("sk_sandbox_0123456789abcdef")).contains("sandbox"));
     }
 }

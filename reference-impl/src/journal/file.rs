@@ -6,6 +6,12 @@
 //! with a message that says which; the sandbox never starts empty over it.
 //! A file of an older version is brought up to this one in one
 //! transaction ([`MIGRATIONS`]), keeping everything it holds.
+//!
+//! It holds the merchants' secrets (signing secrets as they are, API keys
+//! and passwords digested and hashed, see `secrets`), so it is created
+//! readable by its owner only (0600), and a file others can read or write
+//! is refused, naming its mode; what a change overwrites is zeroed on disk
+//! (`secure_delete`).
 
 use std::path::Path;
 
@@ -14,12 +20,15 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 /// `application_id` of a sandbox's data file: "pcnf".
 const APPLICATION_ID: i32 = 0x7063_6e66;
 /// The version of the tables this sandbox writes and reads.
-pub const SCHEMA_VERSION: i32 = 3;
+pub const SCHEMA_VERSION: i32 = 4;
 
 /// What takes a file of each older version to the next: `MIGRATIONS[0]`
 /// from version 1 to 2 (the shop's settlement mode, a payment's money),
-/// `MIGRATIONS[1]` from 2 to 3 (how an issuer's challenge ends).
-const MIGRATIONS: [&str; 2] = [
+/// `MIGRATIONS[1]` from 2 to 3 (how an issuer's challenge ends),
+/// `MIGRATIONS[2]` from 3 to 4 (the key API keys are digested with; the
+/// plain keys and passwords of older files are digested when they are read
+/// back, and their rows written again).
+const MIGRATIONS: [&str; 3] = [
     "
 ALTER TABLE profiles ADD COLUMN settlement TEXT NOT NULL DEFAULT 'unified';
 ALTER TABLE profiles ADD COLUMN settlement_delay_ms INTEGER NOT NULL DEFAULT 30000;
@@ -27,6 +36,9 @@ ALTER TABLE payments ADD COLUMN ledger TEXT;
 ",
     "
 ALTER TABLE payments ADD COLUMN challenge TEXT;
+",
+    "
+CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 ",
 ];
 
@@ -60,6 +72,7 @@ CREATE TABLE payments (
     ledger TEXT,
     challenge TEXT
 );
+CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE notifications (
     event_id TEXT PRIMARY KEY,
     token TEXT NOT NULL,
@@ -116,6 +129,16 @@ pub enum DataError {
         /// Its version.
         found: i32,
     },
+    /// Other users may read or write it.
+    #[error(
+        "{path} can be read or written by other users (mode {mode:04o}); it holds the merchants' secrets: run chmod 600 on it"
+    )]
+    Exposed {
+        /// The file.
+        path: String,
+        /// Its permission bits.
+        mode: u32,
+    },
     /// Its content cannot be read back.
     #[error("cannot read the data file {path}: {reason}")]
     Read {
@@ -130,6 +153,16 @@ pub enum DataError {
 /// checks it is ours and of a version this sandbox reads.
 pub fn open(path: &Path) -> Result<Connection, DataError> {
     let shown = path.display().to_string();
+    private_file(path).map_err(|refused| match refused {
+        Private::Exposed(mode) => DataError::Exposed {
+            path: shown.clone(),
+            mode,
+        },
+        Private::Io(error) => DataError::Open {
+            path: shown.clone(),
+            reason: error.to_string(),
+        },
+    })?;
     let classify = |error: rusqlite::Error| match error.sqlite_error_code() {
         Some(ErrorCode::NotADatabase) => DataError::NotADatabase {
             path: shown.clone(),
@@ -186,7 +219,62 @@ pub fn open(path: &Path) -> Result<Connection, DataError> {
     connection
         .pragma_update(None, "synchronous", "NORMAL")
         .map_err(classify)?;
+    connection
+        .pragma_update(None, "secure_delete", "ON")
+        .map_err(classify)?;
     Ok(connection)
+}
+
+/// Why a data file is not private.
+enum Private {
+    /// Others may read or write it: its permission bits.
+    Exposed(u32),
+    /// It could not be made or looked at.
+    Io(std::io::Error),
+}
+
+/// Makes the data file, readable and writable by its owner only, when it
+/// is not there; refuses one that others may read or write. (SQLite makes
+/// its write-ahead log and index beside it with the same mode.)
+fn private_file(path: &Path) -> Result<(), Private> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(_) => return Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(error) => return Err(Private::Io(error)),
+    }
+    let mode = std::fs::metadata(path)
+        .map_err(Private::Io)?
+        .permissions()
+        .mode()
+        & 0o777;
+    if mode & 0o077 == 0 {
+        Ok(())
+    } else {
+        Err(Private::Exposed(mode))
+    }
+}
+
+/// The key the file's API key digests are made with: made once, at
+/// random, when the file has none.
+pub fn digest_key(connection: &Connection) -> rusqlite::Result<[u8; 32]> {
+    connection.execute(
+        "INSERT OR IGNORE INTO secrets (name, value) VALUES ('api_key_digest', ?1)",
+        [crate::secrets::random_bytes().as_slice()],
+    )?;
+    let key: Vec<u8> = connection.query_row(
+        "SELECT value FROM secrets WHERE name = 'api_key_digest'",
+        [],
+        |row| row.get(0),
+    )?;
+    key.try_into().map_err(|_| {
+        rusqlite::Error::InvalidColumnType(0, "value".into(), rusqlite::types::Type::Blob)
+    })
 }
 
 /// Brings a file of version `from` up to [`SCHEMA_VERSION`], in one
@@ -221,6 +309,12 @@ mod tests {
         dir.join("sandbox.db")
     }
 
+    /// Makes a file another program wrote readable by its owner only.
+    fn owner_only(path: &Path) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    }
+
     /// The tables as version 1 wrote them.
     const TABLES_V1: &str = "
         CREATE TABLE profiles (shop_login TEXT PRIMARY KEY, api_key TEXT NOT NULL,
@@ -246,6 +340,7 @@ mod tests {
             ))
             .expect("version 1 written");
         }
+        owner_only(&path);
         let connection = open(&path).expect("migrated");
         let version: i32 = connection
             .pragma_query_value(None, "user_version", |row| row.get(0))
@@ -279,6 +374,33 @@ mod tests {
     }
 
     #[test]
+    fn a_new_file_is_its_owners_alone_and_one_others_can_read_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let path = scratch("modes");
+        let connection = open(&path).expect("created");
+        let key = digest_key(&connection).expect("a key");
+        assert_eq!(digest_key(&connection).expect("the same key"), key);
+        drop(connection);
+        let mode = |p: &Path| std::fs::metadata(p).expect("there").permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        let wal = path.with_extension("db-wal");
+        if wal.exists() {
+            assert_eq!(mode(&wal), 0o600, "the write-ahead log too");
+        }
+        for exposed in [0o644, 0o640, 0o604, 0o660] {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(exposed))
+                .expect("chmod");
+            let refused = open(&path).expect_err("exposed");
+            assert!(matches!(refused, DataError::Exposed { .. }), "{refused}");
+            assert!(
+                refused.to_string().contains(&format!("{exposed:04o}"))
+                    && refused.to_string().contains("chmod 600"),
+                "{refused}"
+            );
+        }
+    }
+
+    #[test]
     fn a_file_held_by_another_sandbox_is_refused_as_locked() {
         let path = scratch("locked");
         let _held = open(&path).expect("created");
@@ -291,6 +413,7 @@ mod tests {
     fn a_text_file_is_refused_as_not_a_database() {
         let path = scratch("text");
         std::fs::write(&path, "payments, please\n".repeat(100)).expect("written");
+        owner_only(&path);
         let refused = open(&path).expect_err("not a database");
         assert!(
             matches!(refused, DataError::NotADatabase { .. }),
@@ -304,6 +427,7 @@ mod tests {
         Connection::open(&foreign)
             .and_then(|c| c.execute_batch("CREATE TABLE t (x);"))
             .expect("another program's database");
+        owner_only(&foreign);
         assert!(matches!(open(&foreign), Err(DataError::Foreign { .. })));
 
         let newer = scratch("newer");

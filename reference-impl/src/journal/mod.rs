@@ -32,7 +32,6 @@ pub use rows::Restored;
 use rows::{NotificationRow, PaymentRow, ProfileRow};
 
 use crate::{
-    config::Merchant,
     outbox::Delivery,
     store::{Payment, PaymentLog},
 };
@@ -141,8 +140,8 @@ impl Journal {
     }
 
     /// Queues a profile as it is now.
-    pub fn profile(&self, merchant: &Merchant) {
-        self.queue(Change::Profile(ProfileRow::of(merchant)));
+    pub fn profile(&self, profile: &crate::profiles::Profile) {
+        self.queue(Change::Profile(ProfileRow::of(profile)));
     }
 
     /// Queues a notification owed.

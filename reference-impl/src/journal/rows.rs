@@ -13,6 +13,8 @@ use crate::{
     money::{Amount, Currency},
     outbox::Delivery,
     outcomes::Challenge,
+    profiles::{Profile, SavedProfile},
+    secrets::{KeyDigest, PasswordHash},
     store::{BuyerRedirects, Payment, PaymentState, Trail},
     timeline::{Channel, Event},
 };
@@ -20,8 +22,10 @@ use crate::{
 /// What a data file held when the sandbox started.
 #[derive(Debug, Default)]
 pub struct Restored {
+    /// The key its API keys' digests are made with.
+    pub digest_key: [u8; 32],
     /// The profiles as last saved.
-    pub profiles: Vec<Merchant>,
+    pub profiles: Vec<SavedProfile>,
     /// The payments, with their shop logins and when they expire.
     pub payments: Vec<SavedPayment>,
     /// The notifications still owed, with their shop logins (their
@@ -43,17 +47,25 @@ pub struct SavedPayment {
     pub payment: Payment,
 }
 
-/// A profile's row.
+/// A profile's row: its key as a digest, its password as a hash.
 #[derive(Debug)]
-pub struct ProfileRow(Merchant);
+pub struct ProfileRow {
+    merchant: Merchant,
+    key: String,
+    password: Option<String>,
+}
 
 impl ProfileRow {
-    pub fn of(merchant: &Merchant) -> Self {
-        Self(merchant.clone())
+    pub fn of(profile: &Profile) -> Self {
+        Self {
+            merchant: profile.merchant.clone(),
+            key: profile.key.stored(),
+            password: profile.password.as_ref().map(|p| p.as_str().to_owned()),
+        }
     }
 
     pub fn write(&self, transaction: &Transaction<'_>) -> rusqlite::Result<()> {
-        let m = &self.0;
+        let m = &self.merchant;
         transaction
             .prepare_cached(
                 "INSERT OR REPLACE INTO profiles (shop_login, api_key, success_url, failure_url, \
@@ -62,12 +74,12 @@ impl ProfileRow {
             )?
             .execute(rusqlite::params![
                 &m.shop_login,
-                &m.api_key,
+                &self.key,
                 &m.success_url,
                 &m.failure_url,
                 m.notification_url.as_ref().map(Url::as_str),
                 &m.signing_secret,
-                &m.password,
+                &self.password,
                 m.settlement.name(),
                 match m.settlement {
                     Settlement::Unified { delay_ms } => millis(delay_ms),
@@ -222,6 +234,7 @@ impl NotificationRow {
 /// Reads back everything the file holds.
 pub fn read(connection: &Connection) -> Result<Restored, String> {
     Ok(Restored {
+        digest_key: super::file::digest_key(connection).map_err(|e| format!("secrets: {e}"))?,
         profiles: all(
             connection,
             "profiles",
@@ -267,7 +280,7 @@ fn all<T>(
 
 type Read<T> = rusqlite::Result<Result<T, String>>;
 
-fn profile(row: &Row<'_>) -> Read<Merchant> {
+fn profile(row: &Row<'_>) -> Read<SavedProfile> {
     let notification: Option<String> = row.get(4)?;
     let notification_url = match notification.map(|u| Url::parse(&u)) {
         None => None,
@@ -281,15 +294,30 @@ fn profile(row: &Row<'_>) -> Read<Merchant> {
         ("separated", _) => Settlement::Separated,
         _ => return Ok(Err(format!("a profile's settlement mode {settlement:?}"))),
     };
-    Ok(Ok(Merchant {
-        shop_login: row.get(0)?,
-        api_key: row.get(1)?,
-        success_url: row.get(2)?,
-        failure_url: row.get(3)?,
-        notification_url,
-        signing_secret: row.get(5)?,
-        password: row.get(6)?,
-        settlement,
+    // A file written before keys and passwords were kept digested holds
+    // them in plain text: they are digested as the profile is made, and
+    // the row written again at once.
+    let api_key: String = row.get(1)?;
+    let key = KeyDigest::parse_stored(&api_key);
+    let password: Option<String> = row.get(6)?;
+    let hash = password.as_deref().and_then(PasswordHash::parse);
+    Ok(Ok(SavedProfile {
+        merchant: Merchant {
+            shop_login: row.get(0)?,
+            api_key: if key.is_some() {
+                String::new()
+            } else {
+                api_key
+            },
+            success_url: row.get(2)?,
+            failure_url: row.get(3)?,
+            notification_url,
+            signing_secret: row.get(5)?,
+            password: if hash.is_some() { None } else { password },
+            settlement,
+        },
+        key,
+        password: hash,
     }))
 }
 
