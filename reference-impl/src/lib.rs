@@ -45,6 +45,14 @@
 //! change to SQLite, and an answer leaves only once its changes are
 //! committed; the file is read back when the service starts.
 //!
+//! A sandbox a team shares treats its users as strangers on its network:
+//! it answers only to its own names (`site`), posts notifications only
+//! where its outbound policy allows (`outbound`), gives each shop and each
+//! receiver its own share of the delivery slots (`notify`), keeps API keys
+//! and passwords only as digests and hashes (`secrets`), and paces its
+//! demo checkout, whose payments are a shop's of its own (`rate_limit`).
+//! docs/sandbox.md ("Sharing the sandbox") says what it promises.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use payconf_reference::{ReferenceConfig, run};

@@ -345,6 +345,48 @@ mod tests {
         );
     }
 
+    /// A name judged when it was given and rebound since (here: a name the
+    /// policy forbids at connect time) reaches nothing: the client's own
+    /// resolver hands out no address, and the failure is a connect error,
+    /// as a closed port's is.
+    #[tokio::test]
+    async fn the_clients_resolver_connects_to_allowed_addresses_only() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("binds");
+        let port = listener.local_addr().expect("an address").port();
+        let client = |local_only| {
+            reqwest::Client::builder()
+                .no_proxy()
+                .dns_resolver(Arc::new(Resolver(Arc::new(Outbound::new(
+                    local_only,
+                    vec![],
+                )))))
+                .build()
+                .expect("a client")
+        };
+        let refused = client(false)
+            .post(format!("http://localhost:{port}/n"))
+            .send()
+            .await
+            .expect_err("no address allowed");
+        assert!(refused.is_connect(), "{refused:?}");
+        let accepted =
+            tokio::time::timeout(std::time::Duration::from_millis(100), listener.accept());
+        assert!(accepted.await.is_err(), "nothing connected");
+
+        let allowed = tokio::spawn(async move { listener.accept().await.is_ok() });
+        let _ = client(true)
+            .post(format!("http://localhost:{port}/n"))
+            .timeout(std::time::Duration::from_millis(300))
+            .send()
+            .await;
+        assert!(
+            allowed.await.expect("joined"),
+            "a loopback-only sandbox connects"
+        );
+    }
+
     #[test]
     fn ranges_are_read_as_operators_write_them() {
         let cidr: Cidr = "192.168.0.0/16".parse().expect("valid");

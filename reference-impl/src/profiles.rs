@@ -22,7 +22,7 @@ use url::Url;
 
 use crate::{
     config::Merchant,
-    secrets::{KeyDigest, KeyHasher, PasswordHash},
+    secrets::{KeyDigest, KeyHasher, Password, PasswordHash},
 };
 
 /// A merchant's profile with its pages resolved.
@@ -36,8 +36,9 @@ pub struct Profile {
     pub pages: MerchantPages,
     /// Its API key's digest.
     pub key: KeyDigest,
-    /// Its back-office password's hash; `None`: the shop cannot sign in.
-    pub password: Option<PasswordHash>,
+    /// Its back-office password (hashed when first needed); `None`: the
+    /// shop cannot sign in.
+    pub password: Option<Arc<Password>>,
 }
 
 /// A profile as the data file kept it: its merchant, and the digest and
@@ -172,7 +173,7 @@ impl Profiles {
         for saved in saved {
             let kept = Kept {
                 key: saved.key,
-                password: saved.password,
+                password: saved.password.map(|hash| Arc::new(Password::hashed(hash))),
             };
             let resolved = Arc::new(resolve(
                 saved.merchant,
@@ -244,7 +245,7 @@ pub enum UpdateError<E> {
 /// not set them anew.
 struct Kept {
     key: Option<KeyDigest>,
-    password: Option<PasswordHash>,
+    password: Option<Arc<Password>>,
 }
 
 /// The profile of `merchant`: its pages resolved, the key and password it
@@ -269,7 +270,7 @@ fn resolve(
         (true, Some(kept)) => kept,
     };
     let password = match merchant.password.take() {
-        Some(password) => Some(PasswordHash::new(&password)),
+        Some(password) => Some(Arc::new(Password::configured(&password))),
         None => kept.password,
     };
     Ok(Profile {

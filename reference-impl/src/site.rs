@@ -46,8 +46,15 @@ impl Site {
     /// Whether a request's `Host` (or HTTP/2 authority), port and all, names
     /// the sandbox.
     pub fn serves(&self, host: &str) -> bool {
-        http::uri::Authority::try_from(host)
-            .is_ok_and(|authority| self.serves_name(authority.host()))
+        // Read here, without a copy: this runs on every request.
+        let name = match host.strip_prefix('[') {
+            Some(rest) => rest.split_once(']'),
+            None => Some(host.rsplit_once(':').unwrap_or((host, ""))),
+        };
+        name.is_some_and(|(name, port)| {
+            let port = port.strip_prefix(':').unwrap_or(port);
+            port.bytes().all(|b| b.is_ascii_digit()) && !name.is_empty() && self.serves_name(name)
+        })
     }
 
     /// Whether `origin` (an `Origin` header) is the sandbox's own: one of
@@ -71,16 +78,19 @@ impl Site {
     /// Whether a host name (without its port; an IPv6 address in brackets
     /// or not) is one the sandbox serves.
     fn serves_name(&self, host: &str) -> bool {
-        let host = host.trim_end_matches('.').to_ascii_lowercase();
-        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        let host = host.strip_suffix('.').unwrap_or(host);
+        let bare = host
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .unwrap_or(host);
         if let Ok(ip) = bare.parse::<IpAddr>() {
             return self.local.ip().is_unspecified() || ip == self.local.ip();
         }
-        host == "localhost"
+        host.eq_ignore_ascii_case("localhost")
             || self
                 .public_url
                 .host_str()
-                .is_some_and(|public| public.eq_ignore_ascii_case(&host))
+                .is_some_and(|public| public.eq_ignore_ascii_case(host))
     }
 }
 

@@ -94,11 +94,11 @@ impl Service {
         let demo_served = config.demo_checkout.unwrap_or(site.loopback_only());
         let demo_shop = match merchants
             .iter()
-            .position(|m| m.shop_login == crate::payment_page::DEMO_SHOP_LOGIN)
+            .position(|m| m.shop_login == crate::config::DEMO_SHOP_LOGIN)
         {
             Some(index) => index,
             None => {
-                merchants.push(crate::payment_page::demo_shop());
+                merchants.push(crate::config::demo_shop());
                 merchants.len() - 1
             }
         };
@@ -160,7 +160,10 @@ impl Service {
             notifier,
             sessions: Sessions::default(),
             demo_shop,
-            demo_limit: crate::payment_page::demo_limit(),
+            demo_limit: Bucket::new(
+                crate::config::DEMO_BURST,
+                1.0 / crate::config::DEMO_PACE.as_secs_f64(),
+            ),
             journal,
         })
     }

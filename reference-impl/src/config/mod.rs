@@ -352,6 +352,29 @@ impl Default for ReferenceConfig {
     }
 }
 
+/// The demo checkout's shop login.
+pub const DEMO_SHOP_LOGIN: &str = "SANDBOX_DEMO";
+/// Demo checkout payments made at once before [`DEMO_PACE`] applies.
+pub const DEMO_BURST: u32 = 20;
+/// One demo checkout payment per this, past the burst.
+pub const DEMO_PACE: Duration = Duration::from_secs(1);
+
+/// The demo checkout's shop (`/demo/checkout`), unless one is configured
+/// under [`DEMO_SHOP_LOGIN`]: nobody signs in to it, nothing is posted for
+/// it, and its key and signing secret are random and never shown.
+pub fn demo_shop() -> Merchant {
+    Merchant {
+        shop_login: DEMO_SHOP_LOGIN.to_owned(),
+        api_key: random_secret(),
+        success_url: format!("/merchant/{DEMO_SHOP_LOGIN}/success"),
+        failure_url: format!("/merchant/{DEMO_SHOP_LOGIN}/failure"),
+        notification_url: None,
+        signing_secret: random_secret(),
+        password: None,
+        settlement: DEFAULT_SETTLEMENT,
+    }
+}
+
 /// The longest address the back-office keeps.
 pub const MAX_ADDRESS_LEN: usize = 2048;
 

@@ -153,15 +153,11 @@ pub enum DataError {
 /// checks it is ours and of a version this sandbox reads.
 pub fn open(path: &Path) -> Result<Connection, DataError> {
     let shown = path.display().to_string();
-    private_file(path).map_err(|refused| match refused {
-        Private::Exposed(mode) => DataError::Exposed {
-            path: shown.clone(),
-            mode,
-        },
-        Private::Io(error) => DataError::Open {
-            path: shown.clone(),
-            reason: error.to_string(),
-        },
+    // Judged once the file is known to be a sandbox's (or empty): another
+    // program's file is refused as that, whatever its mode.
+    let exposed = private_file(path).map_err(|error| DataError::Open {
+        path: shown.clone(),
+        reason: error.to_string(),
     })?;
     let classify = |error: rusqlite::Error| match error.sqlite_error_code() {
         Some(ErrorCode::NotADatabase) => DataError::NotADatabase {
@@ -199,6 +195,11 @@ pub fn open(path: &Path) -> Result<Connection, DataError> {
     let tables: i64 = connection
         .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
         .map_err(classify)?;
+    let ours = matches!((application_id, version), (0, 0) if tables == 0)
+        || application_id == APPLICATION_ID;
+    if let Some(mode) = exposed.filter(|_| ours) {
+        return Err(DataError::Exposed { path: shown, mode });
+    }
     match (application_id, version) {
         (0, 0) if tables == 0 => create(&connection).map_err(classify)?,
         (APPLICATION_ID, SCHEMA_VERSION) => {}
@@ -225,18 +226,11 @@ pub fn open(path: &Path) -> Result<Connection, DataError> {
     Ok(connection)
 }
 
-/// Why a data file is not private.
-enum Private {
-    /// Others may read or write it: its permission bits.
-    Exposed(u32),
-    /// It could not be made or looked at.
-    Io(std::io::Error),
-}
-
 /// Makes the data file, readable and writable by its owner only, when it
-/// is not there; refuses one that others may read or write. (SQLite makes
-/// its write-ahead log and index beside it with the same mode.)
-fn private_file(path: &Path) -> Result<(), Private> {
+/// is not there (SQLite makes its write-ahead log and index beside it with
+/// the same mode); of one that is, the permission bits when others may
+/// read or write it.
+fn private_file(path: &Path) -> std::io::Result<Option<u32>> {
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     match std::fs::OpenOptions::new()
         .write(true)
@@ -244,20 +238,12 @@ fn private_file(path: &Path) -> Result<(), Private> {
         .mode(0o600)
         .open(path)
     {
-        Ok(_) => return Ok(()),
+        Ok(_) => return Ok(None),
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(error) => return Err(Private::Io(error)),
+        Err(error) => return Err(error),
     }
-    let mode = std::fs::metadata(path)
-        .map_err(Private::Io)?
-        .permissions()
-        .mode()
-        & 0o777;
-    if mode & 0o077 == 0 {
-        Ok(())
-    } else {
-        Err(Private::Exposed(mode))
-    }
+    let mode = std::fs::metadata(path)?.permissions().mode() & 0o777;
+    Ok((mode & 0o077 != 0).then_some(mode))
 }
 
 /// The key the file's API key digests are made with: made once, at
@@ -413,7 +399,6 @@ mod tests {
     fn a_text_file_is_refused_as_not_a_database() {
         let path = scratch("text");
         std::fs::write(&path, "payments, please\n".repeat(100)).expect("written");
-        owner_only(&path);
         let refused = open(&path).expect_err("not a database");
         assert!(
             matches!(refused, DataError::NotADatabase { .. }),
@@ -427,7 +412,6 @@ mod tests {
         Connection::open(&foreign)
             .and_then(|c| c.execute_batch("CREATE TABLE t (x);"))
             .expect("another program's database");
-        owner_only(&foreign);
         assert!(matches!(open(&foreign), Err(DataError::Foreign { .. })));
 
         let newer = scratch("newer");

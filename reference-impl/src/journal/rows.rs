@@ -60,7 +60,10 @@ impl ProfileRow {
         Self {
             merchant: profile.merchant.clone(),
             key: profile.key.stored(),
-            password: profile.password.as_ref().map(|p| p.as_str().to_owned()),
+            password: profile
+                .password
+                .as_ref()
+                .map(|p| p.hash().as_str().to_owned()),
         }
     }
 

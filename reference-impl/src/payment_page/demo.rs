@@ -4,15 +4,13 @@
 //! a shop's server calls `payment/create`.
 //!
 //! A demo, and only that: its payments are a demo shop's of their own
-//! ([`DEMO_SHOP_LOGIN`]: no password, a random key and signing secret, no
+//! (`config::demo_shop`: no password, a random key and signing secret, no
 //! notification address), never a configured merchant's, so they neither
 //! reach a merchant's server nor mix with its payments; it is served while
 //! the sandbox listens on loopback only, beyond it when its operator asks
 //! (`demo_checkout`, `payconf serve --demo`); it creates at most
-//! [`BURST`] payments at once and one every [`PACE`] after that (429 with
-//! `Retry-After`), of at most [`MAX_AMOUNT`].
-
-use std::time::Duration;
+//! `DEMO_BURST` payments at once and one every `DEMO_PACE` after that (429
+//! with `Retry-After`), of at most [`MAX_AMOUNT`].
 
 use http::{HeaderValue, Request, Response, StatusCode, header};
 use hyper::body::Incoming;
@@ -20,40 +18,19 @@ use uuid::Uuid;
 
 use super::{lightbox::checkout_snippet, param, query_pairs};
 use crate::{
-    config::{DEFAULT_SETTLEMENT, Merchant, random_secret},
+    config::DEMO_SHOP_LOGIN,
     envelope,
     error::ApiError,
     money::{Amount, Currency},
     pages::{error_page, escape, html_with_policy, layout},
     paths::SCRIPT_PATH,
-    rate_limit::{Bucket, retry_after_secs},
+    rate_limit::retry_after_secs,
     state::{Body, Service},
     store::NewPayment,
 };
 
-/// The demo shop's login.
-pub const DEMO_SHOP_LOGIN: &str = "SANDBOX_DEMO";
-/// Demo payments created at once before the pace applies.
-pub const BURST: u32 = 20;
-/// One demo payment per this, past the burst.
-pub const PACE: Duration = Duration::from_secs(1);
 /// The largest demo amount, in minor units (1,000.00).
 pub const MAX_AMOUNT: u64 = 100_000;
-
-/// The demo shop's profile: nobody signs in to it, nothing is posted for
-/// it, and its key is never shown.
-pub fn demo_shop() -> Merchant {
-    Merchant {
-        shop_login: DEMO_SHOP_LOGIN.to_owned(),
-        api_key: random_secret(),
-        success_url: format!("/merchant/{DEMO_SHOP_LOGIN}/success"),
-        failure_url: format!("/merchant/{DEMO_SHOP_LOGIN}/failure"),
-        notification_url: None,
-        signing_secret: random_secret(),
-        password: None,
-        settlement: DEFAULT_SETTLEMENT,
-    }
-}
 
 /// `GET`: the demo checkout page, with a new payment of the demo shop's
 /// (`amount` and `currency` from the address, 10.00 EUR by default).
@@ -126,9 +103,4 @@ pub fn demo(service: &Service, request: &Request<Incoming>) -> Response<Body> {
              frame-src 'self'; frame-ancestors 'none'"
         ),
     )
-}
-
-/// The demo's allowance: [`BURST`] at once, then one per [`PACE`].
-pub fn demo_limit() -> Bucket {
-    Bucket::new(BURST, 1.0 / PACE.as_secs_f64())
 }

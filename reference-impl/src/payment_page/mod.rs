@@ -25,7 +25,7 @@ mod wallet;
 
 pub use lightbox::checkout_snippet;
 
-pub(crate) use demo::{DEMO_SHOP_LOGIN, demo, demo_limit, demo_shop};
+pub(crate) use demo::demo;
 pub(crate) use lightbox::{result, script};
 pub(crate) use wallet::{decide as wallet_decide, page as wallet_page};
 
