@@ -92,8 +92,22 @@ async fn a_loopback_target_is_never_proxied_and_another_goes_through_the_proxy_s
         asked.lock()
     );
 
-    // A target by a name that is not loopback goes through the proxy setting.
+    // A target by a name that is not loopback goes through the proxy
+    // setting, to a sandbox that serves that name (its public URL: it
+    // answers only to its own names).
     let named = url::Url::parse("http://payments.proxied.test/").expect("url");
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let behind = listener.local_addr().expect("address");
+    let named_sandbox = RunningServer::start_on(
+        listener,
+        ReferenceConfig {
+            public_url: Some(named.clone()),
+            ..ReferenceConfig::default()
+        },
+    )
+    .expect("a sandbox behind the proxy");
+    let (proxy, asked) = recording_proxy(behind).await;
+    let proxy_url = format!("http://{proxy}");
     let target = sandbox_target(&named, &format!("proxy = \"{proxy_url}\"\n"));
     let output = payconf_run_with(
         &[
@@ -131,4 +145,5 @@ async fn a_loopback_target_is_never_proxied_and_another_goes_through_the_proxy_s
         &["the proxy payconf goes through to payments.proxied.test cannot be reached"],
     );
     let _ = sandbox.shutdown().await;
+    let _ = named_sandbox.shutdown().await;
 }

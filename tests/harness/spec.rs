@@ -3,11 +3,10 @@
 //! documents every refusal the reference implementation can answer, and the
 //! validators built from it reject what the contract rejects.
 
-use payconf_reference::DEFAULT_FRICTIONLESS_CARD;
 use std::collections::BTreeSet;
 
 use crate::support::{contract, find_operation, resolve};
-use payconf_reference::{ApiError, code, transaction_code};
+use payconf_reference::{ApiError, DEFAULT_FRICTIONLESS_CARD, code, transaction_code};
 use payconf_spec::{Profile, contract::compile_schema};
 use serde_json::{Value, json};
 

@@ -35,9 +35,9 @@ use uuid::Uuid;
 use crate::timeline::{self, Channel};
 
 const SHARDS: usize = 64;
-/// The smallest and largest payment IDs: 10 to 12 digits, as the real
-/// service's.
-const FIRST_ID: u64 = 1_000_000_000;
+/// The smallest and largest payment IDs: twelve digits (the real
+/// service's are 10 to 12).
+const FIRST_ID: u64 = 100_000_000_000;
 const LAST_ID: u64 = 999_999_999_999;
 
 /// How long a submitted payment stays, at least: see
@@ -254,9 +254,8 @@ impl PaymentStore {
         self.settlements.due(now_unix_ms)
     }
 
-    /// The token of the payment with this `paymentID`, while the store holds it.
     /// A new payment ID for `token`: random, in the real service's shape
-    /// (10 to 12 digits), so that an ID tells nothing of another shop's
+    /// (twelve digits), so that an ID tells nothing of another shop's
     /// payments nor how many there are; drawn again while it is taken.
     fn new_id(&self, token: Uuid) -> u64 {
         loop {
@@ -269,6 +268,7 @@ impl PaymentStore {
         }
     }
 
+    /// The token of the payment with this `paymentID`, while the store holds it.
     pub fn token_of(&self, payment_id: u64) -> Option<Uuid> {
         self.id_shard(payment_id).lock().get(&payment_id).copied()
     }
