@@ -12,7 +12,7 @@ use payconf_reference::{
     DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD, DEFAULT_ISSUER_CODE, DEFAULT_SHOP_LOGIN,
     DEFAULT_THREE_DS_CARD, PAGE_PATH,
 };
-use reqwest::StatusCode;
+use reqwest::{StatusCode, header::HeaderMap};
 use scraper::{ElementRef, Html, Selector};
 use support::{Sandbox, submit_body};
 use url::Url;
@@ -118,6 +118,15 @@ fn hidden(form: ElementRef<'_>) -> Vec<(String, String)> {
 
 /// Posts a filled form: the status, `Location` and body.
 async fn post(sandbox: &Sandbox, filled: &Filled) -> (StatusCode, Option<String>, String) {
+    let (status, headers, body) = post_answer(sandbox, filled).await;
+    let location = headers
+        .get("location")
+        .map(|l| l.to_str().expect("ascii").to_owned());
+    (status, location, body)
+}
+
+/// A filled form posted: the answer's status, headers and body.
+async fn post_answer(sandbox: &Sandbox, filled: &Filled) -> (StatusCode, HeaderMap, String) {
     let response = sandbox
         .client
         .post(filled.action.clone())
@@ -126,12 +135,8 @@ async fn post(sandbox: &Sandbox, filled: &Filled) -> (StatusCode, Option<String>
         .send()
         .await
         .expect("the form is answered");
-    let status = response.status();
-    let location = response
-        .headers()
-        .get("location")
-        .map(|l| l.to_str().expect("ascii").to_owned());
-    (status, location, response.text().await.expect("a body"))
+    let (status, headers) = (response.status(), response.headers().clone());
+    (status, headers, response.text().await.expect("a body"))
 }
 
 /// The card form of a payment's page, as the buyer fills it in.
@@ -338,18 +343,9 @@ async fn a_refused_card_form_never_sends_the_security_code_or_the_number_back() 
         }
     }
     let filled = card_form(&sandbox, &page, &fields).await;
-    let response = sandbox
-        .client
-        .post(filled.action.clone())
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .body(filled.body.clone())
-        .send()
-        .await
-        .expect("answered");
-    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    let headers = format!("{:?}", response.headers());
-    let html = response.text().await.expect("a body");
-    assert_holds_no_card_secret(&headers, &fields, &[&token, &id]);
+    let (status, headers, html) = post_answer(&sandbox, &filled).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_holds_no_card_secret(&format!("{headers:?}"), &fields, &[&token, &id]);
     assert_holds_no_card_secret(&html, &fields, &[&token, &id]);
     assert!(html.contains(r#"placeholder="411111******1111""#), "{html}");
     let (_, again_headers, again) = sandbox.get_page(page.as_str()).await;

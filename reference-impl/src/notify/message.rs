@@ -4,6 +4,7 @@
 //! timestamp, a dot and the body, sent as
 //! `Notification-Signature: t=<unix seconds>,v1=<hex>`.
 
+use crate::secrets::{hex, unhex};
 use hmac::{Hmac, Mac};
 use serde::Serialize;
 use sha2::Sha256;
@@ -178,7 +179,7 @@ pub fn verify_at(secret: &str, header: &str, body: &[u8], now: i64) -> bool {
     for part in header.split(',') {
         match part.trim().split_once('=') {
             Some(("t", t)) => timestamp = t.parse::<i64>().ok(),
-            Some(("v1", v)) => given = decode_hex(v),
+            Some(("v1", v)) => given = unhex(v),
             _ => {}
         }
     }
@@ -206,20 +207,6 @@ fn mac(secret: &str, timestamp: i64, body: &[u8]) -> Vec<u8> {
     mac.update(b".");
     mac.update(body);
     mac.finalize().into_bytes().to_vec()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn decode_hex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 #[cfg(test)]
