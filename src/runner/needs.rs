@@ -75,7 +75,8 @@ pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
     }
     if needs(NOTIFICATION_TAG) && target.notifications.is_none() {
         return Some(
-            "the target declares no [notifications]: payconf cannot know an address the              target reaches it at"
+            "the target declares no [notifications]: payconf cannot know an address the \
+             target reaches it at"
                 .to_owned(),
         );
     }
@@ -152,4 +153,83 @@ fn unmet_lifecycle_need(target: &TargetConfig, needs: &impl Fn(&str) -> bool) ->
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::target_file::TargetFile;
+
+    /// A target from a target file's text.
+    fn target(text: &str) -> TargetConfig {
+        toml::from_str::<TargetFile>(text)
+            .expect("valid TOML")
+            .resolve()
+            .expect("a complete target")
+    }
+
+    /// A target with what every run needs and nothing more.
+    const BARE: &str = r#"
+        base_url = "http://127.0.0.1:8080"
+        api_key = "k"
+        shop_login = "SHOP"
+        [cards.frictionless]
+        number = "4111111111111111"
+        exp_month = "05"
+        exp_year = "30"
+        cvv = "999"
+        [cards.three_ds]
+        number = "5555555555554444"
+        exp_month = "12"
+        exp_year = "30"
+        cvv = "123"
+        [acs]
+        driver = "none"
+    "#;
+
+    fn unmet(text: &str, tags: &[&str]) -> Option<String> {
+        let tags: Vec<String> = tags.iter().map(|t| (*t).to_owned()).collect();
+        unmet_need(&target(text), &tags)
+    }
+
+    #[test]
+    fn each_need_a_target_leaves_unmet_is_said_in_one_clean_sentence() {
+        let said: Vec<String> = [
+            vec![NOTIFICATION_TAG],
+            vec![ISSUER_TAG],
+            vec![LIFECYCLE_TAG],
+            vec!["success-page"],
+            vec!["failure-page"],
+            vec!["declined-card"],
+            vec!["card:insufficient_credit"],
+            vec![super::super::TOKEN_LIFETIME_TAG],
+        ]
+        .iter()
+        .map(|tags| unmet(BARE, tags).unwrap_or_else(|| panic!("{tags:?} is unmet")))
+        .collect();
+        assert_eq!(
+            said[0],
+            "the target declares no [notifications]: payconf cannot know an address the \
+             target reaches it at"
+        );
+        assert_eq!(
+            said[1],
+            "acs.driver is none: the buyer's pages (the issuer's, the payment page) cannot be driven"
+        );
+        for sentence in &said {
+            assert!(!sentence.contains("  "), "a run of spaces: {sentence:?}");
+            assert!(!sentence.contains('\n'), "a line break: {sentence:?}");
+        }
+    }
+
+    #[test]
+    fn a_scenario_whose_needs_are_met_or_that_needs_nothing_runs() {
+        assert_eq!(unmet(BARE, &["core", "create"]), None);
+        let declined = BARE.replace(
+            "[acs]",
+            "[cards.declined]\nnumber = \"4000000000000002\"\nexp_month = \"05\"\n\
+             exp_year = \"30\"\ncvv = \"999\"\n[acs]",
+        );
+        assert_eq!(unmet(&declined, &["declined-card"]), None);
+    }
 }

@@ -62,7 +62,8 @@ pub fn asked_again(answered: Page, page: &Url, values: &BTreeMap<String, String>
                         .collect()
                 )
             ),
-            "the test cards in [cards] against those the target's test environment takes,              and buyer_name and buyer_email against what its page accepts",
+            "the test cards in [cards] against those the target's test environment takes, \
+             and buyer_name and buyer_email against what its page accepts",
         ),
         Page::Issuer | Page::MethodApproval => (
             list(
@@ -146,4 +147,30 @@ fn capitalised(text: &str) -> String {
         .next()
         .map(|first| first.to_uppercase().chain(chars).collect())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each page's "asked again" error is one clean sentence: no run of
+    /// spaces or line break from the source's line continuations.
+    #[test]
+    fn asked_again_is_said_in_clean_sentences() {
+        let page = Url::parse("https://pay.example/card").expect("valid");
+        let values: BTreeMap<String, String> = [("otp".to_owned(), "123456".to_owned())].into();
+        for answered in [Page::Payment, Page::Issuer, Page::MethodApproval] {
+            let said = asked_again(answered, &page, &values).to_string();
+            assert!(!said.contains("  "), "{said:?}");
+            assert!(!said.contains('\n'), "{said:?}");
+        }
+        let payment = asked_again(Page::Payment, &page, &values).to_string();
+        assert!(
+            payment.contains(
+                "the test cards in [cards] against those the target's test environment takes, \
+                 and buyer_name"
+            ),
+            "{payment}"
+        );
+    }
 }
