@@ -199,6 +199,23 @@ fn every_kind_of_tampering_is_found_and_named() {
         "{out}"
     );
     assert!(out.contains("signature: good"), "{out}");
+
+    // Signed again by the same key, a scenario whose outcome payconf never
+    // writes: refused, never counted (it once counted as a skip).
+    let mut files = open(&bundle).expect("reads");
+    let manifest = Manifest::parse(&files["manifest.json"]).expect("a manifest");
+    let results = files.get_mut("reports/results.json").expect("results");
+    let mut value: serde_json::Value = serde_json::from_slice(results).expect("JSON");
+    value["scenarios"][0]["outcome"] = "fail3d".into();
+    *results = serde_json::to_vec_pretty(&value).expect("JSON");
+    reseal(&changed, files, manifest, &secret);
+    let (code, out, _) = verify(&changed, Some(&public));
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("has the outcome fail3d, which payconf never writes"),
+        "{out}"
+    );
+    assert!(out.contains("result: NOT VERIFIED"), "{out}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

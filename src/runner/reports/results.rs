@@ -8,8 +8,7 @@ use serde_json::json;
 
 use super::{RenderError, ReportInputs, requirement_outcomes, sorted, timestamp};
 
-/// The results format's version; it changes when a field changes meaning.
-pub const FORMAT_VERSION: u32 = 1;
+use crate::runner::result::past::FORMAT_VERSION;
 
 /// The report as text.
 pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {

@@ -143,16 +143,68 @@ impl Outcome {
         }
     }
 
+    /// Which of the six outcomes it is.
+    pub fn kind(&self) -> OutcomeKind {
+        match self {
+            Self::Passed => OutcomeKind::Passed,
+            Self::Flaky => OutcomeKind::Flaky,
+            Self::Failed { .. } => OutcomeKind::Failed,
+            Self::Skipped(_) => OutcomeKind::Skipped,
+            Self::Waived { .. } => OutcomeKind::Waived,
+            Self::Error { .. } => OutcomeKind::Error,
+        }
+    }
+
     /// `passed`, `flaky`, `failed`, `skipped`, `waived` or `error`.
     pub fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+}
+
+/// A scenario's outcome without what goes with it: what a results file
+/// names, and counts count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutcomeKind {
+    /// Every step passed.
+    Passed,
+    /// Passed on a later try.
+    Flaky,
+    /// A step failed.
+    Failed,
+    /// Not run.
+    Skipped,
+    /// Failed, and waived.
+    Waived,
+    /// Not judged.
+    Error,
+}
+
+impl OutcomeKind {
+    /// Every kind, in the order the counts list them.
+    pub const ALL: [Self; 6] = [
+        Self::Passed,
+        Self::Flaky,
+        Self::Failed,
+        Self::Skipped,
+        Self::Waived,
+        Self::Error,
+    ];
+
+    /// Its name in the results file and the reports.
+    pub fn name(self) -> &'static str {
         match self {
             Self::Passed => "passed",
             Self::Flaky => "flaky",
-            Self::Failed { .. } => "failed",
-            Self::Skipped(_) => "skipped",
-            Self::Waived { .. } => "waived",
-            Self::Error { .. } => "error",
+            Self::Failed => "failed",
+            Self::Skipped => "skipped",
+            Self::Waived => "waived",
+            Self::Error => "error",
         }
+    }
+
+    /// The kind a results file names; `None` for a name payconf never writes.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.name() == name)
     }
 }
 
@@ -319,16 +371,15 @@ pub struct Counts {
 }
 
 impl Counts {
-    /// One scenario more, of the outcome named `outcome` ([`Outcome::name`]);
-    /// a name no outcome has counts as skipped.
-    pub fn tally(&mut self, outcome: &str) {
+    /// One scenario more, of `outcome`.
+    pub fn tally(&mut self, outcome: OutcomeKind) {
         match outcome {
-            "passed" => self.passed += 1,
-            "flaky" => self.flaky += 1,
-            "failed" => self.failed += 1,
-            "waived" => self.waived += 1,
-            "error" => self.errors += 1,
-            _ => self.skipped += 1,
+            OutcomeKind::Passed => self.passed += 1,
+            OutcomeKind::Flaky => self.flaky += 1,
+            OutcomeKind::Failed => self.failed += 1,
+            OutcomeKind::Skipped => self.skipped += 1,
+            OutcomeKind::Waived => self.waived += 1,
+            OutcomeKind::Error => self.errors += 1,
         }
     }
 
@@ -364,7 +415,7 @@ impl RunReport {
     pub fn scenario_counts(&self) -> Counts {
         let mut counts = Counts::default();
         for result in &self.scenarios {
-            counts.tally(result.outcome.name());
+            counts.tally(result.outcome.kind());
         }
         counts
     }
@@ -397,7 +448,7 @@ mod tests {
         ];
         let mut counts = Counts::default();
         for outcome in &outcomes {
-            counts.tally(outcome.name());
+            counts.tally(outcome.kind());
         }
         assert_eq!(
             counts,

@@ -8,10 +8,11 @@ use std::{collections::BTreeMap, path::Path};
 
 use serde_json::Value;
 
-use super::{Counts, Grounds, Verdict};
+use super::{Counts, Grounds, OutcomeKind, Verdict};
 
-/// The results format this payconf reads: the one it writes.
-const FORMAT_VERSION: u64 = 1;
+/// The results format this payconf writes and reads; it changes when a
+/// field changes meaning.
+pub const FORMAT_VERSION: u32 = 1;
 /// The largest results file read: a run of every scenario writes far less.
 const MAX_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -43,14 +44,14 @@ pub struct PastScenario {
     pub location: String,
     /// Its name.
     pub name: String,
-    /// `passed`, `failed`, `error`, `skipped`, `waived`.
-    pub outcome: String,
+    /// How it ended.
+    pub outcome: OutcomeKind,
 }
 
 impl PastScenario {
     /// Whether it failed or payconf could not judge it.
     pub fn failed_or_erred(&self) -> bool {
-        matches!(self.outcome.as_str(), "failed" | "error")
+        matches!(self.outcome, OutcomeKind::Failed | OutcomeKind::Error)
     }
 
     /// Its feature file: the location without its line.
@@ -110,7 +111,7 @@ impl PastRun {
         let value: Value =
             serde_json::from_slice(text).map_err(|e| refused(format!("not JSON ({e})")))?;
         match value.get("format_version").and_then(Value::as_u64) {
-            Some(FORMAT_VERSION) => {}
+            Some(version) if version == u64::from(FORMAT_VERSION) => {}
             Some(other) => {
                 return Err(refused(format!(
                     "results format {other}, and this payconf reads format {FORMAT_VERSION}"
@@ -148,10 +149,20 @@ impl PastRun {
         let scenarios = list("scenarios")?
             .iter()
             .map(|entry| {
+                let location = field(entry, "location", "scenario")?;
+                let named = field(entry, "outcome", "scenario")?;
+                // An outcome payconf never writes is refused, never counted.
+                let outcome = OutcomeKind::named(&named).ok_or_else(|| {
+                    refused(format!(
+                        "the scenario at {} has the outcome {}, which payconf never writes",
+                        crate::runner::neutral::inline(&location),
+                        crate::runner::neutral::inline(&named),
+                    ))
+                })?;
                 Ok(PastScenario {
-                    location: field(entry, "location", "scenario")?,
+                    location,
                     name: field(entry, "name", "scenario")?,
-                    outcome: field(entry, "outcome", "scenario")?,
+                    outcome,
                 })
             })
             .collect::<Result<Vec<_>, PastError>>()?;
@@ -199,7 +210,7 @@ impl PastRun {
     pub fn counts(&self) -> Counts {
         let mut counts = Counts::default();
         for scenario in &self.scenarios {
-            counts.tally(&scenario.outcome);
+            counts.tally(scenario.outcome);
         }
         counts
     }
@@ -272,6 +283,10 @@ mod tests {
             (
                 &RESULTS.replace(r#""id": "ENV-01", "#, ""),
                 "a requirement without its id",
+            ),
+            (
+                &RESULTS.replace(r#""outcome": "passed"}]}"#, r#""outcome": "fail3d"}]}"#),
+                "the scenario at envelope.feature:9 has the outcome fail3d, which payconf never writes",
             ),
             (&RESULTS[..RESULTS.len() / 2], "not JSON"),
         ] {
