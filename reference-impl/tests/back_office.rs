@@ -118,16 +118,7 @@ async fn a_payments_timeline_shows_its_submits_redirect_and_notification_attempt
     merchant.wait_for(2).await;
     let browser = Browser::signed_in(&sandbox).await;
     // The second attempt's answer is recorded once the merchant answers it.
-    let mut steps = Vec::new();
-    for _ in 0..100 {
-        let detail = browser.get(&format!("/back-office/payments/{id}")).await;
-        assert_eq!(detail.status, StatusCode::OK, "{}", detail.html);
-        steps = detail.text("ol.timeline li");
-        if steps.iter().any(|s| s.contains("HTTP 200 (delivered)")) {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let steps = browser.timeline_until(&id, "HTTP 200 (delivered)").await;
     let expected = [
         "created by payment/create.",
         "card 477571******2026 submitted by payment/submit: authorized (OK).",

@@ -101,15 +101,22 @@ async fn a_notification_still_owed_is_delivered_after_a_restart() {
     let (_, _, id) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
     merchant.wait_for(1).await;
     // The refusal is recorded before the sandbox stops.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    Browser::signed_in(&sandbox)
+        .await
+        .timeline_until(&id, "HTTP 500 (not delivered)")
+        .await;
     sandbox.server.shutdown().await.expect("stops");
 
-    let _again = Sandbox::start_with(config).await;
+    let again = Sandbox::start_with(config).await;
     let received = merchant.wait_for(2).await;
     let (first, second) = (received[0].json(), received[1].json());
     assert_eq!(second["paymentID"], id.as_str());
     assert_eq!(second["eventID"], first["eventID"], "the same event, owed");
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Recorded as delivered: nothing more is owed.
+    Browser::signed_in(&again)
+        .await
+        .timeline_until(&id, "HTTP 200 (delivered)")
+        .await;
     assert_eq!(merchant.received().len(), 2, "delivered, then no more");
 }
 

@@ -15,6 +15,7 @@ use payconf_reference::{
 use serde_json::{Value, json};
 use support::{
     Sandbox, answer_issuer_form,
+    back_office::Browser,
     merchant_server::{MerchantServer, Received},
     submit_body,
 };
@@ -94,7 +95,11 @@ async fn a_paid_submit_is_notified_once_signed_and_naming_the_payment() {
         !String::from_utf8_lossy(&received[0].body).contains(DEFAULT_FRICTIONLESS_CARD),
         "the card number appears only masked"
     );
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Recorded as delivered: nothing more is owed.
+    Browser::signed_in(&sandbox)
+        .await
+        .timeline_until(&id, "(delivered)")
+        .await;
     assert_eq!(merchant.received().len(), 1, "one notification per payment");
 }
 
@@ -117,16 +122,28 @@ async fn a_three_ds_payment_is_notified_when_the_buyer_authenticates_not_before(
         .as_str()
         .expect("the issuer's address")
         .to_owned();
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    assert!(
-        merchant.received().is_empty(),
-        "no outcome yet: the buyer is at the issuer"
-    );
     answer_issuer_form(&sandbox, &href, &[("otp", "123456")]).await;
     let body = assert_signed(&merchant.wait_for(1).await[0]);
     assert_eq!(body["paymentID"], id.as_str());
     assert_eq!(body["outcome"], "paid");
     assert_eq!(body["authentication"], "authenticated");
+    // Not before: the timeline, in the order things happened, has the
+    // notification only after the buyer's answer to the issuer.
+    let steps = Browser::signed_in(&sandbox)
+        .await
+        .timeline_until(&id, "(delivered)")
+        .await;
+    let at = |what: &str| {
+        steps
+            .iter()
+            .position(|s| s.contains(what))
+            .unwrap_or_else(|| panic!("{what:?} in {steps:#?}"))
+    };
+    assert!(
+        at("authenticated with the issuer") < at("notification"),
+        "{steps:#?}"
+    );
+    assert_eq!(merchant.received().len(), 1, "{steps:#?}");
 }
 
 #[tokio::test]
@@ -147,14 +164,17 @@ async fn a_refused_delivery_is_retried_with_the_same_event_id() {
     let mut config = ReferenceConfig::default();
     config.limits.notification_first_retry = Duration::from_millis(20);
     let sandbox = Sandbox::start_with(config).await;
-    pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &merchant.url).await;
+    let (_, id) = pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &merchant.url).await;
     let received = merchant.wait_for(3).await;
     let ids: Vec<&str> = received.iter().map(|r| r.header(EVENT_ID_HEADER)).collect();
     assert!(ids.iter().all(|id| *id == ids[0]), "{ids:?}");
     for attempt in &received {
         assert_signed(attempt);
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    Browser::signed_in(&sandbox)
+        .await
+        .timeline_until(&id, "HTTP 200 (delivered)")
+        .await;
     assert_eq!(
         merchant.received().len(),
         3,
@@ -171,9 +191,12 @@ async fn retries_stop_when_the_window_is_over() {
     config.limits.notification_first_retry = Duration::from_millis(100);
     config.limits.notification_window = Duration::from_millis(1000);
     let sandbox = Sandbox::start_with(config).await;
-    pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &merchant.url).await;
+    let (_, id) = pay_notifying(&sandbox, DEFAULT_FRICTIONLESS_CARD, &merchant.url).await;
     merchant.wait_for(3).await;
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    Browser::signed_in(&sandbox)
+        .await
+        .timeline_until(&id, "abandoned: its retry time ran out")
+        .await;
     assert_eq!(merchant.received().len(), 3);
 }
 
@@ -282,8 +305,11 @@ async fn each_change_of_a_paid_payments_money_is_notified() {
     assert_eq!(refunded["transactionState"], "STO");
     assert_eq!(refunded["eventAmount"], "4.00");
     assert_eq!(refunded["refundedAmount"], "4.00");
-    // Told once each: nothing more comes.
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    // Told once each: all three recorded as delivered, nothing more comes.
+    Browser::signed_in(&sandbox)
+        .await
+        .timeline_counting(&id, "(delivered)", 3)
+        .await;
     assert_eq!(merchant.received().len(), 3);
 }
 

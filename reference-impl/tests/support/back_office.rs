@@ -86,6 +86,31 @@ impl<'s> Browser<'s> {
         read(response).await
     }
 
+    /// A payment's timeline, read again until one of its steps says
+    /// `wanted` (at most ten seconds): what the sandbox records after an
+    /// answer comes in, waited for, not guessed at.
+    pub async fn timeline_until(&self, id: &str, wanted: &str) -> Vec<String> {
+        self.timeline_counting(id, wanted, 1).await
+    }
+
+    /// [`Self::timeline_until`], until `count` steps say `wanted`.
+    pub async fn timeline_counting(&self, id: &str, wanted: &str, count: usize) -> Vec<String> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let detail = self.get(&format!("{BACK_OFFICE_PATH}/payments/{id}")).await;
+            assert_eq!(detail.status, StatusCode::OK, "{}", detail.html);
+            let steps = detail.text("ol.timeline li");
+            if steps.iter().filter(|s| s.contains(wanted)).count() >= count {
+                return steps;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "fewer than {count} steps say {wanted:?}: {steps:#?}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
     /// Posts a form from the back-office's own origin.
     pub async fn post(&self, path: &str, pairs: &[(&str, &str)]) -> Page {
         self.post_from(path, pairs, Some(&origin(self.sandbox)))
