@@ -1,7 +1,7 @@
 //! What the console says, as lines: a scenario's result (and its failure),
 //! and the summary that ends the run, with its verdict in words.
 
-use crate::runner::result::{Counts, Outcome, RunReport, ScenarioResult, Verdict};
+use crate::runner::result::{Counts, Outcome, Reason, RunReport, ScenarioResult};
 
 /// A scenario's line, and for a failure, waiver or error its details.
 pub(super) fn result_lines(result: &ScenarioResult) -> Vec<String> {
@@ -116,65 +116,64 @@ pub(super) fn summary_lines(report: &RunReport) -> Vec<String> {
     out
 }
 
-/// The run's last line: what the exit code means, in words. The code is
-/// the [`Verdict`]'s; the words say what earned it.
+/// The run's last line: what the exit code means, in words: the
+/// [`Reason`] that earned the verdict, rendered (the rule is the verdict's,
+/// never written again here).
 fn verdict(report: &RunReport) -> String {
-    let scenarios = report.scenario_counts();
-    let code = Verdict::of(report).exit_code();
-    if !report.harness_errors.is_empty() {
-        format!("result: NOT RUN to the end, the harness failed (exit code {code})")
-    } else if scenarios.failed > 0 {
-        let unjudged = if scenarios.errors > 0 {
-            format!(", and payconf could not judge {}", scenarios.errors)
-        } else {
-            String::new()
-        };
-        format!(
-            "result: FAILED, the target failed {} of {}{unjudged} (exit code {code})",
-            scenarios.failed,
-            plural(scenarios.total(), "scenario")
-        )
-    } else if report.flaky_fails && scenarios.flaky > 0 {
-        format!(
+    let reason = Reason::of(report);
+    let code = reason.verdict().exit_code();
+    match reason {
+        Reason::HarnessFailed => {
+            format!("result: NOT RUN to the end, the harness failed (exit code {code})")
+        }
+        Reason::TargetFailed(scenarios) => {
+            let unjudged = if scenarios.errors > 0 {
+                format!(", and payconf could not judge {}", scenarios.errors)
+            } else {
+                String::new()
+            };
+            format!(
+                "result: FAILED, the target failed {} of {}{unjudged} (exit code {code})",
+                scenarios.failed,
+                plural(scenarios.total(), "scenario")
+            )
+        }
+        Reason::FlakyFails(scenarios) => format!(
             "result: FAILED, {} passed only on a later try, with --flaky-fails (exit code {code})",
             plural(scenarios.flaky, "scenario")
-        )
-    } else if report.strict_waivers && !report.stale_waivers.is_empty() {
-        format!(
+        ),
+        Reason::StaleWaivers(stale) => format!(
             "result: FAILED, {} no longer needed, with --strict-waivers (exit code {code})",
-            plural(report.stale_waivers.len(), "waiver")
-        )
-    } else if scenarios.errors > 0 {
-        format!(
+            plural(stale, "waiver")
+        ),
+        Reason::Unjudged(scenarios) => format!(
             "result: ERROR, payconf could not judge {} of {}; the target failed none (exit code {code})",
             scenarios.errors,
             plural(scenarios.total(), "scenario")
-        )
-    } else {
-        let mut but = Vec::new();
-        if scenarios.flaky > 0 {
-            but.push(format!("{} flaky", scenarios.flaky));
-        }
-        if scenarios.skipped > 0 {
-            but.push(format!("{} skipped", scenarios.skipped));
-        }
-        if scenarios.waived > 0 {
-            but.push(format!("{} failed under a waiver", scenarios.waived));
-        }
-        if !report.stale_waivers.is_empty() {
-            but.push(format!(
-                "{} no longer needed",
-                plural(report.stale_waivers.len(), "waiver")
-            ));
-        }
-        format!(
-            "result: PASSED, every selected scenario passed{} (exit code {code})",
-            if but.is_empty() {
-                String::new()
-            } else {
-                format!(" but {}", but.join(" and "))
+        ),
+        Reason::Passed(scenarios, stale) => {
+            let mut but = Vec::new();
+            if scenarios.flaky > 0 {
+                but.push(format!("{} flaky", scenarios.flaky));
             }
-        )
+            if scenarios.skipped > 0 {
+                but.push(format!("{} skipped", scenarios.skipped));
+            }
+            if scenarios.waived > 0 {
+                but.push(format!("{} failed under a waiver", scenarios.waived));
+            }
+            if stale > 0 {
+                but.push(format!("{} no longer needed", plural(stale, "waiver")));
+            }
+            format!(
+                "result: PASSED, every selected scenario passed{} (exit code {code})",
+                if but.is_empty() {
+                    String::new()
+                } else {
+                    format!(" but {}", but.join(" and "))
+                }
+            )
+        }
     }
 }
 

@@ -23,7 +23,7 @@ pub use hostile::HostileFinding;
 pub use issuer::{Drove, IssuerEvidence};
 pub use key::ScenarioKey;
 pub use leftovers::{Handover, Leftovers};
-pub use verdict::{Grounds, Verdict};
+pub use verdict::{Grounds, Reason, Verdict};
 
 /// How a step ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -175,7 +175,11 @@ impl PastRun {
         };
         let grounds = Grounds {
             harness_failed: listed("/harness_errors"),
-            stale_waivers_fail: flag("/waivers/strict") && listed("/waivers/no_longer_needed"),
+            stale_waivers: value
+                .pointer("/waivers/no_longer_needed")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len),
+            strict_waivers: flag("/waivers/strict"),
             flaky_fails: flag("/retries/flaky_fails"),
         };
         Ok(Self {

@@ -1,5 +1,6 @@
-//! The run's verdict and its exit code, said in one place: the console's
-//! last line, every report and the process's exit status read it here.
+//! The run's verdict and its exit code, said in one place, with the reason
+//! that earned it: the console's last line renders the reason, every report
+//! and the process's exit status read the verdict here.
 
 use std::process::ExitCode;
 
@@ -10,8 +11,10 @@ use super::{Counts, RunReport};
 pub struct Grounds {
     /// The harness failed: the run was cut short.
     pub harness_failed: bool,
-    /// A waiver was no longer needed, under `--strict-waivers`.
-    pub stale_waivers_fail: bool,
+    /// Waivers no longer needed (their requirement passed).
+    pub stale_waivers: usize,
+    /// A waiver no longer needed fails the run (`--strict-waivers`).
+    pub strict_waivers: bool,
     /// A flaky scenario fails the run (`--flaky-fails`).
     pub flaky_fails: bool,
 }
@@ -36,31 +39,13 @@ impl Verdict {
     /// payconf could not judge, which outweighs a pass; a harness error
     /// (the run cut short) outweighs everything.
     pub fn of(report: &RunReport) -> Self {
-        Self::judge(
-            report.scenario_counts(),
-            Grounds {
-                harness_failed: !report.harness_errors.is_empty(),
-                stale_waivers_fail: report.strict_waivers && !report.stale_waivers.is_empty(),
-                flaky_fails: report.flaky_fails,
-            },
-        )
+        Reason::of(report).verdict()
     }
 
     /// The verdict of scenario counts on these grounds: [`Verdict::of`]'s
     /// rule, which a results file read back is judged by too.
     pub fn judge(counts: Counts, grounds: Grounds) -> Self {
-        if grounds.harness_failed {
-            Self::NotRun
-        } else if counts.failed > 0
-            || grounds.stale_waivers_fail
-            || (grounds.flaky_fails && counts.flaky > 0)
-        {
-            Self::Failed
-        } else if counts.errors > 0 {
-            Self::NotRun
-        } else {
-            Self::Passed
-        }
+        Reason::judge(counts, grounds).verdict()
     }
 
     /// The verdict named `name` ([`Verdict::name`]).
@@ -85,6 +70,66 @@ impl Verdict {
             Self::Passed => "passed",
             Self::Failed => "failed",
             Self::NotRun => "not-run",
+        }
+    }
+}
+
+/// What earned a run its verdict: the first of these that holds, in this
+/// order (the rule of [`Verdict::judge`], written once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// The harness failed: the run was cut short.
+    HarnessFailed,
+    /// The target failed scenarios (`failed` of `counts`).
+    TargetFailed(Counts),
+    /// Scenarios passed only on a later try, under `--flaky-fails`.
+    FlakyFails(Counts),
+    /// Waivers were no longer needed, under `--strict-waivers`.
+    StaleWaivers(usize),
+    /// payconf could not judge scenarios, and the target failed none.
+    Unjudged(Counts),
+    /// Every selected scenario passed (some flaky, skipped or waived, and
+    /// waivers no longer needed, counted).
+    Passed(Counts, usize),
+}
+
+impl Reason {
+    /// The reason scenario counts on these grounds earn their verdict.
+    pub fn judge(counts: Counts, grounds: Grounds) -> Self {
+        if grounds.harness_failed {
+            Self::HarnessFailed
+        } else if counts.failed > 0 {
+            Self::TargetFailed(counts)
+        } else if grounds.flaky_fails && counts.flaky > 0 {
+            Self::FlakyFails(counts)
+        } else if grounds.strict_waivers && grounds.stale_waivers > 0 {
+            Self::StaleWaivers(grounds.stale_waivers)
+        } else if counts.errors > 0 {
+            Self::Unjudged(counts)
+        } else {
+            Self::Passed(counts, grounds.stale_waivers)
+        }
+    }
+
+    /// The reason of a finished run.
+    pub fn of(report: &RunReport) -> Self {
+        Self::judge(
+            report.scenario_counts(),
+            Grounds {
+                harness_failed: !report.harness_errors.is_empty(),
+                stale_waivers: report.stale_waivers.len(),
+                strict_waivers: report.strict_waivers,
+                flaky_fails: report.flaky_fails,
+            },
+        )
+    }
+
+    /// The verdict it earns.
+    pub fn verdict(self) -> Verdict {
+        match self {
+            Self::HarnessFailed | Self::Unjudged(_) => Verdict::NotRun,
+            Self::TargetFailed(_) | Self::FlakyFails(_) | Self::StaleWaivers(_) => Verdict::Failed,
+            Self::Passed(..) => Verdict::Passed,
         }
     }
 }
@@ -135,5 +180,64 @@ mod tests {
         assert_eq!(Verdict::of(&report), Verdict::Passed);
         report.flaky_fails = true;
         assert_eq!(Verdict::of(&report), Verdict::Failed);
+    }
+
+    #[test]
+    fn the_first_reason_that_holds_earns_the_verdict() {
+        let counts = |failed, flaky, errors| Counts {
+            passed: 3,
+            flaky,
+            failed,
+            errors,
+            ..Counts::default()
+        };
+        let grounds = |harness_failed, flaky_fails, stale_waivers, strict_waivers| Grounds {
+            harness_failed,
+            stale_waivers,
+            strict_waivers,
+            flaky_fails,
+        };
+        let all_at_once = grounds(false, true, 2, true);
+        for (counts, grounds, reason, verdict) in [
+            (
+                counts(1, 1, 1),
+                grounds(true, true, 2, true),
+                Reason::HarnessFailed,
+                Verdict::NotRun,
+            ),
+            (
+                counts(1, 1, 1),
+                all_at_once,
+                Reason::TargetFailed(counts(1, 1, 1)),
+                Verdict::Failed,
+            ),
+            (
+                counts(0, 1, 1),
+                all_at_once,
+                Reason::FlakyFails(counts(0, 1, 1)),
+                Verdict::Failed,
+            ),
+            (
+                counts(0, 0, 1),
+                all_at_once,
+                Reason::StaleWaivers(2),
+                Verdict::Failed,
+            ),
+            (
+                counts(0, 1, 1),
+                grounds(false, false, 2, false),
+                Reason::Unjudged(counts(0, 1, 1)),
+                Verdict::NotRun,
+            ),
+            (
+                counts(0, 1, 0),
+                grounds(false, false, 2, false),
+                Reason::Passed(counts(0, 1, 0), 2),
+                Verdict::Passed,
+            ),
+        ] {
+            assert_eq!(Reason::judge(counts, grounds), reason);
+            assert_eq!(Verdict::judge(counts, grounds), verdict, "{reason:?}");
+        }
     }
 }
