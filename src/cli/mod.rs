@@ -325,8 +325,8 @@ pub fn main(cli: Cli) -> ExitCode {
             );
             if is_run {
                 eprintln!(
-                    "result: NOT RUN, nothing was checked (exit code {})",
-                    Verdict::NotRun.exit_code()
+                    "{}",
+                    crate::runner::result_line(crate::runner::Ending::NotRun)
                 );
             }
             // Usage, configuration, an unreachable target: nothing was

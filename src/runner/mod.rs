@@ -57,6 +57,7 @@ pub use world::PaymentWorld;
 
 use crate::interruption::Interruption;
 use browser::start_browser;
+pub use console::{Ending, result_line};
 pub use needs::{
     ISSUER_TAG, LIFECYCLE_TAG, NOTIFICATION_TAG, OUTCOME_TAG, PAYMENT_PAGE_TAG, RESULT_PAGE_TAG,
     SIGNATURE_TAG, drives_buyer, unmet_need,
@@ -237,7 +238,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             past.path
         );
         if again == 0 {
-            println!("result: PASSED, nothing to run again (exit code 0)");
+            println!("{}", console::result_line(console::Ending::NothingToRerun));
             launched.stop().await;
             return Ok(ExitCode::SUCCESS);
         }
@@ -323,10 +324,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     let rendered = Rendered::new(&inputs);
     if let Err(error) = write_reports(&options.reports, &rendered) {
         eprintln!("payconf: {error}");
-        eprintln!(
-            "result: the run finished but a report could not be written (exit code {})",
-            Verdict::NotRun.exit_code()
-        );
+        eprintln!("{}", console::result_line(console::Ending::ReportUnwritten));
         return Ok(Verdict::NotRun.into());
     }
     if let Some((path, key)) = &sealing {
@@ -343,10 +341,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
                     "payconf: cannot write the evidence bundle {}: {error}",
                     path.display()
                 );
-                eprintln!(
-                    "result: the run finished but its evidence bundle could not be written (exit code {})",
-                    Verdict::NotRun.exit_code()
-                );
+                eprintln!("{}", console::result_line(console::Ending::BundleUnwritten));
                 return Ok(Verdict::NotRun.into());
             }
         }

@@ -1,7 +1,7 @@
 //! What the console says, as lines: a scenario's result (and its failure),
 //! and the summary that ends the run, with its verdict in words.
 
-use crate::runner::result::{Counts, Outcome, Reason, RunReport, ScenarioResult};
+use crate::runner::result::{Counts, Outcome, Reason, RunReport, ScenarioResult, Verdict};
 
 /// A scenario's line, and for a failure, waiver or error its details.
 pub(super) fn result_lines(result: &ScenarioResult) -> Vec<String> {
@@ -112,14 +112,54 @@ pub(super) fn summary_lines(report: &RunReport) -> Vec<String> {
             "waiver no longer needed: {waiver} (its requirement passed; remove the waiver)"
         ));
     }
-    out.push(verdict(report));
+    out.push(result_line(Ending::Judged(report)));
     out
 }
 
-/// The run's last line: what the exit code means, in words: the
-/// [`Reason`] that earned the verdict, rendered (the rule is the verdict's,
-/// never written again here).
-fn verdict(report: &RunReport) -> String {
+/// How a run of `payconf run` ends, as its last line says it.
+#[derive(Clone, Copy, Debug)]
+pub enum Ending<'a> {
+    /// It ran: its verdict, for the reason its report earns.
+    Judged(&'a RunReport),
+    /// `--rerun-failed` found nothing that failed or erred.
+    NothingToRerun,
+    /// It ran, but a report could not be written.
+    ReportUnwritten,
+    /// It ran, but its evidence bundle could not be written.
+    BundleUnwritten,
+    /// It stopped before checking anything (a setting, the target).
+    NotRun,
+}
+
+/// The run's last line, `result: …`: what the exit code means, in words.
+/// Every `result:` line of `payconf run` is made here; a judged run's is
+/// the [`Reason`] that earned its verdict, rendered (the rule is the
+/// verdict's, never written again here).
+pub fn result_line(ending: Ending<'_>) -> String {
+    let not_run = Verdict::NotRun.exit_code();
+    let report = match ending {
+        Ending::Judged(report) => report,
+        Ending::NothingToRerun => {
+            return format!(
+                "result: PASSED, nothing to run again (exit code {})",
+                Verdict::Passed.exit_code()
+            );
+        }
+        Ending::ReportUnwritten => {
+            return format!(
+                "result: the run finished but a report could not be written (exit code {not_run})"
+            );
+        }
+        Ending::BundleUnwritten => {
+            return format!(
+                "result: the run finished but its evidence bundle could not be written \
+                 (exit code {not_run})"
+            );
+        }
+        Ending::NotRun => {
+            return format!("result: NOT RUN, nothing was checked (exit code {not_run})");
+        }
+    };
     let reason = Reason::of(report);
     let code = reason.verdict().exit_code();
     match reason {
@@ -203,5 +243,45 @@ fn breakdown(counts: Counts) -> String {
         String::new()
     } else {
         format!(" ({})", parts.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_ending_says_its_exit_code_in_one_line() {
+        let report = RunReport::default();
+        for (ending, said) in [
+            (
+                Ending::Judged(&report),
+                "result: PASSED, every selected scenario passed (exit code 0)",
+            ),
+            (
+                Ending::NothingToRerun,
+                "result: PASSED, nothing to run again (exit code 0)",
+            ),
+            (
+                Ending::ReportUnwritten,
+                "result: the run finished but a report could not be written (exit code 2)",
+            ),
+            (
+                Ending::BundleUnwritten,
+                "result: the run finished but its evidence bundle could not be written (exit code 2)",
+            ),
+            (
+                Ending::NotRun,
+                "result: NOT RUN, nothing was checked (exit code 2)",
+            ),
+        ] {
+            assert_eq!(result_line(ending), said);
+        }
+        let mut cut_short = RunReport::default();
+        cut_short.harness_errors.push("the browser died".to_owned());
+        assert_eq!(
+            result_line(Ending::Judged(&cut_short)),
+            "result: NOT RUN to the end, the harness failed (exit code 2)"
+        );
     }
 }

@@ -10,6 +10,8 @@ use std::io::Write;
 
 mod lines;
 
+pub use lines::{Ending, result_line};
+
 use crate::runner::result::{RunReport, ScenarioResult, recorder::Listener};
 
 /// The console.
