@@ -168,24 +168,11 @@ mod tests {
             .expect("a complete target")
     }
 
-    /// A target with what every run needs and nothing more.
-    const BARE: &str = r#"
-        base_url = "http://127.0.0.1:8080"
-        api_key = "k"
-        shop_login = "SHOP"
-        [cards.frictionless]
-        number = "4111111111111111"
-        exp_month = "05"
-        exp_year = "30"
-        cvv = "999"
-        [cards.three_ds]
-        number = "5555555555554444"
-        exp_month = "12"
-        exp_year = "30"
-        cvv = "123"
-        [acs]
-        driver = "none"
-    "#;
+    /// A target with what every run needs and no browser driver.
+    fn bare() -> String {
+        crate::runner::target_file::tests::COMPLETE
+            .replace("driver = \"form\"", "driver = \"none\"")
+    }
 
     fn unmet(text: &str, tags: &[&str]) -> Option<String> {
         let tags: Vec<String> = tags.iter().map(|t| (*t).to_owned()).collect();
@@ -205,7 +192,7 @@ mod tests {
             vec![super::super::TOKEN_LIFETIME_TAG],
         ]
         .iter()
-        .map(|tags| unmet(BARE, tags).unwrap_or_else(|| panic!("{tags:?} is unmet")))
+        .map(|tags| unmet(&bare(), tags).unwrap_or_else(|| panic!("{tags:?} is unmet")))
         .collect();
         assert_eq!(
             said[0],
@@ -224,8 +211,8 @@ mod tests {
 
     #[test]
     fn a_scenario_whose_needs_are_met_or_that_needs_nothing_runs() {
-        assert_eq!(unmet(BARE, &["core", "create"]), None);
-        let declined = BARE.replace(
+        assert_eq!(unmet(&bare(), &["core", "create"]), None);
+        let declined = bare().replace(
             "[acs]",
             "[cards.declined]\nnumber = \"4000000000000002\"\nexp_month = \"05\"\n\
              exp_year = \"30\"\ncvv = \"999\"\n[acs]",

@@ -27,7 +27,7 @@ mod secret;
 mod steps;
 mod summary;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod tls;
 
 pub use acs::{AcsConfig, AcsDriver, BrowserSettings, driver_override};

@@ -2,7 +2,9 @@
 
 use super::*;
 
-const COMPLETE: &str = r#"
+/// A target file with everything a run needs (other modules' tests start
+/// from it too).
+pub(crate) const COMPLETE: &str = r#"
     base_url = "https://sandbox.example/pay"
     api_key = "file-key"
     shop_login = "SHOP"
