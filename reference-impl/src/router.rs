@@ -1,7 +1,7 @@
 //! The service's routing: which handler answers which method and path,
 //! the envelope on every API answer, and the bound on a request's head.
 
-use http::{HeaderValue, Method, Request, Response, header};
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use hyper::body::Incoming;
 
 use crate::{
@@ -119,7 +119,11 @@ async fn route_request(service: &Service, request: Request<Incoming>) -> Respons
         Some(Route::MerchantPage { shop_login, .. }) if shop_login_shaped(shop_login) => {
             envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET" })
         }
-        Some(Route::MerchantPage { .. }) => envelope::refusal(&ApiError::NotFound),
+        Some(Route::MerchantPage { .. }) => pages::error_page(
+            StatusCode::NOT_FOUND,
+            "Page not found",
+            "This address names no shop.",
+        ),
         Some(Route::BackOffice) => backoffice::handle(service, request).await,
         None => envelope::refusal(&ApiError::NotFound),
     }

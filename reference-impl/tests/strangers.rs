@@ -83,7 +83,8 @@ async fn the_demo_checkout_is_a_demo_of_its_own_and_limited() {
 
 /// `/merchant/{shop}/success` told which shop logins exist while sign-in
 /// hides it: the page is now the same whichever login it names, and an
-/// address that cannot name a shop is the same 404 as any other.
+/// address that cannot name a shop is a 404 page (HTML, as the spec
+/// declares for a buyer's page) that names nothing it was given.
 #[tokio::test]
 async fn a_merchant_page_tells_nothing_of_which_shops_exist() {
     let sandbox = Sandbox::start().await;
@@ -102,11 +103,19 @@ async fn a_merchant_page_tells_nothing_of_which_shops_exist() {
     let odd = sandbox
         .get_page(sandbox.url("/merchant/%3Cb%3E/success").as_str())
         .await;
-    let nothing = sandbox
-        .get_page(sandbox.url("/no/such/page").as_str())
+    let other_odd = sandbox
+        .get_page(sandbox.url("/merchant/%C2%B7%14%22/failure").as_str())
         .await;
-    assert_eq!((odd.0, &odd.2), (nothing.0, &nothing.2));
     assert_eq!(odd.0, StatusCode::NOT_FOUND);
+    assert_eq!((odd.0, &odd.2), (other_odd.0, &other_odd.2));
+    for (_, headers, body) in [&odd, &other_odd] {
+        assert_eq!(
+            headers.get("content-type").and_then(|v| v.to_str().ok()),
+            Some("text/html; charset=utf-8"),
+            "the spec declares the merchant page's 404 as an HTML page"
+        );
+        assert!(!body.contains("&lt;b&gt;") && !body.contains("<b>"));
+    }
 }
 
 /// Payment IDs counted up across shops: one shop's IDs told how many
