@@ -9,7 +9,10 @@ use std::{path::Path, process::ExitCode};
 
 use crate::runner::{
     neutral::inline,
-    result::past::{PastError, PastRun},
+    result::{
+        RequirementVerdict, RunRecord,
+        record::{RecordError, RequirementRecord},
+    },
 };
 
 /// How a requirement's outcome changed.
@@ -40,18 +43,19 @@ impl Change {
     }
 
     /// The change from `old` to `new`, if they differ.
-    pub fn of(old: &str, new: &str) -> Option<Self> {
-        let broken = |o: &str| matches!(o, "failed" | "error");
-        let idle = |o: &str| matches!(o, "skipped" | "not-run");
+    pub fn of(old: RequirementVerdict, new: RequirementVerdict) -> Option<Self> {
+        use RequirementVerdict::{Error, Failed, NotRun, Passed, Skipped, Waived};
+        let broken = |o| matches!(o, Failed | Error);
+        let idle = |o| matches!(o, Skipped | NotRun);
         if old == new {
             None
         } else if broken(new) && !broken(old) {
             Some(Self::Regressed)
-        } else if new == "passed" && (broken(old) || old == "waived") {
+        } else if new == Passed && (broken(old) || old == Waived) {
             Some(Self::Fixed)
         } else if idle(new) && !idle(old) {
             Some(Self::NewlySkipped)
-        } else if new == "passed" && idle(old) {
+        } else if new == Passed && idle(old) {
             Some(Self::NewlyRun)
         } else {
             Some(Self::Other)
@@ -59,37 +63,55 @@ impl Change {
     }
 }
 
+/// A results file read back, and where it was read.
+#[derive(Clone, Copy, Debug)]
+pub struct Compared<'a> {
+    /// The file, as given.
+    pub path: &'a str,
+    /// What it recorded.
+    pub record: &'a RunRecord,
+}
+
 /// Compares two results files and prints the summary; exit code 1 when
 /// anything regressed.
-pub fn diff(old: &Path, new: &Path) -> Result<ExitCode, PastError> {
-    let before = PastRun::load(old)?;
-    let after = PastRun::load(new)?;
-    let (summary, regressed) = summary(&before, &after);
+pub fn diff(old: &Path, new: &Path) -> Result<ExitCode, RecordError> {
+    let before = RunRecord::load(old)?;
+    let after = RunRecord::load(new)?;
+    let (old, new) = (old.display().to_string(), new.display().to_string());
+    let (summary, regressed) = summary(
+        Compared {
+            path: &old,
+            record: &before,
+        },
+        Compared {
+            path: &new,
+            record: &after,
+        },
+    );
     print!("{summary}");
     Ok(ExitCode::from(u8::from(regressed)))
 }
 
 /// The Markdown summary, and whether anything regressed.
-pub fn summary(before: &PastRun, after: &PastRun) -> (String, bool) {
-    let mut ids: Vec<&String> = before
+pub fn summary(before: Compared<'_>, after: Compared<'_>) -> (String, bool) {
+    fn id(r: &RequirementRecord) -> &str {
+        r.id.as_str()
+    }
+    let mut ids: Vec<&str> = before
+        .record
         .requirements
-        .keys()
-        .chain(after.requirements.keys())
+        .iter()
+        .map(id)
+        .chain(after.record.requirements.iter().map(id))
         .collect();
-    ids.sort();
+    ids.sort_unstable();
     ids.dedup();
-    let mut changes: Vec<(Change, &str, &str, &str)> = ids
+    let mut changes: Vec<(Change, &str, RequirementVerdict, RequirementVerdict)> = ids
         .iter()
         .filter_map(|id| {
-            let old = before
-                .requirements
-                .get(*id)
-                .map_or("not-run", String::as_str);
-            let new = after
-                .requirements
-                .get(*id)
-                .map_or("not-run", String::as_str);
-            Change::of(old, new).map(|change| (change, id.as_str(), old, new))
+            let old = before.record.requirement(id);
+            let new = after.record.requirement(id);
+            Change::of(old, new).map(|change| (change, *id, old, new))
         })
         .collect();
     changes.sort_by_key(|(change, id, _, _)| (*change, *id));
@@ -112,14 +134,23 @@ pub fn summary(before: &PastRun, after: &PastRun) -> (String, bool) {
     for (label, run) in [("before", before), ("after", after)] {
         out.push_str(&format!(
             "- {label}: `{}`, {}, payconf {}, spec {} (sha256 {})\n",
-            cell(&run.path),
-            cell(&run.outcome),
-            cell(&run.payconf),
-            cell(&run.spec.0),
-            cell(run.spec.1.get(..12).unwrap_or(&run.spec.1)),
+            cell(run.path),
+            run.record.outcome.name(),
+            cell(&run.record.payconf.version),
+            cell(&format!(
+                "{} {}",
+                run.record.spec.title, run.record.spec.version
+            )),
+            cell(
+                run.record
+                    .spec
+                    .sha256
+                    .get(..12)
+                    .unwrap_or(&run.record.spec.sha256)
+            ),
         ));
     }
-    if before.spec.1 != after.spec.1 {
+    if before.record.spec.sha256 != after.record.spec.sha256 {
         out.push_str(
             "\nThe runs checked different specs: an outcome may have changed with the spec, \
              not the server.\n",
@@ -137,8 +168,8 @@ pub fn summary(before: &PastRun, after: &PastRun) -> (String, bool) {
         out.push_str(&format!(
             "| {} | {} | {} | {} |\n",
             cell(id),
-            cell(old),
-            cell(new),
+            old.name(),
+            new.name(),
             change.words()
         ));
     }
@@ -166,19 +197,26 @@ fn cell(text: &str) -> String {
 mod tests {
     use super::*;
 
+    fn change(old: &str, new: &str) -> Option<Change> {
+        let verdict = |name: &str| -> RequirementVerdict {
+            serde_json::from_value(serde_json::Value::from(name)).expect("a verdict's name")
+        };
+        Change::of(verdict(old), verdict(new))
+    }
+
     #[test]
     fn each_change_is_named() {
-        assert_eq!(Change::of("passed", "failed"), Some(Change::Regressed));
-        assert_eq!(Change::of("not-run", "error"), Some(Change::Regressed));
-        assert_eq!(Change::of("waived", "failed"), Some(Change::Regressed));
-        assert_eq!(Change::of("failed", "passed"), Some(Change::Fixed));
-        assert_eq!(Change::of("waived", "passed"), Some(Change::Fixed));
-        assert_eq!(Change::of("passed", "skipped"), Some(Change::NewlySkipped));
-        assert_eq!(Change::of("skipped", "passed"), Some(Change::NewlyRun));
-        assert_eq!(Change::of("failed", "error"), Some(Change::Other));
-        assert_eq!(Change::of("passed", "passed"), None);
-        assert_eq!(Change::of("passed", "flaky"), Some(Change::Other));
-        assert_eq!(Change::of("failed", "flaky"), Some(Change::Other));
+        assert_eq!(change("passed", "failed"), Some(Change::Regressed));
+        assert_eq!(change("not-run", "error"), Some(Change::Regressed));
+        assert_eq!(change("waived", "failed"), Some(Change::Regressed));
+        assert_eq!(change("failed", "passed"), Some(Change::Fixed));
+        assert_eq!(change("waived", "passed"), Some(Change::Fixed));
+        assert_eq!(change("passed", "skipped"), Some(Change::NewlySkipped));
+        assert_eq!(change("skipped", "passed"), Some(Change::NewlyRun));
+        assert_eq!(change("failed", "error"), Some(Change::Other));
+        assert_eq!(change("passed", "passed"), None);
+        assert_eq!(change("passed", "flaky"), Some(Change::Other));
+        assert_eq!(change("failed", "flaky"), Some(Change::Other));
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::runner::{
         manifest::{FORMAT, FORMAT_VERSION, Manifest},
     },
     neutral::inline,
-    result::{Verdict, past::PastRun},
+    result::{RunRecord, Verdict},
 };
 
 /// A bundle that cannot be verified at all: exit code 2.
@@ -217,7 +217,7 @@ fn check_verdict(manifest: &Manifest, files: &BTreeMap<String, Vec<u8>>, finding
         findings.add(RESULTS, "missing: no verdict can be recomputed");
         return;
     };
-    let past = match PastRun::parse(RESULTS, bytes) {
+    let past = match RunRecord::parse(RESULTS, bytes) {
         Ok(past) => past,
         Err(error) => {
             findings.add(RESULTS, format!("cannot be read back ({error})"));
@@ -225,13 +225,13 @@ fn check_verdict(manifest: &Manifest, files: &BTreeMap<String, Vec<u8>>, finding
         }
     };
     let earned = past.earned();
-    let counts = past.counts();
-    if past.outcome != earned.name() || past.exit_code != u64::from(earned.exit_code()) {
+    let counts = past.scenario_counts();
+    if past.outcome != earned || past.exit_code != earned.exit_code() {
         findings.add(
             RESULTS,
             format!(
                 "says {} (exit code {}), and its scenarios earn {} (exit code {})",
-                inline(&past.outcome),
+                past.outcome.name(),
                 past.exit_code,
                 earned.name(),
                 earned.exit_code()

@@ -50,6 +50,13 @@ pub use issuer::{
     chromium,
 };
 pub use reports::Format;
+/// What a run leaves for machines ([`RunRecord`](record::RunRecord)): the
+/// results file, typed.
+pub mod record {
+    pub use super::result::{
+        Drove, Fault, HostileFinding, OutcomeKind, RequirementVerdict, Verdict, record::*,
+    };
+}
 pub use steps::{CARD_DATA_DEFINITIONS, OFF_OPERATION_DEFINITIONS, definition_file};
 pub use target_file::{SettlementMode, TargetFile};
 pub use transport::certificate::client_refusal;
@@ -234,7 +241,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         let again = plan.selected().count();
         println!(
             "rerun: {again} of the {} scenarios that failed or erred in {}",
-            past.failures(),
+            past.record.failures(),
             past.path
         );
         if again == 0 {

@@ -9,11 +9,13 @@ use std::{fmt::Write as _, process::ExitCode};
 
 use cucumber::{gherkin::tagexpr::TagOperation, tag::Ext as _};
 use payconf_spec::{Profile, features::ScenarioEntry, requirements::Requirements};
-use serde_json::{Value, json};
 
 use super::{NotRun, PRODUCTION_SAFE, RunOptions, Suite, production_reason, unmet_need};
 use crate::runner::{
-    result::past::PastRun,
+    result::{
+        RunRecord,
+        record::{NotAppliedRecord, PlanRecord, PlannedRecord, RecordError},
+    },
     target_file::{TargetConfig, TargetFile},
 };
 
@@ -75,13 +77,17 @@ impl Plan {
         target: &TargetConfig,
         tags: &TagOperation,
         production: bool,
-        rerun: Option<&PastRun>,
+        rerun: Option<&EarlierRun>,
     ) -> Self {
         let entries = scenarios
             .into_iter()
             .map(|scenario| {
-                let again = |past: &PastRun| {
-                    past.failed_or_erred(&scenario.location(), &scenario.file, &scenario.name)
+                let again = |past: &EarlierRun| {
+                    past.record.failed_or_erred(
+                        &scenario.location(),
+                        &scenario.file,
+                        &scenario.name,
+                    )
                 };
                 let applies = if production && !scenario.has_tag(PRODUCTION_SAFE) {
                     Err(NotApplied::Production)
@@ -130,29 +136,26 @@ impl Plan {
     }
 
     /// The plan as the results record it.
-    pub fn to_json(&self) -> Value {
-        let scenarios: Vec<Value> = self
-            .entries
-            .iter()
-            .map(|p| {
-                let mut entry = json!({
-                    "location": p.scenario.location(),
-                    "name": p.scenario.name,
-                    "profile": p.scenario.profile.map(Profile::name),
-                    "requirements": p.scenario.requirements().collect::<Vec<_>>(),
-                    "applies": p.applies.is_ok(),
-                });
-                if let Err(why) = &p.applies {
-                    entry["not_applied"] = json!({"kind": why.kind(), "remedy": why.remedy()});
-                }
-                entry
-            })
-            .collect();
-        json!({
-            "applying": self.applying().count(),
-            "total": self.entries.len(),
-            "scenarios": scenarios,
-        })
+    pub fn record(&self) -> PlanRecord {
+        PlanRecord {
+            applying: self.applying().count(),
+            total: self.entries.len(),
+            scenarios: self
+                .entries
+                .iter()
+                .map(|p| PlannedRecord {
+                    location: p.scenario.location(),
+                    name: p.scenario.name.clone(),
+                    profile: p.scenario.profile.map(|profile| profile.name().to_owned()),
+                    requirements: p.scenario.requirements().map(str::to_owned).collect(),
+                    applies: p.applies.is_ok(),
+                    not_applied: p.applies.as_ref().err().map(|why| NotAppliedRecord {
+                        kind: why.kind().to_owned(),
+                        remedy: why.remedy(),
+                    }),
+                })
+                .collect(),
+        }
     }
 
     /// The plan as `payconf plan` prints it: each requirement with its
@@ -370,12 +373,25 @@ pub(super) fn apply_driver_override(
     Ok(())
 }
 
+/// An earlier run, read back from its results file: what `--rerun-failed`
+/// runs again.
+#[derive(Clone, Debug)]
+pub struct EarlierRun {
+    /// Its results file, as given.
+    pub path: String,
+    /// What it recorded.
+    pub record: RunRecord,
+}
+
 /// The earlier run `--rerun-failed` names, read back.
-pub(super) fn past_run(options: &RunOptions) -> Result<Option<PastRun>, NotRun> {
-    options
-        .rerun_failed
-        .as_deref()
-        .map(PastRun::load)
-        .transpose()
-        .map_err(|error| NotRun::Past(error.to_string()))
+pub(super) fn past_run(options: &RunOptions) -> Result<Option<EarlierRun>, NotRun> {
+    let Some(path) = options.rerun_failed.as_deref() else {
+        return Ok(None);
+    };
+    let record =
+        RunRecord::load(path).map_err(|error: RecordError| NotRun::Past(error.to_string()))?;
+    Ok(Some(EarlierRun {
+        path: path.display().to_string(),
+        record,
+    }))
 }

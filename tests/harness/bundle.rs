@@ -72,16 +72,13 @@ fn a_bundle_of_an_embedded_run_verifies_and_holds_the_whole_run() {
     let har: serde_json::Value = serde_json::from_slice(&files["reports/run.har"]).expect("JSON");
     assert!(har["log"]["entries"].as_array().expect("entries").len() > 100);
     let manifest = Manifest::parse(&files["manifest.json"]).expect("a manifest");
-    let results: serde_json::Value =
-        serde_json::from_slice(&files["reports/results.json"]).expect("JSON");
-    assert_eq!(
-        manifest.spec_sha256,
-        results["spec"]["sha256"].as_str().expect("sha")
-    );
-    assert_eq!(
-        manifest.features_sha256,
-        results["features"]["sha256"].as_str().expect("sha")
-    );
+    let results = payconf::runner::record::RunRecord::parse(
+        "reports/results.json",
+        &files["reports/results.json"],
+    )
+    .expect("the results read back");
+    assert_eq!(manifest.spec_sha256, results.spec.sha256);
+    assert_eq!(manifest.features_sha256, results.features.sha256);
     let listing = String::from_utf8(files["features.sha256"].clone()).expect("UTF-8");
     assert!(
         listing

@@ -19,13 +19,13 @@ use crate::support::{
     },
     twin::{Defect, IssuerStyle, PageStyle, TwinService, Variation},
 };
+use payconf::runner::record::{HostileFinding, OutcomeKind, ScenarioRecord, Verdict};
 use payconf_spec::{
     Profile,
     defects::{Defect as CatalogueEntry, Defects},
     features::{Features, ScenarioEntry},
     requirements::Requirements,
 };
-use serde_json::Value;
 use tokio::{sync::Semaphore, task::JoinSet};
 
 /// Runs at most this many `payconf run`s at once.
@@ -111,12 +111,11 @@ fn core_scenarios() -> BTreeSet<String> {
 fn assert_passes_everything(output: &RunOutput) {
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
     assert_eq!(output.passed(), core_scenarios(), "{}", output.stdout);
-    assert_eq!(output.results()["outcome"], "passed");
-    let noted: Vec<&Value> = output.results()["scenarios"]
-        .as_array()
-        .expect("scenarios")
+    assert_eq!(output.results().outcome, Verdict::Passed);
+    let noted: Vec<&ScenarioRecord> = output
+        .scenarios()
         .iter()
-        .filter(|s| s.get("noted").is_some())
+        .filter(|s| !s.noted.is_empty())
         .collect();
     assert!(
         noted.is_empty(),
@@ -271,21 +270,16 @@ fn judge(entry: &CatalogueEntry, output: &RunOutput) -> Option<String> {
     let verdict = output
         .results
         .as_ref()
-        .is_some_and(|r| r["outcome"] == "failed");
+        .is_some_and(|r| r.outcome == Verdict::Failed);
     // Step by step, the requirement at fault is the defect's, and no other.
     let misattributed: Vec<String> = output
         .results
         .iter()
-        .flat_map(|r| r["scenarios"].as_array().into_iter().flatten())
-        .filter(|s| s["outcome"] == "failed")
-        .filter_map(|s| s.get("at_fault").and_then(Value::as_array))
+        .flat_map(|r| &r.scenarios)
+        .filter(|s| s.outcome == OutcomeKind::Failed)
+        .filter_map(|s| s.at_fault.as_ref())
         .filter(|ids| !ids.is_empty())
-        .map(|ids| {
-            ids.iter()
-                .filter_map(Value::as_str)
-                .collect::<Vec<_>>()
-                .join(", ")
-        })
+        .map(|ids| ids.join(", "))
         .filter(|ids| *ids != entry.requirement)
         .collect();
     if output.code == Some(1) && failed == expected && verdict && misattributed.is_empty() {
@@ -432,26 +426,24 @@ async fn a_hostile_body_finding_is_shrunk_and_replays_from_its_seed() {
     let finding = findings
         .first()
         .unwrap_or_else(|| panic!("a hostile finding in:\n{}", output.messages()));
-    assert_eq!(finding["seed"], 42, "{finding}");
+    assert_eq!(finding.seed, 42, "{finding:?}");
+    assert!(finding.shrink_requests > 0, "shrunk: {finding:?}");
     assert!(
-        finding["shrink_requests"].as_u64() > Some(0),
-        "shrunk: {finding}"
-    );
-    assert!(
-        finding["replay"]
-            .as_str()
+        finding
+            .replay
+            .as_deref()
             .is_some_and(|curl| curl.starts_with("curl -i -X POST")),
-        "a curl that replays it: {finding}"
+        "a curl that replays it: {finding:?}"
     );
     let failed = output
         .scenarios()
         .iter()
-        .find(|s| s["outcome"] == "failed")
+        .find(|s| s.outcome == OutcomeKind::Failed)
         .expect("a failed scenario");
     assert_eq!(
-        failed["at_fault"],
-        serde_json::json!(["ROB-04"]),
-        "{failed}"
+        failed.at_fault.as_deref(),
+        Some(&["ROB-04".to_owned()][..]),
+        "{failed:?}"
     );
     assert!(
         output.says("replays with --seed 42"),
@@ -460,16 +452,16 @@ async fn a_hostile_body_finding_is_shrunk_and_replays_from_its_seed() {
     );
     // Shrunk: inside the body's own object, 64 levels are the fewest that
     // take it past the 64 the defect survives.
-    let depth = finding["nesting"].as_u64().expect("a nested body");
-    assert!((64..=200).contains(&depth), "{finding}");
+    let depth = finding.nesting.expect("a nested body");
+    assert!((64..=200).contains(&depth), "{finding:?}");
     // The replay names the run's own address and shop transaction ID; the
     // rest of the finding follows from the seed.
-    let without_replay = |findings: Vec<&serde_json::Value>| {
+    let without_replay = |findings: Vec<&HostileFinding>| {
         findings
             .into_iter()
             .map(|finding| {
                 let mut finding = finding.clone();
-                finding["replay"].take();
+                finding.replay = None;
                 finding
             })
             .collect::<Vec<_>>()

@@ -9,8 +9,8 @@
 //! a scenario that creates one payment, run alone, fails its first try and
 //! passes its second.
 
+use payconf::runner::record::{OutcomeKind, RequirementVerdict, ScenarioRecord};
 use quick_xml::{Reader, events::Event};
-use serde_json::Value;
 
 use crate::support::{
     runner::{Folder, RunOutput, TempFile, payconf_run_async},
@@ -39,11 +39,11 @@ async fn run_intermittent(defect: Defect, tags: &str, extra: &[&str]) -> RunOutp
     payconf_run_async(args).await
 }
 
-fn scenario<'a>(output: &'a RunOutput, location: &str) -> &'a Value {
+fn scenario<'a>(output: &'a RunOutput, location: &str) -> &'a ScenarioRecord {
     output
         .scenarios()
         .iter()
-        .find(|s| s["location"] == location)
+        .find(|s| s.location == location)
         .unwrap_or_else(|| panic!("{location} ran:\n{}", output.stdout))
 }
 
@@ -118,23 +118,17 @@ async fn a_defect_failing_one_try_in_two_is_flaky_with_retries_and_fails_without
         retried.stderr
     );
     let entry = scenario(&retried, CREATE_01);
-    assert_eq!(entry["outcome"], "flaky", "{entry}");
-    assert_eq!(entry["tries"], 2, "{entry}");
-    let earlier = entry["earlier_tries"].as_array().expect("earlier tries");
-    assert_eq!(earlier.len(), 1, "{entry}");
-    assert_eq!(earlier[0]["outcome"], "failed");
-    assert_eq!(earlier[0]["at_fault"], serde_json::json!(["CREATE-01"]));
+    assert_eq!(entry.outcome, OutcomeKind::Flaky, "{entry:?}");
+    assert_eq!(entry.tries, Some(2), "{entry:?}");
+    let earlier = &entry.earlier_tries;
+    assert_eq!(earlier.len(), 1, "{entry:?}");
+    assert_eq!(earlier[0].outcome, OutcomeKind::Failed);
+    assert_eq!(earlier[0].at_fault, ["CREATE-01"]);
     let results = retried.results();
-    assert_eq!(results["counts"]["scenarios"]["flaky"], 1);
-    assert_eq!(results["counts"]["scenarios"]["failed"], 0);
-    assert_eq!(results["retries"]["allowed"], 2);
-    let requirement = results["requirements"]
-        .as_array()
-        .expect("requirements")
-        .iter()
-        .find(|r| r["id"] == "CREATE-01")
-        .expect("CREATE-01");
-    assert_eq!(requirement["outcome"], "flaky");
+    assert_eq!(results.counts.scenarios.flaky, 1);
+    assert_eq!(results.counts.scenarios.failed, 0);
+    assert_eq!(results.retries.allowed, 2);
+    assert_eq!(results.requirement("CREATE-01"), RequirementVerdict::Flaky);
     assert!(
         retried.stdout.contains(&format!("  FLAKY {CREATE_01}")),
         "{}",
@@ -176,7 +170,7 @@ async fn a_defect_failing_one_try_in_two_is_flaky_with_retries_and_fails_without
 
     // --flaky-fails: the same run fails.
     assert_eq!(strict.code, Some(1), "{}", strict.stdout);
-    assert_eq!(scenario(&strict, CREATE_01)["outcome"], "flaky");
+    assert_eq!(scenario(&strict, CREATE_01).outcome, OutcomeKind::Flaky);
     assert!(
         strict.stdout.contains(
             "result: FAILED, 1 scenario passed only on a later try, with --flaky-fails (exit code 1)"
@@ -188,8 +182,8 @@ async fn a_defect_failing_one_try_in_two_is_flaky_with_retries_and_fails_without
     // Without --retries, the first try is the verdict.
     assert_eq!(once.code, Some(1), "{}", once.stdout);
     let entry = scenario(&once, CREATE_01);
-    assert_eq!(entry["outcome"], "failed", "{entry}");
-    assert!(entry.get("tries").is_none(), "{entry}");
+    assert_eq!(entry.outcome, OutcomeKind::Failed, "{entry:?}");
+    assert!(entry.tries.is_none(), "{entry:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -217,9 +211,9 @@ async fn a_scenario_failing_every_try_fails_with_its_reruns_in_junit() {
     .await;
     assert_eq!(output.code, Some(1), "{}", output.stdout);
     let entry = scenario(&output, CREATE_01);
-    assert_eq!(entry["outcome"], "failed", "{entry}");
-    assert_eq!(entry["tries"], 3, "{entry}");
-    assert_eq!(output.results()["counts"]["scenarios"]["flaky"], 0);
+    assert_eq!(entry.outcome, OutcomeKind::Failed, "{entry:?}");
+    assert_eq!(entry.tries, Some(3), "{entry:?}");
+    assert_eq!(output.results().counts.scenarios.flaky, 0);
     assert!(
         output.stdout.contains("        try 2 of 3 failed: "),
         "{}",
@@ -246,9 +240,9 @@ async fn the_robustness_race_is_never_flaky() {
     .await;
     assert_eq!(output.code, Some(1), "{}\n{}", output.stdout, output.stderr);
     let entry = scenario(&output, ROB_01);
-    assert_eq!(entry["outcome"], "failed", "{entry}");
-    assert!(entry.get("tries").is_none(), "run once only: {entry}");
-    assert_eq!(output.results()["counts"]["scenarios"]["flaky"], 0);
+    assert_eq!(entry.outcome, OutcomeKind::Failed, "{entry:?}");
+    assert!(entry.tries.is_none(), "run once only: {entry:?}");
+    assert_eq!(output.results().counts.scenarios.flaky, 0);
     assert!(!output.stdout.contains("FLAKY"), "{}", output.stdout);
 }
 
@@ -274,9 +268,9 @@ fn a_try_cucumber_does_not_run_again_is_the_scenario_s_last() {
     ]);
     assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
     let entry = scenario(&output, "create.feature:5");
-    assert_eq!(entry["outcome"], "error", "{entry}");
-    assert!(entry.get("tries").is_none(), "ran once: {entry}");
-    assert_eq!(output.results()["counts"]["scenarios"]["total"], 1);
+    assert_eq!(entry.outcome, OutcomeKind::Error, "{entry:?}");
+    assert!(entry.tries.is_none(), "ran once: {entry:?}");
+    assert_eq!(output.results().counts.scenarios.total, 1);
     assert!(
         output.stdout.contains("  ERROR create.feature:5"),
         "{}",

@@ -11,10 +11,11 @@ use std::{collections::BTreeMap, path::Path};
 
 use crate::support::runner::{TempFile, browser_or_skip, core_scenarios_checking, payconf_run};
 use har::{Har, Spec, v1_2};
+use payconf::runner::record::RunRecord;
 use serde_json::Value;
 
 /// Runs `payconf run ARGS --har --results` and reads both files.
-fn run_with_har(args: &[&str]) -> (v1_2::Log, Value, Value) {
+fn run_with_har(args: &[&str]) -> (v1_2::Log, Value, RunRecord) {
     let har_file = TempFile::new("run.har", "");
     let results_file = TempFile::new("results.json", "");
     let har_path = har_file.0.display().to_string();
@@ -29,9 +30,7 @@ fn run_with_har(args: &[&str]) -> (v1_2::Log, Value, Value) {
     };
     let raw: Value =
         serde_json::from_str(&std::fs::read_to_string(&har_path).expect("HAR file")).expect("JSON");
-    let results: Value =
-        serde_json::from_str(&std::fs::read_to_string(&results_path).expect("results"))
-            .expect("results JSON");
+    let results = RunRecord::load(Path::new(&results_path)).expect("the results read back");
     (log, raw, results)
 }
 
@@ -49,11 +48,7 @@ fn entries_by_page(log: &v1_2::Log) -> BTreeMap<String, Vec<&v1_2::Entries>> {
 fn every_scenario_is_a_page_holding_its_exchanges_in_order_with_timings() {
     let (log, raw, results) = run_with_har(&[]);
     assert_eq!(log.creator.name, "payconf");
-    let scenarios: Vec<&Value> = results["scenarios"]
-        .as_array()
-        .expect("scenarios")
-        .iter()
-        .collect();
+    let scenarios = &results.scenarios;
     let pages: Vec<String> = log
         .pages
         .as_ref()
@@ -61,10 +56,7 @@ fn every_scenario_is_a_page_holding_its_exchanges_in_order_with_timings() {
         .iter()
         .map(|p| p.id.clone())
         .collect();
-    let locations: Vec<String> = scenarios
-        .iter()
-        .map(|s| s["location"].as_str().expect("location").to_owned())
-        .collect();
+    let locations: Vec<String> = scenarios.iter().map(|s| s.location.clone()).collect();
     assert_eq!(
         pages, locations,
         "one page per scenario, in the results' order"
@@ -142,8 +134,8 @@ fn every_scenario_is_a_page_holding_its_exchanges_in_order_with_timings() {
     let outcome_of = |location: &str| {
         scenarios
             .iter()
-            .find(|s| s["location"] == location)
-            .map(|s| s["outcome"].clone())
+            .find(|s| s.location == location)
+            .map(|s| Value::from(s.outcome.name()))
     };
     assert_eq!(
         Some(first["_payconf"]["outcome"].clone()),

@@ -6,6 +6,7 @@
 //! sets the scenarios aside, saying why. (Each defect of the area is in
 //! `spec/defects.yaml`, judged by `defect_catalogue.rs`.)
 
+use payconf::runner::record::OutcomeKind;
 use std::collections::BTreeSet;
 
 use crate::support::{
@@ -104,7 +105,7 @@ async fn without_a_notifications_section_the_scenarios_are_set_aside_saying_why(
     let target = twin.target_toml();
     let cut = target.find("[notifications]").expect("the section");
     let output = run(&target[..cut]).await;
-    let skipped = output.scenarios_with_outcome("skipped");
+    let skipped = output.scenarios_with_outcome(OutcomeKind::Skipped);
     assert_eq!(skipped, notification_scenarios(), "{}", output.stdout);
     assert!(
         output.stdout.contains("declares no [notifications]"),
@@ -123,7 +124,7 @@ async fn the_signature_scenario_needs_the_secret_and_a_wrong_one_is_an_error_not
     );
     let without = target.replace(&secret, "");
     let output = run(&without).await;
-    let skipped = output.scenarios_with_outcome("skipped");
+    let skipped = output.scenarios_with_outcome(OutcomeKind::Skipped);
     assert_eq!(skipped.len(), 1, "{}", output.stdout);
     assert!(
         output

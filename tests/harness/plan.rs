@@ -7,6 +7,7 @@ use crate::support::{
     reference_target_file,
     runner::{TempFile, payconf_run, payconf_run_async, scenarios_where},
 };
+use payconf::runner::record::OutcomeKind;
 use payconf_spec::Profile;
 
 /// A declaration of a server on a closed port: no declined card, no
@@ -110,25 +111,24 @@ async fn a_runs_results_record_the_plan() {
     let output = payconf_run_async(vec!["--target".into(), file.0.display().to_string()]).await;
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
     let results = output.results();
-    let plan = &results["plan"];
-    let scenarios = plan["scenarios"].as_array().expect("every scenario");
+    let plan = &results.plan;
+    let scenarios = &plan.scenarios;
     assert_eq!(scenarios.len(), scenarios_where(|_| true).len());
-    let applying = scenarios.iter().filter(|s| s["applies"] == true).count();
-    assert_eq!(plan["applying"], applying);
+    let applying = scenarios.iter().filter(|s| s.applies).count();
+    assert_eq!(plan.applying, applying);
     assert_eq!(applying, output.passed().len(), "what applies is what ran");
     let set_aside: Vec<_> = scenarios
         .iter()
-        .filter(|s| s["not_applied"]["kind"] == "declaration")
+        .filter_map(|s| s.not_applied.as_ref())
+        .filter(|why| why.kind == "declaration")
         .collect();
     assert_eq!(
         set_aside.len(),
-        output.scenarios_with_outcome("skipped").len()
+        output.scenarios_with_outcome(OutcomeKind::Skipped).len()
     );
     assert!(
-        set_aside.iter().all(|s| s["not_applied"]["remedy"]
-            .as_str()
-            .is_some_and(|r| !r.is_empty())),
+        set_aside.iter().all(|why| !why.remedy.is_empty()),
         "{set_aside:#?}"
     );
-    assert_eq!(results["target"]["configuration"]["api_key"], "***");
+    assert_eq!(results.target.configuration["api_key"], "***");
 }

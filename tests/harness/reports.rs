@@ -9,7 +9,9 @@ use crate::support::{
     runner::{RunOutput, TempFile, payconf_run, payconf_run_async},
     twin::{Defect, IssuerStyle, TwinService},
 };
-use serde_json::Value;
+use payconf::runner::record::{
+    OutcomeKind, RequirementRecord, RequirementVerdict, RunRecord, ScenarioRecord, Verdict,
+};
 use sha2::{Digest, Sha256};
 
 #[test]
@@ -32,30 +34,34 @@ fn one_run_writes_all_four_reports_and_each_parses() {
             .all(|(_, steps)| steps.iter().all(|s| s == "passed"))
     );
 
-    let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results parse");
-    assert_eq!(results["exit_code"], 0);
-    assert_eq!(results["counts"]["scenarios"]["passed"], ran);
+    let results = dir.record();
+    assert_eq!(results.exit_code, 0);
+    assert_eq!(results.counts.scenarios.passed, ran);
     let spec =
         std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/spec/openapi.yaml")).expect("spec");
     let sha: String = Sha256::digest(&spec)
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    assert_eq!(results["spec"]["sha256"], sha.as_str());
-    assert_eq!(results["payconf"]["version"], env!("CARGO_PKG_VERSION"));
-    assert_eq!(results["target"]["configuration"]["api_key"], "***");
-    let requirements = results["requirements"].as_array().expect("requirements");
+    assert_eq!(results.spec.sha256, sha);
+    assert_eq!(results.payconf.version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(results.target.configuration["api_key"], "***");
     // The robustness profile is opt-in: not selected, not run.
-    let (robustness, others): (Vec<&Value>, Vec<&Value>) = requirements
+    let (robustness, others): (Vec<&RequirementRecord>, Vec<&RequirementRecord>) = results
+        .requirements
         .iter()
-        .partition(|r| r["profile"] == "robustness");
+        .partition(|r| r.profile == "robustness");
     assert!(!robustness.is_empty());
     assert!(
-        robustness.iter().all(|r| r["outcome"] == "not-run"),
+        robustness
+            .iter()
+            .all(|r| r.outcome == RequirementVerdict::NotRun),
         "{robustness:?}"
     );
     assert!(
-        others.iter().all(|r| r["outcome"] == "passed"),
+        others
+            .iter()
+            .all(|r| r.outcome == RequirementVerdict::Passed),
         "{others:?}"
     );
 
@@ -98,8 +104,8 @@ async fn a_failure_reaches_every_report_with_expected_and_actual() {
         .collect();
     assert_eq!(failed.len(), 1);
 
-    let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results");
-    assert_eq!(results["outcome"], "failed");
+    let results = dir.record();
+    assert_eq!(results.outcome, Verdict::Failed);
     assert_eq!(requirement_outcome(&results, "CREATE-03"), "failed");
     assert_eq!(requirement_outcome(&results, "TDS-04"), "passed");
     assert_eq!(requirement_outcome(&results, "REF-AUTH-01"), "not-run");
@@ -140,10 +146,10 @@ async fn a_scenario_payconf_cannot_judge_is_an_error_in_every_report_not_a_failu
         .collect();
     assert_eq!(pending.len(), 2, "{scenarios:?}");
 
-    let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results");
-    assert_eq!(results["exit_code"], 2);
-    assert_eq!(results["counts"]["scenarios"]["errors"], 2);
-    assert_eq!(results["counts"]["scenarios"]["failed"], 0);
+    let results = dir.record();
+    assert_eq!(results.exit_code, 2);
+    assert_eq!(results.counts.scenarios.errors, 2);
+    assert_eq!(results.counts.scenarios.failed, 0);
     for id in ["TDS-04", "PAGE-02"] {
         assert_eq!(requirement_outcome(&results, id), "error", "{id}");
     }
@@ -163,16 +169,15 @@ fn waiver(requirement: &str, expires: &str) -> TempFile {
     )
 }
 
-/// A requirement's outcome in the results report.
-fn requirement_outcome<'a>(results: &'a Value, id: &str) -> &'a str {
-    results["requirements"]
-        .as_array()
-        .expect("requirements")
+/// A requirement's outcome in the results report, by its name.
+fn requirement_outcome(results: &RunRecord, id: &str) -> &'static str {
+    results
+        .requirements
         .iter()
-        .find(|r| r["id"] == id)
-        .unwrap_or_else(|| panic!("{id} in the results"))["outcome"]
-        .as_str()
-        .expect("an outcome")
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("{id} in the results"))
+        .outcome
+        .name()
 }
 
 /// The twin with a defect, judged with these waivers.
@@ -193,14 +198,14 @@ async fn a_waived_failure_is_reported_as_waived_and_passes_the_run() {
     let output = run_twin(Some(Defect::PaymentIdAsNumber), extra).await;
 
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
-    let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results");
-    assert_eq!(results["counts"]["scenarios"]["waived"], 1);
+    let results = dir.record();
+    assert_eq!(results.counts.scenarios.waived, 1);
     assert_eq!(requirement_outcome(&results, "CREATE-03"), "waived");
-    let waived = scenarios_with_outcome(&results, "waived");
-    assert_eq!(waived.len(), 1, "{results:#}");
-    assert_eq!(strings(&waived[0]["at_fault"]), ["CREATE-03"]);
+    let waived = scenarios_with_outcome(&results, OutcomeKind::Waived);
+    assert_eq!(waived.len(), 1, "{results:#?}");
+    assert_eq!(at_fault(waived[0]), ["CREATE-03"]);
     assert_eq!(
-        strings(&waived[0]["waivers"]),
+        strings(&waived[0].waivers),
         ["CREATE-03 until 2999-12-31: IDs become strings in 4.2"]
     );
     // The console says the same, in words.
@@ -225,14 +230,10 @@ async fn an_expired_waiver_fails_the_run_saying_so() {
     assert_eq!(output.code, Some(1), "{}", output.stdout);
     let results = output.results();
     assert_eq!(requirement_outcome(results, "CREATE-03"), "failed");
-    let failed = scenarios_with_outcome(results, "failed");
-    assert!(!failed.is_empty(), "{results:#}");
+    let failed = scenarios_with_outcome(results, OutcomeKind::Failed);
+    assert!(!failed.is_empty(), "{results:#?}");
     for scenario in &failed {
-        assert_eq!(
-            strings(&scenario["at_fault"]),
-            ["CREATE-03"],
-            "{scenario:#}"
-        );
+        assert_eq!(at_fault(scenario), ["CREATE-03"], "{scenario:#?}");
     }
     assert!(
         output.says("waiver expired: CREATE-03 was waived until 2020-01-31"),
@@ -275,11 +276,8 @@ async fn a_waiver_no_longer_needed_is_said_and_fails_a_strict_run() {
         lenient.stdout
     );
     let results = lenient.results();
-    assert_eq!(
-        strings(&results["waivers"]["no_longer_needed"]),
-        [described]
-    );
-    assert_eq!(results["waivers"]["strict"], false);
+    assert_eq!(strings(&results.waivers.no_longer_needed), [described]);
+    assert!(!results.waivers.strict);
 
     assert_eq!(strict.code, Some(1), "{}", strict.stdout);
     assert!(
@@ -289,11 +287,11 @@ async fn a_waiver_no_longer_needed_is_said_and_fails_a_strict_run() {
         "{}",
         strict.stdout
     );
-    assert_eq!(strict.results()["outcome"], "failed");
+    assert_eq!(strict.results().outcome, Verdict::Failed);
 
     assert_eq!(still_needed.code, Some(0), "{}", still_needed.stdout);
     assert!(
-        strings(&still_needed.results()["waivers"]["no_longer_needed"]).is_empty(),
+        strings(&still_needed.results().waivers.no_longer_needed).is_empty(),
         "{}",
         still_needed.stdout
     );
@@ -301,27 +299,27 @@ async fn a_waiver_no_longer_needed_is_said_and_fails_a_strict_run() {
 
 /// The scenarios of a results report with this outcome, by location, and
 /// what each says: its requirements, the ones at fault, its waivers.
-fn scenarios_with_outcome<'a>(results: &'a Value, outcome: &str) -> Vec<&'a Value> {
-    results["scenarios"]
-        .as_array()
-        .expect("scenarios")
+fn scenarios_with_outcome(results: &RunRecord, outcome: OutcomeKind) -> Vec<&ScenarioRecord> {
+    results
+        .scenarios
         .iter()
-        .filter(|s| s["outcome"] == outcome)
+        .filter(|s| s.outcome == outcome)
         .collect()
 }
 
-fn strings(value: &Value) -> Vec<&str> {
-    value
-        .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
+fn strings(list: &[String]) -> Vec<&str> {
+    list.iter().map(String::as_str).collect()
+}
+
+fn at_fault(scenario: &ScenarioRecord) -> Vec<&str> {
+    strings(scenario.at_fault.as_deref().unwrap_or_default())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_waiver_of_the_requirement_at_fault_clears_the_run_and_one_of_another_does_not() {
     // The relative redirect fails the step that names SUBMIT-04, in a
     // scenario that also checks SUBMIT-01..03: SUBMIT-04 alone is at fault.
-    let at_fault = "SUBMIT-04";
+    let blamed = "SUBMIT-04";
     let other = "SUBMIT-01";
     let run = |waived: &'static str| async move {
         let waivers = waiver(waived, "2999-01-01");
@@ -329,51 +327,45 @@ async fn a_waiver_of_the_requirement_at_fault_clears_the_run_and_one_of_another_
         let mut extra = vec!["--waivers".to_owned(), waivers.0.display().to_string()];
         extra.extend(dir.args());
         let output = run_twin(Some(Defect::SuccessRedirectRelative), extra).await;
-        let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results");
+        let results = dir.record();
         (output, results)
     };
 
     // Waived where the fault is: the run passes, the failing scenarios are
     // waived under that waiver, and nothing failed.
-    let (output, results) = run(at_fault).await;
+    let (output, results) = run(blamed).await;
     assert_eq!(output.code, Some(0), "{}", output.stdout);
-    assert_eq!(results["outcome"], "passed");
-    assert_eq!(requirement_outcome(&results, at_fault), "waived");
-    let waived = scenarios_with_outcome(&results, "waived");
-    assert!(!waived.is_empty(), "no scenario waived: {results:#}");
-    assert!(scenarios_with_outcome(&results, "failed").is_empty());
+    assert_eq!(results.outcome, Verdict::Passed);
+    assert_eq!(requirement_outcome(&results, blamed), "waived");
+    let waived = scenarios_with_outcome(&results, OutcomeKind::Waived);
+    assert!(!waived.is_empty(), "no scenario waived: {results:#?}");
+    assert!(scenarios_with_outcome(&results, OutcomeKind::Failed).is_empty());
     for scenario in &waived {
-        assert_eq!(strings(&scenario["at_fault"]), [at_fault], "{scenario:#}");
-        let waivers = strings(&scenario["waivers"]);
+        assert_eq!(at_fault(scenario), [blamed], "{scenario:#?}");
+        let waivers = strings(&scenario.waivers);
         assert!(
-            waivers.len() == 1 && waivers[0].contains(at_fault),
-            "{scenario:#}"
+            waivers.len() == 1 && waivers[0].contains(blamed),
+            "{scenario:#?}"
         );
     }
-    let waived_locations: BTreeSet<&str> = waived
-        .iter()
-        .filter_map(|s| s["location"].as_str())
-        .collect();
+    let waived_locations: BTreeSet<&str> = waived.iter().map(|s| s.location.as_str()).collect();
 
     // Waived elsewhere: the same scenarios fail, on the requirement at
     // fault, and the waived requirement is not shown as waived.
     let (output, results) = run(other).await;
     assert_eq!(output.code, Some(1), "{}", output.stdout);
-    assert_eq!(results["outcome"], "failed");
-    assert_eq!(requirement_outcome(&results, at_fault), "failed");
+    assert_eq!(results.outcome, Verdict::Failed);
+    assert_eq!(requirement_outcome(&results, blamed), "failed");
     assert_ne!(requirement_outcome(&results, other), "waived");
-    assert!(scenarios_with_outcome(&results, "waived").is_empty());
-    let failed = scenarios_with_outcome(&results, "failed");
-    let failed_locations: BTreeSet<&str> = failed
-        .iter()
-        .filter_map(|s| s["location"].as_str())
-        .collect();
+    assert!(scenarios_with_outcome(&results, OutcomeKind::Waived).is_empty());
+    let failed = scenarios_with_outcome(&results, OutcomeKind::Failed);
+    let failed_locations: BTreeSet<&str> = failed.iter().map(|s| s.location.as_str()).collect();
     assert_eq!(failed_locations, waived_locations);
     for scenario in &failed {
-        assert_eq!(strings(&scenario["at_fault"]), [at_fault], "{scenario:#}");
+        assert_eq!(at_fault(scenario), [blamed], "{scenario:#?}");
         assert!(
-            strings(&scenario["requirements"]).contains(&other),
-            "{scenario:#}"
+            strings(&scenario.requirements).contains(&other),
+            "{scenario:#?}"
         );
     }
 }
@@ -387,19 +379,14 @@ async fn requirement_verdicts_follow_the_steps_that_name_them() {
     let output = run_twin(Some(Defect::EnrolledCardWithout8006), dir.args()).await;
     assert_eq!(output.code, Some(1), "{}", output.stdout);
 
-    let results: Value = serde_json::from_str(&dir.read("results.json")).expect("results JSON");
+    let results = dir.record();
     assert_eq!(requirement_outcome(&results, "TDS-01"), "failed");
     assert_eq!(requirement_outcome(&results, "TDS-02"), "not-reached");
     assert_eq!(requirement_outcome(&results, "TDS-03"), "not-reached");
     assert_eq!(requirement_outcome(&results, "SUBMIT-01"), "passed");
-    let failed: Vec<&Value> = results["scenarios"]
-        .as_array()
-        .expect("scenarios")
-        .iter()
-        .filter(|s| s["outcome"] == "failed")
-        .collect();
+    let failed = scenarios_with_outcome(&results, OutcomeKind::Failed);
     assert_eq!(failed.len(), 1, "{failed:?}");
-    assert_eq!(failed[0]["at_fault"], serde_json::json!(["TDS-01"]));
+    assert_eq!(at_fault(failed[0]), ["TDS-01"]);
 
     let junit = dir.read("junit.xml");
     assert!(junit.contains("TDS-01 (failed)"), "{junit}");

@@ -43,9 +43,8 @@ fn measured(output: &RunOutput) -> Vec<&str> {
     output
         .scenarios()
         .iter()
-        .filter_map(|s| s["measured"].as_array())
-        .flatten()
-        .filter_map(serde_json::Value::as_str)
+        .flat_map(|s| &s.measured)
+        .map(String::as_str)
         .collect()
 }
 

@@ -4,6 +4,7 @@
 //! defect catalogue against the conformant twin) are in defect_catalogue.rs.
 
 use crate::support::runner::{TempFile, payconf_run, payconf_run_with};
+use payconf::runner::record::Fault;
 
 #[test]
 fn an_unreachable_target_exits_2_before_running_anything() {
@@ -146,6 +147,10 @@ async fn a_rate_limit_past_payconfs_patience_is_an_error_naming_rate() {
     assert!(!output.errors().is_empty(), "{}", output.stdout);
     assert!(output.says("--rate"), "{}", output.messages());
     for scenario in output.scenarios() {
-        assert_eq!(scenario["failure"]["fault"], "harness", "{scenario:#}");
+        assert_eq!(
+            scenario.failure.as_ref().map(|f| f.fault),
+            Some(Fault::Harness),
+            "{scenario:#?}"
+        );
     }
 }

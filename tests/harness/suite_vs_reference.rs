@@ -3,6 +3,7 @@
 //! target file, as an implementer would run it.
 
 use crate::support::runner::{TempFile, payconf_run, payconf_run_async, scenarios_where};
+use payconf::runner::record::OutcomeKind;
 use payconf_reference::{
     DEFAULT_API_KEY, DEFAULT_SHOP_LOGIN, DEFAULT_SIGNING_SECRET, ReferenceConfig, RunningServer,
 };
@@ -19,12 +20,8 @@ fn every_scenario_passes_against_the_embedded_reference_implementation() {
     let expected = of_profiles(&[Profile::Core, Profile::Reference]);
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
     assert_eq!(output.passed(), expected);
-    let steps = &output.results()["counts"]["steps"];
-    assert_eq!(
-        (&steps["failed"], &steps["skipped"]),
-        (&0.into(), &0.into()),
-        "{steps}"
-    );
+    let steps = output.results().counts.steps;
+    assert_eq!((steps.failed, steps.skipped), (0, 0), "{steps:?}");
     // The summary line, which scripts read, says the same.
     let total = expected.len();
     assert!(
@@ -119,9 +116,9 @@ async fn scenarios_the_target_cannot_support_are_skipped_with_the_reason() {
         );
     }
     let results = output.results();
-    assert_eq!(results["counts"]["scenarios"]["skipped"], driven);
-    let skipped = output.scenarios_with_outcome("skipped");
-    assert_eq!(skipped.len(), driven, "{results:#}");
+    assert_eq!(results.counts.scenarios.skipped, driven);
+    let skipped = output.scenarios_with_outcome(OutcomeKind::Skipped);
+    assert_eq!(skipped.len(), driven, "{results:#?}");
 
     // A target that declares no payment page: its scenarios set aside, saying why.
     let text = reference_target(&server, None);

@@ -6,6 +6,7 @@
 //! the run with exit code 2 and a message naming what fixes it. Proxies
 //! are tested in `proxy.rs`.
 
+use payconf::runner::record::{OutcomeKind, RunRecord};
 use std::sync::Arc;
 
 use crate::support::{
@@ -196,9 +197,8 @@ fn the_embedded_sandbox_over_tls_passes_the_whole_suite() {
         "{}",
         output.stdout
     );
-    let results: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&results.0).expect("results")).expect("JSON");
-    let configuration = &results["target"]["configuration"];
+    let results = RunRecord::load(&results.0).expect("the results read back");
+    let configuration = &results.target.configuration;
     assert!(
         configuration["base_url"]
             .as_str()
@@ -208,7 +208,7 @@ fn the_embedded_sandbox_over_tls_passes_the_whole_suite() {
         configuration["tls"]["ca_file"],
         "the embedded sandbox's own CA, made for this run"
     );
-    assert_eq!(results["counts"]["scenarios"]["failed"], 0);
+    assert_eq!(results.counts.scenarios.failed, 0);
 
     let refused = payconf_run_with(
         &["--embedded-tls", "--base-url", "https://pay.example/"],
@@ -342,14 +342,13 @@ async fn a_transport_failure_during_a_scenario_is_an_error_not_a_failure() {
     )
     .await;
     assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
-    let results: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&results.0).expect("results")).expect("JSON");
-    let counts = &results["counts"]["scenarios"];
-    assert_eq!(counts["failed"], 0, "{counts}");
-    assert!(counts["errors"].as_u64().is_some_and(|n| n > 0), "{counts}");
-    for scenario in results["scenarios"].as_array().expect("scenarios") {
-        if scenario["outcome"] == "error" {
-            let message = scenario["message"].as_str().expect("a message");
+    let results = RunRecord::load(&results.0).expect("the results read back");
+    let counts = results.counts.scenarios;
+    assert_eq!(counts.failed, 0, "{counts:?}");
+    assert!(counts.errors > 0, "{counts:?}");
+    for scenario in &results.scenarios {
+        if scenario.outcome == OutcomeKind::Error {
+            let message = scenario.message.as_deref().expect("a message");
             assert!(
                 message.contains("the certificate of localhost is not for the name localhost")
                     && message.contains("payconf's transport to fix"),

@@ -4,6 +4,7 @@
 //! test carries one attack of the hostile target ([`crate::support::hostile`]).
 //! Every listener is on loopback.
 
+use payconf::runner::record::OutcomeKind;
 use std::{
     path::{Path, PathBuf},
     time::Duration,
@@ -160,15 +161,15 @@ async fn a_page_over_the_memory_bound_ends_its_journey_as_an_error() {
     .await;
     assert_eq!(run.output.code, Some(2), "{}", run.said());
     let results = run.output.results();
-    let scenarios = results["scenarios"].as_array().expect("scenarios");
+    let scenarios = &results.scenarios;
     assert!(scenarios.len() > 1, "{}", run.said());
     for scenario in scenarios {
-        let message = scenario["message"].as_str().unwrap_or_default();
+        let message = scenario.message.as_deref().unwrap_or_default();
         assert!(
-            scenario["outcome"] == "error"
+            scenario.outcome == OutcomeKind::Error
                 && message.contains("over its bound of 700 MiB")
                 && message.contains("acs.browser.memory_mb"),
-            "{scenario}\n{}",
+            "{scenario:?}\n{}",
             run.said()
         );
     }
@@ -195,8 +196,9 @@ async fn a_stalled_browser_leaves_no_process_and_no_folder_behind() {
     .await;
     assert_eq!(run.output.code, Some(2), "{}", run.said());
     assert!(
-        run.message("error").contains("stopped answering")
-            || run.message("error").contains("no answer"),
+        run.message(OutcomeKind::Error)
+            .contains("stopped answering")
+            || run.message(OutcomeKind::Error).contains("no answer"),
         "{}",
         run.said()
     );

@@ -9,6 +9,7 @@ use crate::support::{
     untrusted::{CVV, FORM, run_against},
 };
 use base64::Engine as _;
+use payconf::runner::record::OutcomeKind;
 use payconf_reference::{DEFAULT_API_KEY, RunningServer};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -54,7 +55,7 @@ async fn a_page_nested_without_end_is_refused_at_once_not_parsed() {
     // The page is the harness's to read: an error, naming the bound and
     // the driver that reads such a page.
     assert_eq!(run.output.code, Some(2), "{}", run.said());
-    let message = run.message("error");
+    let message = run.message(OutcomeKind::Error);
     assert!(
         message.contains("nests its elements more than 512 deep"),
         "{message}\n{}",

@@ -63,9 +63,14 @@ pub fn contents(rendered: &Rendered<'_>) -> Result<Vec<Entry>, RenderError> {
         let text = rendered.text(format)?;
         entries.push(Entry::new(format!("reports/{}", format.file_name()), text));
     }
-    let json = |value: &serde_json::Value| serde_json::to_vec_pretty(value);
-    entries.push(Entry::new("target.json", json(&inputs.target.summary())?));
-    entries.push(Entry::new("plan.json", json(&inputs.plan.to_json())?));
+    entries.push(Entry::new(
+        "target.json",
+        serde_json::to_vec_pretty(&inputs.target.summary())?,
+    ));
+    entries.push(Entry::new(
+        "plan.json",
+        serde_json::to_vec_pretty(&inputs.plan.record())?,
+    ));
     entries.push(Entry::new("features.sha256", inputs.features.listing()));
     for result in crate::runner::reports::sorted(inputs.report) {
         let name = format!(

@@ -217,7 +217,7 @@ fn checks_line(result: &crate::runner::result::ScenarioResult) -> String {
         .requirements()
         .map(|id| match result.outcome {
             Outcome::Passed | Outcome::Flaky | Outcome::Skipped(_) => id.to_owned(),
-            _ => format!("{id} ({})", result.verdict_for(id).replace('-', " ")),
+            _ => format!("{id} ({})", result.verdict_for(id).name().replace('-', " ")),
         })
         .collect();
     format!("checks: {}", shown.join(", "))

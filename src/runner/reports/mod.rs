@@ -22,11 +22,13 @@ use std::{
     time::Duration,
 };
 
-use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::runner::{
-    result::{RunReport, ScenarioResult, Verdict},
+    result::{
+        RequirementVerdict, RunReport, ScenarioResult, Verdict,
+        record::{RequirementRecord, ScenarioRef},
+    },
     target_file::TargetConfig,
     waivers::Waivers,
 };
@@ -301,50 +303,8 @@ pub fn write_reports(files: &ReportFiles, rendered: &Rendered<'_>) -> Result<(),
     Ok(())
 }
 
-/// How a requirement fared in a run.
-#[derive(Clone, Debug, Serialize)]
-pub struct RequirementOutcome {
-    /// Its id in spec/requirements.yaml, which scenarios' `@req:` tags name.
-    pub id: String,
-    /// `core` or `reference`.
-    pub profile: &'static str,
-    /// Its statement, so a report reads without the catalogue beside it.
-    pub summary: String,
-    /// `passed`, `failed`, `error` (payconf could not judge it), `waived`,
-    /// `not-reached` (its scenarios failed on other requirements before
-    /// reaching its steps), `skipped`, or `not-run` when no selected
-    /// scenario checks it.
-    pub outcome: &'static str,
-    /// The scenarios that checked it, each with its verdict for this
-    /// requirement.
-    pub scenarios: Vec<ScenarioRef>,
-    /// Its waivers, described.
-    pub waivers: Vec<String>,
-}
-
-/// A scenario named in a report.
-#[derive(Clone, Debug, Serialize)]
-pub struct ScenarioRef {
-    /// `file:line`.
-    pub location: String,
-    /// Its name, as the feature writes it.
-    pub name: String,
-    /// How it went for the requirement named with it.
-    pub outcome: &'static str,
-}
-
-impl ScenarioRef {
-    fn of(result: &ScenarioResult, verdict: &'static str) -> Self {
-        Self {
-            location: result.location(),
-            name: result.name.clone(),
-            outcome: verdict,
-        }
-    }
-}
-
 /// Every requirement's outcome, in catalogue order.
-pub fn requirement_outcomes(inputs: &ReportInputs<'_>) -> Vec<RequirementOutcome> {
+pub fn requirement_outcomes(inputs: &ReportInputs<'_>) -> Vec<RequirementRecord> {
     let all = sorted(inputs.report);
     inputs
         .requirements
@@ -358,20 +318,23 @@ pub fn requirement_outcomes(inputs: &ReportInputs<'_>) -> Vec<RequirementOutcome
                 .collect();
             // Judged step by step: a scenario that failed on another
             // requirement's step counts for this one as its steps went.
-            let verdicts: Vec<&'static str> = results
+            let verdicts: Vec<RequirementVerdict> = results
                 .iter()
                 .map(|r| r.verdict_for(&requirement.id))
                 .collect();
-            let outcome = crate::runner::result::requirement_outcome(&verdicts);
-            RequirementOutcome {
+            RequirementRecord {
                 id: requirement.id.clone(),
-                profile: requirement.profile.name(),
+                profile: requirement.profile.name().to_owned(),
                 summary: requirement.summary.clone(),
-                outcome,
+                outcome: RequirementVerdict::worst(&verdicts),
                 scenarios: results
                     .iter()
                     .zip(&verdicts)
-                    .map(|(r, verdict)| ScenarioRef::of(r, verdict))
+                    .map(|(r, verdict)| ScenarioRef {
+                        location: r.location(),
+                        name: r.name.clone(),
+                        outcome: *verdict,
+                    })
                     .collect(),
                 waivers: inputs
                     .waivers

@@ -1,131 +1,115 @@
-//! The JSON summary of a run, for machines: which payconf and which spec
-//! (version and SHA-256), against what (the effective target, redacted:
-//! the implementer's declaration), what was selected and left out, the
-//! plan (every scenario, applying or not, and why), the counts, and the outcome of every
-//! requirement and every scenario.
-
-use serde_json::json;
+//! The results file: the run's [`RunRecord`] serialised. Which payconf and
+//! which spec (version and SHA-256), against what (the effective target,
+//! redacted: the implementer's declaration), what was selected and left
+//! out, the plan (every scenario, applying or not, and why), the counts,
+//! and the outcome of every requirement and every scenario.
 
 use super::{RenderError, ReportInputs, requirement_outcomes, sorted, timestamp};
 
-use crate::runner::result::past::FORMAT_VERSION;
+use crate::runner::result::{
+    FORMAT_VERSION, RunRecord, ScenarioResult,
+    record::{
+        CountsRecord, EarlierTryRecord, FailureRecord, FeaturesRecord, PayconfRecord,
+        RetriesRecord, ScenarioRecord, SelectionRecord, SpecRecord, TargetRecord, WaiverRecord,
+        millis,
+    },
+};
 
 /// The report as text.
 pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
-    let scenarios = inputs.report.scenario_counts();
-    let steps = inputs.report.steps;
-    let scenario_list: Vec<_> = sorted(inputs.report)
-        .into_iter()
-        .map(|r| {
-            let mut entry = json!({
-                "location": r.location(),
-                "feature": r.feature,
-                "name": r.name,
-                "tags": r.tags,
-                "requirements": r.requirements().collect::<Vec<_>>(),
-                "outcome": r.outcome.name(),
-                "duration_ms": u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
-            });
-            if let Some((step, failure)) = r.outcome.failure() {
-                entry["step"] = json!(step);
-                entry["message"] = json!(failure.to_string());
-                entry["failure"] = json!({
-                    "fault": failure.fault.name(),
-                    "expected": failure.expected,
-                    "actual": failure.actual,
-                });
-                entry["at_fault"] = json!(r.blamed);
-            }
-            if let Some(issuer) = &r.leftovers.issuer {
-                entry["driver"] = json!(issuer.driver.name());
-                entry["issuer_pages"] = json!(issuer.pages);
-            }
-            if let Some(hostile) = &r.leftovers.hostile {
-                entry["hostile"] = json!(hostile);
-            }
-            if !r.outcome.waivers().is_empty() {
-                entry["waivers"] = json!(r.outcome.waivers());
-            }
-            if let Some(reason) = r.outcome.skip_reason() {
-                entry["reason"] = json!(reason);
-            }
-            if !r.leftovers.observations.is_empty() {
-                entry["noted"] = json!(r.leftovers.observations);
-            }
-            if !r.leftovers.waited.is_empty() {
-                entry["waited"] = json!(r.leftovers.waited);
-            }
-            if !r.leftovers.measured.is_empty() {
-                entry["measured"] = json!(r.leftovers.measured);
-            }
-            if !r.earlier.is_empty() {
-                entry["tries"] = json!(r.tries());
-                entry["earlier_tries"] = r
-                    .earlier
-                    .iter()
-                    .map(|earlier| {
-                        let mut try_ = json!({
-                            "outcome": earlier.outcome.name(),
-                            "duration_ms": u64::try_from(earlier.duration.as_millis()).unwrap_or(u64::MAX),
-                            "at_fault": earlier.blamed,
-                        });
-                        if let Some((step, failure)) = earlier.outcome.failure() {
-                            try_["step"] = json!(step);
-                            try_["message"] = json!(failure.to_string());
-                        }
-                        try_
-                    })
-                    .collect();
-            }
-            entry
-        })
-        .collect();
-    let results = json!({
-        "format_version": FORMAT_VERSION,
-        "payconf": {"version": env!("CARGO_PKG_VERSION")},
-        "spec": {
-            "title": inputs.contract.title(),
-            "version": inputs.contract.version(),
-            "sha256": inputs.contract.sha256(),
+    Ok(record(inputs).to_text()?)
+}
+
+/// The record of the run `inputs` describe.
+pub fn record(inputs: &ReportInputs<'_>) -> RunRecord {
+    let report = inputs.report;
+    RunRecord {
+        format_version: FORMAT_VERSION,
+        payconf: PayconfRecord {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
         },
-        "features": {"sha256": inputs.features.sha256()},
-        "target": {
-            "embedded_reference": inputs.embedded,
-            "configuration": inputs.target.summary(),
+        spec: SpecRecord {
+            title: inputs.contract.title().to_owned(),
+            version: inputs.contract.version().to_owned(),
+            sha256: inputs.contract.sha256().to_owned(),
         },
-        "selection": {
-            "tags": inputs.tags,
-            "left_out_by_production_guard": inputs.left_out,
+        features: FeaturesRecord {
+            sha256: inputs.features.sha256().to_owned(),
         },
-        "plan": inputs.plan.to_json(),
-        "seed": inputs.seed,
-        "started_at": timestamp(inputs.started),
-        "duration_ms": u64::try_from(inputs.duration.as_millis()).unwrap_or(u64::MAX),
-        "outcome": inputs.verdict.name(),
-        "exit_code": inputs.verdict.exit_code(),
-        "harness_errors": inputs.report.harness_errors,
-        "waivers": {
-            "no_longer_needed": inputs.report.stale_waivers,
-            "strict": inputs.report.strict_waivers,
+        target: TargetRecord {
+            embedded_reference: inputs.embedded,
+            configuration: inputs.target.summary(),
         },
-        "retries": {
-            "allowed": inputs.report.retries,
-            "flaky_fails": inputs.report.flaky_fails,
+        selection: SelectionRecord {
+            tags: inputs.tags.clone(),
+            left_out_by_production_guard: inputs.left_out.clone(),
         },
-        "counts": {
-            "scenarios": {
-                "total": scenarios.total(), "passed": scenarios.passed,
-                "flaky": scenarios.flaky, "failed": scenarios.failed,
-                "skipped": scenarios.skipped, "waived": scenarios.waived,
-                "errors": scenarios.errors,
-            },
-            "steps": {
-                "total": steps.total(), "passed": steps.passed, "failed": steps.failed,
-                "skipped": steps.skipped,
-            },
+        plan: inputs.plan.record(),
+        seed: inputs.seed,
+        started_at: timestamp(inputs.started),
+        duration_ms: millis(inputs.duration),
+        outcome: inputs.verdict,
+        exit_code: inputs.verdict.exit_code(),
+        harness_errors: report.harness_errors.clone(),
+        waivers: WaiverRecord {
+            no_longer_needed: report.stale_waivers.clone(),
+            strict: report.strict_waivers,
         },
-        "requirements": requirement_outcomes(inputs),
-        "scenarios": scenario_list,
-    });
-    Ok(serde_json::to_string_pretty(&results)?)
+        retries: RetriesRecord {
+            allowed: report.retries,
+            flaky_fails: report.flaky_fails,
+        },
+        counts: CountsRecord {
+            scenarios: report.scenario_counts().into(),
+            steps: report.steps.into(),
+        },
+        requirements: requirement_outcomes(inputs),
+        scenarios: sorted(report).into_iter().map(scenario).collect(),
+    }
+}
+
+/// One scenario's entry.
+fn scenario(r: &ScenarioResult) -> ScenarioRecord {
+    let failed = r.outcome.failure();
+    let issuer = r.leftovers.issuer.as_ref();
+    let earlier = &r.earlier;
+    ScenarioRecord {
+        location: r.location(),
+        feature: r.feature.clone(),
+        name: r.name.clone(),
+        tags: r.tags.clone(),
+        requirements: r.requirements().map(str::to_owned).collect(),
+        outcome: r.outcome.kind(),
+        duration_ms: millis(r.duration),
+        step: failed.map(|(step, _)| step.to_owned()),
+        message: failed.map(|(_, failure)| failure.to_string()),
+        failure: failed.map(|(_, failure)| FailureRecord {
+            fault: failure.fault,
+            expected: failure.expected.clone(),
+            actual: failure.actual.clone(),
+        }),
+        at_fault: failed.map(|_| r.blamed.clone()),
+        driver: issuer.map(|i| i.driver),
+        issuer_pages: issuer.map(|i| i.pages.clone()),
+        hostile: r.leftovers.hostile.clone(),
+        waivers: r.outcome.waivers().to_vec(),
+        reason: r.outcome.skip_reason().map(str::to_owned),
+        noted: r.leftovers.observations.clone(),
+        waited: r.leftovers.waited.clone(),
+        measured: r.leftovers.measured.clone(),
+        tries: (!earlier.is_empty()).then(|| r.tries()),
+        earlier_tries: earlier
+            .iter()
+            .map(|try_| {
+                let failed = try_.outcome.failure();
+                EarlierTryRecord {
+                    outcome: try_.outcome.kind(),
+                    duration_ms: millis(try_.duration),
+                    at_fault: try_.blamed.clone(),
+                    step: failed.map(|(step, _)| step.to_owned()),
+                    message: failed.map(|(_, failure)| failure.to_string()),
+                }
+            })
+            .collect(),
+    }
 }

@@ -6,7 +6,8 @@
 use std::fmt;
 
 /// Whose fault a failure is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Fault {
     /// The target did not do what the scenario checks: a FAIL.
     Target,

@@ -3,10 +3,10 @@
 //! first failing body shrunk to the smallest that still fails.
 
 /// The findings of one scenario's generated hostile bodies.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HostileFinding {
     /// `create` or `submit`.
-    pub operation: &'static str,
+    pub operation: String,
     /// The seed that generates the same bodies again (`--seed`).
     pub seed: u64,
     /// How many bodies were sent.

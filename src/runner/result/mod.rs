@@ -13,16 +13,17 @@ mod hostile;
 mod issuer;
 mod key;
 mod leftovers;
-pub mod past;
+pub mod record;
 pub mod recorder;
 mod verdict;
 
 pub use exchange::{ExchangeRecord, Timing};
-pub use failure::Failure;
+pub use failure::{Failure, Fault};
 pub use hostile::HostileFinding;
 pub use issuer::{Drove, IssuerEvidence};
 pub use key::ScenarioKey;
 pub use leftovers::{Handover, Leftovers};
+pub use record::{FORMAT_VERSION, RequirementVerdict, RunRecord};
 pub use verdict::{Grounds, Reason, Verdict};
 
 /// How a step ended.
@@ -163,7 +164,8 @@ impl Outcome {
 
 /// A scenario's outcome without what goes with it: what a results file
 /// names, and counts count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum OutcomeKind {
     /// Every step passed.
     Passed,
@@ -317,40 +319,20 @@ impl ScenarioResult {
     /// pass, `passed` when a step that names the requirement passed, or else
     /// `not-reached` (its steps came after the failure); a flaky scenario's
     /// are all `flaky`.
-    pub fn verdict_for(&self, requirement: &str) -> &'static str {
+    pub fn verdict_for(&self, requirement: &str) -> RequirementVerdict {
         match self.outcome {
-            Outcome::Passed | Outcome::Flaky | Outcome::Skipped(_) => self.outcome.name(),
-            _ if self.blamed.iter().any(|id| id == requirement) => self.outcome.name(),
+            Outcome::Passed | Outcome::Flaky | Outcome::Skipped(_) => self.outcome.kind().into(),
+            _ if self.blamed.iter().any(|id| id == requirement) => self.outcome.kind().into(),
             _ if self.steps.iter().any(|step| {
                 step.status == StepStatus::Passed
                     && step.requirements.iter().any(|id| id == requirement)
             }) =>
             {
-                "passed"
+                RequirementVerdict::Passed
             }
-            _ => "not-reached",
+            _ => RequirementVerdict::NotReached,
         }
     }
-}
-
-/// A requirement's outcome in a run, from its scenarios' verdicts for it
-/// ([`ScenarioResult::verdict_for`]): the worst of them, `not-run` when no
-/// scenario checks it. A waived failure is worse than a flaky pass.
-pub fn requirement_outcome(verdicts: &[&str]) -> &'static str {
-    if verdicts.is_empty() {
-        return "not-run";
-    }
-    [
-        "failed",
-        "error",
-        "waived",
-        "flaky",
-        "passed",
-        "not-reached",
-    ]
-    .into_iter()
-    .find(|v| verdicts.contains(v))
-    .unwrap_or("skipped")
 }
 
 /// Counts of a run.

@@ -438,13 +438,13 @@ fn no_longer_needed(waivers: &Waivers, report: &RunReport) -> Vec<String> {
         .in_force()
         .into_iter()
         .filter(|waiver| {
-            let verdicts: Vec<&str> = report
+            let verdicts: Vec<super::RequirementVerdict> = report
                 .scenarios
                 .iter()
                 .filter(|r| r.requirements().any(|id| id == waiver.requirement))
                 .map(|r| r.verdict_for(&waiver.requirement))
                 .collect();
-            super::requirement_outcome(&verdicts) == "passed"
+            super::RequirementVerdict::worst(&verdicts) == super::RequirementVerdict::Passed
         })
         .map(Waiver::describe)
         .collect()

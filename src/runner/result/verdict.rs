@@ -20,7 +20,8 @@ pub struct Grounds {
 }
 
 /// How a run ended, for the scripts and pipelines that read its exit code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// Every selected scenario passed (or was waived or set aside): exit 0.
     Passed,

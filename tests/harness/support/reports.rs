@@ -24,6 +24,12 @@ impl ReportDir {
         std::fs::read_to_string(self.0.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
     }
 
+    /// The results file the run wrote here, read back typed.
+    pub fn record(&self) -> payconf::runner::record::RunRecord {
+        payconf::runner::record::RunRecord::load(&self.0.join("results.json"))
+            .unwrap_or_else(|e| panic!("the results read back: {e}"))
+    }
+
     pub fn args(&self) -> Vec<String> {
         [
             ("--junit", "junit.xml"),

@@ -2,11 +2,11 @@
 
 use std::{collections::BTreeSet, path::PathBuf, process::Command};
 
+use payconf::runner::record::{HostileFinding, OutcomeKind, RunRecord, ScenarioRecord};
 use payconf_spec::{
     Profile,
     features::{Features, ScenarioEntry},
 };
-use serde_json::Value;
 
 /// What a run printed, the results report it wrote, and how it ended.
 #[derive(Debug)]
@@ -14,46 +14,44 @@ pub struct RunOutput {
     pub code: Option<i32>,
     pub stdout: String,
     pub stderr: String,
-    /// The `--results` JSON, when the run got far enough to write it: what
-    /// the tests judge outcomes by (the console is for people).
-    pub results: Option<Value>,
+    /// The `--results` record, read back typed, when the run got far
+    /// enough to write it: what the tests judge outcomes by (the console is
+    /// for people).
+    pub results: Option<RunRecord>,
 }
 
 impl RunOutput {
     /// `file:line` of every failed scenario.
     pub fn failed(&self) -> BTreeSet<String> {
-        self.scenarios_with_outcome("failed")
+        self.scenarios_with_outcome(OutcomeKind::Failed)
     }
 
     /// `file:line` of every passed scenario.
     pub fn passed(&self) -> BTreeSet<String> {
-        self.scenarios_with_outcome("passed")
+        self.scenarios_with_outcome(OutcomeKind::Passed)
     }
 
     /// `file:line` of every scenario payconf could not judge.
     pub fn errors(&self) -> BTreeSet<String> {
-        self.scenarios_with_outcome("error")
+        self.scenarios_with_outcome(OutcomeKind::Error)
     }
 
     /// `file:line` of every scenario with this outcome in the results.
-    pub fn scenarios_with_outcome(&self, outcome: &str) -> BTreeSet<String> {
+    pub fn scenarios_with_outcome(&self, outcome: OutcomeKind) -> BTreeSet<String> {
         let Some(results) = &self.results else {
             return BTreeSet::new();
         };
-        results["scenarios"]
-            .as_array()
-            .expect("the results list scenarios")
+        results
+            .scenarios
             .iter()
-            .filter(|s| s["outcome"] == outcome)
-            .filter_map(|s| s["location"].as_str().map(str::to_owned))
+            .filter(|s| s.outcome == outcome)
+            .map(|s| s.location.clone())
             .collect()
     }
 
     /// Every scenario entry of the results report.
-    pub fn scenarios(&self) -> &[Value] {
-        self.results()["scenarios"]
-            .as_array()
-            .map_or(&[], Vec::as_slice)
+    pub fn scenarios(&self) -> &[ScenarioRecord] {
+        &self.results().scenarios
     }
 
     /// The issuer drivers that drove a buyer in this run, as the results
@@ -61,7 +59,7 @@ impl RunOutput {
     pub fn drivers(&self) -> BTreeSet<String> {
         self.scenarios()
             .iter()
-            .filter_map(|s| s["driver"].as_str().map(str::to_owned))
+            .filter_map(|s| s.driver.map(|d| d.name().to_owned()))
             .collect()
     }
 
@@ -70,7 +68,7 @@ impl RunOutput {
     pub fn says(&self, words: &str) -> bool {
         self.scenarios()
             .iter()
-            .filter_map(|s| s["message"].as_str())
+            .filter_map(|s| s.message.as_deref())
             .any(|message| message.contains(words))
     }
 
@@ -79,11 +77,8 @@ impl RunOutput {
         self.scenarios()
             .iter()
             .filter_map(|s| {
-                let message = s["message"].as_str()?;
-                Some(format!(
-                    "{}: {message}",
-                    s["location"].as_str().unwrap_or("?")
-                ))
+                let message = s.message.as_deref()?;
+                Some(format!("{}: {message}", s.location))
             })
             .collect::<Vec<_>>()
             .join("\n")
@@ -91,20 +86,19 @@ impl RunOutput {
 
     /// The seed of the run's generated inputs, when it generated some.
     pub fn seed(&self) -> Option<u64> {
-        self.results()["seed"].as_u64()
+        self.results().seed
     }
 
     /// What the generated hostile bodies found, scenario by scenario.
-    pub fn hostile_findings(&self) -> Vec<&Value> {
+    pub fn hostile_findings(&self) -> Vec<&HostileFinding> {
         self.scenarios()
             .iter()
-            .map(|s| &s["hostile"])
-            .filter(|h| h.is_object())
+            .filter_map(|s| s.hostile.as_ref())
             .collect()
     }
 
     /// The results report, which a run that got under way always writes.
-    pub fn results(&self) -> &Value {
+    pub fn results(&self) -> &RunRecord {
         self.results
             .as_ref()
             .unwrap_or_else(|| panic!("the run wrote no results\n{}\n{}", self.stdout, self.stderr))
@@ -202,9 +196,9 @@ pub fn payconf_run_with(args: &[&str], env: &[(&str, &str)]) -> RunOutput {
         command.env(name, value);
     }
     let output = command.output().expect("payconf runs");
-    let results = std::fs::read_to_string(&results_path)
-        .ok()
-        .map(|text| serde_json::from_str(&text).expect("the results report is JSON"));
+    let results = results_path.exists().then(|| {
+        RunRecord::load(&results_path).unwrap_or_else(|e| panic!("the results read back: {e}"))
+    });
     RunOutput {
         code: output.status.code(),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),

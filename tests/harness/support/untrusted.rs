@@ -2,6 +2,7 @@
 //! for the hostile front, a run with every report written and read back,
 //! and the browser a run would start.
 
+use payconf::runner::record::OutcomeKind;
 use payconf_reference::{DEFAULT_API_KEY, DEFAULT_SHOP_LOGIN};
 use url::Url;
 
@@ -99,13 +100,12 @@ impl Artifacts {
     }
 
     /// The message of the scenario at `location` in the results.
-    pub fn message(&self, outcome: &str) -> String {
-        self.output.results()["scenarios"]
-            .as_array()
-            .expect("scenarios")
+    pub fn message(&self, outcome: OutcomeKind) -> String {
+        self.output
+            .scenarios()
             .iter()
-            .filter(|s| s["outcome"] == outcome)
-            .map(|s| s["message"].as_str().unwrap_or_default().to_owned())
+            .filter(|s| s.outcome == outcome)
+            .map(|s| s.message.clone().unwrap_or_default())
             .collect::<Vec<_>>()
             .join("\n")
     }

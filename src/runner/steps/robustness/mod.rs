@@ -437,7 +437,7 @@ async fn judge_hostile(world: &mut PaymentWorld) -> Result<(), Failure> {
     };
     let body = run.generator.render(&mutation);
     let finding = HostileFinding {
-        operation: run.operation.name(),
+        operation: run.operation.name().to_owned(),
         seed,
         sent: run.sent,
         failed: run.findings.len(),
