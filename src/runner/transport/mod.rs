@@ -98,11 +98,37 @@ fn builder(target: &TargetConfig, limits: Limits) -> reqwest::ClientBuilder {
         .tls_backend_rustls()
         .no_proxy()
         .proxy(reqwest::Proxy::custom(move |url| rules.proxy_for(url)));
-    builder = builder.tls_certs_merge(target.tls.roots.iter().cloned());
+    // The system's roots, read once, and the target's own: the same WebPKI
+    // verification the platform verifier does on Linux, without reading
+    // and parsing every root of the system again for each client.
+    builder = builder.tls_certs_only(
+        system_roots()
+            .iter()
+            .cloned()
+            .chain(target.tls.roots.iter().cloned()),
+    );
     if let Some(identity) = &target.tls.identity {
         builder = builder.identity(identity.clone());
     }
     builder
+}
+
+/// The system's trusted roots (`rustls-native-certs`: the CA bundle, or
+/// `SSL_CERT_FILE` and `SSL_CERT_DIR`), read and checked once per process:
+/// a run builds a client for each scenario and volley, and reading the
+/// bundle was most of what building one cost. A root rustls cannot use is
+/// left out, as the platform verifier leaves it out.
+fn system_roots() -> &'static [reqwest::Certificate] {
+    static ROOTS: std::sync::OnceLock<Vec<reqwest::Certificate>> = std::sync::OnceLock::new();
+    ROOTS.get_or_init(|| {
+        let loaded = rustls_native_certs::load_native_certs();
+        loaded
+            .certs
+            .into_iter()
+            .filter(|der| rustls::RootCertStore::empty().add(der.clone()).is_ok())
+            .filter_map(|der| reqwest::Certificate::from_der(&der).ok())
+            .collect()
+    })
 }
 
 /// The proxy rules of a run against `target`.
