@@ -112,7 +112,10 @@ impl BrowserJourney<'_> {
                     }
                     self.last_move = Instant::now();
                 }
-                StepDone::NotYet(_) if !settled => {}
+                // A script may build what the step names late (a lightbox's
+                // frame, a form drawn after the page loads): the step is
+                // given the patience a page showing nothing yet is given.
+                StepDone::NotYet(_) if self.last_move.elapsed() < PATIENCE => {}
                 StepDone::NotYet(why) => {
                     return Ok(Look::Unreadable(Failure::harness(format!(
                         "payconf could not run the step \"{step}\" of {}: {why}; the browser \

@@ -224,10 +224,19 @@ impl BrowserJourney<'_> {
                     return Ok(None);
                 }
                 match pick(&found["loneControls"], Choice::Authenticate) {
-                    Ok(Some(control)) => {
-                        if !typed.is_empty() && !cancelling {
+                    // A form that asks for something typed is walked by no
+                    // one, as the form driver walks only a form that asks
+                    // nothing: a buyer who cancels presses its cancel
+                    // control (the answer pass, on this look or the next:
+                    // a script may build the form between the two passes),
+                    // never its confirm; one who answers is told of the
+                    // fields no setting names.
+                    Ok(Some(_)) if !typed.is_empty() => {
+                        if !cancelling {
                             return Ok(Some(Acted::UnnamedFields(typed)));
                         }
+                    }
+                    Ok(Some(control)) => {
                         if let Some(control) = element(&control) {
                             click(client, &control).await?;
                             return Ok(Some(Acted::Walked));
