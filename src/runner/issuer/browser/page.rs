@@ -231,11 +231,10 @@ impl BrowserJourney<'_> {
                     // a script may build the form between the two passes),
                     // never its confirm; one who answers is told of the
                     // fields no setting names.
-                    Ok(Some(_)) if !typed.is_empty() => {
-                        if !cancelling {
-                            return Ok(Some(Acted::UnnamedFields(typed)));
-                        }
+                    Ok(Some(_)) if !typed.is_empty() && !cancelling => {
+                        return Ok(Some(Acted::UnnamedFields(typed)));
                     }
+                    Ok(Some(_)) if !typed.is_empty() => {}
                     Ok(Some(control)) => {
                         if let Some(control) = element(&control) {
                             click(client, &control).await?;
