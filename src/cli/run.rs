@@ -210,8 +210,13 @@ pub(super) fn run_options(args: Box<RunArgs>, plan: bool) -> crate::runner::RunO
         concurrency: usize::try_from(args.concurrency).unwrap_or(16),
         rate: args.rate,
         seed: args.seed,
-        list: args.list,
-        plan,
+        mode: if plan {
+            crate::runner::Mode::Plan
+        } else if args.list {
+            crate::runner::Mode::List
+        } else {
+            crate::runner::Mode::Run
+        },
         reports,
         waivers: args.waivers,
         strict_waivers: args.strict_waivers,

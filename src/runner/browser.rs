@@ -4,7 +4,7 @@ use std::{sync::Arc, time::Duration};
 
 use payconf_spec::features::ScenarioEntry;
 
-use super::{NotRun, drives_buyer};
+use super::{needs::drives_buyer, not_run::NotRun};
 use crate::runner::{
     exchange::Limits,
     issuer::chromium::{self, Chromium},

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::runner::Suite;
+use crate::runner::suite::Suite;
 
 /// The listing, as printed.
 pub fn listing(suite: &Suite) -> String {

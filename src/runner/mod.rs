@@ -8,10 +8,10 @@
 //! concurrently, and turns the outcome into an exit code: 0 all passed,
 //! 1 a check failed, 2 the run could not be carried out.
 
-use std::{path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
+use std::{process::ExitCode, sync::Arc};
 
 use cucumber::{gherkin::tagexpr::TagOperation, tag::Ext as _};
-use payconf_spec::{Profile, contract::Contract, features::ScenarioEntry};
+use payconf_spec::{Profile, features::ScenarioEntry};
 
 mod console;
 pub(crate) mod exchange;
@@ -37,7 +37,9 @@ pub mod bundle;
 pub(crate) mod embedded;
 mod needs;
 mod not_run;
+pub mod options;
 pub(crate) mod plan;
+pub mod production;
 mod scenarios;
 mod suite;
 
@@ -70,92 +72,20 @@ pub use needs::{
     SIGNATURE_TAG, drives_buyer, unmet_need,
 };
 pub use not_run::NotRun;
+pub use options::{Mode, RunOptions};
 use plan::{Plan, Selection, apply_driver_override, past_run, print_plan, select};
+pub use production::{PRODUCTION_SAFE, production_reason};
 use scenarios::{Helpers, Knobs, execute};
 pub use suite::{Preparsed, Suite};
 
 use crate::runner::{
     exchange::Limits,
-    reports::{Rendered, ReportFiles, ReportInputs, write_reports},
+    options::{TOKEN_LIFETIME_TAG, default_tags},
+    reports::{Rendered, ReportInputs, write_reports},
     result::Verdict,
-    target_file::{Environment, TargetConfig, TargetOverrides},
+    target_file::TargetConfig,
     waivers::Waivers,
 };
-
-/// The token lifetime of the embedded reference implementation, short so the
-/// expiry scenario waits only that long (and 100 ms more). Every other
-/// scenario submits its token (or opens its payment page) within a step or
-/// two of creating it, and a payment once submitted stays for the buyer's
-/// time at the issuer whatever this lifetime (`SUBMITTED_RETENTION` in the
-/// reference implementation). A second, not less: 250 ms let a machine
-/// whose cores are all busy (CI running tests beside the run) expire a
-/// token between a scenario's create and its submit, once in three runs
-/// under six runs at once and three busy loops on two cores.
-pub const EMBEDDED_TOKEN_LIFETIME: Duration = Duration::from_secs(1);
-
-/// The scenarios a run selects without `--tags`: what the contract states,
-/// against a target; the reference profile's choices too, against the
-/// embedded reference implementation, which makes them.
-fn default_tags(embedded: bool) -> String {
-    if embedded {
-        format!("{} or {}", Profile::Core.tag(), Profile::Reference.tag())
-    } else {
-        Profile::Core.tag().to_owned()
-    }
-}
-
-/// The tag of the scenario that waits for a token to expire.
-const TOKEN_LIFETIME_TAG: &str = "token-lifetime";
-
-/// Everything `payconf run` takes.
-#[derive(Clone, Debug, Default)]
-pub struct RunOptions {
-    /// `--target FILE`.
-    pub target_file: Option<PathBuf>,
-    /// `--base-url`, `--api-key`, `--shop-login`.
-    pub overrides: TargetOverrides,
-    /// `--tags EXPR`.
-    pub tags: Option<String>,
-    /// `--features DIR`.
-    pub features_dir: Option<PathBuf>,
-    /// `--spec FILE`.
-    pub spec: Option<PathBuf>,
-    /// `--timeout SECS`.
-    pub timeout: Duration,
-    /// `--concurrency N`.
-    pub concurrency: usize,
-    /// `--rate N`: requests a second at most, over the run.
-    pub rate: Option<f64>,
-    /// `--seed N`: the seed of generated hostile inputs; random when absent.
-    pub seed: Option<u64>,
-    /// `--list`: with a target, the plan; without, every requirement.
-    pub list: bool,
-    /// `payconf plan`: the plan of the run these options describe, sent nothing.
-    pub plan: bool,
-    /// `--junit`, `--cucumber-json`, `--html`, `--results`.
-    pub reports: ReportFiles,
-    /// `--waivers FILE`.
-    pub waivers: Option<PathBuf>,
-    /// `--strict-waivers`: a waiver no longer needed fails the run.
-    pub strict_waivers: bool,
-    /// `--retries N`: a failed or erred scenario run again up to N times,
-    /// but never a `@robustness` one.
-    pub retries: usize,
-    /// `--flaky-fails`: a scenario that passed only on a later try fails the run.
-    pub flaky_fails: bool,
-    /// `--evidence FILE`: the run's signed evidence bundle.
-    pub evidence: Option<PathBuf>,
-    /// `--signing-key FILE`: the key that signs the bundle.
-    pub signing_key: Option<PathBuf>,
-    /// `PAYCONF_SIGNING_KEY`: the key's PEM, when no file is given.
-    pub signing_key_pem: Option<String>,
-    /// `--rerun-failed FILE`: only what failed or erred in that results file.
-    pub rerun_failed: Option<PathBuf>,
-    /// `--allow-production`.
-    pub allow_production: bool,
-    /// `--embedded-tls`: the embedded target over HTTPS.
-    pub embedded_tls: bool,
-}
 
 /// Runs `payconf run`; returns the exit code.
 pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
@@ -164,12 +94,13 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     let mut interruption = Interruption::listen().map_err(NotRun::Signals)?;
     let suite = Suite::load(&options)?;
     let given_target = options.target_file.is_some() || options.overrides.base_url.is_some();
-    if options.list && !given_target && !options.plan {
-        print!("{}", crate::runner::list::listing(&suite));
-        return Ok(ExitCode::SUCCESS);
-    }
-    if options.list || options.plan {
-        return print_plan(&options, &suite);
+    match options.mode {
+        Mode::List if !given_target => {
+            print!("{}", crate::runner::list::listing(&suite));
+            return Ok(ExitCode::SUCCESS);
+        }
+        Mode::List | Mode::Plan => return print_plan(&options, &suite),
+        Mode::Run => {}
     }
     options.reports.check_paths()?;
     let sealing = match &options.evidence {
@@ -404,9 +335,6 @@ fn evidence_key(
     )?)
 }
 
-/// The tag of scenarios that send no card data, the only ones run against production.
-pub const PRODUCTION_SAFE: &str = "production-safe";
-
 /// The run's listener of the target's notifications, started when the
 /// target file declares `[notifications]` and a selected scenario listens.
 async fn listen_for_notifications(
@@ -426,17 +354,4 @@ async fn listen_for_notifications(
         redact::shown_url(listener.url())
     );
     Ok(Some(listener))
-}
-
-/// Why the target is production, if it is: the target file says so, or its
-/// base address is one of the spec's production servers.
-pub fn production_reason(target: &TargetConfig, contract: &Contract) -> Option<String> {
-    if target.environment == Some(Environment::Production) {
-        return Some("the target file declares environment = \"production\"".to_owned());
-    }
-    contract
-        .production_addresses()
-        .into_iter()
-        .find(|address| address.origin() == target.base_url.origin())
-        .map(|address| format!("{address} is the spec's production server"))
 }

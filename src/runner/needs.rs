@@ -113,7 +113,7 @@ pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
              outcome, so a target declares its own"
         ));
     }
-    if needs(super::TOKEN_LIFETIME_TAG) && target.token_lifetime.is_none() {
+    if needs(super::options::TOKEN_LIFETIME_TAG) && target.token_lifetime.is_none() {
         return Some("the target names no token_lifetime_secs".to_owned());
     }
     None
@@ -189,7 +189,7 @@ mod tests {
             vec!["failure-page"],
             vec!["declined-card"],
             vec!["card:insufficient_credit"],
-            vec![super::super::TOKEN_LIFETIME_TAG],
+            vec![crate::runner::options::TOKEN_LIFETIME_TAG],
         ]
         .iter()
         .map(|tags| unmet(&bare(), tags).unwrap_or_else(|| panic!("{tags:?} is unmet")))

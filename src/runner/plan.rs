@@ -10,7 +10,13 @@ use std::{fmt::Write as _, process::ExitCode};
 use cucumber::{gherkin::tagexpr::TagOperation, tag::Ext as _};
 use payconf_spec::{Profile, features::ScenarioEntry, requirements::Requirements};
 
-use super::{NotRun, PRODUCTION_SAFE, RunOptions, Suite, production_reason, unmet_need};
+use super::{
+    needs::unmet_need,
+    not_run::NotRun,
+    options::{RunOptions, default_tags},
+    production::{PRODUCTION_SAFE, production_reason},
+    suite::Suite,
+};
 use crate::runner::{
     result::{
         RunRecord,
@@ -318,7 +324,7 @@ pub(super) fn print_plan(options: &RunOptions, suite: &Suite) -> Result<ExitCode
     let (mut target, declaration) = if embedding {
         let placeholder = url::Url::parse("http://127.0.0.1/").expect("a valid URL");
         (
-            TargetConfig::reference_defaults(placeholder, super::EMBEDDED_TOKEN_LIFETIME),
+            TargetConfig::reference_defaults(placeholder, super::embedded::EMBEDDED_TOKEN_LIFETIME),
             "the embedded reference implementation (payconf run with no target)".to_owned(),
         )
     } else {
@@ -330,13 +336,7 @@ pub(super) fn print_plan(options: &RunOptions, suite: &Suite) -> Result<ExitCode
         (target, declaration)
     };
     apply_driver_override(options, &mut target)?;
-    let selection = select(
-        options,
-        suite,
-        &target,
-        super::default_tags(embedding),
-        true,
-    )?;
+    let selection = select(options, suite, &target, default_tags(embedding), true)?;
     let rerun = past_run(options)?;
     let plan = Plan::of(
         suite.features.scenarios(),

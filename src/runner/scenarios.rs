@@ -13,7 +13,11 @@ use std::{
 use cucumber::World as _;
 use payconf_spec::features::{effective_tags, file_name};
 
-use super::{NotRun, Preparsed, Suite, plan::Plan};
+use super::{
+    not_run::NotRun,
+    plan::Plan,
+    suite::{Preparsed, Suite},
+};
 use crate::runner::{
     console::Console,
     exchange::{Limits, Patient},

@@ -16,8 +16,8 @@ use reqwest::{Client, Method};
 use serde_json::Value;
 
 use crate::runner::{
-    ISSUER_TAG,
     exchange::{Exchange, Limits, RecordedRequest},
+    needs::ISSUER_TAG,
     steps::{CREATE_PATH, payment::create_body_for},
     target_file::{AcsDriver, TargetConfig},
 };

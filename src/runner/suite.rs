@@ -6,7 +6,7 @@ use std::sync::Arc;
 use cucumber::gherkin;
 use futures_util::stream;
 
-use super::{NotRun, RunOptions};
+use super::{not_run::NotRun, options::RunOptions};
 use payconf_spec::{
     Profile, contract::Contract, defects::Defects, features::Features, requirements::Requirements,
 };

@@ -172,3 +172,92 @@ fn a_circle_of_imports_is_found() {
         ["world", "issuer"]
     );
 }
+
+/// The code of a Rust file as the checks read it: its tests and comments
+/// left out.
+fn code_of(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).expect("a readable file");
+    text.split("#[cfg(test)]")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, found: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("a readable folder").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, found);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+/// What the runner's modules take from the runner's own `mod.rs` instead of
+/// from the sibling that holds it: `super::NotRun` in a child of the runner,
+/// or `crate::runner::Suite` anywhere in it. Each is written `file: path`.
+fn taken_from_the_top(runner: &Path) -> Vec<String> {
+    let modules: BTreeSet<String> = std::fs::read_dir(runner)
+        .expect("the runner's folder")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir() || p.file_name().is_some_and(|n| n != "mod.rs"))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    let mut files = Vec::new();
+    rust_files(runner, &mut files);
+    let mut taken = Vec::new();
+    for path in files {
+        let relative = path.strip_prefix(runner).expect("under the runner");
+        if relative == Path::new("mod.rs") {
+            continue;
+        }
+        // `super::` is the runner in its children: `x.rs` and `x/mod.rs`.
+        let child = relative.components().count() == 1
+            || relative.ends_with("mod.rs") && relative.components().count() == 2;
+        let code = code_of(&path);
+        let mut prefixes = vec!["crate::runner::"];
+        if child {
+            prefixes.push("super::");
+        }
+        for prefix in prefixes {
+            for (at, _) in code.match_indices(prefix) {
+                // `super::super::` is read at its last `super::`.
+                if code[at + prefix.len()..].starts_with("super::") {
+                    continue;
+                }
+                for name in named(&code[at + prefix.len()..]) {
+                    if !modules.contains(&name)
+                        && name != "super"
+                        && name != "*"
+                        && !name.is_empty()
+                    {
+                        taken.push(format!("{}: {prefix}{name}", relative.display()));
+                    }
+                }
+            }
+        }
+    }
+    taken.sort();
+    taken.dedup();
+    taken
+}
+
+/// `runner/mod.rs` is the runner's top: it runs a run and re-exports for
+/// the other commands. Its modules take what they need from the sibling
+/// that holds it (`super::plan::Plan`, `crate::runner::options::RunOptions`),
+/// never from the top, so no arrow runs back up to it.
+#[test]
+fn the_runners_modules_take_nothing_from_its_top() {
+    let runner = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/runner");
+    let taken = taken_from_the_top(&runner);
+    assert!(
+        taken.is_empty(),
+        "taken from runner/mod.rs rather than from the module that holds it: {taken:#?}"
+    );
+}

@@ -30,7 +30,7 @@ pub const OFF_OPERATION_DEFINITIONS: [&str; 1] = [paths::DEFINED_IN];
 /// Cucumber finds it; none when no definition (or more than one) matches.
 pub fn definition_file(step: &cucumber::gherkin::Step) -> Option<&'static str> {
     use cucumber::World as _;
-    let (_, _, location, _) = crate::runner::PaymentWorld::collection()
+    let (_, _, location, _) = crate::runner::world::PaymentWorld::collection()
         .find(step)
         .ok()??;
     location.map(|location| location.path)

@@ -219,7 +219,7 @@ impl PaymentWorld {
     /// Sets the profile and requirements from the scenario's tags, and
     /// waits for the browser when the scenario will need it.
     pub async fn configure(&mut self, tags: &[String]) {
-        if crate::runner::drives_buyer(tags) {
+        if crate::runner::needs::drives_buyer(tags) {
             if let Some(browser) = self.ctx.driver.browser() {
                 self.browser_reservation = Some(browser.reserve().await);
             }
@@ -233,9 +233,9 @@ impl PaymentWorld {
         self.holds_reference_answers = self.profile.holds_reference_choices()
             && !tags.iter().any(|t| {
                 [
-                    crate::runner::NOTIFICATION_TAG,
-                    crate::runner::LIFECYCLE_TAG,
-                    crate::runner::OUTCOME_TAG,
+                    crate::runner::needs::NOTIFICATION_TAG,
+                    crate::runner::needs::LIFECYCLE_TAG,
+                    crate::runner::needs::OUTCOME_TAG,
                 ]
                 .contains(&t.as_str())
             });
