@@ -125,8 +125,8 @@ async fn a_defect_failing_one_try_in_two_is_flaky_with_retries_and_fails_without
     assert_eq!(earlier[0].outcome, OutcomeKind::Failed);
     assert_eq!(earlier[0].at_fault, ["CREATE-01"]);
     let results = retried.results();
-    assert_eq!(results.counts.scenarios.flaky, 1);
-    assert_eq!(results.counts.scenarios.failed, 0);
+    assert_eq!(results.counts.scenarios.by_outcome.flaky, 1);
+    assert_eq!(results.counts.scenarios.by_outcome.failed, 0);
     assert_eq!(results.retries.allowed, 2);
     assert_eq!(results.requirement("CREATE-01"), RequirementVerdict::Flaky);
     assert!(
@@ -213,7 +213,7 @@ async fn a_scenario_failing_every_try_fails_with_its_reruns_in_junit() {
     let entry = scenario(&output, CREATE_01);
     assert_eq!(entry.outcome, OutcomeKind::Failed, "{entry:?}");
     assert_eq!(entry.tries, Some(3), "{entry:?}");
-    assert_eq!(output.results().counts.scenarios.flaky, 0);
+    assert_eq!(output.results().counts.scenarios.by_outcome.flaky, 0);
     assert!(
         output.stdout.contains("        try 2 of 3 failed: "),
         "{}",
@@ -242,7 +242,7 @@ async fn the_robustness_race_is_never_flaky() {
     let entry = scenario(&output, ROB_01);
     assert_eq!(entry.outcome, OutcomeKind::Failed, "{entry:?}");
     assert!(entry.tries.is_none(), "run once only: {entry:?}");
-    assert_eq!(output.results().counts.scenarios.flaky, 0);
+    assert_eq!(output.results().counts.scenarios.by_outcome.flaky, 0);
     assert!(!output.stdout.contains("FLAKY"), "{}", output.stdout);
 }
 

@@ -36,7 +36,7 @@ fn one_run_writes_all_four_reports_and_each_parses() {
 
     let results = dir.record();
     assert_eq!(results.exit_code, 0);
-    assert_eq!(results.counts.scenarios.passed, ran);
+    assert_eq!(results.counts.scenarios.by_outcome.passed, ran);
     let spec =
         std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/spec/openapi.yaml")).expect("spec");
     let sha: String = Sha256::digest(&spec)
@@ -148,8 +148,8 @@ async fn a_scenario_payconf_cannot_judge_is_an_error_in_every_report_not_a_failu
 
     let results = dir.record();
     assert_eq!(results.exit_code, 2);
-    assert_eq!(results.counts.scenarios.errors, 2);
-    assert_eq!(results.counts.scenarios.failed, 0);
+    assert_eq!(results.counts.scenarios.by_outcome.errors, 2);
+    assert_eq!(results.counts.scenarios.by_outcome.failed, 0);
     for id in ["TDS-04", "PAGE-02"] {
         assert_eq!(requirement_outcome(&results, id), "error", "{id}");
     }
@@ -199,7 +199,7 @@ async fn a_waived_failure_is_reported_as_waived_and_passes_the_run() {
 
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
     let results = dir.record();
-    assert_eq!(results.counts.scenarios.waived, 1);
+    assert_eq!(results.counts.scenarios.by_outcome.waived, 1);
     assert_eq!(requirement_outcome(&results, "CREATE-03"), "waived");
     let waived = scenarios_with_outcome(&results, OutcomeKind::Waived);
     assert_eq!(waived.len(), 1, "{results:#?}");

@@ -116,7 +116,7 @@ async fn scenarios_the_target_cannot_support_are_skipped_with_the_reason() {
         );
     }
     let results = output.results();
-    assert_eq!(results.counts.scenarios.skipped, driven);
+    assert_eq!(results.counts.scenarios.by_outcome.skipped, driven);
     let skipped = output.scenarios_with_outcome(OutcomeKind::Skipped);
     assert_eq!(skipped.len(), driven, "{results:#?}");
 

@@ -208,7 +208,7 @@ fn the_embedded_sandbox_over_tls_passes_the_whole_suite() {
         configuration["tls"]["ca_file"],
         "the embedded sandbox's own CA, made for this run"
     );
-    assert_eq!(results.counts.scenarios.failed, 0);
+    assert_eq!(results.counts.scenarios.by_outcome.failed, 0);
 
     let refused = payconf_run_with(
         &["--embedded-tls", "--base-url", "https://pay.example/"],
@@ -343,7 +343,7 @@ async fn a_transport_failure_during_a_scenario_is_an_error_not_a_failure() {
     .await;
     assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
     let results = RunRecord::load(&results.0).expect("the results read back");
-    let counts = results.counts.scenarios;
+    let counts = results.counts.scenarios.by_outcome;
     assert_eq!(counts.failed, 0, "{counts:?}");
     assert!(counts.errors > 0, "{counts:?}");
     for scenario in &results.scenarios {

@@ -336,7 +336,7 @@ impl ScenarioResult {
 }
 
 /// Counts of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Counts {
     /// Passed.
     pub passed: usize,

@@ -313,35 +313,21 @@ pub struct CountsRecord {
     pub steps: StepCounts,
 }
 
-/// Scenarios counted by outcome.
+/// Scenarios counted by outcome, with their total first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScenarioCounts {
     /// All of them.
     pub total: usize,
-    /// Passed.
-    pub passed: usize,
-    /// Passed on a later try.
-    pub flaky: usize,
-    /// Failed.
-    pub failed: usize,
-    /// Not run.
-    pub skipped: usize,
-    /// Failed, and waived.
-    pub waived: usize,
-    /// Not judged.
-    pub errors: usize,
+    /// Each outcome's count.
+    #[serde(flatten)]
+    pub by_outcome: Counts,
 }
 
 impl From<Counts> for ScenarioCounts {
     fn from(counts: Counts) -> Self {
         Self {
             total: counts.total(),
-            passed: counts.passed,
-            flaky: counts.flaky,
-            failed: counts.failed,
-            skipped: counts.skipped,
-            waived: counts.waived,
-            errors: counts.errors,
+            by_outcome: counts,
         }
     }
 }
