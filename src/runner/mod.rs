@@ -73,7 +73,7 @@ pub use needs::{
 };
 pub use not_run::NotRun;
 pub use options::{Mode, RunOptions};
-use plan::{Plan, Selection, apply_driver_override, past_run, print_plan, select};
+use plan::{Prepared, Selection, past_run, prepare, print_plan};
 pub use production::{PRODUCTION_SAFE, production_reason};
 use scenarios::{Helpers, Knobs, execute};
 pub use suite::{Preparsed, Suite};
@@ -141,19 +141,24 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         launched.embedded = Some(server);
         target
     };
-    let mut target = target;
-    apply_driver_override(&options, &mut target)?;
-    let Selection {
-        expression,
-        tags,
-        left_out,
-        production,
-    } = select(
+    let Prepared {
+        target,
+        selection:
+            Selection {
+                expression,
+                left_out,
+                production,
+                ..
+            },
+        rerun,
+        plan,
+    } = prepare(
         &options,
         &suite,
-        &target,
-        default_tags,
+        target,
+        embedding,
         options.allow_production,
+        rerun,
     )?;
     if let Some(why) = &production {
         println!("production: {why}; only @{PRODUCTION_SAFE} scenarios run");
@@ -161,13 +166,6 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             println!("  left out (sends card data)  {scenario}");
         }
     }
-    let plan = Plan::of(
-        suite.features.scenarios(),
-        &target,
-        &tags,
-        production.is_some(),
-        rerun.as_ref(),
-    );
     if let Some(past) = &rerun {
         let again = plan.selected().count();
         println!(

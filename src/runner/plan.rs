@@ -273,7 +273,7 @@ pub(super) struct Selection {
 /// The selection of `--tags` (or the default) for `target`: a production
 /// target narrows it to `@production-safe`, and without `allow_production`
 /// stops the run before anything is sent.
-pub(super) fn select(
+fn select(
     options: &RunOptions,
     suite: &Suite,
     target: &TargetConfig,
@@ -315,13 +315,62 @@ pub(super) fn select(
     })
 }
 
+/// What a run and its plan share once the target is known: the driver
+/// override applied to it, the selection, the earlier run `--rerun-failed`
+/// names, and the plan they make.
+pub(super) struct Prepared {
+    /// The target, its driver overridden as the flag or variable says.
+    pub(super) target: TargetConfig,
+    /// The scenarios the tags and the production guard select.
+    pub(super) selection: Selection,
+    /// The earlier run, with `--rerun-failed`.
+    pub(super) rerun: Option<EarlierRun>,
+    /// Every scenario, applying or not, and why.
+    pub(super) plan: Plan,
+}
+
+/// Prepares the run `options` describe against `target` (the embedded
+/// reference implementation's when `embedding`): what `payconf run` and
+/// `payconf plan` both do, in one place. `allow_production`: whether a
+/// production target may be selected for (a plan sends nothing, so it may).
+pub(super) fn prepare(
+    options: &RunOptions,
+    suite: &Suite,
+    mut target: TargetConfig,
+    embedding: bool,
+    allow_production: bool,
+    rerun: Option<EarlierRun>,
+) -> Result<Prepared, NotRun> {
+    apply_driver_override(options, &mut target)?;
+    let selection = select(
+        options,
+        suite,
+        &target,
+        default_tags(embedding),
+        allow_production,
+    )?;
+    let plan = Plan::of(
+        suite.features.scenarios(),
+        &target,
+        &selection.tags,
+        selection.production.is_some(),
+        rerun.as_ref(),
+    );
+    Ok(Prepared {
+        target,
+        selection,
+        rerun,
+        plan,
+    })
+}
+
 /// `payconf plan` (and `run --list` with a target): the plan of the run
 /// these options describe, resolved from the target file alone; nothing
 /// is sent and nothing is started.
 pub(super) fn print_plan(options: &RunOptions, suite: &Suite) -> Result<ExitCode, NotRun> {
     let file = TargetFile::of_run(options.target_file.as_deref(), &options.overrides)?;
     let embedding = !file.has_base_url();
-    let (mut target, declaration) = if embedding {
+    let (target, declaration) = if embedding {
         let placeholder = url::Url::parse("http://127.0.0.1/").expect("a valid URL");
         (
             TargetConfig::reference_defaults(placeholder, super::embedded::EMBEDDED_TOKEN_LIFETIME),
@@ -335,16 +384,9 @@ pub(super) fn print_plan(options: &RunOptions, suite: &Suite) -> Result<ExitCode
         };
         (target, declaration)
     };
-    apply_driver_override(options, &mut target)?;
-    let selection = select(options, suite, &target, default_tags(embedding), true)?;
-    let rerun = past_run(options)?;
-    let plan = Plan::of(
-        suite.features.scenarios(),
-        &target,
-        &selection.tags,
-        selection.production.is_some(),
-        rerun.as_ref(),
-    );
+    let Prepared {
+        selection, plan, ..
+    } = prepare(options, suite, target, embedding, true, past_run(options)?)?;
     println!("selection: --tags {}", selection.expression);
     if let Some(why) = &selection.production {
         println!(
@@ -360,10 +402,7 @@ pub(super) fn print_plan(options: &RunOptions, suite: &Suite) -> Result<ExitCode
 }
 
 /// `--acs-driver` or `PAYCONF_ACS_DRIVER` over the target file's driver.
-pub(super) fn apply_driver_override(
-    options: &RunOptions,
-    target: &mut TargetConfig,
-) -> Result<(), NotRun> {
+fn apply_driver_override(options: &RunOptions, target: &mut TargetConfig) -> Result<(), NotRun> {
     let env = |name: &str| std::env::var(name).ok();
     if let Some(driver) =
         crate::runner::target_file::driver_override(options.overrides.acs_driver.as_deref(), env)?

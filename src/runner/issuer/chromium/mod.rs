@@ -394,6 +394,15 @@ fn capabilities(
         "--no-default-browser-check".to_owned(),
         "--password-store=basic".to_owned(),
         "--window-size=1280,1024".to_owned(),
+        // Scenarios run at once, each journey in a window of its own, and
+        // only one window is in front: a page in a window behind it would
+        // have its timers slowed to once a second and its renderer put in
+        // the background, so how fast a script builds a form (a lightbox's
+        // overlay, a challenge drawn after the page loads) would depend on
+        // which window had the focus. Every window runs as the one in front.
+        "--disable-background-timer-throttling".to_owned(),
+        "--disable-backgrounding-occluded-windows".to_owned(),
+        "--disable-renderer-backgrounding".to_owned(),
         // Chromium exits when ChromeDriver does, and opens no port.
         "--remote-debugging-pipe".to_owned(),
         format!("--user-data-dir={}", profile.display()),
