@@ -249,7 +249,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         target: &target,
         embedded,
         tags: expression,
-        plan: &plan,
+        plan: plan.record(),
         left_out,
         waivers: &waivers,
         seed: generates.then_some(seed),

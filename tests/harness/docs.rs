@@ -53,7 +53,7 @@ fn drift(site: &Site) -> Vec<String> {
     differing
 }
 
-fn collect_files(root: &Path, dir: &Path, found: &mut Vec<PathBuf>) {
+pub(crate) fn collect_files(root: &Path, dir: &Path, found: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -453,57 +453,4 @@ fn the_hand_written_pages_link_only_to_what_exists() {
         }
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
-}
-
-/// docs/layout.md is the map of the code: every source file of the three
-/// crates and their tests is named there (a file by its name, one in a
-/// folder with its folder as `folder/`), so a file added without its line
-/// fails here, naming it.
-#[test]
-fn the_layout_page_names_every_source_file() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let layout = std::fs::read_to_string(root.join("docs/layout.md")).expect("docs/layout.md");
-    let mut files = Vec::new();
-    for top in [
-        "src",
-        "spec-model/src",
-        "reference-impl/src",
-        "tests",
-        "reference-impl/tests",
-    ] {
-        collect_files(root, &root.join(top), &mut files);
-    }
-    let sources: Vec<&PathBuf> = files
-        .iter()
-        .filter(|f| {
-            f.extension()
-                .is_some_and(|e| e == "rs" || e == "html" || e == "md")
-        })
-        .filter(|f| !f.components().any(|c| c.as_os_str() == "testdata"))
-        .collect();
-    assert!(
-        sources.len() > 200,
-        "the source files are found: {}",
-        sources.len()
-    );
-    let unnamed: Vec<String> = sources
-        .iter()
-        .filter(|path| {
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default();
-            let folder = path
-                .parent()
-                .and_then(Path::file_name)
-                .and_then(|n| n.to_str())
-                .unwrap_or_default();
-            !layout.contains(name) || !layout.contains(&format!("{folder}/"))
-        })
-        .map(|path| path.display().to_string())
-        .collect();
-    assert!(
-        unnamed.is_empty(),
-        "docs/layout.md does not name these files (or their folders): {unnamed:#?}"
-    );
 }

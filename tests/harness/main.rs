@@ -19,6 +19,7 @@ mod flaky;
 mod har;
 mod issuer_drivers;
 mod layers;
+mod layout;
 mod lightbox;
 mod notifications;
 mod plan;

@@ -69,7 +69,7 @@ pub fn contents(rendered: &Rendered<'_>) -> Result<Vec<Entry>, RenderError> {
     ));
     entries.push(Entry::new(
         "plan.json",
-        serde_json::to_vec_pretty(&inputs.plan.record())?,
+        serde_json::to_vec_pretty(&inputs.plan)?,
     ));
     entries.push(Entry::new("features.sha256", inputs.features.listing()));
     for result in crate::runner::reports::sorted(inputs.report) {

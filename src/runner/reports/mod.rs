@@ -200,8 +200,9 @@ pub struct ReportInputs<'a> {
     pub embedded: bool,
     /// The tag expression that selected the scenarios.
     pub tags: String,
-    /// The plan: every scenario, applying under the declaration or not, and why.
-    pub plan: &'a crate::runner::plan::Plan,
+    /// The plan: every scenario, applying under the declaration or not,
+    /// and why, as the record holds it.
+    pub plan: crate::runner::result::record::PlanRecord,
     /// Scenarios the production guard left out, as `file:line  name`.
     pub left_out: Vec<String>,
     /// The waivers the run was judged with.

@@ -44,7 +44,7 @@ pub fn record(inputs: &ReportInputs<'_>) -> RunRecord {
             tags: inputs.tags.clone(),
             left_out_by_production_guard: inputs.left_out.clone(),
         },
-        plan: inputs.plan.record(),
+        plan: inputs.plan.clone(),
         seed: inputs.seed,
         started_at: timestamp(inputs.started),
         duration_ms: millis(inputs.duration),
