@@ -23,8 +23,8 @@
 //!   resolves the `runner::target_file`, and runs the scenarios with cucumber:
 //!   the `runner::steps` act on a `runner::world` that sends every request
 //!   as an `runner::exchange` and judges every answer against the contract;
-//!   the buyer goes through the issuer's page with one of the drivers of
-//!   `runner::issuer`, which is given a journey and brings back a landing
+//!   the buyer goes through the payment page and the issuer's page with one
+//!   of the drivers of `runner::buyer`, which is given a journey and brings back a landing
 //!   (it never sees the world). Inside the runner the arrows point one
 //!   way: steps over the world, the world over the drivers and the
 //!   exchange, all of them over the result model. Cucumber's events are

@@ -13,7 +13,7 @@ use std::{
 
 use payconf_reference::{IssuerPage, ReferenceConfig, RunningServer};
 
-use crate::runner::issuer::chromium::{self, BrowserSettings, Chromium};
+use crate::runner::buyer::browser::chromium::{self, BrowserSettings, Chromium};
 
 /// Runs the measurement and prints its figures.
 pub async fn issuer_pages() -> Result<(), String> {

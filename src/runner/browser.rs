@@ -6,8 +6,8 @@ use payconf_spec::features::ScenarioEntry;
 
 use super::{needs::drives_buyer, not_run::NotRun};
 use crate::runner::{
+    buyer::browser::chromium::{self, Chromium},
     exchange::Limits,
-    issuer::chromium::{self, Chromium},
     target_file::{AcsDriver, TargetConfig},
 };
 

@@ -13,10 +13,10 @@ use std::{process::ExitCode, sync::Arc};
 use cucumber::{gherkin::tagexpr::TagOperation, tag::Ext as _};
 use payconf_spec::{Profile, features::ScenarioEntry};
 
+pub(crate) mod buyer;
 mod console;
 pub(crate) mod exchange;
 mod hostile;
-pub(crate) mod issuer;
 mod json;
 mod list;
 pub(crate) mod neutral;
@@ -47,10 +47,7 @@ mod suite;
 /// the browser (its attack tests start one of their own), the planted
 /// secrets' blanking, the report formats, the target file, the transport's
 /// client-certificate probe and the step definitions that carry card data.
-pub use issuer::{
-    browser::{NoScreenshot, blank_out},
-    chromium,
-};
+pub use buyer::browser::{NoScreenshot, blank_out, chromium};
 pub use reports::Format;
 /// What a run leaves for machines ([`RunRecord`](record::RunRecord)): the
 /// results file, typed.
@@ -75,7 +72,7 @@ pub use not_run::NotRun;
 pub use options::{Mode, RunOptions};
 use plan::{Prepared, Selection, past_run, prepare, print_plan};
 pub use production::{PRODUCTION_SAFE, production_reason};
-use scenarios::{Helpers, Knobs, execute};
+use scenarios::{Execution, ScenarioServices, execute};
 pub use suite::{Preparsed, Suite};
 
 use crate::runner::{
@@ -114,7 +111,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     let rerun = past_run(&options)?;
 
     let file = TargetFile::of_run(options.target_file.as_deref(), &options.overrides)?;
-    let mut launched = Launched::default();
+    let mut services = RunServices::default();
     if options.embedded_tls && file.has_base_url() {
         return Err(NotRun::EmbeddedTlsWithTarget);
     }
@@ -138,7 +135,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             "target: the reference implementation, in-process at {}",
             server.base_url
         );
-        launched.embedded = Some(server);
+        services.embedded = Some(server);
         target
     };
     let Prepared {
@@ -175,7 +172,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         );
         if again == 0 {
             println!("{}", console::result_line(console::Ending::NothingToRerun));
-            launched.stop().await;
+            services.stop().await;
             return Ok(ExitCode::SUCCESS);
         }
     }
@@ -185,7 +182,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         timeout: options.timeout,
         ..Limits::default()
     };
-    if launched.embedded.is_none() {
+    if services.embedded.is_none() {
         println!("target: {}", target.shown_base_url());
         if let Some(proxy) = crate::runner::transport::rules(&target).describe(&target.base_url) {
             println!("proxy: {proxy}");
@@ -195,13 +192,13 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         settings::check_credentials(&client, &target, limits).await?;
     }
     settings::check_issuer(&target, &selected)?;
-    launched.helpers.browser = match start_browser(&target, &selected, limits).await {
+    services.scenario.browser = match start_browser(&target, &selected, limits).await {
         Ok(browser) => browser,
-        Err(error) => return launched.fail(error).await,
+        Err(error) => return services.fail(error).await,
     };
-    launched.helpers.notifications = match listen_for_notifications(&target, &selected).await {
+    services.scenario.notifications = match listen_for_notifications(&target, &selected).await {
         Ok(listener) => listener,
-        Err(error) => return launched.fail(error).await,
+        Err(error) => return services.fail(error).await,
     };
     let seed = options
         .seed
@@ -223,7 +220,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             target.clone(),
             &plan,
             limits,
-            Knobs {
+            Execution {
                 concurrency: options.concurrency.max(1),
                 seed,
                 har: options.reports.of(reports::Format::Har).is_some() || sealing.is_some(),
@@ -233,12 +230,12 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
                 flaky_fails: options.flaky_fails,
             },
             waivers.clone(),
-            launched.helpers.clone(),
+            services.scenario.clone(),
         ) => outcome,
         signal = interruption.next() => Err(NotRun::Interrupted(signal)),
     };
     // Stopped whatever happened, before anything else is said.
-    let embedded = launched.stop().await;
+    let embedded = services.stop().await;
     let report = outcome?;
     let verdict = Verdict::of(&report);
     let inputs = ReportInputs {
@@ -289,19 +286,19 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
 /// implementation, the browser, the notification listener), stopped in
 /// one place however the run ends.
 #[derive(Debug, Default)]
-struct Launched {
+struct RunServices {
     embedded: Option<payconf_reference::RunningServer>,
-    helpers: Helpers,
+    scenario: ScenarioServices,
 }
 
-impl Launched {
+impl RunServices {
     /// Stops everything: the browser closed first. Whether the target was
     /// the embedded reference implementation.
     async fn stop(self) -> bool {
-        if let Some(browser) = &self.helpers.browser {
+        if let Some(browser) = &self.scenario.browser {
             browser.close().await;
         }
-        if let Some(listener) = &self.helpers.notifications {
+        if let Some(listener) = &self.scenario.notifications {
             listener.stop();
         }
         match self.embedded {

@@ -5,7 +5,7 @@
 use std::error::Error;
 
 use crate::runner::{
-    bundle::keys::KeyError, issuer::chromium::BrowserError, notifications::ListenError,
+    bundle::keys::KeyError, buyer::browser::chromium::BrowserError, notifications::ListenError,
     reports::ReportPathError, settings::SettingsError, target_file::TargetError,
     transport::TransportError, waivers::WaiversError,
 };

@@ -19,11 +19,11 @@ use super::{
     suite::{Preparsed, Suite},
 };
 use crate::runner::{
+    buyer::browser::chromium::Chromium,
     console::Console,
-    exchange::{Limits, Patient},
-    issuer::chromium::Chromium,
+    exchange::{Limits, Sender},
     notifications::Listener,
-    result::{Handover, RunReport, ScenarioKey, ScenarioResult, recorder::Recorder},
+    result::{LeftoverQueue, RunReport, ScenarioKey, ScenarioResult, recorder::Recorder},
     target_file::TargetConfig,
     waivers::Waivers,
     world::{PaymentWorld, RunContext, with_context},
@@ -31,7 +31,7 @@ use crate::runner::{
 
 /// How a run goes about its scenarios.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Knobs {
+pub(super) struct Execution {
     /// Scenarios at the same time.
     pub(super) concurrency: usize,
     /// The seed of generated hostile inputs.
@@ -50,7 +50,7 @@ pub(super) struct Knobs {
 
 /// What the run started for its scenarios besides the target.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Helpers {
+pub(super) struct ScenarioServices {
     /// The browser, when a selected scenario drives one.
     pub(super) browser: Option<Arc<Chromium>>,
     /// The listener of the target's notifications, when a selected scenario listens.
@@ -80,14 +80,14 @@ pub(super) async fn execute(
     target: TargetConfig,
     plan: &Plan,
     limits: Limits,
-    knobs: Knobs,
+    execution: Execution,
     waivers: Waivers,
-    helpers: Helpers,
+    services: ScenarioServices,
 ) -> Result<RunReport, NotRun> {
-    let (concurrency, seed) = (knobs.concurrency, knobs.seed);
+    let (concurrency, seed) = (execution.concurrency, execution.seed);
     let report = Arc::new(Mutex::new(RunReport {
-        retries: knobs.retries,
-        flaky_fails: knobs.flaky_fails,
+        retries: execution.retries,
+        flaky_fails: execution.flaky_fails,
         ..RunReport::default()
     }));
     let mut console = Console::new(Box::new(std::io::stdout()));
@@ -120,24 +120,24 @@ pub(super) async fn execute(
     let context = Arc::new(RunContext {
         redactor: target.redactor(),
         target,
-        patient: Patient::new(client, limits, knobs.rate),
+        sender: Sender::new(client, limits, execution.rate),
         contract: suite.contract,
         requirements: suite.requirements,
-        driver: crate::runner::issuer::Driver::of(target_driver, helpers.browser),
+        driver: crate::runner::buyer::Driver::of(target_driver, services.browser),
         seed,
-        har: knobs.har,
-        notifications: helpers.notifications,
+        har: execution.har,
+        notifications: services.notifications,
     });
 
-    let handover = Handover::default();
-    let recorder = Recorder::new(Arc::clone(&report), handover.clone())
-        .with_waivers(waivers, knobs.strict_waivers)
+    let leftovers_queue = LeftoverQueue::default();
+    let recorder = Recorder::new(Arc::clone(&report), leftovers_queue.clone())
+        .with_waivers(waivers, execution.strict_waivers)
         .with_requirements(context.requirements.clone())
         .with_listener(console);
     let cucumber = PaymentWorld::cucumber::<PathBuf>()
         .max_concurrent_scenarios(concurrency)
         .retry_options(move |feature, rule, scenario, _| {
-            retry(knobs.retries, feature, rule, scenario)
+            retry(execution.retries, feature, rule, scenario)
         })
         .before(|feature, rule, scenario, world| {
             let tags = effective_tags(feature, rule, scenario);
@@ -146,7 +146,7 @@ pub(super) async fn execute(
         .after(move |feature, _, scenario, _, world| {
             if let Some(world) = world {
                 let key = ScenarioKey::new(file_name(feature), scenario.position.line);
-                handover.hand(key, world.leave());
+                leftovers_queue.hand(key, world.leave());
             }
             Box::pin(async {})
         })

@@ -2,7 +2,7 @@
 //! server that has none.
 //!
 //! ROB-01 sends volleys of submits of one token (last bytes released
-//! together, the floor to themselves, on a fresh payment each) until one
+//! together, the volley lock to themselves, on a fresh payment each) until one
 //! executes the payment twice. The twin whose submit claims a token a
 //! millisecond after checking it must fail ROB-01, and only ROB-01, in
 //! every run of the whole profile; the conforming twin, and its lenient

@@ -23,7 +23,7 @@ use url::Url;
 
 use crate::{Profile, json_ref::resolve};
 
-pub use schema::{SchemaError, compile_schema, openapi_to_json_schema};
+pub use schema::{Components, SchemaError, compile_schema, openapi_to_json_schema};
 pub use violation::{Violation, Violations};
 
 /// The spec compiled into the binary, so an installed payconf works anywhere.
@@ -117,15 +117,21 @@ impl Contract {
             .pointer("/components/schemas")
             .cloned()
             .unwrap_or_else(|| Value::Object(Default::default()));
-        let core_envelope = schema::compile_schema(
-            &serde_json::json!({"$ref": "#/components/schemas/Envelope"}),
-            &definitions,
-            Profile::Core,
-        )
-        .map_err(|source| ContractError::Schema {
-            at: "the Envelope schema".to_owned(),
-            source,
-        })?;
+        // Robustness holds answers to the core view: two views in all.
+        let components = |profile| {
+            Components::new(&definitions, profile).map_err(|source| ContractError::Schema {
+                at: "components/schemas".to_owned(),
+                source,
+            })
+        };
+        let views = [components(Profile::Core)?, components(Profile::Reference)?];
+        let [core, reference] = &views;
+        let core_envelope = core
+            .compile(&serde_json::json!({"$ref": "#/components/schemas/Envelope"}))
+            .map_err(|source| ContractError::Schema {
+                at: "the Envelope schema".to_owned(),
+                source,
+            })?;
         let mut validators = HashMap::new();
         for (path, method, operation) in openapi.operations() {
             let operation_id = operation.operation_id.clone().ok_or_else(|| {
@@ -146,25 +152,25 @@ impl Contract {
                 else {
                     continue;
                 };
-                // Robustness holds answers to the core view: two views in all.
-                for profile in [Profile::Core, Profile::Reference] {
-                    let validator = schema::compile_schema(json_schema, &definitions, profile)
-                        .map_err(|source| ContractError::Schema {
+                for components in &views {
+                    let validator = components.compile(json_schema).map_err(|source| {
+                        ContractError::Schema {
                             at: format!("{operation_id} {status}"),
                             source,
-                        })?;
+                        }
+                    })?;
                     validators.insert(
                         ResponseKey {
                             operation_id: operation_id.clone(),
                             status: status.clone(),
-                            profile,
+                            profile: components.profile(),
                         },
                         validator,
                     );
                 }
             }
         }
-        let callback_bodies = callback_bodies(&document, &definitions)?;
+        let callback_bodies = callback_bodies(&document, reference)?;
         let sha256 = crate::digest::sha256_hex(text.as_bytes());
         Ok(Self {
             openapi,
@@ -333,7 +339,7 @@ impl Contract {
 /// The request body schema of every callback operation, compiled.
 fn callback_bodies(
     document: &Value,
-    definitions: &Value,
+    reference: &Components<'_>,
 ) -> Result<HashMap<String, Validator>, ContractError> {
     let mut bodies = HashMap::new();
     let operations = document
@@ -360,7 +366,8 @@ fn callback_bodies(
             ) else {
                 continue;
             };
-            let validator = schema::compile_schema(schema, definitions, Profile::Reference)
+            let validator = reference
+                .compile(schema)
                 .map_err(|source| ContractError::Schema {
                     at: format!("the {id} callback's body"),
                     source,

@@ -7,7 +7,7 @@
 //! conversion rewrites those and, for the core profile, drops every property
 //! marked `x-conformance: reference`.
 
-use jsonschema::Validator;
+use jsonschema::{Draft, Registry, Validator};
 use serde_json::{Map, Value, json};
 
 use crate::{
@@ -161,36 +161,105 @@ fn dropped_properties<'a>(
         .collect()
 }
 
-/// Compiles a schema of the spec, with every component schema beside it as `$defs`.
+/// Compiles a schema of the spec, with every component schema beside it as
+/// `$defs`. To compile many schemas of one spec, convert its components
+/// once: [`Components::compile`].
 pub fn compile_schema(
     schema: &Value,
     definitions: &Value,
     profile: Profile,
 ) -> Result<Validator, SchemaError> {
-    let defs: Map<String, Value> = definitions
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(name, s)| {
-            (
-                name.clone(),
-                openapi_to_json_schema(s, definitions, profile),
-            )
+    Components::new(definitions, profile)?.compile(schema)
+}
+
+/// Where the converted components are, for the schemas compiled against
+/// them.
+const COMPONENTS: &str = "urn:payconf:components";
+
+/// A spec's component schemas (`components/schemas`) converted once for a
+/// profile, to compile each schema of the spec against: the spec's answers
+/// are about a hundred schemas, and each refers to the components. They are
+/// checked against JSON Schema's meta-schema once, here, and held in a
+/// registry each compiled schema refers into, so compiling an answer's
+/// schema converts and checks that schema alone.
+#[derive(Debug)]
+pub struct Components<'a> {
+    definitions: &'a Value,
+    registry: Registry<'static>,
+    profile: Profile,
+}
+
+impl<'a> Components<'a> {
+    /// Converts `definitions` (`components/schemas`) for `profile`.
+    pub fn new(definitions: &'a Value, profile: Profile) -> Result<Self, SchemaError> {
+        let converted: Map<String, Value> = definitions
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(name, s)| {
+                (
+                    name.clone(),
+                    openapi_to_json_schema(s, definitions, profile),
+                )
+            })
+            .collect();
+        let document = json!({"$schema": DIALECT, "$defs": converted});
+        jsonschema::meta::validate(&document).map_err(|e| SchemaError::Invalid(e.to_string()))?;
+        let registry = Registry::new()
+            .draft(Draft::Draft202012)
+            .add(COMPONENTS, Draft::Draft202012.create_resource(document))
+            .and_then(jsonschema::RegistryBuilder::prepare)
+            .map_err(|e| SchemaError::Invalid(e.to_string()))?;
+        Ok(Self {
+            definitions,
+            registry,
+            profile,
         })
-        .collect();
-    let mut root = match openapi_to_json_schema(schema, definitions, profile) {
-        Value::Object(map) => map,
-        other => return Err(SchemaError::NotObject(other)),
-    };
-    root.insert("$defs".to_owned(), Value::Object(defs));
-    root.insert(
-        "$schema".to_owned(),
-        json!("https://json-schema.org/draft/2020-12/schema"),
-    );
-    jsonschema::draft202012::options()
-        .should_validate_formats(true)
-        .build(&Value::Object(root))
-        .map_err(|e| SchemaError::Invalid(e.to_string()))
+    }
+
+    /// The profile these components were converted for.
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    /// Compiles one schema of the spec against the converted components.
+    pub fn compile(&self, schema: &Value) -> Result<Validator, SchemaError> {
+        let mut root = openapi_to_json_schema(schema, self.definitions, self.profile);
+        refer_to_components(&mut root);
+        let Value::Object(mut root) = root else {
+            return Err(SchemaError::NotObject(root));
+        };
+        root.insert("$schema".to_owned(), json!(DIALECT));
+        jsonschema::draft202012::options()
+            .should_validate_formats(true)
+            .with_registry(&self.registry)
+            .build(&Value::Object(root))
+            .map_err(|e| SchemaError::Invalid(e.to_string()))
+    }
+}
+
+/// The JSON Schema dialect the conversion writes.
+const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// A compiled schema's references to components (`#/$defs/Name`, as the
+/// conversion writes them) made to point into the components' registry.
+fn refer_to_components(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                match value {
+                    Value::String(target) if key == "$ref" => {
+                        if target.starts_with("#/$defs/") {
+                            target.insert_str(0, COMPONENTS);
+                        }
+                    }
+                    other => refer_to_components(other),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(refer_to_components),
+        _ => {}
+    }
 }
 
 /// Why a schema of the spec does not compile.
@@ -275,5 +344,48 @@ mod tests {
         assert_eq!(core["properties"].as_object().map(Map::len), Some(1));
         let reference = openapi_to_json_schema(&schema, &defs, Profile::Reference);
         assert_eq!(reference["required"], json!(["a", "b", "urls"]));
+    }
+
+    #[test]
+    fn references_reach_the_components_at_every_depth() {
+        let defs = json!({
+            "Id": {"type": "string", "minLength": 2},
+            "Item": {"type": "object", "required": ["id"], "properties": {"id": {"$ref": "#/components/schemas/Id"}}},
+        });
+        let components = Components::new(&defs, Profile::Core).expect("components");
+        let list = components
+            .compile(&json!({"type": "array", "items": {"$ref": "#/components/schemas/Item"}}))
+            .expect("compiles");
+        assert!(list.is_valid(&json!([{"id": "ab"}])));
+        assert!(
+            !list.is_valid(&json!([{"id": "a"}])),
+            "Id's bound, two references down"
+        );
+        assert!(!list.is_valid(&json!([{}])), "Item's required property");
+        let item = components
+            .compile(&json!({"$ref": "#/components/schemas/Item"}))
+            .expect("a reference alone compiles");
+        assert!(!item.is_valid(&json!({"id": 7})));
+    }
+
+    #[test]
+    fn a_component_that_is_no_json_schema_is_refused_where_it_is_converted() {
+        let defs = json!({"Id": {"type": "strnig"}});
+        let error = Components::new(&defs, Profile::Core).expect_err("refused");
+        assert!(error.to_string().contains("strnig"), "{error}");
+        let error = compile_schema(&json!({"type": "objcet"}), &no_defs(), Profile::Core)
+            .expect_err("an answer's schema is checked too");
+        assert!(error.to_string().contains("objcet"), "{error}");
+    }
+
+    #[test]
+    fn a_reference_to_no_component_is_refused() {
+        let defs = no_defs();
+        let components = Components::new(&defs, Profile::Core).expect("components");
+        assert!(
+            components
+                .compile(&json!({"$ref": "#/components/schemas/Missing"}))
+                .is_err()
+        );
     }
 }

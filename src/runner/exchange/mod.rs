@@ -2,17 +2,17 @@
 //! for the console and reports, and sent with the run's bounds: a time limit
 //! per request and a size limit on what is read.
 
-mod floor;
 mod no_answer;
-mod patience;
 mod record;
+mod sender;
 mod trail;
+mod volley_lock;
 
-pub use floor::Floor;
 pub use no_answer::NoAnswer;
-pub use patience::{Patient, Sent};
 pub use record::Unreported;
+pub use sender::{Sender, Sent};
 pub use trail::Trail;
+pub use volley_lock::VolleyLock;
 
 pub use crate::runner::result::{ExchangeRecord, Timing};
 pub use crate::runner::transport::Limits;

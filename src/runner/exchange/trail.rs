@@ -4,7 +4,7 @@
 //! keeps its own trail beside the scenario's ([`Trail::beside`]), which the
 //! scenario then takes in ([`Trail::take_in`]).
 
-use super::{Exchange, Patient, RecordedRequest, Sent, Unreported, target_failure};
+use super::{Exchange, RecordedRequest, Sender, Sent, Unreported, target_failure};
 use crate::runner::{redact::Redactor, result::Failure};
 
 /// What a scenario (or a journey of it) sent and saw.
@@ -64,18 +64,18 @@ impl Trail {
         self.unreported.sent(redactor, exchanges);
     }
 
-    /// Sends a request with the run's patient client and keeps the exchange;
+    /// Sends a request with the run's sender and keeps the exchange;
     /// fails when nothing usable came back. Answers that ask payconf to come
     /// back later are waited out and noted; past payconf's patience a rate
     /// limit is an error of the harness that names `--rate`, and so is a
     /// transport payconf could not use. Returns the exchange's index.
     pub async fn exchange(
         &mut self,
-        patient: &Patient,
+        sender: &Sender,
         redactor: &Redactor,
         request: RecordedRequest,
     ) -> Result<usize, Failure> {
-        let sent = patient.send(request).await;
+        let sent = sender.send(request).await;
         self.note_waits(&sent, redactor);
         let limited = sent.still_limited();
         self.exchanges.push(sent.exchange);

@@ -4,7 +4,7 @@
 //!
 //! Cucumber hands the world to the `after` hook but not to the event that
 //! ends a scenario, which is where the recorder makes its result. So the
-//! hook gives the world's leftovers to the [`Handover`], keyed by the
+//! hook gives the world's leftovers to the [`LeftoverQueue`], keyed by the
 //! scenario, and the recorder takes them when the scenario's last event
 //! comes: one map with one reader, not a list per kind. A scenario run
 //! again (`--retries`) leaves once a try, and the recorder, whose events
@@ -39,9 +39,9 @@ pub struct Leftovers {
 
 /// Where each scenario's leftovers wait for the recorder.
 #[derive(Clone, Debug, Default)]
-pub struct Handover(Arc<Mutex<HashMap<ScenarioKey, VecDeque<Leftovers>>>>);
+pub struct LeftoverQueue(Arc<Mutex<HashMap<ScenarioKey, VecDeque<Leftovers>>>>);
 
-impl Handover {
+impl LeftoverQueue {
     /// Leaves a try's leftovers for the recorder, after its scenario's earlier tries'.
     pub fn hand(&self, key: ScenarioKey, leftovers: Leftovers) {
         self.lock().entry(key).or_default().push_back(leftovers);

@@ -22,7 +22,7 @@ pub use failure::{Failure, Fault};
 pub use hostile::HostileFinding;
 pub use issuer::{Drove, IssuerEvidence};
 pub use key::ScenarioKey;
-pub use leftovers::{Handover, Leftovers};
+pub use leftovers::{LeftoverQueue, Leftovers};
 pub use record::{FORMAT_VERSION, RequirementVerdict, RunRecord};
 pub use verdict::{Grounds, Reason, Verdict};
 

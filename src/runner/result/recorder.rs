@@ -22,7 +22,7 @@ use cucumber::{
 use payconf_spec::{features::file_name, requirements::Requirements};
 
 use super::{
-    Counts, Failure, Handover, Outcome, RunReport, ScenarioKey, ScenarioResult, StepResult,
+    Counts, Failure, LeftoverQueue, Outcome, RunReport, ScenarioKey, ScenarioResult, StepResult,
     StepStatus,
 };
 use crate::runner::waivers::{Decision, Waiver, Waivers, format_date};
@@ -46,7 +46,7 @@ pub trait Listener: Send {
 pub struct Recorder {
     report: Arc<Mutex<RunReport>>,
     /// Where the `after` hook leaves each scenario's leftovers.
-    handover: Handover,
+    leftovers_queue: LeftoverQueue,
     /// Each scenario under way.
     running: HashMap<ScenarioKey, Running>,
     /// Each scenario's latest try that failed or erred and will run again,
@@ -82,11 +82,11 @@ impl std::fmt::Debug for Recorder {
 }
 
 impl Recorder {
-    /// A recorder filling `report`, taking each scenario's leftovers from `handover`.
-    pub fn new(report: Arc<Mutex<RunReport>>, handover: Handover) -> Self {
+    /// A recorder filling `report`, taking each scenario's leftovers from `leftovers_queue`.
+    pub fn new(report: Arc<Mutex<RunReport>>, leftovers_queue: LeftoverQueue) -> Self {
         Self {
             report,
-            handover,
+            leftovers_queue,
             running: HashMap::new(),
             held: HashMap::new(),
             waivers: Waivers::none(),
@@ -361,7 +361,7 @@ impl Recorder {
         rule: Option<&gherkin::Rule>,
         scenario: &gherkin::Scenario,
     ) -> ScenarioResult {
-        let leftovers = self.handover.take(&key);
+        let leftovers = self.leftovers_queue.take(&key);
         let (outcome, named, steps, duration) = match self.running.remove(&key) {
             Some(running) => {
                 let took = self.now.duration_since(running.started).unwrap_or_default();

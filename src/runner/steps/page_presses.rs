@@ -16,12 +16,15 @@ use super::{
     payment_page::{address, card_values, declared, open_page},
 };
 use crate::runner::{
-    exchange::Exchange,
-    issuer::{
+    buyer::{
         Choice,
-        html::{self, PageAction},
-        parse, same_page,
+        form::{
+            html::{self, PageAction},
+            parse,
+        },
+        same_page,
     },
+    exchange::Exchange,
     steps::robustness::{fresh_payment, volleys_line},
     volley::{self, PagePresses},
     world::{Failure, PaymentWorld, Settled, checked, checked_async},
@@ -86,7 +89,7 @@ async fn presses_twice(
                 }
                 requests.push(request);
             }
-            let volley = volley::send(world.target(), &world.ctx.patient, requests)
+            let volley = volley::send(world.target(), &world.ctx.sender, requests)
                 .await
                 .map_err(|why| {
                     Failure::harness(format!("payconf could not press pay twice at once: {why}"))

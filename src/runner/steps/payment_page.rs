@@ -5,7 +5,7 @@
 //! approved, with no `payment/submit` from the merchant; and the page
 //! opened for a payment the service does not hold.
 //!
-//! The journeys are the issuer drivers' ([`crate::runner::issuer`]): the
+//! The journeys are the issuer drivers' ([`crate::runner::buyer`]): the
 //! run's driver answers each page in turn, and where the buyer lands is
 //! judged by the redirect steps ([`super::redirect`]).
 
@@ -20,8 +20,11 @@ use super::{
     redirect::configured_values,
 };
 use crate::runner::{
+    buyer::{
+        Answer, Choice, Page,
+        form::{self, parse},
+    },
     exchange::RecordedRequest,
-    issuer::{Answer, Choice, Page, form, parse},
     target_file::{CardField, IssuerStep, PaymentPage, PaymentRefs, TestCard},
     world::{Failure, PaymentWorld, Settled, checked, checked_async},
 };
@@ -204,7 +207,7 @@ pub(super) async fn open_page(world: &mut PaymentWorld, url: Url) -> Result<usiz
     let ctx = std::sync::Arc::clone(&world.ctx);
     world
         .trail
-        .exchange(&ctx.patient, &ctx.redactor, request)
+        .exchange(&ctx.sender, &ctx.redactor, request)
         .await
 }
 

@@ -9,7 +9,7 @@ use url::Url;
 
 use super::payment::shown;
 use crate::runner::{
-    issuer::{Choice, same_page},
+    buyer::{Choice, same_page},
     world::{Failure, PaymentWorld, Settled, checked, checked_async},
 };
 

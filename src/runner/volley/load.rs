@@ -8,13 +8,13 @@
 //! The contract states no capacity, so a requirement that is not about
 //! capacity (buyers kept apart, hostile bodies answered) is never failed
 //! on it: each request that got no answer at load is sent again alone,
-//! after the others, with the floor to itself ([`Patient::send_alone`]),
+//! after the others, with the volley lock to itself ([`Sender::send_alone`]),
 //! and the answer it then gets is judged. If it still gets none, that is
 //! the target's failure, shown with both. What the load did is told on
 //! the scenario's `measured:` line: how many of how many, at what
 //! concurrency, the first error.
 
-use crate::runner::exchange::{Exchange, NoAnswer, Patient};
+use crate::runner::exchange::{Exchange, NoAnswer, Sender};
 
 /// Whether an exchange got no answer at all: the connection refused,
 /// reset or closed, or no answer in time. An answer that came (too large,
@@ -116,7 +116,7 @@ impl Load {
 /// order, and puts the new exchange in its place; the load, noted, and
 /// the places of the exchanges sent again.
 pub async fn again_alone(
-    patient: &Patient,
+    sender: &Sender,
     exchanges: &mut [Exchange],
     mut load: Load,
 ) -> (Load, Vec<usize>) {
@@ -126,7 +126,7 @@ pub async fn again_alone(
         if !unanswered(exchange) {
             continue;
         }
-        let alone = patient.send_alone(exchange.request.clone()).await.exchange;
+        let alone = sender.send_alone(exchange.request.clone()).await.exchange;
         load.again += 1;
         if unanswered(&alone) {
             load.still_unanswered += 1;

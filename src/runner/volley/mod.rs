@@ -12,7 +12,7 @@
 //! Research, 2023), as Turbo Intruder and Burp Repeater's "send group in
 //! parallel" do:
 //!
-//! 1. **The floor alone** ([`crate::runner::exchange::Floor`]): the volley
+//! 1. **The volley lock, alone** ([`crate::runner::exchange::VolleyLock`]): the volley
 //!    waits for the requests of other scenarios in flight to end, and
 //!    theirs wait for it.
 //! 2. **Connections opened and warmed.** A client of its own
@@ -59,7 +59,7 @@ use url::Url;
 
 use self::gate::{Gate, GatedBody};
 use crate::runner::{
-    exchange::{Exchange, Limits, Patient, RecordedRequest},
+    exchange::{Exchange, Limits, RecordedRequest, Sender},
     target_file::TargetConfig,
     transport::TransportError,
 };
@@ -140,18 +140,18 @@ enum Pending {
 }
 
 /// Sends `requests` as a volley of the run (see the module's guide), in
-/// its pace and with the floor alone. An error is the harness's: its
+/// its pace and with the volley lock alone. An error is the harness's: its
 /// client could not be built, or a task of its failed.
 pub async fn send(
     target: &TargetConfig,
-    patient: &Patient,
+    sender: &Sender,
     requests: Vec<RecordedRequest>,
 ) -> Result<Volley, VolleyError> {
-    let client = crate::runner::transport::volley_client(target, patient.limits)?;
+    let client = crate::runner::transport::volley_client(target, sender.limits)?;
     // The warm-ups and the volley, in the run's pace.
-    patient.pace.turns(2 * requests.len()).await;
-    let _alone = patient.floor.alone().await;
-    fire(&client, &target.base_url, patient.limits, requests).await
+    sender.pace.turns(2 * requests.len()).await;
+    let _alone = sender.volley_lock.alone().await;
+    fire(&client, &target.base_url, sender.limits, requests).await
 }
 
 /// Sends `requests` as a volley through `client`, warming its connections

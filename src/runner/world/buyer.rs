@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use url::Url;
 
 use super::{Failure, PaymentWorld};
-use crate::runner::issuer::{Answer, Choice, Driver, Journey, Page, same_page};
+use crate::runner::buyer::{Answer, Choice, Driver, Journey, Page, same_page};
 
 impl PaymentWorld {
     /// Drives the buyer from the issuer address to wherever they land.
@@ -87,7 +87,7 @@ impl PaymentWorld {
             answers,
             merchant,
             target: &ctx.target,
-            patient: &ctx.patient,
+            sender: &ctx.sender,
             redactor: &ctx.redactor,
         };
         let trail = self.trail.beside();

@@ -21,9 +21,9 @@ use serde_json::Value;
 use url::Url;
 
 use crate::runner::{
-    exchange::{Exchange, Patient, RecordedRequest, Trail},
+    buyer::browser::chromium::Reservation,
+    exchange::{Exchange, RecordedRequest, Sender, Trail},
     hostile::HostileRun,
-    issuer::chromium::Reservation,
     notifications::{Listener, Mailbox},
     redact::Redactor,
     result::{HostileFinding, IssuerEvidence, Leftovers},
@@ -37,9 +37,9 @@ use payconf_spec::{Profile, contract::Contract, requirements::Requirements};
 pub struct RunContext {
     /// The server under test, resolved and checked before the first scenario.
     pub target: TargetConfig,
-    /// The patient client every request goes out through: its bounds,
-    /// `--rate`, the floor exchanges in flight share.
-    pub patient: Patient,
+    /// The sender every request goes out through: its bounds,
+    /// `--rate`, the volley lock exchanges in flight share.
+    pub sender: Sender,
     /// The spec every answer is checked against as it arrives.
     pub contract: Arc<Contract>,
     /// The requirements catalogue.
@@ -47,7 +47,7 @@ pub struct RunContext {
     /// Keeps secrets out of everything shown.
     pub redactor: Redactor,
     /// The issuer driver, with the browser the browser driver started for the run.
-    pub driver: crate::runner::issuer::Driver,
+    pub driver: crate::runner::buyer::Driver,
     /// The seed of the hostile inputs `@robustness` generates.
     pub seed: u64,
     /// Whether every exchange is kept for a HAR file (`--har`), those the
@@ -292,7 +292,7 @@ impl PaymentWorld {
     pub async fn exchange(&mut self, request: RecordedRequest) -> Result<usize, Failure> {
         let ctx = &self.ctx;
         self.trail
-            .exchange(&ctx.patient, &ctx.redactor, request)
+            .exchange(&ctx.sender, &ctx.redactor, request)
             .await
     }
 

@@ -62,7 +62,7 @@ async fn volley_of(
     world: &PaymentWorld,
     requests: Vec<RecordedRequest>,
 ) -> Result<volley::Volley, Failure> {
-    let volley = volley::send(world.target(), &world.ctx.patient, requests)
+    let volley = volley::send(world.target(), &world.ctx.sender, requests)
         .await
         .map_err(|why| {
             Failure::harness(format!(

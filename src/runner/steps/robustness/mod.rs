@@ -113,14 +113,14 @@ async fn send_all(
     while requests.peek().is_some() {
         let wave: Vec<RecordedRequest> = requests.by_ref().take(width).collect();
         let mut answers: Vec<Exchange> = stream::iter(wave)
-            .map(|request| async { world.ctx.patient.send(request).await.exchange })
+            .map(|request| async { world.ctx.sender.send(request).await.exchange })
             .buffered(width)
             .collect()
             .await;
         world.also_sent(&answers);
         let before = load.unanswered;
         let again;
-        (load, again) = volley::load::again_alone(&world.ctx.patient, &mut answers, load).await;
+        (load, again) = volley::load::again_alone(&world.ctx.sender, &mut answers, load).await;
         world.also_sent(again.iter().map(|&at| &answers[at]));
         if load.unanswered > before {
             width = (width / 2).max(1);
@@ -351,7 +351,7 @@ async fn fresh_token(world: &PaymentWorld) -> Option<String> {
 /// A payment created anew: its token, and its ID when create gave one.
 pub(crate) async fn fresh_payment(world: &PaymentWorld) -> Option<(String, Option<String>)> {
     let create = create_request(world, create_body(world).to_string().into_bytes());
-    let answer = world.ctx.patient.send(create).await.exchange;
+    let answer = world.ctx.sender.send(create).await.exchange;
     world.also_sent([&answer]);
     let json = json_of(&answer)?;
     let text = |pointer: &str| {
@@ -389,7 +389,7 @@ async fn shrink(
         );
         // Alone: a candidate is judged on its own answer, never on the
         // load of the other scenarios' requests.
-        let exchange = world.ctx.patient.send_alone(request).await.exchange;
+        let exchange = world.ctx.sender.send_alone(request).await.exchange;
         world.also_sent([&exchange]);
         sent += 1;
         if let Some(why) = problem(run.operation, &exchange) {

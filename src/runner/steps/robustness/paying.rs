@@ -4,7 +4,7 @@
 //! be checked against their definitions ([`crate::runner::steps::CARD_DATA_DEFINITIONS`]).
 //!
 //! Requests "at once" go as volleys ([`crate::runner::volley`]): last bytes
-//! released together over connections opened beforehand, with the floor
+//! released together over connections opened beforehand, with the volley lock
 //! to themselves.
 
 use std::time::Duration;
@@ -36,7 +36,7 @@ async fn volley_of(
     what: &str,
     requests: Vec<RecordedRequest>,
 ) -> Result<Volley, Failure> {
-    let volley = volley::send(world.target(), &world.ctx.patient, requests)
+    let volley = volley::send(world.target(), &world.ctx.sender, requests)
         .await
         .map_err(|why| Failure::harness(format!("payconf could not send {what} at once: {why}")))?;
     world.also_sent(&volley.warm);
@@ -178,7 +178,7 @@ fn json_of_answer(exchange: &Exchange, load: &Load, operation: &str) -> Result<V
 async fn answered_alone(world: &mut PaymentWorld, volley: &mut Volley, what: &str) -> Load {
     let sent = volley.exchanges.len();
     let start = Load::new(what, sent, sent);
-    let (load, again) = load::again_alone(&world.ctx.patient, &mut volley.exchanges, start).await;
+    let (load, again) = load::again_alone(&world.ctx.sender, &mut volley.exchanges, start).await;
     world.also_sent(again.iter().map(|&at| &volley.exchanges[at]));
     if let Some(line) = load.line() {
         world.measured.push(line);

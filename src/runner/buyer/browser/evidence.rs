@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::BrowserJourney;
-use crate::runner::issuer::chromium::Turn;
+use crate::runner::buyer::browser::chromium::Turn;
 use crate::runner::target_file::TargetConfig;
 
 impl BrowserJourney<'_> {

@@ -38,7 +38,7 @@ impl Heartbeat {
     }
 }
 
-use crate::runner::{issuer::Journey, result::Failure};
+use crate::runner::{buyer::Journey, result::Failure};
 
 /// What the browser's pages held when they went over its bound; never, when
 /// the machine does not tell.

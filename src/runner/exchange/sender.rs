@@ -1,4 +1,4 @@
-//! A patient client where the contract is silent: it says nothing of rate
+//! The run's sender: an HTTP client patient where the contract is silent: it says nothing of rate
 //! limits ("Limits (rate limits, ...): not shown"), so a server may have
 //! them, and a merchant's HTTP client honours them.
 //!
@@ -23,7 +23,7 @@ use tokio::time::Instant;
 
 use reqwest::Client;
 
-use super::{Exchange, Floor, Limits, RecordedRequest};
+use super::{Exchange, Limits, RecordedRequest, VolleyLock};
 
 /// The most times one request is sent again after being asked to wait.
 const TRIES: usize = 5;
@@ -96,11 +96,11 @@ impl Sent {
     }
 }
 
-/// The run's patient client, shared by every scenario: the HTTP client and
-/// the bounds of each exchange, the pace `--rate` sets, and the floor every
+/// The run's sender, shared by every scenario: the HTTP client and
+/// the bounds of each exchange, the pace `--rate` sets, and the volley lock every
 /// exchange in flight shares (a volley holds it alone).
 #[derive(Debug)]
-pub struct Patient {
+pub struct Sender {
     /// The HTTP client: no redirects followed, proxies chosen by the
     /// target's `proxy` setting and the environment (`transport::proxy`).
     pub client: Client,
@@ -109,28 +109,28 @@ pub struct Patient {
     /// `--rate`: how fast requests may go out.
     pub pace: Pace,
     /// Shared by every exchange in flight; a volley has it alone.
-    pub floor: Floor,
+    pub volley_lock: VolleyLock,
 }
 
-impl Patient {
-    /// The patient client over `client`, at `rate` requests a second when given.
+impl Sender {
+    /// The sender over `client`, at `rate` requests a second when given.
     pub fn new(client: Client, limits: Limits, rate: Option<f64>) -> Self {
         Self {
             client,
             limits,
             pace: Pace::new(rate),
-            floor: Floor::default(),
+            volley_lock: VolleyLock::default(),
         }
     }
 
     /// Sends `request`, waiting out the answers that ask payconf to come
     /// back later, within [`TRIES`] and [`PATIENCE`]; each send takes its
-    /// turn in the pace and holds the floor shared while it is in flight.
+    /// turn in the pace and shares the volley lock while it is in flight.
     pub async fn send(&self, request: RecordedRequest) -> Sent {
         send_patiently(request, self, Hold::Shared).await
     }
 
-    /// Sends `request` as [`Self::send`] does, but with the floor to itself:
+    /// Sends `request` as [`Self::send`] does, but with the volley lock to itself:
     /// nothing else of the run in flight, so that its answer is the
     /// target's answer to that request alone, not to payconf's own load.
     pub async fn send_alone(&self, request: RecordedRequest) -> Sent {
@@ -138,26 +138,26 @@ impl Patient {
     }
 }
 
-/// How a send holds the floor while in flight.
+/// How a send holds the volley lock while in flight.
 #[derive(Clone, Copy)]
 enum Hold {
     Shared,
     Alone,
 }
 
-async fn send_patiently(mut request: RecordedRequest, patient: &Patient, hold: Hold) -> Sent {
-    let (client, limits, floor) = (&patient.client, patient.limits, &patient.floor);
+async fn send_patiently(mut request: RecordedRequest, sender: &Sender, hold: Hold) -> Sent {
+    let (client, limits, lock) = (&sender.client, sender.limits, &sender.volley_lock);
     let mut waits = Vec::new();
     let mut spent = Duration::ZERO;
     loop {
-        patient.pace.turns(1).await;
+        sender.pace.turns(1).await;
         let exchange = match hold {
             Hold::Shared => {
-                let _shared = floor.share().await;
+                let _shared = lock.share().await;
                 request.send(client, limits).await
             }
             Hold::Alone => {
-                let _alone = floor.alone().await;
+                let _alone = lock.alone().await;
                 request.send(client, limits).await
             }
         };

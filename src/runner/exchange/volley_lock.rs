@@ -1,34 +1,34 @@
-//! The run's floor: ordinary exchanges share it, a volley has it alone.
+//! The volley lock: ordinary exchanges share it, a volley holds it alone.
 //!
 //! A race check measures how close together its requests reach the
 //! target. Requests of other scenarios in flight at that moment (hostile
 //! bodies, a buyer at the issuer's page, payments in parallel) queue in
 //! front of the volley's at the server and take the runner's CPU, and
-//! spread the volley out. So every ordinary request holds the floor shared
-//! while it is in flight (a browser journey for its whole length, as the
+//! spread the volley out. So every ordinary request shares the lock while
+//! it is in flight (a browser journey for its whole length, as the
 //! browser's requests are not payconf's to hold one by one), and a volley
-//! waits for those in flight to end and has the floor to itself: requests
-//! of other scenarios wait until it is over.
+//! waits for those in flight to end and holds the lock alone: requests of
+//! other scenarios wait until it is over.
 //!
 //! The lock is fair (tokio's `RwLock` queues writers and readers in
 //! order), so a volley is not starved by a steady stream of requests, and
-//! nothing that holds the floor waits for anything that needs it alone: a
+//! nothing that holds the lock waits for anything that needs it alone: a
 //! holder is never nested inside another holder of the same scenario.
 
 use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// See the module's guide.
 #[derive(Debug, Default)]
-pub struct Floor(RwLock<()>);
+pub struct VolleyLock(RwLock<()>);
 
-/// The floor shared with other ordinary exchanges, while held.
+/// The lock shared with other ordinary exchanges, while held.
 pub type Shared<'a> = RwLockReadGuard<'a, ()>;
 
-/// The floor to a volley alone, while held.
+/// The lock held by a volley alone, while held.
 pub type Alone<'a> = RwLockWriteGuard<'a, ()>;
 
-impl Floor {
-    /// Waits for the floor shared: at once unless a volley has it or waits for it.
+impl VolleyLock {
+    /// Waits for the lock shared: at once unless a volley has it or waits for it.
     pub async fn share(&self) -> Shared<'_> {
         self.0.read().await
     }
@@ -47,12 +47,12 @@ mod tests {
 
     #[tokio::test]
     async fn a_volley_waits_for_exchanges_in_flight_and_holds_back_new_ones() {
-        let floor = std::sync::Arc::new(Floor::default());
-        let in_flight = floor.share().await;
+        let lock = std::sync::Arc::new(VolleyLock::default());
+        let in_flight = lock.share().await;
         let alone = {
-            let floor = floor.clone();
+            let lock = lock.clone();
             tokio::spawn(async move {
-                let _alone = floor.alone().await;
+                let _alone = lock.alone().await;
                 tokio::time::sleep(Duration::from_millis(50)).await;
             })
         };
@@ -63,9 +63,9 @@ mod tests {
         );
         // A new exchange queues behind the waiting volley.
         let newcomer = {
-            let floor = floor.clone();
+            let lock = lock.clone();
             tokio::spawn(async move {
-                let _shared = floor.share().await;
+                let _shared = lock.share().await;
             })
         };
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -73,7 +73,7 @@ mod tests {
         drop(in_flight);
         tokio::time::timeout(Duration::from_secs(5), alone)
             .await
-            .expect("the volley runs once the floor is clear")
+            .expect("the volley runs once the lock is free")
             .expect("no panic");
         tokio::time::timeout(Duration::from_secs(5), newcomer)
             .await

@@ -11,7 +11,7 @@ use std::{collections::BTreeMap, time::Duration};
 use url::Url;
 
 use crate::runner::{
-    exchange::{Exchange, Patient, Trail, target_failure},
+    exchange::{Exchange, Sender, Trail, target_failure},
     redact::Redactor,
     result::{Failure, IssuerEvidence},
     target_file::{IssuerStep, TargetConfig},
@@ -112,9 +112,9 @@ pub struct Journey<'a> {
     /// The target's settings: the issuer driver's, the secrets a
     /// screenshot blanks out.
     pub target: &'a TargetConfig,
-    /// The run's patient client, which the form driver sends through and
-    /// whose floor the browser holds.
-    pub patient: &'a Patient,
+    /// The run's sender, which the form driver sends through and
+    /// whose volley lock the browser shares.
+    pub sender: &'a Sender,
     /// Keeps secrets out of what the journey leaves.
     pub redactor: &'a Redactor,
 }

@@ -24,12 +24,13 @@
 //! does on a page is in [`page`].
 
 mod archive;
+pub mod chromium;
 mod ends;
 mod evidence;
 mod log;
 mod look;
 mod page;
-mod still;
+mod settled;
 
 use ends::{Heartbeat, load_failure, over_memory, over_memory_failure};
 use log::{FrameFailure, Loading};
@@ -43,9 +44,9 @@ use serde_json::{Value, json};
 use url::Url;
 
 use self::archive::Archive;
+use self::chromium::{COMMAND_BOUND, Chromium, CommandError, Reservation, Turn};
 use super::{
     Drove, IssuerEvidence, Journey, Landing,
-    chromium::{COMMAND_BOUND, Chromium, CommandError, Reservation, Turn},
     navigation::{MAX_PAGES, Visited, error_status, over_bound, too_many_pages},
 };
 use crate::runner::{exchange::Trail, result::Failure};
@@ -59,6 +60,13 @@ pub const SETTLE: Duration = Duration::from_secs(1);
 /// How long a page that shows nothing to do is given to show it (a script
 /// may build the form late).
 const PATIENCE: Duration = Duration::from_secs(3);
+
+/// How long what an explicit step names is looked for after the page last
+/// moved, when the page has nothing pending: a script may draw it late (a
+/// lightbox's frame), and a busy machine draws it later still. Only a
+/// step that names nothing on the page waits it out, and that step is an
+/// error of the target file, not a verdict.
+const STEP_PATIENCE: Duration = Duration::from_secs(10);
 
 /// The least time the browser gets to answer one look at the page, whatever
 /// `--timeout` says; past it (and [`COMMAND_BOUND`] more) it has stopped
@@ -95,8 +103,8 @@ pub async fn authenticate(
         }
     };
     // The browser's requests to the target are its own, not payconf's to
-    // hold one by one: the journey holds the floor for its whole length.
-    let _shared = way.patient.floor.share().await;
+    // hold one by one: the journey shares the volley lock for its whole length.
+    let _shared = way.sender.volley_lock.share().await;
     let mut journey = BrowserJourney {
         turn,
         merchant: way.merchant.to_vec(),
@@ -119,7 +127,7 @@ pub async fn authenticate(
     // (a machine short of CPU, a renderer that hangs) ends the journey as
     // an error of the harness, and is used no more in this run.
     let bound = way.bound() + COMMAND_BOUND;
-    let answer_bound = way.patient.limits.timeout.max(MIN_ANSWER) + COMMAND_BOUND;
+    let answer_bound = way.sender.limits.timeout.max(MIN_ANSWER) + COMMAND_BOUND;
     let heartbeat = journey.heartbeat.clone();
     // The memory is watched beside the journey, not between its commands: a
     // page that allocates without yielding holds every command up. Over
@@ -324,7 +332,7 @@ impl BrowserJourney<'_> {
                 };
                 let status = response["status"].as_u64().unwrap_or_default();
                 let exchange = self
-                    .page_exchange(&id, &request, &response, way.patient.limits.max_body)
+                    .page_exchange(&id, &request, &response, way.sender.limits.max_body)
                     .await;
                 let failure = error_status(
                     way,

@@ -13,13 +13,13 @@ use std::collections::BTreeMap;
 use scraper::{ElementRef, Html};
 use url::Url;
 
-use super::{
+use super::controls::{
+    FormSubmission, Refusal, Unsendable, clickable, control_label, declares_field, fill_form,
+    selector, submitter,
+};
+use crate::runner::buyer::{
     Choice,
-    controls::{
-        FormSubmission, Refusal, Unsendable, clickable, control_label, declares_field, fill_form,
-        selector, submitter,
-    },
-    words::{Role, role},
+    control_rule::{Role, role},
 };
 
 /// What the buyer can do on a page, as read without running its scripts.
@@ -224,7 +224,7 @@ mod tests {
         values: &BTreeMap<String, String>,
     ) -> Result<FormSubmission, String> {
         let document =
-            crate::runner::issuer::parse::document(html).map_err(|why| why.to_string())?;
+            crate::runner::buyer::form::parse::document(html).map_err(|why| why.to_string())?;
         match answer_form(&document, page, choice, values) {
             Some(result) => result.map_err(|refusal| match refusal {
                 Refusal::Script(why) => why.to_string(),

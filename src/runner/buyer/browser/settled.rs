@@ -21,8 +21,8 @@ use serde_json::{Value, json};
 use url::Url;
 
 use super::{BrowserJourney, Look, Progress, SETTLE};
+use crate::runner::buyer::{Choice, browser::chromium::CommandError, cannot_judge::asked_again};
 use crate::runner::exchange::{Exchange, RecordedRequest, RecordedResponse, Timing, next_id};
-use crate::runner::issuer::{Choice, chromium::CommandError, unsure::asked_again};
 use crate::runner::result::Failure;
 
 /// Runs in every document before the page's scripts: counts the timers set
@@ -169,6 +169,20 @@ impl BrowserJourney<'_> {
             pending,
             asking: read["asking"] == true,
         })
+    }
+
+    /// Whether the page may yet show what a step names: a script's
+    /// request, timer or refresh pending within the journey's bound.
+    pub(super) async fn still_busy(
+        &self,
+        values: &BTreeMap<String, String>,
+        deadline: Instant,
+    ) -> Result<bool, CommandError> {
+        Ok(self
+            .stillness(values, left(deadline))
+            .await?
+            .pending
+            .is_some())
     }
 
     /// A page that has shown nothing to do for [`super::PATIENCE`] before

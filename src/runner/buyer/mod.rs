@@ -1,20 +1,21 @@
-//! Getting the buyer through the issuer's authentication page (the ACS,
-//! access control server, of 3-D Secure), as a browser would. The contract
-//! says nothing about how that page is built, so nothing about it may fail
+//! The buyer's journeys, as a browser would make them: through the payment
+//! page, the issuer's authentication page (the ACS, access control server,
+//! of 3-D Secure) and an alternative method's pages. The contract says
+//! nothing about how those pages are built, so nothing about them may fail
 //! a target: only where the buyer lands does.
 //!
 //! Two drivers stand side by side, chosen by `[acs] driver` in the target
 //! file; the same file works for both:
 //!
-//! - [`form`]: HTTP and a real HTML parser ([`html`], [`controls`],
-//!   [`relay`]), no script. Fast, and
+//! - [`form`]: HTTP and a real HTML parser ([`form::html`],
+//!   [`form::controls`], [`form::relay`]), no script. Fast, and
 //!   enough for pages built of plain forms, several pages and frames.
-//! - [`browser`]: a real headless Chromium ([`chromium`]), for pages built
+//! - [`browser`]: a real headless Chromium ([`browser::chromium`]), for pages built
 //!   with JavaScript, frames from other origins and script redirects.
 //!
 //! They share the rules of the way ([`navigation`]: bounds on pages and on
 //! time, the merchant's pages where the journey ends, the record of pages
-//! visited), the rule for which control the buyer presses ([`words`]) and
+//! visited), the rule for which control the buyer presses ([`control_rule`]) and
 //! the explicit steps of the target file (`[[acs.steps]]`). Each driver is
 //! given a [`Journey`] (the way described, and the run's means to send and
 //! redact, never the scenario's state) and brings back a [`Landing`] with
@@ -22,17 +23,11 @@
 //! scenario as an error of the harness, never as a failure of the target.
 
 pub mod browser;
-pub mod chromium;
-pub mod controls;
+pub mod cannot_judge;
+pub mod control_rule;
 pub mod form;
-pub mod html;
 pub mod journey;
 pub mod navigation;
-pub mod parse;
-pub mod relay;
-pub mod served_steps;
-pub mod unsure;
-pub mod words;
 
 use std::sync::Arc;
 
@@ -53,7 +48,7 @@ pub enum Driver {
     /// HTTP and a real HTML parser, no script ([`form`]).
     Form,
     /// A headless Chromium, started once for the run ([`browser`]).
-    Browser(Arc<chromium::Chromium>),
+    Browser(Arc<browser::chromium::Chromium>),
 }
 
 impl Driver {
@@ -61,7 +56,7 @@ impl Driver {
     /// started for it. The browser is started whenever a selected scenario
     /// drives the buyer, so a browser driver without one drives no buyer;
     /// it stands as the form driver.
-    pub fn of(choice: AcsDriver, browser: Option<Arc<chromium::Chromium>>) -> Self {
+    pub fn of(choice: AcsDriver, browser: Option<Arc<browser::chromium::Chromium>>) -> Self {
         match (choice, browser) {
             (AcsDriver::None, _) => Self::None,
             (AcsDriver::Browser, Some(chromium)) => Self::Browser(chromium),
@@ -70,7 +65,7 @@ impl Driver {
     }
 
     /// The browser, for the browser driver.
-    pub fn browser(&self) -> Option<&chromium::Chromium> {
+    pub fn browser(&self) -> Option<&browser::chromium::Chromium> {
         match self {
             Self::Browser(chromium) => Some(chromium),
             Self::None | Self::Form => None,
@@ -94,7 +89,7 @@ impl Driver {
         &self,
         journey: Journey<'_>,
         trail: Trail,
-        held: &mut Option<chromium::Reservation>,
+        held: &mut Option<browser::chromium::Reservation>,
     ) -> Landing {
         match self {
             Self::None => Landing {

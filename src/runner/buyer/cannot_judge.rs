@@ -120,7 +120,7 @@ pub fn unnamed_fields(
 }
 
 /// The error of a page whose controls payconf cannot tell apart: `why`
-/// lists them ([`super::words::Choosing::words`]).
+/// lists them ([`super::control_rule::Choosing::words`]).
 pub fn unclear(answering: Page, page: &Url, why: &str) -> Failure {
     Failure::harness(format!(
         "payconf cannot tell how the buyer answers {} at {page}: {why}",

@@ -1,5 +1,5 @@
 //! A form's controls as a browser without script sees them: the one the
-//! buyer presses (by the rule of [`super::words`]), and what the form sends
+//! buyer presses (by the rule of [`super::control_rule`]), and what the form sends
 //! when it is clicked.
 
 use std::collections::BTreeMap;
@@ -8,9 +8,9 @@ use reqwest::Method;
 use scraper::{ElementRef, Selector};
 use url::Url;
 
-use super::{
+use crate::runner::buyer::{
     Choice,
-    words::{Choosing, choose},
+    control_rule::{Choosing, choose},
 };
 
 /// A form, read off a page and filled.

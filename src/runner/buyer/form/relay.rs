@@ -8,10 +8,8 @@ use std::collections::BTreeMap;
 use scraper::{ElementRef, Html};
 use url::Url;
 
-use super::{
-    controls::{FormSubmission, clickable, control_label, fill_form, selector},
-    words::role,
-};
+use super::controls::{FormSubmission, clickable, control_label, fill_form, selector};
+use crate::runner::buyer::control_rule::role;
 
 /// How a page moves the buyer on without the buyer doing anything, as a
 /// browser's script or refresh would.
@@ -85,7 +83,7 @@ mod tests {
 
     /// The relay of a page, when it has one.
     fn read_relay(html: &str, page: &Url) -> Option<Relay> {
-        let document = crate::runner::issuer::parse::document(html).ok()?;
+        let document = crate::runner::buyer::form::parse::document(html).ok()?;
         relay_in(&document, page)
     }
 

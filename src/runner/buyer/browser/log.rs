@@ -11,7 +11,7 @@ use std::{
 use url::Url;
 
 use super::BrowserJourney;
-use crate::runner::issuer::{chromium::CommandError, journey::same_page};
+use crate::runner::buyer::{browser::chromium::CommandError, journey::same_page};
 
 impl BrowserJourney<'_> {
     /// Reads the browser's log: the document requests since the last look.

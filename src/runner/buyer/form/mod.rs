@@ -1,6 +1,6 @@
 //! The form driver: the buyer's browser without script. It opens the issuer
 //! address without following redirects automatically, reads each page with
-//! a real HTML parser ([`super::html`]) and does what a buyer does:
+//! a real HTML parser ([`html`]) and does what a buyer does:
 //!
 //! - on a page that only relays the buyer (a refresh, a form of hidden
 //!   fields a script posts on load) it follows the relay;
@@ -13,7 +13,7 @@
 //! - once every page is answered, a page whose only form asks nothing and
 //!   has a control that confirms (a review step's "Confirm and pay") is
 //!   confirmed, never gone back from: the rule of the controls
-//!   ([`super::words`]) holds on every page of the way;
+//!   ([`super::control_rule`]) holds on every page of the way;
 //! - with `[[acs.steps]]`, it runs the steps instead of guessing.
 //!
 //! Redirects are followed by hand and cookies the pages set are sent back.
@@ -34,14 +34,20 @@ use reqwest::{
 use scraper::Html;
 use url::Url;
 
+pub mod controls;
+pub mod html;
+pub mod parse;
+pub mod relay;
+pub mod served_steps;
+
+use self::{
+    html::{PageAction, Unreadable},
+    relay::Relay,
+};
 use super::{
     Choice, Drove, IssuerEvidence, Journey, Landing, Page,
-    html::{self, PageAction, Unreadable},
+    cannot_judge::{asked_again, no_form, too_many_walks, unclear, unnamed_fields},
     navigation::{MAX_PAGES, MAX_WALKS, Visited, needs_browser, too_many_pages},
-    parse,
-    relay::{self, Relay},
-    served_steps,
-    unsure::{asked_again, no_form, too_many_walks, unclear, unnamed_fields},
 };
 use crate::runner::{
     exchange::{RecordedRequest, Trail},
@@ -107,7 +113,7 @@ async fn walk(journey: &Journey<'_>, buyer: &mut Buyer) -> Result<Url, Failure> 
             steps: std::mem::take(&mut steps),
         };
         let (next, rest) =
-            parse::off_runtime(journey.patient.limits.timeout, move || reading.read())
+            parse::off_runtime(journey.sender.limits.timeout, move || reading.read())
                 .await
                 .map_err(|why| needs_browser(&page, &why))?;
         steps = rest;
@@ -412,7 +418,7 @@ impl Buyer {
         self.visited.page(&url);
         let index = self
             .trail
-            .exchange(journey.patient, journey.redactor, request)
+            .exchange(journey.sender, journey.redactor, request)
             .await?;
         let response = self.trail.exchanges[index]
             .response

@@ -10,10 +10,10 @@ use url::Url;
 
 use super::{Acted, BrowserJourney, StepDone};
 use crate::runner::{
-    issuer::{
+    buyer::{
         Choice,
-        chromium::CommandError,
-        words::{Choosing, choose},
+        browser::chromium::CommandError,
+        control_rule::{Choosing, choose},
     },
     target_file::{IssuerStep, StepAction, StepValue},
 };

@@ -11,13 +11,13 @@ use std::{
 
 use url::Url;
 
-use super::{Acted, BrowserJourney, Look, PATIENCE, SETTLE, StepDone, still};
+use super::{Acted, BrowserJourney, Look, PATIENCE, SETTLE, STEP_PATIENCE, StepDone, settled};
 use crate::runner::{
-    issuer::{
+    buyer::{
         Answer, Choice, Page,
-        chromium::CommandError,
+        browser::chromium::CommandError,
+        cannot_judge::{asked_again, too_many_walks, unclear, unnamed_fields},
         navigation::MAX_WALKS,
-        unsure::{asked_again, too_many_walks, unclear, unnamed_fields},
     },
     result::Failure,
     target_file::{IssuerStep, StepAction},
@@ -114,8 +114,12 @@ impl BrowserJourney<'_> {
                 }
                 // A script may build what the step names late (a lightbox's
                 // frame, a form drawn after the page loads): the step is
-                // given the patience a page showing nothing yet is given.
-                StepDone::NotYet(_) if self.last_move.elapsed() < PATIENCE => {}
+                // given STEP_PATIENCE after the page last moved, and past
+                // it waits on while a script of the page has a request, a
+                // timer or a refresh pending (the journey's bound ends the
+                // wait). A document still loading is waited for above.
+                StepDone::NotYet(_) if self.last_move.elapsed() < STEP_PATIENCE => {}
+                StepDone::NotYet(_) if self.still_busy(values, deadline).await? => {}
                 StepDone::NotYet(why) => {
                     return Ok(Look::Unreadable(Failure::harness(format!(
                         "payconf could not run the step \"{step}\" of {}: {why}; the browser \
@@ -168,7 +172,7 @@ impl BrowserJourney<'_> {
                 // Still, but a landing only when nothing will move it on.
                 let last = state.last();
                 let last_values = last.map_or(&no_values, |last| last.values);
-                let still = self.stillness(last_values, still::left(deadline)).await?;
+                let still = self.stillness(last_values, settled::left(deadline)).await?;
                 if let Some(last) = last.filter(|last| last.choice == Choice::Authenticate) {
                     if still.asking {
                         return Ok(Look::Unreadable(asked_again(
