@@ -8,6 +8,8 @@
 
 use std::io::Write;
 
+#[cfg(test)]
+mod golden;
 mod lines;
 
 pub use lines::{Ending, result_line};
