@@ -15,7 +15,7 @@ use hyper_util::rt::TokioIo;
 use payconf_reference::{DEFAULT_API_KEY, DEFAULT_FRICTIONLESS_CARD, DEFAULT_SHOP_LOGIN};
 use tokio::{net::TcpStream, task::JoinSet};
 
-use crate::runner::steps::{CREATE_PATH, SUBMIT_PATH};
+use crate::runner::merchant::{CREATE_PATH, SUBMIT_PATH};
 
 /// Latencies of a scenario's runs and how many they completed.
 #[derive(Debug, Default)]

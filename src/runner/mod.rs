@@ -19,6 +19,7 @@ pub(crate) mod exchange;
 mod hostile;
 mod json;
 mod list;
+pub(crate) mod merchant;
 pub(crate) mod neutral;
 pub(crate) mod notifications;
 mod redact;

@@ -12,13 +12,13 @@
 //! Both stop the run with exit 2 and name the setting that resolves it.
 
 use payconf_spec::features::ScenarioEntry;
-use reqwest::{Client, Method};
+use reqwest::Client;
 use serde_json::Value;
 
 use crate::runner::{
-    exchange::{Exchange, Limits, RecordedRequest},
+    exchange::{Exchange, Limits},
+    merchant,
     needs::ISSUER_TAG,
-    steps::{CREATE_PATH, payment::create_body_for},
     target_file::{AcsDriver, TargetConfig},
 };
 
@@ -72,13 +72,7 @@ pub async fn check_credentials(
     target: &TargetConfig,
     limits: Limits,
 ) -> Result<(), SettingsError> {
-    let request = RecordedRequest::new(Method::POST, target.api_url(CREATE_PATH))
-        .header(
-            "Authorization",
-            format!("apikey {}", target.api_key.expose()),
-        )
-        .header("Content-Type", "application/json")
-        .body(create_body_for(target).to_string());
+    let request = merchant::create_request(target, merchant::create_body(target).to_string());
     let exchange = request.send(client, limits).await;
     match refusal(&exchange) {
         None => Ok(()),
@@ -146,7 +140,9 @@ mod tests {
     use std::time::{Duration, SystemTime};
 
     use super::*;
-    use crate::runner::exchange::{RecordedResponse, Timing};
+    use reqwest::Method;
+
+    use crate::runner::exchange::{RecordedRequest, RecordedResponse, Timing};
 
     fn answered(status: u16, body: &str) -> Exchange {
         Exchange {

@@ -7,9 +7,9 @@ use cucumber::{Parameter, when};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use super::SUBMIT_PATH;
 use crate::runner::{
     exchange::RecordedRequest,
+    merchant::{self, SUBMIT_PATH},
     target_file::TestCard,
     world::{Failure, PaymentWorld, Settled, checked_async},
 };
@@ -237,10 +237,7 @@ pub(super) fn submit_request(
     // Whether submit also needs the key the contract does not say; the
     // merchant's server that calls it holds the key, so it sends it.
     if target.submit_authorization {
-        request = request.header(
-            "Authorization",
-            format!("apikey {}", target.api_key.expose()),
-        );
+        request = merchant::with_key(request, &target.api_key);
     }
     if let Some(token) = token {
         request = request.header("paymentToken", token);

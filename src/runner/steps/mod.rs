@@ -35,8 +35,3 @@ pub fn definition_file(step: &cucumber::gherkin::Step) -> Option<&'static str> {
         .ok()??;
     location.map(|location| location.path)
 }
-
-/// Path of the create call, under the target's base address.
-pub const CREATE_PATH: &str = "/api/v1/payment/create/";
-/// Path of the submit call, under the target's base address.
-pub const SUBMIT_PATH: &str = "/api/v1/payment/submit/";

@@ -8,6 +8,7 @@ use reqwest::Method;
 use super::payment::create_body;
 use crate::runner::{
     exchange::RecordedRequest,
+    merchant,
     world::{PaymentWorld, Settled, checked_async},
 };
 
@@ -29,9 +30,9 @@ async fn sends_request_to(
             "createPayment"
         };
         let target = world.target();
-        let mut request = RecordedRequest::new(method.clone(), target.api_url(&path)).header(
-            "Authorization",
-            format!("apikey {}", target.api_key.expose()),
+        let mut request = merchant::with_key(
+            RecordedRequest::new(method.clone(), target.api_url(&path)),
+            &target.api_key,
         );
         if method != Method::GET {
             let body = create_body(world).to_string();

@@ -3,31 +3,17 @@
 
 use cucumber::{gherkin::Step, given, then, when};
 use reqwest::Method;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::CREATE_PATH;
 use crate::runner::{
     exchange::RecordedRequest,
+    merchant::{self, CREATE_PATH},
     world::{CreatedPayment, Failure, PaymentWorld, Settled, checked, checked_async},
 };
 
 /// The create body the merchant sends, with a reference of its own.
 pub fn create_body(world: &PaymentWorld) -> Value {
-    create_body_for(world.target())
-}
-
-/// The create body the merchant sends to `target`, with a reference of its own.
-pub fn create_body_for(target: &crate::runner::target_file::TargetConfig) -> Value {
-    json!({
-        "shopLogin": target.shop_login,
-        "amount": target.amount,
-        "currency": target.currency,
-        "shopTransactionID": format!(
-            "{}{}",
-            target.transaction_prefix,
-            &uuid::Uuid::new_v4().simple().to_string()[..12]
-        ),
-    })
+    merchant::create_body(world.target())
 }
 
 /// How the merchant authenticates a create.
@@ -52,12 +38,7 @@ async fn send_create(
         .header("Content-Type", content_type)
         .body(body);
     match credentials {
-        Credentials::MerchantKey => {
-            request = request.header(
-                "Authorization",
-                format!("apikey {}", target.api_key.expose()),
-            );
-        }
+        Credentials::MerchantKey => request = merchant::with_key(request, &target.api_key),
         Credentials::Header(value) => request = request.header("Authorization", value),
         Credentials::Nothing => {}
     }

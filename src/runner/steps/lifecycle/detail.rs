@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 use super::{hundredths, lifecycle, paid, written};
 use crate::runner::{
     exchange::RecordedRequest,
+    merchant,
     steps::payment::shown,
+    target_file::Secret,
     world::{Answer, Failure, PaymentWorld, Settled, checked, checked_async},
 };
 
@@ -22,7 +24,7 @@ const SETTLEMENT_POLL: Duration = Duration::from_millis(250);
 /// Reads the payment's detail by its `paymentID` (GET, with its shop's key).
 pub(super) async fn read_detail(world: &mut PaymentWorld) -> Result<(), Failure> {
     let payment = paid(world)?.clone();
-    read_detail_of(world, &payment.payment_id, payment.api_key.expose()).await
+    read_detail_of(world, &payment.payment_id, &payment.api_key).await
 }
 
 /// Reads the detail of the payment `payment_id` names (a segment of the
@@ -30,14 +32,13 @@ pub(super) async fn read_detail(world: &mut PaymentWorld) -> Result<(), Failure>
 pub(super) async fn read_detail_of(
     world: &mut PaymentWorld,
     payment_id: &str,
-    api_key: &str,
+    api_key: &Secret,
 ) -> Result<(), Failure> {
     let mut url = world.target().api_url("/api/v1/payment/detail");
     if let Ok(mut segments) = url.path_segments_mut() {
         segments.push(payment_id);
     }
-    let request =
-        RecordedRequest::new(Method::GET, url).header("Authorization", format!("apikey {api_key}"));
+    let request = merchant::with_key(RecordedRequest::new(Method::GET, url), api_key);
     world.receive("getPaymentDetail", request).await.map(drop)
 }
 
@@ -56,13 +57,11 @@ async fn looks_up_detail(world: &mut PaymentWorld) -> Result<(), Settled> {
             "shopTransactionID": payment.shop_transaction_id,
         });
         let path = lifecycle(world)?.path("/api/v1/payment/detail");
-        let request = RecordedRequest::new(Method::POST, world.target().api_url(&path))
-            .header("Content-Type", "application/json")
-            .header(
-                "Authorization",
-                format!("apikey {}", payment.api_key.expose()),
-            )
-            .body(body.to_string().into_bytes());
+        let request = merchant::keyed_post(
+            world.target().api_url(&path),
+            &payment.api_key,
+            body.to_string(),
+        );
         world
             .receive("searchPaymentDetail", request)
             .await

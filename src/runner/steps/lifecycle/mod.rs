@@ -17,12 +17,12 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use super::{
-    CREATE_PATH, SUBMIT_PATH,
     card::{CardChoice, card, submit_body},
     payment::{create_body, shown},
 };
 use crate::runner::{
     exchange::RecordedRequest,
+    merchant::{self, CREATE_PATH, SUBMIT_PATH},
     target_file::{LifecycleSettings, SettlementMode},
     world::{
         CreatedPayment, Failure, LifecyclePayment, PaymentWorld, Settled, checked, checked_async,
@@ -111,10 +111,7 @@ pub(super) async fn pay_at(
     let mut body = create_body(world);
     body["shopLogin"] = json!(shop_login);
     let reference = body["shopTransactionID"].as_str().unwrap_or("").to_owned();
-    let request = RecordedRequest::new(Method::POST, target.api_url(CREATE_PATH))
-        .header("Content-Type", "application/json")
-        .header("Authorization", format!("apikey {}", api_key.expose()))
-        .body(body.to_string().into_bytes());
+    let request = merchant::keyed_post(target.api_url(CREATE_PATH), &api_key, body.to_string());
     let answer = world.receive("createPayment", request).await?;
     let (Some(token), Some(payment_id)) = (
         answer.str_at("/payload/paymentToken").map(str::to_owned),
@@ -140,7 +137,7 @@ pub(super) async fn pay_at(
         .header("paymentToken", token)
         .body(submit.to_string().into_bytes());
     if target.submit_authorization {
-        request = request.header("Authorization", format!("apikey {}", api_key.expose()));
+        request = merchant::with_key(request, &api_key);
     }
     let answer = world.receive("submitPayment", request).await?;
     let result = answer.at("/payload/transactionResult").cloned();
@@ -252,13 +249,11 @@ pub(super) fn operation_request(
         body["currency"] = json!(target.currency);
     }
     let path = lifecycle(world)?.path(operation.path());
-    Ok(RecordedRequest::new(Method::POST, target.api_url(&path))
-        .header("Content-Type", "application/json")
-        .header(
-            "Authorization",
-            format!("apikey {}", payment.api_key.expose()),
-        )
-        .body(body.to_string().into_bytes()))
+    Ok(merchant::keyed_post(
+        target.api_url(&path),
+        &payment.api_key,
+        body.to_string(),
+    ))
 }
 
 pub(super) async fn operate(

@@ -26,7 +26,7 @@ async fn reads_detail_of_paid(world: &mut PaymentWorld) -> Result<(), Settled> {
             .clone()
             .ok_or_else(|| Failure::plain("create to have answered a paymentID"))?;
         let api_key = world.target().api_key.clone();
-        read_detail_of(world, &payment_id, api_key.expose()).await
+        read_detail_of(world, &payment_id, &api_key).await
     })
     .await;
     world.settle(checked)

@@ -17,17 +17,16 @@ pub(crate) use paying::volleys_line;
 
 use cucumber::{then, when};
 use futures_util::{StreamExt, stream};
-use reqwest::Method;
 use serde_json::Value;
 
 use super::{
-    CREATE_PATH,
     card::{CardChoice, card, submit_body, submit_request},
     payment::create_body,
 };
 use crate::runner::{
     exchange::{Exchange, RecordedRequest},
     hostile::{Generator, HostileRun, Mutation, Operation},
+    merchant,
     result::HostileFinding,
     volley::{self, SubmitVolleys, load::Load},
     world::{Failure, PaymentWorld, Settled, checked, checked_async, is_json_media_type},
@@ -190,14 +189,7 @@ fn answer_executes_nothing(world: &mut PaymentWorld) -> Result<(), Settled> {
 
 /// A create request of the merchant's, carrying this body.
 fn create_request(world: &PaymentWorld, body: Vec<u8>) -> RecordedRequest {
-    let target = world.target();
-    RecordedRequest::new(Method::POST, target.api_url(CREATE_PATH))
-        .header(
-            "Authorization",
-            format!("apikey {}", target.api_key.expose()),
-        )
-        .header("Content-Type", "application/json")
-        .body(body)
+    merchant::create_request(world.target(), body)
 }
 
 #[then("each payment has its own token and payment ID")]
