@@ -181,55 +181,72 @@ fn report_files(args: &mut RunArgs) -> crate::runner::reports::ReportFiles {
 pub(super) fn run_options(args: Box<RunArgs>, plan: bool) -> crate::runner::RunOptions {
     let mut args = *args;
     let reports = report_files(&mut args);
-    crate::runner::RunOptions {
-        target_file: args.target,
-        // A flag, or else its PAYCONF_* variable (clap's `env`), overrides
-        // the target file; a variable set but empty counts as unset.
-        overrides: crate::runner::target_file::TargetOverrides {
-            base_url: given(args.base_url),
-            api_key: given(args.api_key),
-            shop_login: given(args.shop_login),
-            acs_driver: args.acs_driver,
-            transport: crate::runner::target_file::TransportOverrides {
-                ca_file: given_path(args.tls_ca_file),
-                client_cert: given_path(args.tls_client_cert),
-                client_key: given_path(args.tls_client_key),
-                proxy: given(args.proxy),
-            },
-            notification_secret: given(
-                std::env::var(crate::runner::target_file::SECRET_VARIABLE).ok(),
-            ),
-            second_shop_api_key: given(
-                std::env::var(crate::runner::target_file::SECOND_SHOP_KEY_VARIABLE).ok(),
-            ),
+    use crate::runner::{
+        Judging, Mode, Outputs, RunOptions, Scope, Sending, TargetChoice,
+        embedded::Transport,
+        target_file::{
+            SECOND_SHOP_KEY_VARIABLE, SECRET_VARIABLE, TargetOverrides, TransportOverrides,
         },
-        tags: args.tags,
-        features_dir: args.features,
-        spec: args.spec,
-        timeout: std::time::Duration::from_secs(args.timeout),
-        concurrency: usize::try_from(args.concurrency).unwrap_or(16),
-        rate: args.rate,
-        seed: args.seed,
+    };
+    RunOptions {
         mode: if plan {
-            crate::runner::Mode::Plan
+            Mode::Plan
         } else if args.list {
-            crate::runner::Mode::List
+            Mode::List
         } else {
-            crate::runner::Mode::Run
+            Mode::Run
         },
-        reports,
-        waivers: args.waivers,
-        strict_waivers: args.strict_waivers,
-        retries: usize::try_from(args.retries).unwrap_or(0),
-        flaky_fails: args.flaky_fails,
-        evidence: given_path(args.evidence),
-        signing_key: given_path(args.signing_key),
-        signing_key_pem: given(
-            std::env::var(crate::runner::bundle::keys::SIGNING_KEY_VARIABLE).ok(),
-        ),
-        rerun_failed: args.rerun_failed,
-        allow_production: args.allow_production,
-        embedded_tls: args.embedded_tls,
+        scope: Scope {
+            tags: args.tags,
+            features_dir: args.features,
+            spec: args.spec,
+            rerun_failed: args.rerun_failed,
+            allow_production: args.allow_production,
+        },
+        target: TargetChoice {
+            file: args.target,
+            // A flag, or else its PAYCONF_* variable (clap's `env`), overrides
+            // the target file; a variable set but empty counts as unset.
+            overrides: TargetOverrides {
+                base_url: given(args.base_url),
+                api_key: given(args.api_key),
+                shop_login: given(args.shop_login),
+                acs_driver: args.acs_driver,
+                transport: TransportOverrides {
+                    ca_file: given_path(args.tls_ca_file),
+                    client_cert: given_path(args.tls_client_cert),
+                    client_key: given_path(args.tls_client_key),
+                    proxy: given(args.proxy),
+                },
+                notification_secret: given(std::env::var(SECRET_VARIABLE).ok()),
+                second_shop_api_key: given(std::env::var(SECOND_SHOP_KEY_VARIABLE).ok()),
+            },
+            embedded: if args.embedded_tls {
+                Transport::Https
+            } else {
+                Transport::Http
+            },
+        },
+        sending: Sending {
+            timeout: std::time::Duration::from_secs(args.timeout),
+            concurrency: usize::try_from(args.concurrency).unwrap_or(16),
+            rate: args.rate,
+            seed: args.seed,
+        },
+        judging: Judging {
+            waivers: args.waivers,
+            strict_waivers: args.strict_waivers,
+            retries: usize::try_from(args.retries).unwrap_or(0),
+            flaky_fails: args.flaky_fails,
+        },
+        outputs: Outputs {
+            reports,
+            evidence: given_path(args.evidence),
+            signing_key: given_path(args.signing_key),
+            signing_key_pem: given(
+                std::env::var(crate::runner::bundle::keys::SIGNING_KEY_VARIABLE).ok(),
+            ),
+        },
     }
 }
 

@@ -27,19 +27,36 @@ use crate::runner::target_file::{
 /// under six runs at once and three busy loops on two cores.
 pub const EMBEDDED_TOKEN_LIFETIME: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// How the embedded reference implementation listens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Transport {
+    /// Plain HTTP on loopback.
+    #[default]
+    Http,
+    /// HTTPS, with a CA made for the run that only this run trusts
+    /// (`--embedded-tls`).
+    Https,
+}
+
+/// How long the embedded implementation's payment tokens live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenLifetime {
+    /// The reference implementation's default.
+    Default,
+    /// [`EMBEDDED_TOKEN_LIFETIME`]: the expiry scenario is selected, and
+    /// waits that long for a token to expire.
+    Short,
+}
+
 /// Starts the embedded reference implementation; returns it and its target.
-/// Its tokens expire after [`EMBEDDED_TOKEN_LIFETIME`] when the expiry
-/// scenario is selected (`short_lifetime`), so that it waits briefly, and
-/// after the default otherwise; a refused notification comes again after
-/// [`EMBEDDED_FIRST_RETRY`].
+/// A refused notification comes again after [`EMBEDDED_FIRST_RETRY`].
 pub async fn start(
-    tls: bool,
-    short_lifetime: bool,
+    transport: Transport,
+    tokens: TokenLifetime,
 ) -> Result<(RunningServer, TargetConfig), NotRun> {
-    let lifetime = if short_lifetime {
-        EMBEDDED_TOKEN_LIFETIME
-    } else {
-        payconf_reference::DEFAULT_TOKEN_LIFETIME
+    let lifetime = match tokens {
+        TokenLifetime::Short => EMBEDDED_TOKEN_LIFETIME,
+        TokenLifetime::Default => payconf_reference::DEFAULT_TOKEN_LIFETIME,
     };
     let mut config = ReferenceConfig {
         token_lifetime: lifetime,
@@ -63,7 +80,7 @@ pub async fn start(
     separated.password = None;
     separated.settlement = payconf_reference::Settlement::Separated;
     config.merchants.push(separated);
-    let (server, trusted) = if tls {
+    let (server, trusted) = if transport == Transport::Https {
         let material = certificates().map_err(NotRun::embedded)?;
         let server_config = payconf_reference::server_config(
             material.cert_pem.as_bytes(),

@@ -70,7 +70,7 @@ pub use needs::{
     SIGNATURE_TAG, drives_buyer, unmet_need,
 };
 pub use not_run::NotRun;
-pub use options::{Mode, RunOptions};
+pub use options::{Judging, Mode, Outputs, RunOptions, Scope, Sending, TargetChoice};
 use plan::{Prepared, Selection, past_run, prepare, print_plan};
 pub use production::{PRODUCTION_SAFE, production_reason};
 use scenarios::{Execution, ScenarioServices, execute};
@@ -91,7 +91,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     // is answered as soon as the scenarios would begin.
     let mut interruption = Interruption::listen().map_err(NotRun::Signals)?;
     let suite = Suite::load(&options)?;
-    let given_target = options.target_file.is_some() || options.overrides.base_url.is_some();
+    let given_target = options.target.given();
     match options.mode {
         Mode::List if !given_target => {
             print!("{}", crate::runner::list::listing(&suite));
@@ -100,20 +100,20 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         Mode::List | Mode::Plan => return print_plan(&options, &suite),
         Mode::Run => {}
     }
-    options.reports.check_paths()?;
-    let sealing = match &options.evidence {
+    options.outputs.reports.check_paths()?;
+    let sealing = match &options.outputs.evidence {
         Some(path) => Some((path.clone(), evidence_key(path, &options)?)),
         None => None,
     };
-    let waivers = match &options.waivers {
+    let waivers = match &options.judging.waivers {
         Some(path) => Waivers::load(path, &suite.requirements)?,
         None => Waivers::none(),
     };
     let rerun = past_run(&options)?;
 
-    let file = TargetFile::of_run(options.target_file.as_deref(), &options.overrides)?;
+    let file = TargetFile::of_run(options.target.file.as_deref(), &options.target.overrides)?;
     let mut services = RunServices::default();
-    if options.embedded_tls && file.has_base_url() {
+    if options.target.embedded == embedded::Transport::Https && file.has_base_url() {
         return Err(NotRun::EmbeddedTlsWithTarget);
     }
     let embedding = !file.has_base_url();
@@ -123,7 +123,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     } else {
         // Tokens that expire fast only when the expiry scenario runs: other
         // runs (a robustness run's hundreds of requests) keep the default.
-        let expression = options.tags.as_deref().unwrap_or(&default_tags);
+        let expression = options.scope.tags.as_deref().unwrap_or(&default_tags);
         let expiry_selected = expression.parse::<TagOperation>().map_or(true, |tags| {
             suite
                 .features
@@ -131,7 +131,12 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
                 .iter()
                 .any(|s| tags.eval(s.tags.iter()) && s.has_tag(TOKEN_LIFETIME_TAG))
         });
-        let (server, target) = embedded::start(options.embedded_tls, expiry_selected).await?;
+        let tokens = if expiry_selected {
+            embedded::TokenLifetime::Short
+        } else {
+            embedded::TokenLifetime::Default
+        };
+        let (server, target) = embedded::start(options.target.embedded, tokens).await?;
         println!(
             "target: the reference implementation, in-process at {}",
             server.base_url
@@ -155,7 +160,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         &suite,
         target,
         embedding,
-        options.allow_production,
+        options.scope.allow_production,
         rerun,
     )?;
     if let Some(why) = &production {
@@ -180,7 +185,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
 
     let selected: Vec<ScenarioEntry> = plan.selected().cloned().collect();
     let limits = Limits {
-        timeout: options.timeout,
+        timeout: options.sending.timeout,
         ..Limits::default()
     };
     if services.embedded.is_none() {
@@ -202,6 +207,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         Err(error) => return services.fail(error).await,
     };
     let seed = options
+        .sending
         .seed
         .unwrap_or_else(|| uuid::Uuid::new_v4().as_u64_pair().0);
     let generates = selected
@@ -222,13 +228,13 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             &plan,
             limits,
             Execution {
-                concurrency: options.concurrency.max(1),
+                concurrency: options.sending.concurrency.max(1),
                 seed,
-                har: options.reports.of(reports::Format::Har).is_some() || sealing.is_some(),
-                rate: options.rate,
-                strict_waivers: options.strict_waivers,
-                retries: options.retries,
-                flaky_fails: options.flaky_fails,
+                har: options.outputs.reports.of(reports::Format::Har).is_some() || sealing.is_some(),
+                rate: options.sending.rate,
+                strict_waivers: options.judging.strict_waivers,
+                retries: options.judging.retries,
+                flaky_fails: options.judging.flaky_fails,
             },
             waivers.clone(),
             services.scenario.clone(),
@@ -256,7 +262,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         verdict,
     };
     let rendered = Rendered::new(&inputs);
-    if let Err(error) = write_reports(&options.reports, &rendered) {
+    if let Err(error) = write_reports(&options.outputs.reports, &rendered) {
         eprintln!("payconf: {error}");
         eprintln!("{}", console::result_line(console::Ending::ReportUnwritten));
         return Ok(Verdict::NotRun.into());
@@ -326,8 +332,8 @@ fn evidence_key(
 ) -> Result<ed25519_dalek::SigningKey, NotRun> {
     reports::check_path("--evidence", path)?;
     Ok(bundle::keys::signing_key(
-        options.signing_key.as_deref(),
-        options.signing_key_pem.as_deref(),
+        options.outputs.signing_key.as_deref(),
+        options.outputs.signing_key_pem.as_deref(),
     )?)
 }
 

@@ -6,7 +6,7 @@ use std::{path::PathBuf, time::Duration};
 
 use payconf_spec::Profile;
 
-use crate::runner::{reports::ReportFiles, target_file::TargetOverrides};
+use crate::runner::{embedded::Transport, reports::ReportFiles, target_file::TargetOverrides};
 
 /// What a `payconf run` does with its options.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -20,19 +20,62 @@ pub enum Mode {
     Plan,
 }
 
-/// Everything `payconf run` takes.
+/// Everything `payconf run` takes, by concern: what it does with it, what
+/// to run, against what, how to send, how to judge and what to write.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
-    /// `--target FILE`.
-    pub target_file: Option<PathBuf>,
-    /// `--base-url`, `--api-key`, `--shop-login`.
-    pub overrides: TargetOverrides,
+    /// What the command does: run, list, or print the plan.
+    pub mode: Mode,
+    /// What to run.
+    pub scope: Scope,
+    /// Against what.
+    pub target: TargetChoice,
+    /// How requests go out.
+    pub sending: Sending,
+    /// How the run is judged.
+    pub judging: Judging,
+    /// What the run writes besides the console.
+    pub outputs: Outputs,
+}
+
+/// What to run: the scenarios, and the spec they are judged by.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
     /// `--tags EXPR`.
     pub tags: Option<String>,
     /// `--features DIR`.
     pub features_dir: Option<PathBuf>,
     /// `--spec FILE`.
     pub spec: Option<PathBuf>,
+    /// `--rerun-failed FILE`: only what failed or erred in that results file.
+    pub rerun_failed: Option<PathBuf>,
+    /// `--allow-production`.
+    pub allow_production: bool,
+}
+
+/// Against what: a target file and the flags over it, or else the
+/// embedded reference implementation.
+#[derive(Clone, Debug, Default)]
+pub struct TargetChoice {
+    /// `--target FILE`.
+    pub file: Option<PathBuf>,
+    /// `--base-url`, `--api-key`, `--shop-login`, ...
+    pub overrides: TargetOverrides,
+    /// `--embedded-tls`: how the embedded target listens.
+    pub embedded: Transport,
+}
+
+impl TargetChoice {
+    /// Whether a target is given (a file or a base URL), so that the
+    /// embedded reference implementation is not started.
+    pub fn given(&self) -> bool {
+        self.file.is_some() || self.overrides.base_url.is_some()
+    }
+}
+
+/// How requests go out.
+#[derive(Clone, Debug, Default)]
+pub struct Sending {
     /// `--timeout SECS`.
     pub timeout: Duration,
     /// `--concurrency N`.
@@ -41,10 +84,11 @@ pub struct RunOptions {
     pub rate: Option<f64>,
     /// `--seed N`: the seed of generated hostile inputs; random when absent.
     pub seed: Option<u64>,
-    /// What the command does: run, list, or print the plan.
-    pub mode: Mode,
-    /// `--junit`, `--cucumber-json`, `--html`, `--results`.
-    pub reports: ReportFiles,
+}
+
+/// How the run is judged.
+#[derive(Clone, Debug, Default)]
+pub struct Judging {
     /// `--waivers FILE`.
     pub waivers: Option<PathBuf>,
     /// `--strict-waivers`: a waiver no longer needed fails the run.
@@ -54,18 +98,19 @@ pub struct RunOptions {
     pub retries: usize,
     /// `--flaky-fails`: a scenario that passed only on a later try fails the run.
     pub flaky_fails: bool,
+}
+
+/// What the run writes besides the console.
+#[derive(Clone, Debug, Default)]
+pub struct Outputs {
+    /// `--junit`, `--cucumber-json`, `--html`, `--results`, `--har`.
+    pub reports: ReportFiles,
     /// `--evidence FILE`: the run's signed evidence bundle.
     pub evidence: Option<PathBuf>,
     /// `--signing-key FILE`: the key that signs the bundle.
     pub signing_key: Option<PathBuf>,
     /// `PAYCONF_SIGNING_KEY`: the key's PEM, when no file is given.
     pub signing_key_pem: Option<String>,
-    /// `--rerun-failed FILE`: only what failed or erred in that results file.
-    pub rerun_failed: Option<PathBuf>,
-    /// `--allow-production`.
-    pub allow_production: bool,
-    /// `--embedded-tls`: the embedded target over HTTPS.
-    pub embedded_tls: bool,
 }
 
 /// The scenarios a run selects without `--tags`: what the contract states,

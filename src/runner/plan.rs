@@ -280,7 +280,7 @@ fn select(
     default_tags: String,
     allow_production: bool,
 ) -> Result<Selection, NotRun> {
-    let mut expression = options.tags.clone().unwrap_or(default_tags);
+    let mut expression = options.scope.tags.clone().unwrap_or(default_tags);
     let mut tags = expression
         .parse::<TagOperation>()
         .map_err(|e| NotRun::Tags {
@@ -368,7 +368,7 @@ pub(super) fn prepare(
 /// these options describe, resolved from the target file alone; nothing
 /// is sent and nothing is started.
 pub(super) fn print_plan(options: &RunOptions, suite: &Suite) -> Result<ExitCode, NotRun> {
-    let file = TargetFile::of_run(options.target_file.as_deref(), &options.overrides)?;
+    let file = TargetFile::of_run(options.target.file.as_deref(), &options.target.overrides)?;
     let embedding = !file.has_base_url();
     let (target, declaration) = if embedding {
         let placeholder = url::Url::parse("http://127.0.0.1/").expect("a valid URL");
@@ -378,7 +378,7 @@ pub(super) fn print_plan(options: &RunOptions, suite: &Suite) -> Result<ExitCode
         )
     } else {
         let target = file.resolve()?;
-        let declaration = match &options.target_file {
+        let declaration = match &options.target.file {
             Some(path) => format!("{} at {}", path.display(), target.shown_base_url()),
             None => target.shown_base_url(),
         };
@@ -404,9 +404,10 @@ pub(super) fn print_plan(options: &RunOptions, suite: &Suite) -> Result<ExitCode
 /// `--acs-driver` or `PAYCONF_ACS_DRIVER` over the target file's driver.
 fn apply_driver_override(options: &RunOptions, target: &mut TargetConfig) -> Result<(), NotRun> {
     let env = |name: &str| std::env::var(name).ok();
-    if let Some(driver) =
-        crate::runner::target_file::driver_override(options.overrides.acs_driver.as_deref(), env)?
-    {
+    if let Some(driver) = crate::runner::target_file::driver_override(
+        options.target.overrides.acs_driver.as_deref(),
+        env,
+    )? {
         target.acs.driver = driver;
     }
     Ok(())
@@ -424,7 +425,7 @@ pub struct EarlierRun {
 
 /// The earlier run `--rerun-failed` names, read back.
 pub(super) fn past_run(options: &RunOptions) -> Result<Option<EarlierRun>, NotRun> {
-    let Some(path) = options.rerun_failed.as_deref() else {
+    let Some(path) = options.scope.rerun_failed.as_deref() else {
         return Ok(None);
     };
     let record =

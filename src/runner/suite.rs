@@ -27,14 +27,14 @@ pub struct Suite {
 impl Suite {
     /// Loads the embedded suite, or the files the options name.
     pub fn load(options: &RunOptions) -> Result<Self, NotRun> {
-        let contract = match &options.spec {
+        let contract = match &options.scope.spec {
             Some(path) => Contract::load(path),
             None => Contract::embedded(),
         }
         .map(Arc::new)?;
         let requirements = Requirements::embedded()?;
         let defects = Defects::embedded(&requirements)?;
-        let features = match &options.features_dir {
+        let features = match &options.scope.features_dir {
             Some(dir) => Features::load_dir(dir),
             None => Features::embedded(),
         }?;

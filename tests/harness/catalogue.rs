@@ -4,7 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use payconf::runner::{CARD_DATA_DEFINITIONS, PRODUCTION_SAFE, RunOptions, Suite, definition_file};
+use payconf::runner::{
+    CARD_DATA_DEFINITIONS, PRODUCTION_SAFE, RunOptions, Scope, Suite, definition_file,
+};
 use payconf_spec::{
     Profile,
     contract::Contract,
@@ -100,7 +102,10 @@ fn a_scenario_naming_an_unknown_requirement_stops_the_run() {
     )
     .expect("write");
     let options = RunOptions {
-        features_dir: Some(dir.clone()),
+        scope: Scope {
+            features_dir: Some(dir.clone()),
+            ..Scope::default()
+        },
         ..RunOptions::default()
     };
     let error = Suite::load(&options).expect_err("unknown requirement");
