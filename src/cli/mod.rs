@@ -7,8 +7,10 @@ use clap::{Parser, Subcommand};
 
 use crate::{logging::LogStyle, runner::result::Verdict};
 
+mod bench;
 mod run;
 
+pub use bench::{BenchArgs, BenchMode};
 pub use run::RunArgs;
 use run::run_options;
 
@@ -77,60 +79,6 @@ pub enum BenchHelper {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-}
-
-/// Flags of `payconf bench`.
-#[derive(Debug, clap::Args)]
-pub struct BenchArgs {
-    /// Concurrent connections of the load client.
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=4096))]
-    pub connections: u64,
-    /// Seconds each throughput scenario runs.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
-    pub duration: u64,
-    /// Live payments to create for the memory measurement (0: skip it).
-    #[arg(long, default_value_t = 1_000_000)]
-    pub live_payments: usize,
-    /// Measure a running service at this address instead of a `payconf
-    /// serve` the benchmark starts.
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<url::Url>,
-    /// Also measure a bare hyper server answering a create answer's bytes,
-    /// taking turns with the service under the same load client, and give
-    /// every throughput as a ratio to it.
-    #[arg(long)]
-    pub baseline: bool,
-    /// Rounds the scenarios take turns in (baseline, create, create+submit,
-    /// then again), each a share of `--duration`.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=100))]
-    pub rounds: u64,
-    /// Measure the browser driver instead: Chromium's start, and each issuer
-    /// scenario against every issuer page style of the reference implementation.
-    #[arg(long)]
-    pub issuer_pages: bool,
-    /// Measure the standard payment page instead: the buyer's journey on the
-    /// sandbox's page (form driver and browser) and in its lightbox, opened
-    /// from a shop's page of its own.
-    #[arg(long, conflicts_with = "issuer_pages")]
-    pub payment_pages: bool,
-    /// Measure the generated-input check of @robustness instead: this many
-    /// generated bodies for create and as many for submit, against an
-    /// in-process reference implementation.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    pub hostile: Option<u64>,
-    /// Measure the evidence bundle instead: a whole run against the embedded
-    /// reference implementation with and without `--evidence`, the bundle's
-    /// size, and `payconf verify` of it, ROUNDS rounds (5 when not given).
-    #[arg(long, value_name = "ROUNDS", num_args = 0..=1, default_missing_value = "5",
-          value_parser = clap::value_parser!(u64).range(1..=1_000))]
-    pub evidence: Option<u64>,
-    /// Measure the robustness profile's volleys instead: how close together
-    /// 20 requests sent at once reach a server on loopback, over plain
-    /// HTTP, TLS with HTTP/1.1 and TLS with HTTP/2, beside requests simply
-    /// sent together, ROUNDS volleys of each (30 when not given).
-    #[arg(long, value_name = "ROUNDS", num_args = 0..=1, default_missing_value = "30",
-          value_parser = clap::value_parser!(u64).range(1..=10_000))]
-    pub volley: Option<u64>,
 }
 
 /// Arguments of `payconf diff`.
@@ -269,42 +217,16 @@ pub fn main(cli: Cli) -> ExitCode {
             crate::verify::verify(&args.bundle, args.key.as_deref()).map_err(anyhow::Error::from)
         }
         Command::Keygen(args) => keygen(&args),
-        Command::Bench(args) if args.hostile.is_some() => runtime
-            .block_on(crate::bench::hostile(
-                usize::try_from(args.hostile.unwrap_or(1)).unwrap_or(1),
-            ))
-            .map(|()| ExitCode::SUCCESS)
-            .map_err(anyhow::Error::msg),
-        Command::Bench(args) if args.volley.is_some() => runtime
-            .block_on(crate::bench::volley(
-                usize::try_from(args.volley.unwrap_or(30)).unwrap_or(30),
-            ))
-            .map(|()| ExitCode::SUCCESS)
-            .map_err(anyhow::Error::msg),
-        Command::Bench(args) if args.evidence.is_some() => {
-            crate::bench::evidence(usize::try_from(args.evidence.unwrap_or(5)).unwrap_or(5))
-                .map(|()| ExitCode::SUCCESS)
-                .map_err(anyhow::Error::msg)
+        Command::Bench(args) => match args.mode() {
+            BenchMode::Hostile(n) => runtime.block_on(crate::bench::hostile(n)),
+            BenchMode::Volley(rounds) => runtime.block_on(crate::bench::volley(rounds)),
+            BenchMode::Evidence(rounds) => crate::bench::evidence(rounds),
+            BenchMode::IssuerPages => runtime.block_on(crate::bench::issuer_pages()),
+            BenchMode::PaymentPages => runtime.block_on(crate::bench::payment_pages()),
+            BenchMode::Service(options) => runtime.block_on(crate::bench::bench(options)),
         }
-        Command::Bench(args) if args.issuer_pages => runtime
-            .block_on(crate::bench::issuer_pages())
-            .map(|()| ExitCode::SUCCESS)
-            .map_err(anyhow::Error::msg),
-        Command::Bench(args) if args.payment_pages => runtime
-            .block_on(crate::bench::payment_pages())
-            .map(|()| ExitCode::SUCCESS)
-            .map_err(anyhow::Error::msg),
-        Command::Bench(args) => runtime
-            .block_on(crate::bench::bench(crate::bench::BenchOptions {
-                connections: usize::try_from(args.connections).unwrap_or(64),
-                duration: std::time::Duration::from_secs(args.duration),
-                live_payments: args.live_payments,
-                base_url: args.base_url,
-                baseline: args.baseline,
-                rounds: usize::try_from(args.rounds).unwrap_or(5),
-            }))
-            .map(|()| ExitCode::SUCCESS)
-            .map_err(anyhow::Error::msg),
+        .map(|()| ExitCode::SUCCESS)
+        .map_err(anyhow::Error::msg),
         Command::BenchHelper {
             helper: BenchHelper::Baseline { body },
         } => runtime
