@@ -172,7 +172,7 @@ async fn posted_again(world: &mut PaymentWorld) -> Result<(), Settled> {
                 .iter()
                 .find(|n| event_id(n).as_deref() == Some(id.as_str()))
             {
-                world.measured.push(format!(
+                world.leftovers.measured.push(format!(
                     "the refused notification was posted again {:.1} s later",
                     again.after.saturating_sub(first.after).as_secs_f64()
                 ));
@@ -226,7 +226,7 @@ async fn first_arrival(world: &mut PaymentWorld) -> Result<Notification, Failure
         wanted = arrived.len() + 1;
     };
     if let Some(first) = arrived.into_iter().find(|n| !tells_money(n)) {
-        world.measured.push(format!(
+        world.leftovers.measured.push(format!(
             "the notification arrived {:.1} s after the payment's outcome",
             first.after.saturating_sub(outcome).as_secs_f64()
         ));

@@ -108,12 +108,12 @@ async fn presses_twice(
                 landed,
             };
             let twice = presses.both_outcomes(world.target());
-            world.presses = Some(presses);
+            world.races.presses = Some(presses);
             if twice {
                 break;
             }
         }
-        world.measured.push(volleys_line(
+        world.leftovers.measured.push(volleys_line(
             "two presses of pay on one payment's page, each on a fresh payment",
             "press",
             &measured,
@@ -178,7 +178,7 @@ async fn outcome_of(world: &mut PaymentWorld, exchange: &Exchange) -> Option<Url
 #[then("the presses do not land on both the success page and the failure page")]
 fn not_both_outcomes(world: &mut PaymentWorld) -> Result<(), Settled> {
     let checked = checked(|| {
-        let Some(presses) = world.presses.take() else {
+        let Some(presses) = world.races.presses.take() else {
             return Err(Failure::plain(
                 "presses of pay at once on the payment page earlier in the scenario",
             ));

@@ -120,7 +120,7 @@ impl PaymentWorld {
                 });
             }
         }
-        if self.holds_reference_answers {
+        if self.held.reference_answers {
             if let Err(violations) =
                 contract.check_response(operation, status, body, Profile::Reference)
             {
@@ -138,13 +138,16 @@ impl PaymentWorld {
     fn judge(&mut self, findings: Vec<Finding>) -> Result<(), Failure> {
         let mut failing = None;
         for finding in findings {
-            let checked = self.holds_reference_answers
+            let checked = self.held.reference_answers
                 || finding.requirements.is_empty()
-                || finding.requirements.iter().any(|r| self.checks.contains(r));
+                || finding
+                    .requirements
+                    .iter()
+                    .any(|r| self.held.checks.contains(r));
             if checked && failing.is_none() {
                 failing = Some(finding);
             } else if !checked {
-                self.observations.push(format!(
+                self.leftovers.observations.push(format!(
                     "{} ({})",
                     self.ctx.redactor.text(&finding.actual),
                     finding.requirements.join(", ")

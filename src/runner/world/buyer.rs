@@ -96,7 +96,7 @@ impl PaymentWorld {
             .await;
         self.trail.take_in(landing.trail);
         if landing.evidence.is_some() {
-            self.issuer_evidence = landing.evidence;
+            self.leftovers.issuer = landing.evidence;
         }
         landing.at
     }

@@ -26,7 +26,7 @@ use crate::runner::{
     hostile::HostileRun,
     notifications::{Listener, Mailbox},
     redact::Redactor,
-    result::{HostileFinding, IssuerEvidence, Leftovers},
+    result::Leftovers,
     target_file::TargetConfig,
     volley::{PagePresses, SubmitVolleys},
 };
@@ -131,16 +131,8 @@ pub struct LifecycleRace {
 pub struct PaymentWorld {
     /// What every scenario of the run shares: target, client, spec, redactor.
     pub ctx: Arc<RunContext>,
-    /// The profile this scenario is held to.
-    pub profile: Profile,
-    /// The requirements this scenario checks (its `@req:` tags).
-    pub checks: Vec<String>,
-    /// Whether the API's answers are held to the reference profile's
-    /// choices: in a `@reference` scenario, except one about notifications
-    /// or the payment's life after submit, which check those areas of a
-    /// server that may differ from the reference profile elsewhere (its
-    /// answers are held to the contract, their reference differences noted).
-    pub holds_reference_answers: bool,
+    /// What its answers are held to, from its tags.
+    pub held: Held,
     /// Payments created so far, oldest first.
     pub payments: Vec<CreatedPayment>,
     /// The token the last submit used.
@@ -149,31 +141,24 @@ pub struct PaymentWorld {
     pub last_submit_body: Option<Value>,
     /// The last API answer, which the `Then` steps judge.
     pub answer: Option<Answer>,
-    /// The volleys of submits of one token (`@robustness`).
-    pub volley: Option<SubmitVolleys>,
-    /// Presses of pay at once on the payment page (`@robustness`).
-    pub presses: Option<PagePresses>,
-    /// Whole payments run in parallel: (token, create's ID, submit's ID).
-    pub flows: Vec<(String, String, String)>,
-    /// Generated hostile bodies sent, and their findings.
-    pub hostile: Option<HostileRun>,
+    /// What its `@robustness` checks sent at once or generated, for the
+    /// step that judges them.
+    pub races: Races,
     /// Where the buyer's browser ended up after the issuer page.
     pub landing: Option<Url>,
     /// Every exchange of the scenario, in order, and each time the target
     /// asked payconf to wait.
     pub trail: Trail,
-    /// Violations of requirements this scenario does not check.
-    pub observations: Vec<String>,
-    /// What the scenario measured of its own sharpness (the volleys sent
-    /// and their spread), said whatever its outcome.
-    pub measured: Vec<String>,
+    /// What it leaves for its result besides its trail, gathered as it
+    /// goes: violations of requirements it does not check (`observations`),
+    /// what it measured of its own sharpness (`measured`: the volleys sent
+    /// and their spread, said whatever its outcome), what the issuer driver
+    /// saw (`issuer`), what its generated hostile bodies found (`hostile`).
+    /// [`Self::leave`] adds the trail's exchanges and waits.
+    pub leftovers: Leftovers,
     /// The failure a step ended with, as [`Self::settle`] kept it for the
     /// recorder: cucumber hands a step's error on only as text.
     pub failed: Option<Failure>,
-    /// What the issuer driver saw: pages visited, a screenshot.
-    pub issuer_evidence: Option<IssuerEvidence>,
-    /// What the generated hostile bodies found, once judged.
-    pub hostile_finding: Option<HostileFinding>,
     /// The browser, held for this scenario from its start when it goes
     /// through the issuer page with the browser driver.
     pub browser_reservation: Option<Reservation>,
@@ -182,8 +167,47 @@ pub struct PaymentWorld {
     pub mailbox: Option<Mailbox>,
     /// The payment a `@lifecycle` scenario operates on, once paid.
     pub lifecycle: Option<LifecyclePayment>,
-    /// The last volley of a `@robustness @lifecycle` race.
-    pub raced: Option<LifecycleRace>,
+}
+
+/// What a scenario's answers are held to, from its tags.
+#[derive(Debug, Default)]
+pub struct Held {
+    /// The requirements it checks (its `@req:` tags).
+    pub checks: Vec<String>,
+    /// Whether the API's answers are held to the reference profile's
+    /// choices: in a `@reference` scenario, except one about notifications
+    /// or the payment's life after submit, which check those areas of a
+    /// server that may differ from the reference profile elsewhere (its
+    /// answers are held to the contract, their reference differences noted).
+    pub reference_answers: bool,
+}
+
+/// What a scenario's `@robustness` checks sent at once or generated, each
+/// kept by the step that sends it for the step that judges it.
+#[derive(Debug, Default)]
+pub struct Races {
+    /// The volleys of submits of one token.
+    pub volley: Option<SubmitVolleys>,
+    /// Presses of pay at once on the payment page.
+    pub presses: Option<PagePresses>,
+    /// Whole payments run at once.
+    pub payments: Vec<ParallelPayment>,
+    /// Generated hostile bodies sent, and their findings.
+    pub hostile: Option<HostileRun>,
+    /// The last volley of a `@lifecycle` race.
+    pub lifecycle: Option<LifecycleRace>,
+}
+
+/// One of the whole payments run at once: its token, the paymentID its
+/// create answered, and the one its submit answered.
+#[derive(Debug)]
+pub struct ParallelPayment {
+    /// The payment token create answered.
+    pub token: String,
+    /// The paymentID create answered.
+    pub created: String,
+    /// The paymentID submit answered.
+    pub answered: String,
 }
 
 impl PaymentWorld {
@@ -192,27 +216,18 @@ impl PaymentWorld {
         Self {
             trail: Trail::new(ctx.har),
             ctx,
-            profile: Profile::Core,
-            checks: Vec::new(),
-            holds_reference_answers: false,
+            held: Held::default(),
             payments: Vec::new(),
             submitted_token: None,
             last_submit_body: None,
-            volley: None,
-            presses: None,
-            flows: Vec::new(),
-            hostile: None,
+            races: Races::default(),
             answer: None,
             landing: None,
-            observations: Vec::new(),
-            measured: Vec::new(),
+            leftovers: Leftovers::default(),
             failed: None,
-            issuer_evidence: None,
-            hostile_finding: None,
             browser_reservation: None,
             mailbox: None,
             lifecycle: None,
-            raced: None,
         }
     }
 
@@ -224,13 +239,13 @@ impl PaymentWorld {
                 self.browser_reservation = Some(browser.reserve().await);
             }
         }
-        self.profile = Profile::of_tags(tags).unwrap_or(Profile::Core);
+        let profile = Profile::of_tags(tags).unwrap_or(Profile::Core);
         // The notifications, the payment's life after submit and the 3-D
         // Secure outcomes are areas a server may follow the reference
         // profile in while differing elsewhere: their scenarios judge what
         // they check, and the answers' other reference differences are
         // noted, not failed.
-        self.holds_reference_answers = self.profile.holds_reference_choices()
+        self.held.reference_answers = profile.holds_reference_choices()
             && !tags.iter().any(|t| {
                 [
                     crate::runner::needs::NOTIFICATION_TAG,
@@ -239,7 +254,7 @@ impl PaymentWorld {
                 ]
                 .contains(&t.as_str())
             });
-        self.checks = payconf_spec::features::requirement_ids(tags)
+        self.held.checks = payconf_spec::features::requirement_ids(tags)
             .map(str::to_owned)
             .collect();
     }
@@ -253,13 +268,10 @@ impl PaymentWorld {
         let exchanges: Vec<_> = trail.exchanges.iter().map(|e| e.record(redactor)).collect();
         let har = trail.unreported.all(&exchanges);
         Leftovers {
-            observations: std::mem::take(&mut self.observations),
             waited: std::mem::take(&mut trail.waited),
-            measured: std::mem::take(&mut self.measured),
             exchanges,
-            issuer: self.issuer_evidence.take(),
-            hostile: self.hostile_finding.take(),
             har,
+            ..std::mem::take(&mut self.leftovers)
         }
     }
 

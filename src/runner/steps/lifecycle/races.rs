@@ -77,7 +77,7 @@ async fn volley_of(
 /// Sends volleys of the requests `volley` makes of the scenario's payment
 /// (then of a fresh one each, `captured` whole or not), `robustness.volleys`
 /// of them, until one shows the race (`shows`); leaves the last in
-/// `world.raced` and the spreads in a `measured:` line about `what`.
+/// `world.races.lifecycle` and the spreads in a `measured:` line about `what`.
 async fn race(
     world: &mut PaymentWorld,
     captured: bool,
@@ -106,12 +106,13 @@ async fn race(
             done: judge(&answers.exchanges),
         };
         let found = shows(&raced);
-        world.raced = Some(raced);
+        world.races.lifecycle = Some(raced);
         if found {
             break;
         }
     }
     world
+        .leftovers
         .measured
         .push(volleys_line(what, "request", &spreads, None));
     Ok(())
@@ -143,7 +144,8 @@ async fn refunds_at_once(world: &mut PaymentWorld) -> Result<(), Settled> {
 fn refunds_within_settled(world: &mut PaymentWorld) -> Result<(), Settled> {
     let checked = checked(|| {
         let raced = world
-            .raced
+            .races
+            .lifecycle
             .clone()
             .ok_or_else(|| Failure::plain("refunds sent at once earlier in the scenario"))?;
         let total = raced.each * raced.done.0 as u64;
@@ -195,7 +197,8 @@ async fn captures_and_cancels_at_once(world: &mut PaymentWorld) -> Result<(), Se
 fn exactly_one_done(world: &mut PaymentWorld) -> Result<(), Settled> {
     let checked = checked(|| {
         let raced = world
-            .raced
+            .races
+            .lifecycle
             .clone()
             .ok_or_else(|| Failure::plain("a capture and a cancel sent at once earlier"))?;
         let (captured, cancelled) = raced.done;

@@ -127,7 +127,7 @@ async fn send_all(
         exchanges.extend(answers);
     }
     if let Some(line) = load.line() {
-        world.measured.push(if width < IN_FLIGHT {
+        world.leftovers.measured.push(if width < IN_FLIGHT {
             format!("{line}; the bodies after went {width} at a time")
         } else {
             line
@@ -148,7 +148,7 @@ fn judged(answers: Vec<Exchange>, round: usize) -> SubmitVolleys {
 #[then("at most one of those answers executes the payment")]
 fn at_most_one_executes(world: &mut PaymentWorld) -> Result<(), Settled> {
     let checked = checked(|| {
-        let Some(volleys) = world.volley.take() else {
+        let Some(volleys) = world.races.volley.take() else {
             return Err(Failure::plain(
                 "submits of one token sent at once earlier in the scenario",
             ));
@@ -195,11 +195,19 @@ fn create_request(world: &PaymentWorld, body: Vec<u8>) -> RecordedRequest {
 #[then("each payment has its own token and payment ID")]
 fn own_tokens_and_ids(world: &mut PaymentWorld) -> Result<(), Settled> {
     let checked = checked(|| {
-        let tokens: std::collections::BTreeSet<&str> =
-            world.flows.iter().map(|f| f.0.as_str()).collect();
-        let ids: std::collections::BTreeSet<&str> =
-            world.flows.iter().map(|f| f.1.as_str()).collect();
-        let count = world.flows.len();
+        let tokens: std::collections::BTreeSet<&str> = world
+            .races
+            .payments
+            .iter()
+            .map(|p| p.token.as_str())
+            .collect();
+        let ids: std::collections::BTreeSet<&str> = world
+            .races
+            .payments
+            .iter()
+            .map(|p| p.created.as_str())
+            .collect();
+        let count = world.races.payments.len();
         if tokens.len() != count || ids.len() != count {
             return Err(world.failure(
                 &format!(
@@ -217,10 +225,11 @@ fn own_tokens_and_ids(world: &mut PaymentWorld) -> Result<(), Settled> {
 fn own_ids_answered(world: &mut PaymentWorld) -> Result<(), Settled> {
     let checked = checked(|| {
         let wrong: Vec<String> = world
-            .flows
+            .races
+            .payments
             .iter()
-            .filter(|(_, created, answered)| created != answered)
-            .map(|(_, created, answered)| format!("payment {created:?} answered as {answered:?}"))
+            .filter(|p| p.created != p.answered)
+            .map(|p| format!("payment {:?} answered as {:?}", p.created, p.answered))
             .collect();
         if !wrong.is_empty() {
             return Err(world.failure(
@@ -228,7 +237,7 @@ fn own_ids_answered(world: &mut PaymentWorld) -> Result<(), Settled> {
                 &format!(
                     "{} of {}: {}",
                     wrong.len(),
-                    world.flows.len(),
+                    world.races.payments.len(),
                     wrong.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
                 ),
             ));
@@ -318,7 +327,7 @@ async fn send_hostile(world: &mut PaymentWorld, operation: Operation) -> Result<
         .enumerate()
         .filter_map(|(i, exchange)| problem(operation, exchange).map(|why| (i, why)))
         .collect();
-    world.hostile = Some(HostileRun {
+    world.races.hostile = Some(HostileRun {
         operation,
         generator,
         token,
@@ -409,7 +418,7 @@ async fn every_hostile_answer_enveloped_unpaid(world: &mut PaymentWorld) -> Resu
 }
 
 async fn judge_hostile(world: &mut PaymentWorld) -> Result<(), Failure> {
-    let Some(run) = world.hostile.take() else {
+    let Some(run) = world.races.hostile.take() else {
         return Err(Failure::plain(
             "generated bodies sent earlier in the scenario",
         ));
@@ -457,6 +466,6 @@ async fn judge_hostile(world: &mut PaymentWorld) -> Result<(), Failure> {
     if let Some(replay) = &finding.replay {
         actual.push_str(&format!("\nreplay:   {replay}"));
     }
-    world.hostile_finding = Some(finding);
+    world.leftovers.hostile = Some(finding);
     Err(world.failure(expected, &actual))
 }

@@ -24,7 +24,7 @@ use crate::runner::{
         load::{self, Load},
         spreads,
     },
-    world::{Failure, PaymentWorld, Settled, checked_async},
+    world::{Failure, ParallelPayment, PaymentWorld, Settled, checked_async},
 };
 
 /// Where these definitions are.
@@ -118,7 +118,7 @@ async fn submitted_at_once(world: &mut PaymentWorld) -> Result<(), Settled> {
             load.note(&volley.exchanges);
             let volleys = judged(volley.exchanges, round);
             let twice = volleys.twice();
-            world.volley = Some(volleys);
+            world.races.volley = Some(volleys);
             if twice {
                 break;
             }
@@ -129,10 +129,11 @@ async fn submitted_at_once(world: &mut PaymentWorld) -> Result<(), Settled> {
             how_sent(protocol, fewest_held, settings.concurrent_submits),
         );
         world
+            .leftovers
             .measured
             .push(volleys_line(&what, "request", &measured, no_payment));
         // A submit with no answer executes nothing: nothing to send again.
-        world.measured.extend(load.line());
+        world.leftovers.measured.extend(load.line());
         Ok(())
     })
     .await;
@@ -181,7 +182,7 @@ async fn answered_alone(world: &mut PaymentWorld, volley: &mut Volley, what: &st
     let (load, again) = load::again_alone(&world.ctx.sender, &mut volley.exchanges, start).await;
     world.also_sent(again.iter().map(|&at| &volley.exchanges[at]));
     if let Some(line) = load.line() {
-        world.measured.push(line);
+        world.leftovers.measured.push(line);
     }
     load
 }
@@ -208,13 +209,17 @@ async fn many_buyers(world: &mut PaymentWorld) -> Result<(), Settled> {
             .collect();
         let mut submits = volley_of(world, "the submits", submits).await?;
         let load = answered_alone(world, &mut submits, "submits").await;
-        let mut flows = Vec::with_capacity(count);
+        let mut paid = Vec::with_capacity(count);
         for ((token, id), exchange) in payments.into_iter().zip(&submits.exchanges) {
             let answered = answered(exchange, &load).map_err(|why| world.failure(whole, &why))?;
-            flows.push((token, id, answered));
+            paid.push(ParallelPayment {
+                token,
+                created: id,
+                answered,
+            });
         }
-        world.flows = flows;
-        world.measured.push(format!(
+        world.races.payments = paid;
+        world.leftovers.measured.push(format!(
             "{count} creates at once, then their {count} submits at once, {}; \
              between the first and the last request: {} for the creates, {} for the submits",
             how_sent(creates.protocol, creates.held.min(submits.held), count),
