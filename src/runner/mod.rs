@@ -79,7 +79,7 @@ pub use suite::{Preparsed, Suite};
 use crate::runner::{
     exchange::Limits,
     options::{TOKEN_LIFETIME_TAG, default_tags},
-    reports::{Rendered, ReportInputs, write_reports},
+    reports::{Rendered, ReportInputs, RunFacts, write_reports},
     result::Verdict,
     target_file::TargetConfig,
     waivers::Waivers,
@@ -245,7 +245,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     let embedded = services.stop().await;
     let report = outcome?;
     let verdict = Verdict::of(&report);
-    let inputs = ReportInputs {
+    let inputs = ReportInputs::of(&RunFacts {
         report: &report,
         requirements: &requirements,
         features: &features,
@@ -260,7 +260,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         started,
         duration: clock.elapsed(),
         verdict,
-    };
+    });
     let rendered = Rendered::new(&inputs);
     if let Err(error) = write_reports(&options.outputs.reports, &rendered) {
         eprintln!("payconf: {error}");

@@ -65,11 +65,11 @@ pub fn contents(rendered: &Rendered<'_>) -> Result<Vec<Entry>, RenderError> {
     }
     entries.push(Entry::new(
         "target.json",
-        serde_json::to_vec_pretty(&inputs.target.summary())?,
+        serde_json::to_vec_pretty(&inputs.record.target.configuration)?,
     ));
     entries.push(Entry::new(
         "plan.json",
-        serde_json::to_vec_pretty(&inputs.plan)?,
+        serde_json::to_vec_pretty(&inputs.record.plan)?,
     ));
     entries.push(Entry::new("features.sha256", inputs.features.listing()));
     for result in crate::runner::reports::sorted(inputs.report) {
@@ -122,12 +122,12 @@ pub fn seal_run(
         format: manifest::FORMAT.to_owned(),
         format_version: manifest::FORMAT_VERSION,
         payconf: env!("CARGO_PKG_VERSION").to_owned(),
-        started_at: crate::runner::reports::timestamp(inputs.started),
-        verdict: inputs.verdict.name().to_owned(),
-        exit_code: inputs.verdict.exit_code(),
-        seed: inputs.seed,
-        spec_sha256: inputs.contract.sha256().to_owned(),
-        features_sha256: inputs.features.sha256(),
+        started_at: inputs.record.started_at.clone(),
+        verdict: inputs.record.outcome.name().to_owned(),
+        exit_code: inputs.record.exit_code,
+        seed: inputs.record.seed,
+        spec_sha256: inputs.record.spec.sha256.clone(),
+        features_sha256: inputs.record.features.sha256.clone(),
         signer: String::new(),
         files: Vec::new(),
     };

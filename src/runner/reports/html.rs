@@ -9,7 +9,7 @@ use minijinja::{Environment, context};
 use payconf_spec::features::html_id;
 use serde::Serialize;
 
-use super::{RenderError, ReportInputs, requirement_outcomes, sorted, timestamp};
+use super::{RenderError, ReportInputs, sorted};
 use crate::runner::result::{ExchangeRecord, IssuerEvidence, Outcome};
 
 const TEMPLATE: &str = include_str!("report.html");
@@ -151,7 +151,8 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
             }
         })
         .collect();
-    let requirements = requirement_outcomes(inputs);
+    let record = &inputs.record;
+    let requirements = &record.requirements;
     let counts = inputs.report.scenario_counts();
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)?;
@@ -160,17 +161,17 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
     template
         .render(context! {
             version => env!("CARGO_PKG_VERSION"),
-            spec_title => inputs.contract.title(),
-            spec_version => inputs.contract.version(),
-            spec_sha256 => inputs.contract.sha256(),
-            target => inputs.target.summary(),
-            embedded => inputs.embedded,
-            tags => inputs.tags,
-            left_out => inputs.left_out,
-            started => timestamp(inputs.started),
-            duration_s => format!("{:.2}", inputs.duration.as_secs_f64()),
-            outcome => inputs.verdict.name(),
-            exit_code => inputs.verdict.exit_code(),
+            spec_title => record.spec.title,
+            spec_version => record.spec.version,
+            spec_sha256 => record.spec.sha256,
+            target => record.target.configuration,
+            embedded => record.target.embedded_reference,
+            tags => record.selection.tags,
+            left_out => record.selection.left_out_by_production_guard,
+            started => record.started_at,
+            duration_s => format!("{:.2}", std::time::Duration::from_millis(record.duration_ms).as_secs_f64()),
+            outcome => record.outcome.name(),
+            exit_code => record.exit_code,
             harness_errors => inputs.report.harness_errors,
             counts => context! {
                 total => counts.total(), passed => counts.passed, flaky => counts.flaky,

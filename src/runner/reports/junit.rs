@@ -15,7 +15,7 @@ use quick_xml::{
     events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event},
 };
 
-use super::{RenderError, ReportInputs, sorted, timestamp};
+use super::{RenderError, ReportInputs, sorted};
 use crate::runner::result::{EarlierTry, Outcome, ScenarioResult};
 
 /// Text a CI system shows as it reads and XML 1.0 can carry: control
@@ -43,7 +43,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
         by_file.entry(&result.file).or_default().push(result);
     }
     let counts = inputs.report.scenario_counts();
-    let stamp = timestamp(inputs.started);
+    let stamp = inputs.record.started_at.clone();
 
     let mut writer = Writer::new_with_indent(Vec::new(), b' ', 2);
     writer.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
@@ -61,7 +61,10 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
         "skipped",
         (counts.skipped + counts.waived).to_string().as_str(),
     ));
-    suites.push_attribute(("time", seconds(inputs.duration).as_str()));
+    suites.push_attribute((
+        "time",
+        seconds(std::time::Duration::from_millis(inputs.record.duration_ms)).as_str(),
+    ));
     suites.push_attribute(("timestamp", stamp.as_str()));
     writer.write_event(Event::Start(suites))?;
 
@@ -94,8 +97,8 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
         let target = inputs.target.shown_base_url();
         for (name, value) in [
             ("target", target.as_str()),
-            ("tags", inputs.tags.as_str()),
-            ("spec.sha256", inputs.contract.sha256()),
+            ("tags", inputs.record.selection.tags.as_str()),
+            ("spec.sha256", inputs.record.spec.sha256.as_str()),
         ] {
             let mut property = BytesStart::new("property");
             property.push_attribute(("name", name));

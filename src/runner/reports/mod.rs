@@ -1,5 +1,8 @@
-//! The files a run writes on request, all from the same [`RunReport`] and all
-//! redacted the same way as the console:
+//! The files a run writes on request, all from the same [`ReportInputs`]:
+//! the run's record ([`RunRecord`]: its identity, its verdict, every
+//! requirement's and scenario's outcome), made once, and what the record
+//! does not hold (each scenario's steps and exchanges); all redacted the
+//! same way as the console:
 //!
 //! - [`junit`]: JUnit XML, one testcase per scenario, for GitHub, GitLab and Jenkins;
 //! - [`cucumber_json`]: the standard Cucumber JSON format;
@@ -26,7 +29,7 @@ use time::OffsetDateTime;
 
 use crate::runner::{
     result::{
-        RequirementVerdict, RunReport, ScenarioResult, Verdict,
+        RequirementVerdict, RunRecord, RunReport, ScenarioResult, Verdict,
         record::{RequirementRecord, ScenarioRef},
     },
     target_file::TargetConfig,
@@ -183,9 +186,43 @@ pub enum ReportPathError {
     },
 }
 
-/// Everything a report is made from.
+/// What the reports render: the run's record (its identity, its
+/// judgement, every scenario's outcome: what the results file holds), and
+/// what the record leaves out (each scenario's steps and exchanges, the
+/// features' text, the target's address as shown, the start to the
+/// nanosecond). Every report takes the run's identity and verdict from the
+/// record, so they cannot say different things of one run.
 #[derive(Debug)]
 pub struct ReportInputs<'a> {
+    /// The run's record, as the results file is it serialised.
+    pub record: RunRecord,
+    /// Each scenario's steps, exchanges and evidence.
+    pub report: &'a RunReport,
+    /// The features run, for each scenario's steps as written.
+    pub features: &'a Features,
+    /// The target, for its address as reports show it (secrets masked).
+    pub target: &'a TargetConfig,
+    /// When the run started, to the nanosecond (the HAR's times).
+    pub started: OffsetDateTime,
+}
+
+impl<'a> ReportInputs<'a> {
+    /// The reports' inputs of the run `facts` describe: its record made once.
+    pub fn of(facts: &RunFacts<'a>) -> Self {
+        Self {
+            record: results::record(facts),
+            report: facts.report,
+            features: facts.features,
+            target: facts.target,
+            started: facts.started,
+        }
+    }
+}
+
+/// What a run's record is made from: what the run produced and what it was
+/// run with.
+#[derive(Debug)]
+pub struct RunFacts<'a> {
     /// What the run produced.
     pub report: &'a RunReport,
     /// The requirements catalogue.
@@ -305,7 +342,7 @@ pub fn write_reports(files: &ReportFiles, rendered: &Rendered<'_>) -> Result<(),
 }
 
 /// Every requirement's outcome, in catalogue order.
-pub fn requirement_outcomes(inputs: &ReportInputs<'_>) -> Vec<RequirementRecord> {
+pub fn requirement_outcomes(inputs: &RunFacts<'_>) -> Vec<RequirementRecord> {
     let all = sorted(inputs.report);
     inputs
         .requirements

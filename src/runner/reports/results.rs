@@ -4,7 +4,7 @@
 //! out, the plan (every scenario, applying or not, and why), the counts,
 //! and the outcome of every requirement and every scenario.
 
-use super::{RenderError, ReportInputs, requirement_outcomes, sorted, timestamp};
+use super::{RenderError, ReportInputs, RunFacts, requirement_outcomes, sorted, timestamp};
 
 use crate::runner::result::{
     FORMAT_VERSION, RunRecord, ScenarioResult,
@@ -17,11 +17,11 @@ use crate::runner::result::{
 
 /// The report as text.
 pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
-    Ok(record(inputs).to_text()?)
+    Ok(inputs.record.to_text()?)
 }
 
 /// The record of the run `inputs` describe.
-pub fn record(inputs: &ReportInputs<'_>) -> RunRecord {
+pub fn record(inputs: &RunFacts<'_>) -> RunRecord {
     let report = inputs.report;
     RunRecord {
         format_version: FORMAT_VERSION,
