@@ -63,10 +63,9 @@ pub(crate) async fn search(
     let body = service.json_body(&parts, body).await?;
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
-    let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
     service
         .profiles
-        .check_shop(caller.merchant, shop_login, "does not belong to the caller")?;
+        .shop_of(&fields, caller.merchant, "does not belong to the caller")?;
     let ids = TransactionIds::read(&fields)?;
     answer(service, &caller, &ids, Shape::Flat)
 }

@@ -92,10 +92,9 @@ pub(crate) async fn handle(
     let body = service.json_body(&parts, body).await?;
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
-    let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
     service
         .profiles
-        .check_shop(merchant, shop_login, "does not belong to this API key")?;
+        .shop_of(&fields, merchant, "does not belong to this API key")?;
     let change = Change::read(operation, &fields)?;
     let token = TransactionIds::read(&fields)?.find(service, merchant)?;
     let now = now_ms();

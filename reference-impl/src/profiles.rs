@@ -126,6 +126,20 @@ impl Profiles {
         }
     }
 
+    /// The body's `shopLogin`, refused as missing (1105) or, saying `why`,
+    /// as not the merchant's (1131): the first check of every operation
+    /// that names a shop.
+    pub fn shop_of<'a>(
+        &self,
+        fields: &crate::request_body::Fields<'a>,
+        merchant: u32,
+        why: &'static str,
+    ) -> Result<&'a str, crate::error::ApiError> {
+        let shop_login = fields.required_str("shopLogin", crate::code::INVALID_PARAMETER)?;
+        self.check_shop(merchant, shop_login, why)?;
+        Ok(shop_login)
+    }
+
     /// The index and profile of a shop login.
     pub fn find(&self, shop_login: &str) -> Option<(u32, Arc<Profile>)> {
         let list = self.list.load();

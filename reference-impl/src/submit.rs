@@ -81,10 +81,9 @@ async fn submit_payment(
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
 
-    let shop_login = fields.required_str("shopLogin", code::INVALID_PARAMETER)?;
-    service
+    let shop_login = service
         .profiles
-        .check_shop(merchant, shop_login, "does not match the payment")?;
+        .shop_of(&fields, merchant, "does not match the payment")?;
     let already_processed = service
         .store
         .with_payment(&token, |p| p.state != PaymentState::Created)?;
