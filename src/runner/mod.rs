@@ -78,7 +78,8 @@ pub use suite::{Preparsed, Suite};
 
 use crate::runner::{
     exchange::Limits,
-    options::{TOKEN_LIFETIME_TAG, default_tags},
+    needs::TOKEN_LIFETIME_TAG,
+    options::default_tags,
     reports::{Rendered, ReportInputs, RunFacts, write_reports},
     result::Verdict,
     target_file::TargetConfig,

@@ -43,6 +43,10 @@ pub const CARD_TAG_PREFIX: &str = "card:";
 /// the reference profile in while differing elsewhere.
 pub const OUTCOME_TAG: &str = "outcome";
 
+/// The tag of the scenario that waits for a token to expire: it needs the
+/// target's `token_lifetime`.
+pub const TOKEN_LIFETIME_TAG: &str = "token-lifetime";
+
 /// Whether a scenario with these tags may drive the buyer's browser.
 pub fn drives_buyer<T: AsRef<str>>(tags: &[T]) -> bool {
     tags.iter()
@@ -113,7 +117,7 @@ pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
              outcome, so a target declares its own"
         ));
     }
-    if needs(super::options::TOKEN_LIFETIME_TAG) && target.token_lifetime.is_none() {
+    if needs(TOKEN_LIFETIME_TAG) && target.token_lifetime.is_none() {
         return Some("the target names no token_lifetime_secs".to_owned());
     }
     None
@@ -189,7 +193,7 @@ mod tests {
             vec!["failure-page"],
             vec!["declined-card"],
             vec!["card:insufficient_credit"],
-            vec![crate::runner::options::TOKEN_LIFETIME_TAG],
+            vec![TOKEN_LIFETIME_TAG],
         ]
         .iter()
         .map(|tags| unmet(&bare(), tags).unwrap_or_else(|| panic!("{tags:?} is unmet")))

@@ -123,6 +123,3 @@ pub fn default_tags(embedded: bool) -> String {
         Profile::Core.tag().to_owned()
     }
 }
-
-/// The tag of the scenario that waits for a token to expire.
-pub const TOKEN_LIFETIME_TAG: &str = "token-lifetime";
