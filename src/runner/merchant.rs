@@ -56,13 +56,10 @@ pub fn create_request(target: &TargetConfig, body: impl Into<Vec<u8>>) -> Record
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::target_file::{TargetFile, tests::COMPLETE};
+    use crate::runner::target_file::tests::COMPLETE;
 
     fn target() -> TargetConfig {
-        toml::from_str::<TargetFile>(COMPLETE)
-            .expect("valid TOML")
-            .resolve()
-            .expect("a complete target")
+        crate::runner::target_file::tests::target(COMPLETE)
     }
 
     #[test]

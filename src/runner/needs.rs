@@ -162,15 +162,8 @@ fn unmet_lifecycle_need(target: &TargetConfig, needs: &impl Fn(&str) -> bool) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::target_file::TargetFile;
 
-    /// A target from a target file's text.
-    fn target(text: &str) -> TargetConfig {
-        toml::from_str::<TargetFile>(text)
-            .expect("valid TOML")
-            .resolve()
-            .expect("a complete target")
-    }
+    use crate::runner::target_file::tests::target;
 
     /// A target with what every run needs and no browser driver.
     fn bare() -> String {

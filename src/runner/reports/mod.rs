@@ -14,6 +14,8 @@
 //!   entry tagged with its scenario.
 
 pub mod cucumber_json;
+#[cfg(test)]
+mod golden;
 pub mod har;
 pub mod html;
 pub mod junit;

@@ -9,6 +9,8 @@ use std::time::Duration;
 
 mod exchange;
 mod failure;
+#[cfg(test)]
+pub(crate) mod fixtures;
 mod hostile;
 mod issuer;
 mod key;

@@ -27,6 +27,12 @@ fn file(text: &str) -> TargetFile {
     toml::from_str(text).expect("valid TOML")
 }
 
+/// The target a target file's text resolves to, for other modules' tests
+/// (`COMPLETE`, or a variation of it).
+pub(crate) fn target(text: &str) -> TargetConfig {
+    file(text).resolve().expect("a complete target")
+}
+
 /// The flags here stand for flags or their variables alike: clap gives a
 /// flag its PAYCONF_* variable's value when it is not on the command line
 /// (tests/harness/runs_not_carried_out.rs proves that order with the real binary).
