@@ -5,14 +5,11 @@
 //! scenario's time includes another's turn with the browser), and each
 //! scenario's time is read from its `--results` file.
 
-use std::{
-    path::PathBuf,
-    process::Command,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use payconf_reference::{IssuerPage, ReferenceConfig, RunningServer};
 
+use super::processes::run_recorded;
 use crate::runner::buyer::browser::chromium::{self, BrowserSettings, Chromium};
 
 /// Runs the measurement and prints its figures.
@@ -35,7 +32,6 @@ pub async fn issuer_pages() -> Result<(), String> {
         "browser start    {:.2} s (ChromeDriver, Chromium, a fresh profile), once a run",
         start.as_secs_f64()
     );
-    let program = super::processes::payconf()?;
     for style in IssuerPage::ALL {
         let config = ReferenceConfig {
             issuer_page: style,
@@ -47,7 +43,7 @@ pub async fn issuer_pages() -> Result<(), String> {
         let target = target_file(server.base_url.as_str());
         // The issuer's scenarios: the payment page's have a bench of their own.
         let tags = "@issuer and not @payment-page";
-        let measured = measure(&program, &target, "browser", tags, style.name()).await;
+        let measured = measure(&target, "browser", tags, style.name()).await;
         let _ = server.shutdown().await;
         let (durations, wall) = measured?;
         let (slowest, mean) = slowest_and_mean(&durations);
@@ -68,49 +64,18 @@ pub async fn issuer_pages() -> Result<(), String> {
 /// time; returns each scenario's milliseconds and the run's wall time.
 /// `style` names what is measured, in an error.
 pub(super) async fn measure(
-    program: &PathBuf,
     target: &str,
     driver: &str,
     tags: &str,
     style: &str,
 ) -> Result<(Vec<f64>, Duration), String> {
-    let scratch =
-        std::env::temp_dir().join(format!("payconf-bench-{}", uuid::Uuid::new_v4().simple()));
-    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
-    let file = scratch.join("target.toml");
-    let results = scratch.join("results.json");
-    std::fs::write(&file, target).map_err(|e| format!("{}: {e}", file.display()))?;
-    let mut command = Command::new(program);
-    command
-        .args(["run", "--acs-driver", driver, "--tags", tags])
-        .args(["--concurrency", "1", "--target"])
-        .arg(&file)
-        .arg("--results")
-        .arg(&results)
-        .env_remove("PAYCONF_ACS_DRIVER");
-    let started = Instant::now();
-    let output = tokio::task::spawn_blocking(move || command.output())
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| format!("cannot run payconf: {e}"))?;
-    let wall = started.elapsed();
-    let read = std::fs::read_to_string(&results);
-    let _ = std::fs::remove_dir_all(&scratch);
-    if !output.status.success() {
-        return Err(format!(
-            "the scenarios did not pass against the {style} page:\n{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    let results: serde_json::Value = read
-        .map_err(|e| format!("no results file: {e}"))
-        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))?;
-    let durations = results["scenarios"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|s| s["duration_ms"].as_f64())
+    let args = ["--acs-driver", driver, "--tags", tags, "--concurrency", "1"];
+    let failed = format!("the scenarios did not pass against the {style} page");
+    let (record, wall) = run_recorded(&args, target, &failed).await?;
+    let durations = record
+        .scenarios
+        .iter()
+        .map(|s| s.duration_ms as f64)
         .collect();
     Ok((durations, wall))
 }

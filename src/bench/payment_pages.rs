@@ -7,12 +7,11 @@
 //! their own, one at a time, and each scenario's time is read from its
 //! `--results` file ([`super::issuer_pages`] measures the same way).
 
-use std::time::Duration;
-
-use tokio::{
-    io::{AsyncReadExt, AsyncWriteExt},
-    net::TcpListener,
-};
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::{body::Incoming, server::conn::http1, service::service_fn};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
 
 use payconf_reference::{ReferenceConfig, RunningServer};
 
@@ -58,7 +57,6 @@ fn page_section(base: &str) -> String {
 
 /// Runs the measurement and prints its figures.
 pub async fn payment_pages() -> Result<(), String> {
-    let program = super::processes::payconf()?;
     let server = RunningServer::start(ReferenceConfig::default())
         .await
         .map_err(|e| format!("cannot start the reference implementation: {e}"))?;
@@ -82,7 +80,7 @@ pub async fn payment_pages() -> Result<(), String> {
         ("lightbox", "browser", &lightbox, cards),
     ];
     for (style, driver, target, tags) in styles {
-        let (durations, wall) = measure(&program, target, driver, tags, style).await?;
+        let (durations, wall) = measure(target, driver, tags, style).await?;
         let (slowest, mean) = slowest_and_mean(&durations);
         println!(
             "{style:<9} {driver:<7}  {} page scenarios: {slowest:.0} ms the slowest, {mean:.0} ms on average; the run {:.2} s wall{}",
@@ -101,7 +99,10 @@ pub async fn payment_pages() -> Result<(), String> {
 
 /// A shop's checkout page on a loopback origin of its own: the Pay button
 /// and the sandbox's snippet, for the payment the query names. Returns the
-/// shop's base address; it serves until the process ends.
+/// shop's base address; it serves until the process ends. An HTTP server
+/// (hyper), not a read and a write: a browser opens connections ahead of
+/// its requests, and a page written to a connection before its request
+/// came would be another payment's.
 async fn shop_page(sandbox: &str) -> Result<String, String> {
     let listener = TcpListener::bind("127.0.0.1:0")
         .await
@@ -109,32 +110,26 @@ async fn shop_page(sandbox: &str) -> Result<String, String> {
     let address = listener.local_addr().map_err(|e| e.to_string())?;
     let script = format!("{sandbox}{}", payconf_reference::SCRIPT_PATH);
     tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
+        while let Ok((stream, _)) = listener.accept().await {
             let script = script.clone();
-            tokio::spawn(async move {
-                let mut head = vec![0_u8; 4096];
-                let read = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut head))
-                    .await
-                    .ok()
-                    .and_then(Result::ok)
-                    .unwrap_or(0);
-                let body = checkout(&script, &String::from_utf8_lossy(&head[..read]));
-                let answer = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = stream.write_all(answer.as_bytes()).await;
+            let page = service_fn(move |request: http::Request<Incoming>| {
+                let body = checkout(&script, request.uri());
+                async move {
+                    http::Response::builder()
+                        .header("content-type", "text/html; charset=utf-8")
+                        .body(Full::new(Bytes::from(body)))
+                }
             });
+            tokio::spawn(http1::Builder::new().serve_connection(TokioIo::new(stream), page));
         }
     });
     Ok(format!("http://{address}"))
 }
 
-/// The shop's page for the request whose head is `head`.
-fn checkout(script: &str, head: &str) -> String {
-    let target = head.split_whitespace().nth(1).unwrap_or("/");
+/// The shop's page for the request for `uri`.
+fn checkout(script: &str, uri: &http::Uri) -> String {
     let url = url::Url::parse("http://shop.invalid")
-        .and_then(|base| base.join(target))
+        .and_then(|base| base.join(&uri.to_string()))
         .ok();
     let query = |name: &str| {
         url.as_ref()

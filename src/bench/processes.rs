@@ -18,6 +18,8 @@ use tokio::{
 };
 use url::Url;
 
+use crate::runner::record::RunRecord;
+
 /// How long a server has to say where it listens.
 const START_BOUND: Duration = Duration::from_secs(10);
 
@@ -87,6 +89,48 @@ impl ServerProcess {
             Err(_) => Err("the server did not stop within 30 s of SIGTERM".to_owned()),
         }
     }
+}
+
+/// A whole `payconf run` with `args` against the target file `target`,
+/// its record read back and its wall time: `Err` saying what the run
+/// printed when it did not pass (`failed` names what did not).
+pub(super) async fn run_recorded(
+    args: &[&str],
+    target: &str,
+    failed: &str,
+) -> Result<(RunRecord, Duration), String> {
+    let program = payconf()?;
+    let scratch =
+        std::env::temp_dir().join(format!("payconf-bench-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    let file = scratch.join("target.toml");
+    let results = scratch.join("results.json");
+    std::fs::write(&file, target).map_err(|e| format!("{}: {e}", file.display()))?;
+    let mut command = std::process::Command::new(program);
+    command
+        .arg("run")
+        .args(args)
+        .arg("--target")
+        .arg(&file)
+        .arg("--results")
+        .arg(&results)
+        .env_remove("PAYCONF_ACS_DRIVER");
+    let started = Instant::now();
+    let output = tokio::task::spawn_blocking(move || command.output())
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("cannot run payconf: {e}"))?;
+    let wall = started.elapsed();
+    let record = RunRecord::load(&results);
+    let _ = std::fs::remove_dir_all(&scratch);
+    if !output.status.success() {
+        return Err(format!(
+            "{failed}:\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok((record.map_err(|e| e.to_string())?, wall))
 }
 
 /// The `payconf` program this benchmark is.

@@ -71,7 +71,7 @@ pub use needs::{
 };
 pub use not_run::NotRun;
 pub use options::{Judging, Mode, Outputs, RunOptions, Scope, Sending, TargetChoice};
-use plan::{Prepared, Selection, past_run, prepare, print_plan};
+use plan::{EarlierRun, Prepared, past_run, prepare, print_plan};
 pub use production::{PRODUCTION_SAFE, production_reason};
 use scenarios::{Execution, ScenarioServices, execute};
 pub use suite::{Preparsed, Suite};
@@ -86,57 +86,139 @@ use crate::runner::{
     waivers::Waivers,
 };
 
-/// Runs `payconf run`; returns the exit code.
+/// Runs `payconf run`; returns the exit code. Top to bottom: the suite and
+/// the run's own files are read, the run is aimed at its target (the
+/// embedded reference implementation started when there is none) and
+/// planned, what it needs is launched (checks of the target, the browser,
+/// the notification listener), the scenarios are executed, and the record
+/// of the run is written as the reports and the evidence bundle.
 pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     // Listening from the start: a signal that comes while the browser starts
     // is answered as soon as the scenarios would begin.
     let mut interruption = Interruption::listen().map_err(NotRun::Signals)?;
     let suite = Suite::load(&options)?;
-    let given_target = options.target.given();
     match options.mode {
-        Mode::List if !given_target => {
+        Mode::List if !options.target.given() => {
             print!("{}", crate::runner::list::listing(&suite));
             return Ok(ExitCode::SUCCESS);
         }
         Mode::List | Mode::Plan => return print_plan(&options, &suite),
         Mode::Run => {}
     }
-    options.outputs.reports.check_paths()?;
-    let sealing = match &options.outputs.evidence {
-        Some(path) => Some((path.clone(), evidence_key(path, &options)?)),
-        None => None,
-    };
-    let waivers = match &options.judging.waivers {
-        Some(path) => Waivers::load(path, &suite.requirements)?,
-        None => Waivers::none(),
-    };
-    let rerun = past_run(&options)?;
-
-    let file = TargetFile::of_run(options.target.file.as_deref(), &options.target.overrides)?;
+    let inputs = RunInputs::read(&options, &suite)?;
     let mut services = RunServices::default();
+    let aimed = match aim(&options, &suite, inputs.rerun, &mut services).await {
+        Ok(Some(aimed)) => aimed,
+        Ok(None) => {
+            services.stop().await;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(error) => return services.fail(error).await,
+    };
+    let selected: Vec<ScenarioEntry> = aimed.plan.selected().cloned().collect();
+    let launch = match launch(&options, &aimed.target, &selected, &mut services).await {
+        Ok(launch) => launch,
+        Err(error) => return services.fail(error).await,
+    };
+    let started = time::OffsetDateTime::now_utc();
+    let clock = std::time::Instant::now();
+    let features = suite.features.clone();
+    let requirements = suite.requirements.clone();
+    let contract = Arc::clone(&suite.contract);
+    let outcome = tokio::select! {
+        outcome = execute(
+            suite,
+            aimed.target.clone(),
+            &aimed.plan,
+            launch.limits,
+            Execution {
+                concurrency: options.sending.concurrency.max(1),
+                seed: launch.seed,
+                har: options.outputs.reports.of(reports::Format::Har).is_some()
+                    || inputs.sealing.is_some(),
+                rate: options.sending.rate,
+                strict_waivers: options.judging.strict_waivers,
+                retries: options.judging.retries,
+                flaky_fails: options.judging.flaky_fails,
+            },
+            inputs.waivers.clone(),
+            services.scenario.clone(),
+        ) => outcome,
+        signal = interruption.next() => Err(NotRun::Interrupted(signal)),
+    };
+    // Stopped whatever happened, before anything else is said.
+    let embedded = services.stop().await;
+    let report = outcome?;
+    let verdict = Verdict::of(&report);
+    let inputs_of_reports = ReportInputs::of(&RunFacts {
+        report: &report,
+        requirements: &requirements,
+        features: &features,
+        contract: &contract,
+        target: &aimed.target,
+        embedded,
+        tags: aimed.selection.expression,
+        plan: aimed.plan.record(),
+        left_out: aimed.selection.left_out,
+        waivers: &inputs.waivers,
+        seed: launch.generates.then_some(launch.seed),
+        started,
+        duration: clock.elapsed(),
+        verdict,
+    });
+    Ok(record(
+        &options,
+        inputs.sealing.as_ref(),
+        &inputs_of_reports,
+        verdict,
+    ))
+}
+
+/// What a run reads of its own before it aims at the target, each checked
+/// before anything is sent: where its reports go, the key that seals its
+/// bundle, its waivers, the earlier run it reruns.
+struct RunInputs {
+    sealing: Option<(std::path::PathBuf, ed25519_dalek::SigningKey)>,
+    waivers: Waivers,
+    rerun: Option<EarlierRun>,
+}
+
+impl RunInputs {
+    fn read(options: &RunOptions, suite: &Suite) -> Result<Self, NotRun> {
+        options.outputs.reports.check_paths()?;
+        let sealing = match &options.outputs.evidence {
+            Some(path) => Some((path.clone(), evidence_key(path, options)?)),
+            None => None,
+        };
+        let waivers = match &options.judging.waivers {
+            Some(path) => Waivers::load(path, &suite.requirements)?,
+            None => Waivers::none(),
+        };
+        Ok(Self {
+            sealing,
+            waivers,
+            rerun: past_run(options)?,
+        })
+    }
+}
+
+/// Aims the run: the target the file names, or the embedded reference
+/// implementation started (into `services`) when it names none; then the
+/// plan ([`prepare`], which `payconf plan` shares), announced. `None` when
+/// a rerun finds nothing to run again.
+async fn aim(
+    options: &RunOptions,
+    suite: &Suite,
+    rerun: Option<EarlierRun>,
+    services: &mut RunServices,
+) -> Result<Option<Prepared>, NotRun> {
+    let file = TargetFile::of_run(options.target.file.as_deref(), &options.target.overrides)?;
     if options.target.embedded == embedded::Transport::Https && file.has_base_url() {
         return Err(NotRun::EmbeddedTlsWithTarget);
     }
     let embedding = !file.has_base_url();
-    let default_tags = default_tags(embedding);
-    let target = if !embedding {
-        file.resolve()?
-    } else {
-        // Tokens that expire fast only when the expiry scenario runs: other
-        // runs (a robustness run's hundreds of requests) keep the default.
-        let expression = options.scope.tags.as_deref().unwrap_or(&default_tags);
-        let expiry_selected = expression.parse::<TagOperation>().map_or(true, |tags| {
-            suite
-                .features
-                .scenarios()
-                .iter()
-                .any(|s| tags.eval(s.tags.iter()) && s.has_tag(TOKEN_LIFETIME_TAG))
-        });
-        let tokens = if expiry_selected {
-            embedded::TokenLifetime::Short
-        } else {
-            embedded::TokenLifetime::Default
-        };
+    let target = if embedding {
+        let tokens = embedded_token_lifetime(options, suite);
         let (server, target) = embedded::start(options.target.embedded, tokens).await?;
         println!(
             "target: the reference implementation, in-process at {}",
@@ -144,34 +226,25 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         );
         services.embedded = Some(server);
         target
+    } else {
+        file.resolve()?
     };
-    let Prepared {
-        target,
-        selection:
-            Selection {
-                expression,
-                left_out,
-                production,
-                ..
-            },
-        rerun,
-        plan,
-    } = prepare(
-        &options,
-        &suite,
+    let prepared = prepare(
+        options,
+        suite,
         target,
         embedding,
         options.scope.allow_production,
         rerun,
     )?;
-    if let Some(why) = &production {
+    if let Some(why) = &prepared.selection.production {
         println!("production: {why}; only @{PRODUCTION_SAFE} scenarios run");
-        for scenario in &left_out {
+        for scenario in &prepared.selection.left_out {
             println!("  left out (sends card data)  {scenario}");
         }
     }
-    if let Some(past) = &rerun {
-        let again = plan.selected().count();
+    if let Some(past) = &prepared.rerun {
+        let again = prepared.plan.selected().count();
         println!(
             "rerun: {again} of the {} scenarios that failed or erred in {}",
             past.record.failures(),
@@ -179,34 +252,65 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         );
         if again == 0 {
             println!("{}", console::result_line(console::Ending::NothingToRerun));
-            services.stop().await;
-            return Ok(ExitCode::SUCCESS);
+            return Ok(None);
         }
     }
+    Ok(Some(prepared))
+}
 
-    let selected: Vec<ScenarioEntry> = plan.selected().cloned().collect();
+/// The embedded sandbox's tokens: short-lived only when the expiry
+/// scenario runs; other runs (a robustness run's hundreds of requests)
+/// keep the default.
+fn embedded_token_lifetime(options: &RunOptions, suite: &Suite) -> embedded::TokenLifetime {
+    let default_tags = default_tags(true);
+    let expression = options.scope.tags.as_deref().unwrap_or(&default_tags);
+    let expiry_selected = expression.parse::<TagOperation>().map_or(true, |tags| {
+        suite
+            .features
+            .scenarios()
+            .iter()
+            .any(|s| tags.eval(s.tags.iter()) && s.has_tag(TOKEN_LIFETIME_TAG))
+    });
+    if expiry_selected {
+        embedded::TokenLifetime::Short
+    } else {
+        embedded::TokenLifetime::Default
+    }
+}
+
+/// What the scenarios are executed with once the run is launched.
+struct Launch {
+    limits: Limits,
+    /// The seed of the generated inputs, and whether any scenario generates.
+    seed: u64,
+    generates: bool,
+}
+
+/// Launches what the `selected` scenarios need: a target that answers and
+/// takes the credentials (a target of the file's), the issuer settings,
+/// the browser and the notification listener (into `services`), the seed.
+async fn launch(
+    options: &RunOptions,
+    target: &TargetConfig,
+    selected: &[ScenarioEntry],
+    services: &mut RunServices,
+) -> Result<Launch, NotRun> {
     let limits = Limits {
         timeout: options.sending.timeout,
         ..Limits::default()
     };
     if services.embedded.is_none() {
         println!("target: {}", target.shown_base_url());
-        if let Some(proxy) = crate::runner::transport::rules(&target).describe(&target.base_url) {
+        if let Some(proxy) = crate::runner::transport::rules(target).describe(&target.base_url) {
             println!("proxy: {proxy}");
         }
-        let client = crate::runner::transport::client(&target, limits)?;
-        crate::runner::transport::preflight(&client, &target, limits.timeout).await?;
-        settings::check_credentials(&client, &target, limits).await?;
+        let client = crate::runner::transport::client(target, limits)?;
+        crate::runner::transport::preflight(&client, target, limits.timeout).await?;
+        settings::check_credentials(&client, target, limits).await?;
     }
-    settings::check_issuer(&target, &selected)?;
-    services.scenario.browser = match start_browser(&target, &selected, limits).await {
-        Ok(browser) => browser,
-        Err(error) => return services.fail(error).await,
-    };
-    services.scenario.notifications = match listen_for_notifications(&target, &selected).await {
-        Ok(listener) => listener,
-        Err(error) => return services.fail(error).await,
-    };
+    settings::check_issuer(target, selected)?;
+    services.scenario.browser = start_browser(target, selected, limits).await?;
+    services.scenario.notifications = listen_for_notifications(target, selected).await?;
     let seed = options
         .sending
         .seed
@@ -217,58 +321,29 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
     if generates {
         println!("seed: {seed} (generated inputs; --seed {seed} replays them)");
     }
-    let started = time::OffsetDateTime::now_utc();
-    let clock = std::time::Instant::now();
-    let features = suite.features.clone();
-    let requirements = suite.requirements.clone();
-    let contract = Arc::clone(&suite.contract);
-    let outcome = tokio::select! {
-        outcome = execute(
-            suite,
-            target.clone(),
-            &plan,
-            limits,
-            Execution {
-                concurrency: options.sending.concurrency.max(1),
-                seed,
-                har: options.outputs.reports.of(reports::Format::Har).is_some() || sealing.is_some(),
-                rate: options.sending.rate,
-                strict_waivers: options.judging.strict_waivers,
-                retries: options.judging.retries,
-                flaky_fails: options.judging.flaky_fails,
-            },
-            waivers.clone(),
-            services.scenario.clone(),
-        ) => outcome,
-        signal = interruption.next() => Err(NotRun::Interrupted(signal)),
-    };
-    // Stopped whatever happened, before anything else is said.
-    let embedded = services.stop().await;
-    let report = outcome?;
-    let verdict = Verdict::of(&report);
-    let inputs = ReportInputs::of(&RunFacts {
-        report: &report,
-        requirements: &requirements,
-        features: &features,
-        contract: &contract,
-        target: &target,
-        embedded,
-        tags: expression,
-        plan: plan.record(),
-        left_out,
-        waivers: &waivers,
-        seed: generates.then_some(seed),
-        started,
-        duration: clock.elapsed(),
-        verdict,
-    });
-    let rendered = Rendered::new(&inputs);
+    Ok(Launch {
+        limits,
+        seed,
+        generates,
+    })
+}
+
+/// Writes the record of the run: the reports, then the evidence bundle
+/// sealed with `sealing`'s key. The exit code: the verdict's, or that of a
+/// run whose record could not be written.
+fn record(
+    options: &RunOptions,
+    sealing: Option<&(std::path::PathBuf, ed25519_dalek::SigningKey)>,
+    inputs: &ReportInputs<'_>,
+    verdict: Verdict,
+) -> ExitCode {
+    let rendered = Rendered::new(inputs);
     if let Err(error) = write_reports(&options.outputs.reports, &rendered) {
         eprintln!("payconf: {error}");
         eprintln!("{}", console::result_line(console::Ending::ReportUnwritten));
-        return Ok(Verdict::NotRun.into());
+        return Verdict::NotRun.into();
     }
-    if let Some((path, key)) = &sealing {
+    if let Some((path, key)) = sealing {
         match bundle::seal_run(path, key, &rendered) {
             Ok(sealed) => println!(
                 "evidence: {} ({} files, {} bytes), signed by key {}",
@@ -283,11 +358,11 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
                     path.display()
                 );
                 eprintln!("{}", console::result_line(console::Ending::BundleUnwritten));
-                return Ok(Verdict::NotRun.into());
+                return Verdict::NotRun.into();
             }
         }
     }
-    Ok(verdict.into())
+    verdict.into()
 }
 
 /// What a run started besides the scenarios (the embedded reference

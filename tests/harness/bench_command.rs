@@ -130,3 +130,27 @@ fn bench_evidence_measures_writing_and_verifying_a_bundle() {
         .unwrap_or_else(|| panic!("no bundle size:\n{stdout}"));
     assert!(size > 10_000, "{stdout}");
 }
+
+/// `payconf bench --hostile N` runs ROB-04's two scenarios with N generated
+/// bodies each, reads their times from the run's record, and prints a row
+/// for each.
+#[test]
+fn bench_hostile_measures_both_generated_input_scenarios() {
+    let output = Command::new(env!("CARGO_BIN_EXE_payconf"))
+        .args(["bench", "--hostile", "5"])
+        .env_remove("PAYCONF_ACS_DRIVER")
+        .output()
+        .expect("payconf bench runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("requests/s") && l.contains(" ms  Generated hostile bodies"))
+        .collect();
+    assert_eq!(
+        rows.len(),
+        2,
+        "a row for create and one for submit:\n{stdout}"
+    );
+}

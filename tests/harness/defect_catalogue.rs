@@ -14,7 +14,7 @@ use std::{collections::BTreeSet, sync::Arc};
 
 use crate::support::{
     runner::{
-        BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, core_scenarios_checking,
+        BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, core_scenarios_checking, machine_alone,
         payconf_run_async, scenarios_where,
     },
     twin::{Defect, IssuerStyle, PageStyle, TwinService, Variation},
@@ -74,7 +74,7 @@ pub(crate) async fn run_against(twin: TwinService, driver: &str, tags: Option<&s
     // cores busy for a moment: no browser run shares the machine with it,
     // so that neither's timing decides the other's verdict.
     let _alone = if tags.is_some_and(|t| t.contains("robustness")) {
-        Some(BROWSER_RUNS.acquire_many(2).await.expect("open semaphore"))
+        Some(machine_alone().await)
     } else {
         None
     };
@@ -405,7 +405,7 @@ fn the_defect_page_shows_the_catalogue_as_it_is() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hostile_body_finding_is_shrunk_and_replays_from_its_seed() {
     // Alone on the machine, as every robustness run here (see run_against).
-    let _alone = BROWSER_RUNS.acquire_many(2).await.expect("open semaphore");
+    let _alone = machine_alone().await;
     let run = || async {
         let twin = TwinService::start(Some(Defect::DeepNestingCrashes)).await;
         let target = TempFile::new("twin-target.toml", &twin.target_toml());

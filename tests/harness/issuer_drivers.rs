@@ -12,7 +12,7 @@ use std::{
 
 use crate::support::{
     runner::{
-        BROWSER_RUNS, RunOutput, TempFile, assert_one_error_saying, browser_or_skip,
+        BROWSER_RUNS, RunOutput, TempFile, assert_one_error_saying, browser_or_skip, machine_alone,
         payconf_run_async, payconf_run_with, scenarios_where,
     },
     twin::{Defect, IssuerStyle, TwinService},
@@ -316,7 +316,7 @@ async fn a_page_that_freezes_the_browser_is_an_error_in_bounded_time_not_a_hang(
     }
     // The frozen page keeps a core busy until the run ends: no other browser
     // run shares the machine with it.
-    let _alone = BROWSER_RUNS.acquire_many(2).await.expect("open semaphore");
+    let _alone = machine_alone().await;
     let twin = TwinService::start_styled(None, IssuerStyle::Frozen).await;
     let target = TempFile::new("twin-target.toml", &twin.target_toml_for("browser"));
     let started = std::time::Instant::now();

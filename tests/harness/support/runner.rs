@@ -238,9 +238,30 @@ pub fn core_scenarios_checking(requirement: &str) -> BTreeSet<String> {
     })
 }
 
-/// At most two runs with a browser at once in a test binary: each starts a
-/// Chromium, and the machine has two cores.
-pub static BROWSER_RUNS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+/// Runs with a browser at once in a test binary: `PAYCONF_TEST_BROWSERS`,
+/// else three. Each starts a Chromium; a browser run spends about a third
+/// of its time waiting (pages settle, the target answers), so three keep
+/// the two cores of a CI machine busy without starving either.
+pub static BROWSER_RUNS: std::sync::LazyLock<tokio::sync::Semaphore> =
+    std::sync::LazyLock::new(|| tokio::sync::Semaphore::new(browsers_at_once() as usize));
+
+/// How many [`BROWSER_RUNS`] there are.
+pub fn browsers_at_once() -> u32 {
+    std::env::var("PAYCONF_TEST_BROWSERS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(3)
+}
+
+/// The machine to one run: no browser run shares it while the permit is
+/// held (a run whose timing is its verdict, or one that keeps a core busy).
+pub async fn machine_alone() -> tokio::sync::SemaphorePermit<'static> {
+    BROWSER_RUNS
+        .acquire_many(browsers_at_once())
+        .await
+        .expect("open semaphore")
+}
 
 /// Whether Chromium and ChromeDriver are installed for the browser driver.
 /// Where they are not, a test of the browser driver prints why it is
