@@ -16,6 +16,7 @@ mod catalogue;
 mod defect_catalogue;
 mod docs;
 mod evidence;
+mod first_hour;
 mod flaky;
 mod har;
 mod issuer_drivers;

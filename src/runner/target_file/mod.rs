@@ -7,9 +7,10 @@
 //! which is overridden by flags; clap reads the variables as the flags'
 //! stand-ins (`env`), and `PAYCONF_ACS_DRIVER` is read here, so that a bad
 //! value names the variable. [`TargetFile::resolve`] checks them all
-//! and names the first one that is missing or invalid.
+//! and names every one that is missing or invalid ([`problems`]); the
+//! target's addresses may be written from its base URL ([`address`]).
 
-use std::{fmt, path::Path, time::Duration};
+use std::{path::Path, time::Duration};
 
 use serde::Deserialize;
 use url::Url;
@@ -17,10 +18,12 @@ use url::Url;
 use crate::runner::redact::Redactor;
 
 mod acs;
+mod address;
 mod cards;
 mod lifecycle;
 mod notifications;
 mod payment_page;
+mod problems;
 mod robustness;
 mod sandbox;
 mod secret;
@@ -31,6 +34,7 @@ pub(crate) mod tests;
 mod tls;
 
 pub use acs::{AcsConfig, AcsDriver, BrowserSettings, driver_override};
+use address::{http_url, page_url};
 pub use cards::{TestCard, TestCards};
 pub use lifecycle::{
     LifecycleFile, LifecycleOperation, LifecycleSettings, LifecycleShop, SECOND_SHOP_KEY_VARIABLE,
@@ -38,6 +42,8 @@ pub use lifecycle::{
 };
 pub use notifications::{NotificationSettings, NotificationsFile, SECRET_VARIABLE};
 pub use payment_page::{Alternative, CardField, PaymentPage, PaymentPageFile, PaymentRefs};
+pub use problems::TargetError;
+use problems::{Problems, target_error};
 pub use robustness::RobustnessSettings;
 pub use sandbox::{EMBEDDED_SETTLEMENT_DELAY, SEPARATED_SHOP, SEPARATED_SHOP_KEY};
 pub use secret::Secret;
@@ -181,23 +187,6 @@ pub struct TargetConfig {
     pub proxy: Option<Url>,
 }
 
-/// A setting that is missing or invalid.
-#[derive(Debug, thiserror::Error)]
-#[error("{setting}: {reason}")]
-pub struct TargetError {
-    /// Name of the setting, as the user writes it.
-    pub setting: String,
-    /// What is wrong.
-    pub reason: String,
-}
-
-fn target_error(setting: &str, reason: impl fmt::Display) -> TargetError {
-    TargetError {
-        setting: setting.to_owned(),
-        reason: reason.to_string(),
-    }
-}
-
 impl TargetFile {
     /// Reads a target file.
     pub fn load(path: &Path) -> Result<Self, TargetError> {
@@ -249,106 +238,121 @@ impl TargetFile {
         self.base_url.is_some()
     }
 
-    /// Checks every setting and builds the target.
+    /// Checks every setting and builds the target; a target with problems
+    /// is refused naming every one.
     pub fn resolve(self) -> Result<TargetConfig, TargetError> {
-        let base_url = self.base_url.ok_or_else(|| {
-            target_error(
-                "base_url",
-                "missing (target file, PAYCONF_BASE_URL or --base-url)",
-            )
-        })?;
-        let base_url = http_url("base_url", &base_url)?;
-        let api_key = self
-            .api_key
-            .filter(|k| !k.expose().is_empty())
-            .ok_or_else(|| {
+        let mut problems = Problems::default();
+        let base_url = problems.check(
+            self.base_url
+                .ok_or_else(|| {
+                    target_error(
+                        "base_url",
+                        "missing (target file, PAYCONF_BASE_URL or --base-url)",
+                    )
+                })
+                .and_then(|u| address::base_url(&u)),
+        );
+        let api_key = problems.check(self.api_key.filter(|k| !k.expose().is_empty()).ok_or_else(
+            || {
                 target_error(
                     "api_key",
                     "missing (target file, PAYCONF_API_KEY or --api-key)",
                 )
-            })?;
-        let shop_login = self.shop_login.filter(|s| !s.is_empty()).ok_or_else(|| {
-            target_error(
-                "shop_login",
-                "missing (target file, PAYCONF_SHOP_LOGIN or --shop-login)",
-            )
-        })?;
+            },
+        ));
+        let shop_login =
+            problems.check(self.shop_login.filter(|s| !s.is_empty()).ok_or_else(|| {
+                target_error(
+                    "shop_login",
+                    "missing (target file, PAYCONF_SHOP_LOGIN or --shop-login)",
+                )
+            }));
         let currency = self.currency.unwrap_or_else(|| "EUR".to_owned());
         if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_alphabetic()) {
-            return Err(target_error("currency", "must be a three-letter code"));
+            problems.note(Err(target_error("currency", "must be a three-letter code")));
         }
         let amount = self.amount.unwrap_or_else(|| "1.00".to_owned());
         let well_formed = amount.split_once('.').is_some_and(|(u, d)| {
             !u.is_empty() && d.len() == 2 && u.bytes().chain(d.bytes()).all(|b| b.is_ascii_digit())
         });
         if !well_formed {
-            return Err(target_error("amount", "must be written like 1.00"));
+            problems.note(Err(target_error("amount", "must be written like 1.00")));
         }
+        let base = base_url.as_ref();
         let success_url = self
             .success_url
-            .map(|u| http_url("success_url", &u))
-            .transpose()?;
+            .and_then(|u| problems.check(page_url("success_url", &u, base)));
         let failure_url = self
             .failure_url
-            .map(|u| http_url("failure_url", &u))
-            .transpose()?;
-        let token_lifetime = match self.token_lifetime_secs {
-            Some(0) => return Err(target_error("token_lifetime_secs", "must be at least 1")),
-            other => other.map(Duration::from_secs),
-        };
-        self.cards.check()?;
+            .and_then(|u| problems.check(page_url("failure_url", &u, base)));
+        if self.token_lifetime_secs == Some(0) {
+            problems.note(Err(target_error(
+                "token_lifetime_secs",
+                "must be at least 1",
+            )));
+        }
+        let token_lifetime = self.token_lifetime_secs.map(Duration::from_secs);
+        problems.note(self.cards.check());
         for (setting, value) in [
             ("buyer_name", &self.buyer_name),
             ("buyer_email", &self.buyer_email),
         ] {
             if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
-                return Err(target_error(setting, "must not be empty"));
+                problems.note(Err(target_error(setting, "must not be empty")));
             }
         }
         if let Some(prefix) = &self.transaction_prefix {
             if prefix.chars().count() > 32 || prefix.chars().any(char::is_control) {
-                return Err(target_error(
+                problems.note(Err(target_error(
                     "transaction_prefix",
                     "must be at most 32 characters, none of them control characters",
-                ));
+                )));
             }
         }
-        self.robustness.check()?;
+        problems.note(self.robustness.check());
         for (i, step) in self.acs.steps.iter().enumerate() {
             if let Some(field) = step.field() {
                 if !self.acs.fields.contains_key(field) {
-                    return Err(target_error(
+                    problems.note(Err(target_error(
                         &format!("acs.steps[{i}].field"),
                         format!("{field:?} is not a name in acs.fields"),
-                    ));
+                    )));
                 }
             }
         }
         for (i, origin) in self.acs.origins.iter().enumerate() {
-            http_url(&format!("acs.origins[{i}]"), origin)?;
+            problems.check(http_url(&format!("acs.origins[{i}]"), origin));
         }
-        self.acs.check_bounds()?;
+        problems.note(self.acs.check_bounds());
         if self.acs.browser.memory_mb.is_some_and(|mb| mb < 64) {
-            return Err(target_error(
+            problems.note(Err(target_error(
                 "acs.browser.memory_mb",
                 "must be at least 64 (MiB): a browser needs that much to show any page",
-            ));
+            )));
         }
         let payment_page = self
             .payment_page
-            .map(PaymentPageFile::resolve)
-            .transpose()?;
+            .and_then(|page| problems.check(page.resolve(base)));
         let notifications = self
             .notifications
-            .map(NotificationsFile::resolve)
-            .transpose()?;
+            .and_then(|section| problems.check(section.resolve()));
         let second_key = self.second_shop_api_key;
-        let lifecycle = self
-            .lifecycle
-            .map(|section| section.resolve(&shop_login, second_key))
-            .transpose()?;
-        let tls = self.tls.check()?;
-        let proxy = tls::proxy_url(self.proxy)?;
+        let lifecycle = match (self.lifecycle, &shop_login) {
+            (Some(section), Some(shop_login)) => {
+                problems.check(section.resolve(shop_login, second_key))
+            }
+            _ => None,
+        };
+        let tls = problems.check(self.tls.check());
+        let proxy = problems.check(tls::proxy_url(self.proxy));
+        let (Some(base_url), Some(api_key), Some(shop_login), Some(tls), Some(proxy)) =
+            (base_url, api_key, shop_login, tls, proxy)
+        else {
+            return Err(problems
+                .finish()
+                .expect_err("a setting with no value has its problem noted"));
+        };
+        problems.finish()?;
         Ok(TargetConfig {
             tls,
             proxy,
@@ -382,17 +386,6 @@ impl TargetFile {
 }
 
 /// An absolute http(s) URL.
-fn http_url(setting: &str, value: &str) -> Result<Url, TargetError> {
-    let url = Url::parse(value).map_err(|e| target_error(setting, format!("{e}: {value:?}")))?;
-    if !matches!(url.scheme(), "http" | "https") || !url.has_host() {
-        return Err(target_error(
-            setting,
-            "must be an absolute http or https URL",
-        ));
-    }
-    Ok(url)
-}
-
 impl TargetConfig {
     /// An API path under the base address (which may itself carry a path).
     pub fn api_url(&self, path: &str) -> Url {

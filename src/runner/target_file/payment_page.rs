@@ -185,8 +185,9 @@ fn encoded(value: &str) -> String {
 }
 
 impl PaymentPageFile {
-    /// Checks the section and builds the page.
-    pub fn resolve(self) -> Result<PaymentPage, TargetError> {
+    /// Checks the section and builds the page; its address may be written
+    /// from `base`, the target's base URL ([`super::address`]).
+    pub fn resolve(self, base: Option<&Url>) -> Result<PaymentPage, TargetError> {
         let address = self.address.ok_or_else(|| {
             target_error(
                 "payment_page.address",
@@ -194,6 +195,7 @@ impl PaymentPageFile {
                  payment goes",
             )
         })?;
+        let address = super::address::on_base("payment_page.address", &address, base)?;
         check_address(&address)?;
         let mut fields = BTreeMap::new();
         for (name, input) in self.fields {
@@ -349,7 +351,7 @@ mod tests {
         toml::from_str::<File>(text)
             .map_err(|e| e.to_string())?
             .payment_page
-            .resolve()
+            .resolve(None)
             .map_err(|e| e.to_string())
     }
 

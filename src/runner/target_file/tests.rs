@@ -96,11 +96,61 @@ fn missing_and_invalid_settings_are_named() {
         refusal(&COMPLETE.replace("exp_month = \"05\"", "exp_month = \"5\"")),
         "cards.frictionless.exp_month"
     );
-    let relative_page = COMPLETE.replace(
+    // A path from the base URL's origin begins with `/`; `thanks` alone is
+    // neither that nor an absolute URL.
+    let unanchored_page = COMPLETE.replace(
         "shop_login = \"SHOP\"",
-        "shop_login = \"SHOP\"\nsuccess_url = \"/thanks\"",
+        "shop_login = \"SHOP\"\nsuccess_url = \"thanks\"",
     );
-    assert_eq!(refusal(&relative_page), "success_url");
+    assert_eq!(refusal(&unanchored_page), "success_url");
+}
+
+#[test]
+fn every_problem_of_the_settings_is_named_at_once() {
+    let text = COMPLETE
+        .replace("api_key =", "# api_key =")
+        .replace("exp_month = \"05\"", "exp_month = \"5\"")
+        .replace(
+            "shop_login = \"SHOP\"",
+            "shop_login = \"SHOP\"\namount = \"1\"\nfailure_url = \"nowhere\"",
+        );
+    let error = file(&text).resolve().expect_err("four problems");
+    let named: Vec<&str> = error.problems().map(|p| p.setting.as_str()).collect();
+    assert_eq!(
+        named,
+        [
+            "api_key",
+            "amount",
+            "failure_url",
+            "cards.frictionless.exp_month"
+        ]
+    );
+    assert!(
+        error
+            .to_string()
+            .starts_with("4 settings need a change:\n  api_key: missing"),
+        "{error}"
+    );
+}
+
+#[test]
+fn the_merchants_pages_follow_the_base_url_they_are_written_from() {
+    let text = COMPLETE.replace(
+        "shop_login = \"SHOP\"",
+        "shop_login = \"SHOP\"\nsuccess_url = \"/merchant/SHOP/success\"\n\
+         failure_url = \"{base_url}/merchant/SHOP/failure\"",
+    );
+    let mut moved = file(&text);
+    moved.base_url = Some("http://127.0.0.1:9999/gateway".to_owned());
+    let target = moved.resolve().expect("complete");
+    assert_eq!(
+        target.success_url.map(String::from).as_deref(),
+        Some("http://127.0.0.1:9999/merchant/SHOP/success")
+    );
+    assert_eq!(
+        target.failure_url.map(String::from).as_deref(),
+        Some("http://127.0.0.1:9999/gateway/merchant/SHOP/failure")
+    );
 }
 
 #[test]
