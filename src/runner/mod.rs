@@ -306,6 +306,8 @@ async fn launch(
         }
         let client = crate::runner::transport::client(target, limits)?;
         crate::runner::transport::preflight(&client, target, limits.timeout).await?;
+        crate::runner::transport::addresses::check(&client, target, selected, limits.timeout)
+            .await?;
         settings::check_credentials(&client, target, limits).await?;
     }
     settings::check_issuer(target, selected)?;

@@ -61,3 +61,38 @@ async fn every_setting_problem_is_named_at_once() {
         output.stderr
     );
 }
+
+/// A merchant's page on an origin where nothing answers (a file written
+/// for another machine) stops the run before any scenario, exit 2, naming
+/// the setting: it is not the target's failure.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_on_an_origin_that_does_not_answer_is_named_before_any_scenario() {
+    let server = RunningServer::start(ReferenceConfig::default())
+        .await
+        .expect("a sandbox on a port of its own");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let example = std::fs::read_to_string(EXAMPLE).expect("the example");
+    let elsewhere = example.replace(
+        "success_url = \"/merchant/DEMO_SHOP/success\"",
+        &format!("success_url = \"http://127.0.0.1:{closed}/merchant/DEMO_SHOP/success\""),
+    );
+    assert_ne!(elsewhere, example, "the example's success_url");
+    let file = TempFile::new("elsewhere-target.toml", &elsewhere);
+    let output = payconf_run_async(vec![
+        "--target".into(),
+        file.0.display().to_string(),
+        "--base-url".into(),
+        server.base_url.to_string(),
+    ])
+    .await;
+    let _ = server.shutdown().await;
+    assert_stopped(
+        &output,
+        &[&format!(
+            "success_url: its origin http://127.0.0.1:{closed} does not answer"
+        )],
+    );
+}

@@ -158,7 +158,12 @@ impl PaymentPage {
 
     /// The origin of the page, whose answers the reports may quote.
     pub fn origin(&self) -> Option<url::Origin> {
-        self.address_for(SAMPLE).ok().map(|url| url.origin())
+        self.sample_address().map(|url| url.origin())
+    }
+
+    /// The page's address for a payment that stands for any.
+    pub fn sample_address(&self) -> Option<Url> {
+        self.address_for(SAMPLE).ok()
     }
 }
 

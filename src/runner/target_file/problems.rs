@@ -35,6 +35,17 @@ impl fmt::Display for TargetError {
 }
 
 impl TargetError {
+    /// A problem with `setting`, found outside the target file's reading
+    /// (an address whose server does not answer).
+    pub fn new(setting: &str, reason: impl fmt::Display) -> Self {
+        target_error(setting, reason)
+    }
+
+    /// The problems as one error, `Ok` when there is none.
+    pub fn all(problems: Vec<TargetError>) -> Result<(), TargetError> {
+        Problems(problems).finish()
+    }
+
     /// Every problem, this one first.
     pub fn problems(&self) -> impl Iterator<Item = &TargetError> {
         std::iter::once(self).chain(&self.also)

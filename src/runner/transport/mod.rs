@@ -9,6 +9,7 @@
 //! as the harness's ERROR if they come up during one; never as the target's
 //! FAIL.
 
+pub mod addresses;
 pub mod certificate;
 pub mod encodings;
 pub mod proxy;
