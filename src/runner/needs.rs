@@ -47,6 +47,11 @@ pub const OUTCOME_TAG: &str = "outcome";
 /// target's `token_lifetime`.
 pub const TOKEN_LIFETIME_TAG: &str = "token-lifetime";
 
+/// The scenarios whose buyer must land on the merchant's failure page:
+/// they need `failure_url`, and a journey of theirs that lands there has
+/// gone as it should.
+pub const FAILURE_PAGE_TAG: &str = "failure-page";
+
 /// Whether a scenario with these tags may drive the buyer's browser.
 pub fn drives_buyer<T: AsRef<str>>(tags: &[T]) -> bool {
     tags.iter()
@@ -101,7 +106,7 @@ pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
     if needs("success-page") && target.success_url.is_none() {
         return Some("the target names no success_url".to_owned());
     }
-    if needs("failure-page") && target.failure_url.is_none() {
+    if needs(FAILURE_PAGE_TAG) && target.failure_url.is_none() {
         return Some("the target names no failure_url".to_owned());
     }
     if needs("declined-card") && target.cards.declined.is_none() {
@@ -183,7 +188,7 @@ mod tests {
             vec![ISSUER_TAG],
             vec![LIFECYCLE_TAG],
             vec!["success-page"],
-            vec!["failure-page"],
+            vec![FAILURE_PAGE_TAG],
             vec!["declined-card"],
             vec!["card:insufficient_credit"],
             vec![TOKEN_LIFETIME_TAG],

@@ -3,7 +3,14 @@
 
 use payconf_reference::{ReferenceConfig, RunningServer};
 
-use crate::support::runner::{TempFile, assert_stopped, payconf_run_async, scenarios_where};
+use payconf::runner::record::OutcomeKind;
+
+use crate::support::{
+    runner::{
+        TempFile, assert_stopped, core_scenarios_checking, payconf_run_async, scenarios_where,
+    },
+    tls::{TestCa, VALID, server_tls},
+};
 
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/target.toml");
 
@@ -94,5 +101,133 @@ async fn a_page_on_an_origin_that_does_not_answer_is_named_before_any_scenario()
         &[&format!(
             "success_url: its origin http://127.0.0.1:{closed} does not answer"
         )],
+    );
+}
+
+/// A wrong issuer code in the target file: the buyer lands on the failure
+/// page right after payconf typed it. The scenario fails at the step that
+/// drove the journey (never shown passed before a failure after it), with
+/// a message that says the values were typed right before and names
+/// `acs.fields`, and never shows the code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_issuer_code_fails_at_the_journey_naming_acs_fields() {
+    let server = RunningServer::start(ReferenceConfig::default())
+        .await
+        .expect("a sandbox on a port of its own");
+    let example = std::fs::read_to_string(EXAMPLE).expect("the example");
+    let wrong = example.replace(
+        "fields = { otp = \"123456\" }",
+        "fields = { otp = \"987650\" }",
+    );
+    assert_ne!(wrong, example, "the example's issuer code");
+    let file = TempFile::new("wrong-code-target.toml", &wrong);
+    let output = payconf_run_async(vec![
+        "--target".into(),
+        file.0.display().to_string(),
+        "--base-url".into(),
+        server.base_url.to_string(),
+        "--tags".into(),
+        "@core and @issuer and not @payment-page".into(),
+    ])
+    .await;
+    let _ = server.shutdown().await;
+    assert_eq!(output.code, Some(1), "{}\n{}", output.stdout, output.stderr);
+    assert_eq!(
+        output.failed(),
+        core_scenarios_checking("TDS-04")
+            .into_iter()
+            .filter(|s| !s.starts_with("payment_page"))
+            .collect(),
+        "{}",
+        output.stdout
+    );
+    let journey = output
+        .scenarios()
+        .iter()
+        .find(|s| s.outcome == OutcomeKind::Failed)
+        .expect("the failed journey");
+    assert!(
+        journey
+            .step
+            .as_deref()
+            .is_some_and(|step| step.contains("the buyer completes the issuer authentication")),
+        "failed at the journey's step: {journey:#?}"
+    );
+    let message = journey.message.as_deref().unwrap_or_default();
+    assert!(
+        message.contains("right after payconf typed the values acs.fields gives (otp)")
+            && message.contains("set them in acs.fields"),
+        "{message}"
+    );
+    assert!(
+        !output.stdout.contains("987650") && !message.contains("987650"),
+        "the code is a secret:\n{}",
+        output.stdout
+    );
+}
+
+/// The usual ways of not reaching a server are each said once, in words,
+/// with a `fix:` line: nothing listening at the port, `https://` to a port
+/// that speaks plain HTTP, `http://` to one that speaks HTTPS. (They were
+/// "tcp connect error: Connection refused (os error 111): error sending
+/// request ... Connection refused (os error 111)" and "invalid HTTP version
+/// parsed".)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_cannot_be_reached_is_said_once_in_words_with_a_fix() {
+    let run = |base: String| {
+        payconf_run_async(vec![
+            "--target".into(),
+            EXAMPLE.into(),
+            "--base-url".into(),
+            base,
+        ])
+    };
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let down = run(format!("http://127.0.0.1:{closed}")).await;
+    assert_stopped(
+        &down,
+        &[
+            &format!("nothing answers at 127.0.0.1:{closed}: the connection was refused"),
+            "fix: start the server there",
+        ],
+    );
+    assert_eq!(
+        down.stderr.to_lowercase().matches("refused").count(),
+        1,
+        "said once:\n{}",
+        down.stderr
+    );
+
+    let plain = RunningServer::start(ReferenceConfig::default())
+        .await
+        .expect("a plain sandbox");
+    let port = plain.base_url.port().expect("a port");
+    let tls_to_plain = run(format!("https://127.0.0.1:{port}")).await;
+    let _ = plain.shutdown().await;
+    assert_stopped(
+        &tls_to_plain,
+        &[
+            &format!("127.0.0.1:{port} does not speak TLS"),
+            &format!("fix: write base_url with http: http://127.0.0.1:{port}"),
+        ],
+    );
+
+    let ca = TestCa::new("first hour CA");
+    let (cert, key) = ca.certificate(&["127.0.0.1"], VALID);
+    let tls = RunningServer::start_tls(ReferenceConfig::default(), server_tls(&cert, &key, None))
+        .await
+        .expect("an HTTPS sandbox");
+    let port = tls.base_url.port().expect("a port");
+    let plain_to_tls = run(format!("http://127.0.0.1:{port}")).await;
+    let _ = tls.shutdown().await;
+    assert_stopped(
+        &plain_to_tls,
+        &[
+            &format!("127.0.0.1:{port} does not answer plain HTTP"),
+            &format!("fix: write base_url with https: https://127.0.0.1:{port}"),
+        ],
     );
 }

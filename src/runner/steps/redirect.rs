@@ -210,14 +210,47 @@ async fn drive(
     Ok(())
 }
 
+/// The buyer goes through the issuer's page with the values `acs.fields`
+/// gives. Unless the scenario's buyer is to land on the failure page, a
+/// journey that lands there has not completed the authentication: the
+/// step fails, saying the values were typed right before, and naming the
+/// setting (the issuer page may refuse values that are not its own: a
+/// wrong code in the target file reads, step by step, as what it is).
 #[when("the buyer completes the issuer authentication")]
 async fn completes_authentication(world: &mut PaymentWorld) -> Result<(), Settled> {
     let checked = checked_async(async {
         let values = configured_values(world);
-        drive(world, Choice::Authenticate, values).await
+        let names: Vec<String> = values.keys().cloned().collect();
+        drive(world, Choice::Authenticate, values).await?;
+        landed_on_failure_after_typing(world, &names)
     })
     .await;
     world.settle(checked)
+}
+
+/// A journey of a scenario whose buyer is not to land on the failure page,
+/// that landed there right after payconf typed the `names` of
+/// `acs.fields`: a failure that says so.
+fn landed_on_failure_after_typing(world: &PaymentWorld, names: &[String]) -> Result<(), Failure> {
+    if world.held.failure_page_expected {
+        return Ok(());
+    }
+    let (Some(failure_page), Some(landing)) = (&world.target().failure_url, &world.landing) else {
+        return Ok(());
+    };
+    if !same_page(landing, failure_page) {
+        return Ok(());
+    }
+    Err(world.failure(
+        "the buyer to complete the issuer authentication",
+        &format!(
+            "the buyer landed on the merchant's failure page (failure_url) right after payconf \
+             typed the values acs.fields gives ({}) on the issuer's page: the page did not \
+             accept them, or the target failed a buyer who authenticated. If they are not the \
+             values this issuer accepts, set them in acs.fields",
+            names.join(", ")
+        ),
+    ))
 }
 
 /// Types `code` into every field `acs.fields` names.

@@ -15,8 +15,7 @@ use url::Url;
 
 use super::source_chain;
 use crate::runner::{
-    drives_buyer,
-    needs::PAYMENT_PAGE_TAG,
+    needs::{PAYMENT_PAGE_TAG, drives_buyer},
     target_file::{TargetConfig, TargetError},
 };
 

@@ -13,6 +13,7 @@ pub mod addresses;
 pub mod certificate;
 pub mod encodings;
 pub mod proxy;
+mod unreachable;
 
 use std::{error::Error as _, time::Duration};
 
@@ -68,12 +69,12 @@ pub enum TransportError {
     #[error("{0}")]
     Fault(String),
     /// No answer: the connection failed.
-    #[error("target unreachable: {url}: {}", causes(.error))]
+    #[error("target unreachable: {}", unreachable::in_words(.url, .error))]
     Unreachable {
         /// The target's base URL.
         url: url::Url,
-        /// How the connection failed.
-        #[source]
+        /// How the connection failed: said in words, not as the
+        /// client's chain of causes (each repeating the last).
         error: reqwest::Error,
     },
     /// No answer within the time an exchange has.

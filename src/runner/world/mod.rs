@@ -180,6 +180,10 @@ pub struct Held {
     /// server that may differ from the reference profile elsewhere (its
     /// answers are held to the contract, their reference differences noted).
     pub reference_answers: bool,
+    /// Whether its buyer is to land on the merchant's failure page
+    /// (`@failure-page`): a journey of another scenario that lands there
+    /// has not gone through.
+    pub failure_page_expected: bool,
 }
 
 /// What a scenario's `@robustness` checks sent at once or generated, each
@@ -254,6 +258,9 @@ impl PaymentWorld {
                 ]
                 .contains(&t.as_str())
             });
+        self.held.failure_page_expected = tags
+            .iter()
+            .any(|t| t == crate::runner::needs::FAILURE_PAGE_TAG);
         self.held.checks = payconf_spec::features::requirement_ids(tags)
             .map(str::to_owned)
             .collect();
