@@ -6,7 +6,14 @@
 //! compared with what the results and the manifest say, and whether the
 //! spec and features are the ones this payconf carries.
 //!
-//! Exit 0 when everything holds; 1 when the bundle was changed (each
+//! VERIFIED only against a key the verifier trusts: given with `--key`, or
+//! by configuration (`PAYCONF_VERIFY_KEY`). Without one, the bundle is
+//! checked whole against its own `signer.pub`, which anyone who changes a
+//! bundle can replace with their own: it is said to be INTACT, signer
+//! unchecked, never VERIFIED.
+//!
+//! Exit 0 when everything holds against a trusted key; 3 when everything
+//! holds but no key was trusted; 1 when the bundle was changed (each
 //! finding names its file); 2 when the file is no bundle this payconf can
 //! read (not an archive, cut short, another format), or the key is
 //! missing, unreadable or not the one that signed it. Everything the
@@ -107,7 +114,7 @@ pub fn verify(path: &Path, key: Option<&Path>) -> Result<ExitCode, VerifyError> 
         (None, Some(own)) => *own,
         (None, None) => {
             findings.add(SIGNER, "not a public key: the bundle was changed");
-            return Ok(conclude(&shown, &findings));
+            return Ok(conclude(&shown, &findings, Signer::Unchecked));
         }
     };
     let verified = read_signature(&signature)
@@ -129,7 +136,7 @@ pub fn verify(path: &Path, key: Option<&Path>) -> Result<ExitCode, VerifyError> 
     }
     let Some(manifest) = Manifest::parse(&manifest_bytes) else {
         findings.add(MANIFEST, "not a manifest of payconf's");
-        return Ok(conclude(&shown, &findings));
+        return Ok(conclude(&shown, &findings, Signer::Unchecked));
     };
     if manifest.format != FORMAT || manifest.format_version != FORMAT_VERSION {
         return Err(VerifyError::OtherFormat {
@@ -154,13 +161,26 @@ pub fn verify(path: &Path, key: Option<&Path>) -> Result<ExitCode, VerifyError> 
         if trusted.is_some() {
             " (the key given with --key)"
         } else {
-            " (the bundle's own signer.pub: give --key the public key you were handed to know who signed it)"
+            " (the bundle's own signer.pub, which proves the bundle whole, not who signed it)"
         }
     );
     check_files(&manifest, &mut files, &mut findings);
     check_verdict(&manifest, &files, &mut findings);
     say_provenance(&manifest);
-    Ok(conclude(&shown, &findings))
+    let signer = if trusted.is_some() {
+        Signer::Trusted
+    } else {
+        Signer::Unchecked
+    };
+    Ok(conclude(&shown, &findings, signer))
+}
+
+/// Whether the key the signature was checked with is one the verifier
+/// trusts, or only the bundle's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Signer {
+    Trusted,
+    Unchecked,
 }
 
 /// Base64 of 64 bytes, as `manifest.sig` holds it.
@@ -298,10 +318,21 @@ fn say_provenance(manifest: &Manifest) {
 }
 
 /// The last lines, and the exit code.
-fn conclude(shown: &str, findings: &Findings) -> ExitCode {
-    if findings.0.is_empty() {
-        println!("result: VERIFIED, {shown} is as signed (exit code 0)");
-        return ExitCode::SUCCESS;
+fn conclude(shown: &str, findings: &Findings, signer: Signer) -> ExitCode {
+    match (findings.0.is_empty(), signer) {
+        (true, Signer::Trusted) => {
+            println!("result: VERIFIED, {shown} is as signed (exit code 0)");
+            return ExitCode::SUCCESS;
+        }
+        (true, Signer::Unchecked) => {
+            println!(
+                "result: INTACT, SIGNER UNCHECKED, {shown} is whole as its own key signed it, \
+                 but anyone who changes a bundle can sign it again with a key of theirs: give \
+                 --key (or PAYCONF_VERIFY_KEY) the public key its maker handed you (exit code 3)"
+            );
+            return ExitCode::from(3);
+        }
+        (false, _) => {}
     }
     for finding in &findings.0 {
         println!("changed: {finding}");

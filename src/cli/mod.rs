@@ -99,9 +99,10 @@ pub struct VerifyArgs {
     #[arg(value_name = "FILE")]
     pub bundle: PathBuf,
     /// The signer's public key (PEM, as `payconf keygen` writes it), as its
-    /// maker handed it over; without it, the bundle's own signer.pub is used,
-    /// which proves the bundle whole but not who made it.
-    #[arg(long, value_name = "PUBLIC")]
+    /// maker handed it over: only against it is a bundle VERIFIED. Without
+    /// it, the bundle's own signer.pub proves the bundle whole but not who
+    /// made it: INTACT, exit code 3
+    #[arg(long, value_name = "PUBLIC", env = "PAYCONF_VERIFY_KEY")]
     pub key: Option<PathBuf>,
 }
 

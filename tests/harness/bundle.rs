@@ -30,11 +30,13 @@ fn a_bundle_of_an_embedded_run_verifies_and_holds_the_whole_run() {
     ] {
         assert!(out.contains(line), "{line}\n{out}");
     }
-    // Without --key: whole, by its own key, and said to be only that.
+    // Without --key: whole, by its own key, and said to be only that: never
+    // VERIFIED, exit code 3.
     let (code, out, _) = verify(&bundle, None);
-    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(code, Some(3), "{out}");
+    assert!(out.contains("(the bundle's own signer.pub,"), "{out}");
     assert!(
-        out.contains("(the bundle's own signer.pub: give --key"),
+        out.contains("result: INTACT, SIGNER UNCHECKED,") && !out.contains("result: VERIFIED"),
         "{out}"
     );
 
@@ -253,4 +255,43 @@ async fn a_browser_run_s_bundle_holds_its_screenshots() {
     }
     let (code, out, _) = verify(&bundle, Some(&public));
     assert_eq!(code, Some(0), "{out}");
+}
+
+/// A bundle whose results were changed and which was sealed again by
+/// someone else's key, its signer.pub replaced: whole by its own key, and
+/// so never VERIFIED without the maker's key (exit code 3, the signer said
+/// to be unchecked); with the maker's key, given or trusted by
+/// configuration (`PAYCONF_VERIFY_KEY`), refused as signed by another.
+#[test]
+fn a_bundle_sealed_again_by_another_key_is_verified_only_against_the_makers() {
+    let folder = Folder::new("bundle-resealed");
+    let (secret, public) = keygen(&folder, "vendor");
+    let (forger, _) = keygen(&folder, "forger");
+    let bundle = embedded_bundle(&folder, &secret);
+    let forged = folder.join("forged.tar.gz");
+    let files = open(&bundle).expect("reads");
+    let manifest = Manifest::parse(&files["manifest.json"]).expect("a manifest");
+    reseal(&forged, files, manifest, &forger);
+
+    let (code, out, _) = verify(&forged, None);
+    assert_eq!(code, Some(3), "{out}");
+    assert!(!out.contains("result: VERIFIED"), "{out}");
+    assert!(out.contains("result: INTACT, SIGNER UNCHECKED"), "{out}");
+
+    let (code, out, err) = verify(&forged, Some(&public));
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(err.contains("not by the key given"), "{err}");
+
+    let configured = std::process::Command::new(env!("CARGO_BIN_EXE_payconf"))
+        .args(["verify", path(&forged)])
+        .env("PAYCONF_VERIFY_KEY", &public)
+        .output()
+        .expect("payconf runs");
+    assert_eq!(configured.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&configured.stderr).contains("not by the key given"),
+        "{configured:?}"
+    );
+    let (code, out, _) = verify(&bundle, Some(&public));
+    assert_eq!(code, Some(0), "the maker's own bundle: {out}");
 }

@@ -28,6 +28,7 @@ pub fn payconf(args: &[&str]) -> (Option<i32>, String, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_payconf"))
         .args(args)
         .env_remove("PAYCONF_SIGNING_KEY")
+        .env_remove("PAYCONF_VERIFY_KEY")
         .output()
         .expect("payconf runs");
     (
