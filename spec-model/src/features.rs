@@ -295,6 +295,20 @@ impl Features {
         }
         entries
     }
+
+    /// Every tag the scenarios carry, with `@`, sorted, but the
+    /// requirements' (`@req:<ID>`, one per requirement): what a tag
+    /// expression can name, for a person whose expression matched nothing.
+    pub fn tags_but_requirements(&self) -> Vec<String> {
+        let tags: std::collections::BTreeSet<String> = self
+            .scenarios()
+            .into_iter()
+            .flat_map(|scenario| scenario.tags)
+            .filter(|tag| !tag.starts_with("req:"))
+            .map(|tag| format!("@{tag}"))
+            .collect();
+        tags.into_iter().collect()
+    }
 }
 
 /// The file name a feature was read from.

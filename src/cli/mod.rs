@@ -102,24 +102,49 @@ pub struct VerifyArgs {
     /// maker handed it over: only against it is a bundle VERIFIED. Without
     /// it, the bundle's own signer.pub proves the bundle whole but not who
     /// made it: INTACT, exit code 3
-    #[arg(long, value_name = "PUBLIC", env = "PAYCONF_VERIFY_KEY")]
+    #[arg(
+        long,
+        value_name = "PUBLIC",
+        env = "PAYCONF_VERIFY_KEY",
+        hide_env_values = true
+    )]
     pub key: Option<PathBuf>,
 }
 
-/// Flags of `payconf keygen`.
+/// Flags of `payconf keygen`. Where it writes is a position or `--out`,
+/// as every command that writes takes it.
 #[derive(Debug, clap::Args)]
 pub struct KeygenArgs {
-    /// Where to write the pair: PREFIX.key and PREFIX.pub.
-    #[arg(long, value_name = "PREFIX", default_value = "payconf-signing")]
-    pub out: PathBuf,
+    /// Where to write the pair: PREFIX.key and PREFIX.pub (default
+    /// payconf-signing).
+    #[arg(value_name = "PREFIX", conflicts_with = "out")]
+    pub prefix: Option<PathBuf>,
+    /// The same, as a flag.
+    #[arg(long, value_name = "PREFIX")]
+    pub out: Option<PathBuf>,
 }
 
-/// Flags of `payconf docs`.
+impl KeygenArgs {
+    /// The prefix the pair is written to.
+    pub fn prefix(&self) -> PathBuf {
+        self.prefix
+            .clone()
+            .or_else(|| self.out.clone())
+            .unwrap_or_else(|| PathBuf::from("payconf-signing"))
+    }
+}
+
+/// Flags of `payconf docs`. Where it writes is a position or `--out`, as
+/// every command that writes takes it.
 #[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("folder").required(true).args(["dir", "out"])))]
 pub struct DocsArgs {
     /// The folder to write into; created if missing.
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The same, as a flag.
     #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    pub out: Option<PathBuf>,
     /// What to write.
     #[arg(long, value_enum, default_value_t = crate::docs::Format::Both)]
     pub format: crate::docs::Format,
@@ -261,7 +286,7 @@ pub fn main(cli: Cli) -> ExitCode {
 
 /// `payconf keygen`: the pair written, and what each file is for.
 fn keygen(args: &KeygenArgs) -> anyhow::Result<ExitCode> {
-    let pair = crate::runner::bundle::keys::keygen(&args.out)?;
+    let pair = crate::runner::bundle::keys::keygen(&args.prefix())?;
     println!("key: {}", pair.id);
     println!(
         "private: {} (keep it secret: give it to payconf run --signing-key, or its contents as {})",
@@ -291,14 +316,17 @@ fn docs(args: &DocsArgs) -> anyhow::Result<ExitCode> {
         None => crate::docs::workflows::Workflows::embedded(),
     }?;
     let site = crate::docs::Site::build(&contract, &features, &requirements, &workflows)?;
-    let written = site.write(&args.out, args.format)?;
-    let entry = args
-        .out
-        .join(if args.format == crate::docs::Format::Markdown {
-            "index.md"
-        } else {
-            "index.html"
-        });
+    let out = args
+        .dir
+        .as_deref()
+        .or(args.out.as_deref())
+        .ok_or_else(|| anyhow::anyhow!("give the folder to write into: payconf docs DIR"))?;
+    let written = site.write(out, args.format)?;
+    let entry = out.join(if args.format == crate::docs::Format::Markdown {
+        "index.md"
+    } else {
+        "index.html"
+    });
     println!("{} files written; open {}", written.len(), entry.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -243,6 +243,14 @@ async fn aim(
             println!("  left out (sends card data)  {scenario}");
         }
     }
+    let nothing =
+        prepared.plan.selected().next().is_none() && prepared.plan.set_aside().next().is_none();
+    if nothing && prepared.rerun.is_none() {
+        return Err(NotRun::NothingSelected {
+            expression: prepared.selection.expression,
+            tags: suite.features.tags_but_requirements(),
+        });
+    }
     if let Some(past) = &prepared.rerun {
         let again = prepared.plan.selected().count();
         println!(

@@ -70,8 +70,17 @@ pub enum NotRun {
         reason: String,
     },
     /// The tag expression selects nothing.
-    #[error("no scenario matches the tag expression")]
-    NothingSelected,
+    #[error(
+        "no scenario matches the tag expression {expression}; the tags there are: {}, and \
+         @req:<ID> for each requirement (payconf run --list names them)",
+        .tags.join(", ")
+    )]
+    NothingSelected {
+        /// As given.
+        expression: String,
+        /// Every tag of the suite's scenarios but the requirements', with `@`.
+        tags: Vec<String>,
+    },
     /// The target is production and `--allow-production` was not given.
     #[error(
         "the target is the production environment ({0}); payconf sends nothing to it \

@@ -100,9 +100,6 @@ pub(super) async fn execute(
         .set_aside()
         .map(|(scenario, reason)| ScenarioResult::skipped(scenario.clone(), reason.to_owned()))
         .collect();
-    if selected.is_empty() && set_aside.is_empty() {
-        return Err(NotRun::NothingSelected);
-    }
     for result in &set_aside {
         console.print_result(result);
     }

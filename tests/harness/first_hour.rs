@@ -231,3 +231,74 @@ async fn a_server_that_cannot_be_reached_is_said_once_in_words_with_a_fix() {
         ],
     );
 }
+
+/// A tag expression that matches nothing (`@cor` for `@core`) stops the
+/// run before anything starts, exit 2, listing the tags there are.
+#[test]
+fn a_tag_expression_matching_nothing_lists_the_tags_there_are() {
+    let output = crate::support::runner::payconf_run(&["--tags", "@cor"]);
+    assert_stopped(
+        &output,
+        &[
+            "no scenario matches the tag expression @cor; the tags there are: ",
+            "@core, ",
+            "@robustness",
+            "@req:<ID> for each requirement",
+        ],
+    );
+    assert!(
+        !output.stderr.contains("@req:TDS-04"),
+        "the requirements' tags are summed up, not listed:\n{}",
+        output.stderr
+    );
+}
+
+/// The help names each flag's variable, and never shows its value (it
+/// showed `[env: PAYCONF_BASE_URL=]`, and a set variable's value).
+#[test]
+fn the_help_names_the_variables_and_shows_none_of_their_values() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_payconf"))
+        .args(["run", "--help"])
+        .env("PAYCONF_BASE_URL", "http://secret-host.example:1234")
+        .output()
+        .expect("payconf runs");
+    let help = String::from_utf8_lossy(&output.stdout).replace('\n', " ");
+    let help: String = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    for name in ["PAYCONF_BASE_URL", "PAYCONF_API_KEY", "PAYCONF_TLS_CA_FILE"] {
+        assert!(help.contains(&format!("[env: {name}]")), "{name}: {help}");
+    }
+    assert!(
+        !help.contains("=]") && !help.contains("secret-host"),
+        "{help}"
+    );
+}
+
+/// Where a command writes is a position or `--out`, the same way in every
+/// command that writes: `payconf docs OUT` and `payconf keygen PREFIX` were
+/// refused (they wanted `--out`); both at once are refused, exit 2.
+#[test]
+fn where_a_command_writes_is_a_position_or_out_alike() {
+    let folder = crate::support::runner::Folder::new("first-hour-out");
+    let payconf = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_payconf"))
+            .args(args)
+            .env_remove("PAYCONF_SIGNING_KEY")
+            .output()
+            .expect("payconf runs")
+    };
+    let site = folder.join("site");
+    let docs = payconf(&[
+        "docs",
+        site.to_str().expect("UTF-8"),
+        "--format",
+        "markdown",
+    ]);
+    assert!(docs.status.success(), "{docs:?}");
+    assert!(site.join("index.md").is_file());
+    let prefix = folder.join("vendor");
+    let keygen = payconf(&["keygen", prefix.to_str().expect("UTF-8")]);
+    assert!(keygen.status.success(), "{keygen:?}");
+    assert!(folder.join("vendor.key").is_file() && folder.join("vendor.pub").is_file());
+    let both = payconf(&["docs", "a", "--out", "b"]);
+    assert_eq!(both.status.code(), Some(2), "{both:?}");
+}
