@@ -35,7 +35,7 @@ Feature: Authentication
     Then the request is refused with HTTP 403 and code "1171"
 
   @reference @req:REF-AUTH-02 @req:REF-ENV-01 @production-safe
-  Scenario Outline: A create with a wrong key or scheme is refused with 1166
+  Scenario Outline: A create with a wrong key or scheme is refused with 1166: <header>
     When the merchant creates a payment with the Authorization header "<header>"
     Then the request is refused with HTTP 403 and code "1166"
 

@@ -25,7 +25,7 @@ Feature: Create a payment
     And the payment ID has 10 to 12 digits
 
   @reference @req:REF-VAL-12 @production-safe @real-client
-  Scenario Outline: An amount with no decimals or one, as the real service takes it, is accepted
+  Scenario Outline: An amount with no decimals or one, as the real service takes it, is accepted: <amount>
     When the merchant creates a payment with amount "<amount>"
     Then the request is correctly processed
 
@@ -36,7 +36,7 @@ Feature: Create a payment
       | 1245.6 |
 
   @reference @req:REF-VAL-01 @req:REF-ENV-01 @production-safe
-  Scenario Outline: An amount that is not a number with a dot and at most two decimals is refused
+  Scenario Outline: An amount that is not a number with a dot and at most two decimals is refused: <amount>
     When the merchant creates a payment with amount "<amount>"
     Then the request is refused with HTTP 400 and code "<code>"
     And the error description names "amount"
@@ -52,7 +52,7 @@ Feature: Create a payment
       | 1000000.00 | 1147 |
 
   @reference @req:REF-VAL-02 @req:REF-ENV-01 @production-safe
-  Scenario Outline: A currency that is not an ISO 4217 code is refused
+  Scenario Outline: A currency that is not an ISO 4217 code is refused: <currency>
     When the merchant creates a payment with currency "<currency>"
     Then the request is refused with HTTP 400 and code "1111"
     And the error description names "currency"
@@ -65,15 +65,15 @@ Feature: Create a payment
       | XXX      |
 
   @reference @req:REF-VAL-03 @req:REF-ENV-01 @production-safe
-  Scenario Outline: An unusable shop transaction ID is refused
+  Scenario Outline: An unusable shop transaction ID is refused: <what>
     When the merchant creates a payment with shopTransactionID "<id>"
     Then the request is refused with HTTP 400 and code "<code>"
     And the error description names "shopTransactionID"
 
     Examples:
-      | id                                                  | code |
-      |                                                     | 1115 |
-      | 123456789012345678901234567890123456789012345678901 | 1116 |
+      | what          | id                                                  | code |
+      | empty         |                                                     | 1115 |
+      | 51 characters | 123456789012345678901234567890123456789012345678901 | 1116 |
 
   @reference @req:REF-VAL-04 @req:REF-ENV-01 @production-safe
   Scenario: A shop login that is not the API key's is refused
@@ -82,7 +82,7 @@ Feature: Create a payment
     And the error description names "shopLogin"
 
   @reference @req:REF-VAL-05 @req:REF-ENV-01 @production-safe
-  Scenario Outline: A create without one of its fields is refused, naming it
+  Scenario Outline: A create without one of its fields is refused, naming it: <field>
     When the merchant creates a payment without <field>
     Then the request is refused with HTTP 400 and code "<code>"
     And the error description names "<field>"

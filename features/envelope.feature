@@ -59,7 +59,7 @@ Feature: The envelope and refused requests
     And the answer carries the envelope
 
   @reference @req:REF-REQ-01 @req:REF-ENV-01 @production-safe
-  Scenario Outline: A body that is not a JSON object is refused
+  Scenario Outline: A body that is not a JSON object is refused: <body>
     When the merchant sends this body to create:
       """
       <body>
@@ -74,7 +74,7 @@ Feature: The envelope and refused requests
       | ["DEMO_SHOP", "10.00"]    |
 
   @reference @req:REF-REQ-02 @req:REF-ENV-01 @production-safe
-  Scenario Outline: A body not sent as application/json is refused
+  Scenario Outline: A body not sent as application/json is refused: <media type>
     When the merchant creates a payment sent as "<media type>"
     Then the request is refused with HTTP 415 and code "9415"
 

@@ -58,7 +58,7 @@ Feature: Submit a payment
     Then the redirect address is "https://shop.example/sorry"
 
   @reference @req:REF-PAY-04 @req:REF-ENV-01
-  Scenario Outline: Return addresses that are not absolute http(s) addresses are refused
+  Scenario Outline: Return addresses that are not absolute http(s) addresses are refused: <address>
     When the buyer pays with the card not enrolled in 3-D Secure, returning to "<address>" or "https://shop.example/sorry"
     Then the request is refused with HTTP 400 and code "1105"
     And the error description names "responseURLs.buyerOK"
@@ -76,20 +76,20 @@ Feature: Submit a payment
     And the error description names "shopLogin"
 
   @reference @req:REF-VAL-06 @req:REF-ENV-01
-  Scenario Outline: A card number of the wrong length or check digit is refused
+  Scenario Outline: A card number of the wrong length or check digit is refused: <what>
     When the buyer pays with the card number "<number>"
     Then the request is refused with HTTP 400 and code "<code>"
     And the error description names "paymentTypeDetails.creditcard.number"
 
     Examples:
-      | number               | code |
-      | 47757188             | 1119 |
-      | 47757188000020261234 | 1119 |
-      | 4775 7188 0000 2026  | 1118 |
-      | 4775718800002027     | 1120 |
+      | what              | number               | code |
+      | 8 digits          | 47757188             | 1119 |
+      | 20 digits         | 47757188000020261234 | 1119 |
+      | spaces            | 4775 7188 0000 2026  | 1118 |
+      | wrong check digit | 4775718800002027     | 1120 |
 
   @reference @req:REF-VAL-07 @req:REF-ENV-01
-  Scenario Outline: An invalid or past expiry date is refused
+  Scenario Outline: An invalid or past expiry date is refused: <month>/<year>
     When the buyer pays with the card not enrolled in 3-D Secure expiring "<month>"/"<year>"
     Then the request is refused with HTTP 400 and code "<code>"
     And the error description names "<field>"
@@ -103,16 +103,16 @@ Feature: Submit a payment
       | 12    | 20   | 1126 | expired  |
 
   @reference @req:REF-VAL-08 @req:REF-ENV-01
-  Scenario Outline: A security code that is not 3 or 4 digits is refused
+  Scenario Outline: A security code that is not 3 or 4 digits is refused: <what>
     When the buyer pays with the card not enrolled in 3-D Secure and the security code "<cvv>"
     Then the request is refused with HTTP 400 and code "1149"
     And the error description names "CVV"
 
     Examples:
-      | cvv   |
-      | 12    |
-      | 12345 |
-      | 12a   |
+      | what     | cvv   |
+      | 2 digits | 12    |
+      | 5 digits | 12345 |
+      | a letter | 12a   |
 
   @reference @req:REF-VAL-10 @real-client
   Scenario: A submit without a buyer, as clients of the real service send it, is paid
@@ -121,7 +121,7 @@ Feature: Submit a payment
     And the transaction result is "OK"
 
   @reference @req:REF-VAL-11 @real-client
-  Scenario Outline: A submit with DCC as the string clients of the real service send is paid
+  Scenario Outline: A submit with DCC as the string clients of the real service send is paid: <dcc>
     When the buyer pays with the card not enrolled in 3-D Secure with DCC "<dcc>"
     Then the request is correctly processed
     And the transaction result is "OK"
@@ -132,7 +132,7 @@ Feature: Submit a payment
       | true  |
 
   @reference @req:REF-VAL-09 @req:REF-ENV-01
-  Scenario Outline: A buyer's e-mail address that is given must be well formed
+  Scenario Outline: A buyer's e-mail address that is given must be well formed: <email>, named "<name>"
     When the buyer pays with the card not enrolled in 3-D Secure as "<name>" with e-mail "<email>"
     Then the request is refused with HTTP 400 and code "1127"
     And the error description names "<field>"
@@ -144,7 +144,7 @@ Feature: Submit a payment
       | Jane Doe | jane@localhost    | buyer.email |
 
   @reference @req:REF-VAL-05 @req:REF-ENV-01
-  Scenario Outline: A submit without one of its fields is refused, naming it
+  Scenario Outline: A submit without one of its fields is refused, naming it: <field>
     When the buyer pays with the card not enrolled in 3-D Secure without <field>
     Then the request is refused with HTTP 400 and code "<code>"
     And the error description names "<field>"

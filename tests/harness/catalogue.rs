@@ -295,3 +295,33 @@ fn every_check_of_a_core_scenario_names_one_of_its_requirements() {
         "step patterns no core or robustness scenario uses: {unused:?}"
     );
 }
+
+/// Each Examples row of an outline is named by its values (the outline's
+/// name holds its placeholders), so that every report tells them apart:
+/// JUnit above all, whose CI views merge test cases of one name. Every
+/// scenario's name is unique in its feature.
+#[test]
+fn every_scenario_is_named_apart_from_the_others_of_its_feature() {
+    let scenarios = payconf_spec::features::Features::embedded()
+        .expect("features parse")
+        .scenarios();
+    let mut seen = std::collections::BTreeMap::new();
+    let mut twice = Vec::new();
+    for scenario in &scenarios {
+        if let Some(first) = seen.insert(
+            (scenario.file.clone(), scenario.name.clone()),
+            scenario.location(),
+        ) {
+            twice.push(format!(
+                "{first} and {}: {}",
+                scenario.location(),
+                scenario.name
+            ));
+        }
+    }
+    assert!(twice.is_empty(), "named alike: {twice:#?}");
+    assert!(
+        scenarios.iter().all(|s| !s.name.contains('<')),
+        "every placeholder of a name is filled"
+    );
+}
