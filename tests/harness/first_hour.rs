@@ -302,3 +302,127 @@ fn where_a_command_writes_is_a_position_or_out_alike() {
     let both = payconf(&["docs", "a", "--out", "b"]);
     assert_eq!(both.status.code(), Some(2), "{both:?}");
 }
+
+/// The HTML report of a failing run, in Chromium, leads with its failures:
+/// in the first screen, under the verdict, a link to each failed scenario,
+/// which opens on its details; the filter shows only what needs looking
+/// at; a requirement's inline code is rendered, never shown as backticks.
+/// (The first failure was about 1,800 px down, its details at 10,700 px.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_report_leads_with_its_failures_in_the_first_screen() {
+    use payconf::runner::chromium::{BrowserSettings, Chromium, locate};
+    let test = "the_report_leads_with_its_failures_in_the_first_screen";
+    let Some(_browser) = crate::support::runner::browser_turn(test).await else {
+        return;
+    };
+    let server = RunningServer::start(ReferenceConfig::default())
+        .await
+        .expect("a sandbox");
+    let example = std::fs::read_to_string(EXAMPLE).expect("the example");
+    let wrong = example.replace(
+        "fields = { otp = \"123456\" }",
+        "fields = { otp = \"987650\" }",
+    );
+    let file = TempFile::new("report-target.toml", &wrong);
+    let folder = crate::support::runner::Folder::new("first-hour-report");
+    let html = folder.join("report.html");
+    let output = payconf_run_async(vec![
+        "--target".into(),
+        file.0.display().to_string(),
+        "--base-url".into(),
+        server.base_url.to_string(),
+        "--html".into(),
+        html.display().to_string(),
+    ])
+    .await;
+    let _ = server.shutdown().await;
+    assert_eq!(output.code, Some(1), "{}", output.stdout);
+    let failed = output.failed().len();
+    assert!(failed >= 1);
+
+    let page = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::any())
+        .respond_with(
+            wiremock::ResponseTemplate::new(200)
+                .insert_header("content-type", "text/html; charset=utf-8")
+                .set_body_bytes(std::fs::read(&html).expect("the report")),
+        )
+        .mount(&page)
+        .await;
+    let settings = BrowserSettings::default();
+    let programs = locate(&settings, |name| std::env::var(name).ok()).expect("a browser");
+    let chromium = Chromium::start(&programs, &settings, std::time::Duration::from_secs(10))
+        .await
+        .expect("the browser starts");
+    let turn = chromium
+        .turn(chromium.reserve().await)
+        .await
+        .expect("a turn");
+    let client = turn.client;
+    client
+        .goto(&format!("{}/report.html", page.uri()))
+        .await
+        .expect("the report loads");
+    let read = |script: &'static str| async move {
+        client
+            .execute(script, Vec::new())
+            .await
+            .expect("the page answers")
+    };
+    let links = read(
+        "return [...document.querySelectorAll('nav.attention a')].map(a => \
+         ({href: a.getAttribute('href'), bottom: a.getBoundingClientRect().bottom}))",
+    )
+    .await;
+    let links = links.as_array().expect("links").clone();
+    assert_eq!(links.len(), failed, "a link per failed scenario: {links:?}");
+    let height = read("return window.innerHeight")
+        .await
+        .as_f64()
+        .expect("a height");
+    assert!(
+        links
+            .iter()
+            .all(|l| l["bottom"].as_f64().is_some_and(|b| b < height)),
+        "every link in the first screen ({height} px): {links:?}"
+    );
+    let first = links[0]["href"].as_str().expect("an anchor").to_owned();
+    let opened = client
+        .execute(
+            "const a = document.querySelector('nav.attention a'); a.click(); \
+             const d = document.querySelector(a.getAttribute('href')); \
+             const top = d.getBoundingClientRect().top; \
+             return {open: d.open, outcome: d.className, top: top, height: window.innerHeight}",
+            Vec::new(),
+        )
+        .await
+        .expect("the link answers");
+    assert_eq!(opened["open"], true, "{first}: {opened}");
+    assert_eq!(opened["outcome"], "outcome-failed", "{opened}");
+    assert!(
+        // At the top, give or take the sub-pixel a scroll lands on.
+        opened["top"]
+            .as_f64()
+            .is_some_and(|t| (-1.0..height).contains(&t)),
+        "{first} scrolled into view: {opened}"
+    );
+    let shown = read(
+        "document.getElementById('show-looking').click(); \
+         return [...document.querySelectorAll('.scenario-list details')] \
+         .filter(d => getComputedStyle(d).display !== 'none').length",
+    )
+    .await;
+    assert_eq!(
+        shown.as_u64(),
+        Some(failed as u64),
+        "the filter shows the failures alone"
+    );
+    let backticks = read(
+        "return [...document.querySelectorAll('#requirements td')] \
+         .some(td => td.textContent.includes('`'))",
+    )
+    .await;
+    assert_eq!(backticks, false, "inline code rendered");
+    drop(turn);
+    chromium.close().await;
+}

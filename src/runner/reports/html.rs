@@ -1,6 +1,10 @@
 //! One self-contained HTML page (inline style, no script, no external
-//! asset): the summary, the requirement coverage matrix, and every
-//! scenario with its steps and exchanges, each with a `curl` that replays
+//! asset) that leads with what needs looking at: the verdict, and under it
+//! each failed, not judged or flaky scenario as a link to its details;
+//! then the summary, the requirement coverage matrix (statements' inline
+//! code rendered), and every scenario, those that need looking at first
+//! and open, with a filter by outcome (radio buttons and CSS), with its
+//! steps and exchanges, each with a `curl` that replays
 //! it, and for a scenario that did not pass through the issuer page, the
 //! pages the driver visited and a screenshot of the last one. Rendered by minijinja with HTML escaping on everything it inserts;
 //! prints with every section open.
@@ -33,6 +37,8 @@ struct ScenarioView {
     requirements: Vec<String>,
     step: Option<String>,
     message: Option<String>,
+    /// The message's first line, cut to a line of the page's banner.
+    brief: Option<String>,
     reason: Option<String>,
     waivers: Vec<String>,
     observations: Vec<String>,
@@ -84,6 +90,56 @@ impl IssuerView {
     }
 }
 
+/// Where a scenario of this outcome goes in the page: what needs looking
+/// at first (failed, not judged, passed only on a later try), then the
+/// rest in the suite's order.
+fn attention(outcome: &str) -> u8 {
+    match outcome {
+        "failed" => 0,
+        "error" => 1,
+        "flaky" => 2,
+        _ => 3,
+    }
+}
+
+/// A requirement's statement, Markdown as the catalogue writes it (inline
+/// code in backticks), as HTML: escaped first, then each pair of
+/// backticks a `<code>`. An unpaired backtick stays as it is.
+fn inline_markdown(text: &str) -> String {
+    let escaped = text
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#x27;");
+    let parts: Vec<&str> = escaped.split('`').collect();
+    if parts.len() % 2 == 0 {
+        return escaped;
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                format!("<code>{part}</code>")
+            } else {
+                (*part).to_owned()
+            }
+        })
+        .collect()
+}
+
+/// The first line of `message`, at most 160 characters (cut at a word).
+fn brief(message: &str) -> String {
+    let line = message.lines().next().unwrap_or_default();
+    if line.chars().count() <= 160 {
+        return line.to_owned();
+    }
+    let cut: String = line.chars().take(160).collect();
+    let at_word = cut.rfind(' ').map_or(cut.as_str(), |space| &cut[..space]);
+    format!("{at_word} …")
+}
+
 fn millis(d: std::time::Duration) -> String {
     format!("{:.1}", d.as_secs_f64() * 1000.0)
 }
@@ -103,6 +159,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
                 requirements: r.requirements().map(str::to_owned).collect(),
                 step: failure.map(|(step, _)| step.to_owned()),
                 message: failure.map(|(_, failure)| failure.to_string()),
+                brief: failure.map(|(_, failure)| brief(&failure.to_string())),
                 reason: r.outcome.skip_reason().map(str::to_owned),
                 waivers: r.outcome.waivers().to_vec(),
                 observations: r.leftovers.observations.clone(),
@@ -151,12 +208,17 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
             }
         })
         .collect();
+    let mut scenarios = scenarios;
+    scenarios.sort_by_key(|s| attention(s.outcome));
     let record = &inputs.record;
     let requirements = &record.requirements;
     let counts = inputs.report.scenario_counts();
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)?;
     env.add_filter("anchor", |location: String| html_id(&location));
+    env.add_filter("markdown", |text: String| {
+        minijinja::Value::from_safe_string(inline_markdown(&text))
+    });
     let template = env.get_template("report.html")?;
     template
         .render(context! {
@@ -182,4 +244,37 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
             scenarios => scenarios,
         })
         .map_err(RenderError::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_statements_backticks_are_code_and_everything_else_is_text() {
+        assert_eq!(
+            inline_markdown("`error.code` is \"0\" <b>"),
+            "<code>error.code</code> is &quot;0&quot; &lt;b&gt;"
+        );
+        assert_eq!(inline_markdown("a ` alone"), "a ` alone");
+        assert_eq!(inline_markdown("`<script>`"), "<code>&lt;script&gt;</code>");
+    }
+
+    #[test]
+    fn the_banners_line_is_the_messages_first_cut_at_a_word() {
+        assert_eq!(brief("expected: x\nactual: y"), "expected: x");
+        let long = "word ".repeat(50);
+        let cut = brief(&long);
+        assert!(cut.ends_with(" …") && cut.chars().count() <= 162, "{cut}");
+    }
+
+    #[test]
+    fn what_needs_looking_at_comes_first() {
+        let mut outcomes = vec!["passed", "flaky", "skipped", "error", "failed", "waived"];
+        outcomes.sort_by_key(|o| attention(o));
+        assert_eq!(
+            outcomes,
+            ["failed", "error", "flaky", "passed", "skipped", "waived"]
+        );
+    }
 }
