@@ -426,3 +426,42 @@ async fn the_report_leads_with_its_failures_in_the_first_screen() {
     drop(turn);
     chromium.close().await;
 }
+
+/// The README orients a newcomer in its first screens: the real service it
+/// models, by name; whom each part is for and where each starts; the two
+/// commands; a status that is a short list; under 200 lines, the rest in
+/// docs/.
+#[test]
+fn the_readme_orients_a_newcomer() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("the README");
+    assert!(
+        readme.lines().count() < 200,
+        "{} lines",
+        readme.lines().count()
+    );
+    let first_screen: String = readme.lines().take(30).collect::<Vec<_>>().join("\n");
+    for said in [
+        "Axerve",
+        "GestPay",
+        "a payment provider's implementer",
+        "a merchant's team",
+        "a CI pipeline's owner",
+    ] {
+        assert!(first_screen.contains(said), "{said:?} in the first screen");
+    }
+    for command in ["cargo run --release -- run", "cargo test"] {
+        assert!(readme.contains(command), "{command}");
+    }
+    let status = readme.split("## Status").nth(1).expect("a status section");
+    let bullets = status.lines().filter(|l| l.starts_with("- ")).count();
+    let longest = status
+        .split("\n- ")
+        .map(|item| item.split_whitespace().count())
+        .max()
+        .unwrap_or(0);
+    assert!(
+        (3..=10).contains(&bullets) && longest <= 45,
+        "a short list: {bullets} items, the longest {longest} words"
+    );
+}

@@ -69,7 +69,7 @@ pub enum TransportError {
     #[error("{0}")]
     Fault(String),
     /// No answer: the connection failed.
-    #[error("target unreachable: {}", unreachable::in_words(.url, .error))]
+    #[error("target unreachable: {url}: {}", unreachable::in_words(.url, .error))]
     Unreachable {
         /// The target's base URL.
         url: url::Url,
