@@ -1,4 +1,4 @@
-//! `payconf bench --evidence`: what an evidence bundle costs, as users make
+//! `payconf bench --bundles`: what an evidence bundle costs, as users make
 //! and check one: a whole `payconf run` against the embedded reference
 //! implementation with and without `--evidence` (the difference is the
 //! bundle's writing, the HAR it needs among it), the bundle's size, and
@@ -16,7 +16,7 @@ pub fn evidence(rounds: usize) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&scratch);
     let (plain, sealed, verified, bytes) = measured?;
     println!(
-        "payconf bench --evidence: {} CPUs, {} rounds, medians",
+        "payconf bench --bundles: {} CPUs, {} rounds, medians",
         std::thread::available_parallelism().map_or(1, usize::from),
         rounds.max(1)
     );

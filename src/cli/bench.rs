@@ -2,7 +2,7 @@
 
 /// Flags of `payconf bench`. At most one of the flags that measure
 /// something else instead (`--issuer-pages`, `--payment-pages`,
-/// `--hostile`, `--evidence`, `--volley`) is taken: two are refused.
+/// `--hostile`, `--bundles`, `--volley`) is taken: two are refused.
 #[derive(Debug, clap::Args)]
 #[command(group = clap::ArgGroup::new("instead").multiple(false))]
 pub struct BenchArgs {
@@ -43,12 +43,13 @@ pub struct BenchArgs {
     #[arg(long, group = "instead", value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub hostile: Option<u64>,
-    /// Measure the evidence bundle instead: a whole run against the embedded
-    /// reference implementation with and without `--evidence`, the bundle's
-    /// size, and `payconf verify` of it, ROUNDS rounds (5 when not given).
+    /// Measure evidence bundles instead: a whole run against the embedded
+    /// reference implementation with and without `run --evidence FILE`, the
+    /// bundle's size, and `payconf verify` of it, ROUNDS rounds (5 when not
+    /// given). Not `--evidence`, which names a file in `payconf run`.
     #[arg(long, group = "instead", value_name = "ROUNDS", num_args = 0..=1,
           default_missing_value = "5", value_parser = clap::value_parser!(u64).range(1..=1_000))]
-    pub evidence: Option<u64>,
+    pub bundles: Option<u64>,
     /// Measure the robustness profile's volleys instead: how close together
     /// 20 requests sent at once reach a server on loopback, over plain
     /// HTTP, TLS with HTTP/1.1 and TLS with HTTP/2, beside requests simply
@@ -69,7 +70,7 @@ pub enum BenchMode {
     PaymentPages,
     /// `--hostile N`: the generated-input check.
     Hostile(usize),
-    /// `--evidence [ROUNDS]`: writing and verifying an evidence bundle.
+    /// `--bundles [ROUNDS]`: writing and verifying an evidence bundle.
     Evidence(usize),
     /// `--volley [ROUNDS]`: how close together a volley's requests arrive.
     Volley(usize),
@@ -85,7 +86,7 @@ impl BenchArgs {
             BenchMode::PaymentPages
         } else if let Some(n) = self.hostile {
             BenchMode::Hostile(count(n))
-        } else if let Some(rounds) = self.evidence {
+        } else if let Some(rounds) = self.bundles {
             BenchMode::Evidence(count(rounds))
         } else if let Some(rounds) = self.volley {
             BenchMode::Volley(count(rounds))
@@ -132,15 +133,17 @@ mod tests {
             mode(&["--hostile", "7"]),
             Ok(BenchMode::Hostile(7))
         ));
-        assert!(matches!(mode(&["--evidence"]), Ok(BenchMode::Evidence(5))));
+        assert!(matches!(mode(&["--bundles"]), Ok(BenchMode::Evidence(5))));
         assert!(matches!(mode(&["--volley", "3"]), Ok(BenchMode::Volley(3))));
+        // `--evidence` names a file in `payconf run`: no bench flag shares it.
+        assert!(mode(&["--evidence"]).is_err());
     }
 
     #[test]
     fn two_measurements_at_once_are_refused_not_one_silently_taken() {
         let pairs: [&[&str]; 3] = [
             &["--hostile", "5", "--volley", "3"],
-            &["--issuer-pages", "--evidence", "2"],
+            &["--issuer-pages", "--bundles", "2"],
             &["--payment-pages", "--volley"],
         ];
         for pair in pairs {

@@ -95,13 +95,13 @@ async fn bench_payment_pages_measures_each_style_of_page() {
     }
 }
 
-/// `payconf bench --evidence 1` runs the embedded suite with and without a
+/// `payconf bench --bundles 1` runs the embedded suite with and without a
 /// bundle, verifies the bundle, and prints a row for each and the bundle's
 /// size. The times are the benchmark's.
 #[test]
-fn bench_evidence_measures_writing_and_verifying_a_bundle() {
+fn bench_bundles_measures_writing_and_verifying_a_bundle() {
     let output = Command::new(env!("CARGO_BIN_EXE_payconf"))
-        .args(["bench", "--evidence", "1"])
+        .args(["bench", "--bundles", "1"])
         .env_remove("PAYCONF_LOG")
         .output()
         .expect("payconf bench runs");
