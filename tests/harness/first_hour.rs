@@ -310,7 +310,6 @@ fn where_a_command_writes_is_a_position_or_out_alike() {
 /// (The first failure was about 1,800 px down, its details at 10,700 px.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_report_leads_with_its_failures_in_the_first_screen() {
-    use payconf::runner::chromium::{BrowserSettings, Chromium, locate};
     let test = "the_report_leads_with_its_failures_in_the_first_screen";
     let Some(_browser) = crate::support::runner::browser_turn(test).await else {
         return;
@@ -349,11 +348,7 @@ async fn the_report_leads_with_its_failures_in_the_first_screen() {
         )
         .mount(&page)
         .await;
-    let settings = BrowserSettings::default();
-    let programs = locate(&settings, |name| std::env::var(name).ok()).expect("a browser");
-    let chromium = Chromium::start(&programs, &settings, std::time::Duration::from_secs(10))
-        .await
-        .expect("the browser starts");
+    let chromium = crate::support::untrusted::start_chromium().await;
     let turn = chromium
         .turn(chromium.reserve().await)
         .await
