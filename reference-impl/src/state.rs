@@ -49,6 +49,10 @@ pub struct Service {
     pub demo_shop: Option<u32>,
     /// How many payments the demo checkout may still create.
     pub demo_limit: Bucket,
+    /// Whether the back-office's sign-in page shows the demo sign-in: the
+    /// default shop keeps the default password, and the sandbox listens on
+    /// this machine alone (never on a network a team shares).
+    pub demo_sign_in: bool,
     /// Where changes are written, with a data file.
     pub journal: Option<Arc<Journal>>,
 }
@@ -92,6 +96,11 @@ impl Service {
         ));
         let mut merchants = config.merchants.clone();
         let demo_served = config.demo_checkout.unwrap_or(site.loopback_only());
+        let demo_sign_in = site.loopback_only()
+            && merchants.iter().any(|m| {
+                m.shop_login == crate::config::DEFAULT_SHOP_LOGIN
+                    && m.password.as_deref() == Some(crate::config::DEFAULT_PASSWORD)
+            });
         let demo_shop = match merchants
             .iter()
             .position(|m| m.shop_login == crate::config::DEMO_SHOP_LOGIN)
@@ -165,6 +174,7 @@ impl Service {
                 1.0 / crate::config::DEMO_PACE.as_secs_f64(),
             ),
             journal,
+            demo_sign_in,
         })
     }
 

@@ -362,3 +362,42 @@ fn beyond_loopback_the_demo_is_off_unless_asked_for() {
         assert_eq!(status, StatusCode::OK);
     });
 }
+
+/// The sign-in page shows the demo sign-in while the sandbox listens on
+/// this machine alone and the default shop keeps the default password:
+/// never beyond loopback, never once the password is the operator's own.
+#[test]
+fn the_demo_sign_in_is_shown_on_this_machine_alone() {
+    if !in_own_network("the_demo_sign_in_is_shown_on_this_machine_alone") {
+        return;
+    }
+    runtime().block_on(async {
+        let shown = |sandbox: Sandbox| async move {
+            let page = read(
+                sandbox
+                    .client
+                    .get(sandbox.url(&format!("{BACK_OFFICE_PATH}/sign-in")))
+                    .send()
+                    .await
+                    .expect("answered"),
+            )
+            .await;
+            assert_eq!(page.status, StatusCode::OK);
+            page.text("#demo-sign-in")
+        };
+        let local = shown(Sandbox::start().await).await;
+        assert_eq!(local.len(), 1, "{local:?}");
+        assert!(
+            local[0].contains(DEFAULT_SHOP_LOGIN) && local[0].contains(DEFAULT_PASSWORD),
+            "{local:?}"
+        );
+        let mut own = ReferenceConfig::default();
+        own.merchants[0].password = Some("an-operators-own-password".to_owned());
+        assert!(shown(Sandbox::start_with(own).await).await.is_empty());
+        assert!(
+            shown(beyond_loopback(ReferenceConfig::default()).await)
+                .await
+                .is_empty()
+        );
+    });
+}

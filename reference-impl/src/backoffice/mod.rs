@@ -162,6 +162,7 @@ async fn sign_in(service: &Service, request: Request<Incoming>) -> Response<Body
             // The login as typed (bounded, quoted and escaped), never the password.
             tracing::warn!(shop_login = ?logged(shop_login), "back-office sign-in refused");
             sign_in_form(
+                service,
                 StatusCode::UNAUTHORIZED,
                 shop_login,
                 Some("The shop login or the password is wrong."),
@@ -175,6 +176,7 @@ async fn sign_in(service: &Service, request: Request<Incoming>) -> Response<Body
                 "back-office sign-in locked out after repeated failures"
             );
             let mut form = sign_in_form(
+                service,
                 StatusCode::TOO_MANY_REQUESTS,
                 shop_login,
                 Some(&format!(
@@ -202,10 +204,15 @@ fn sign_in_page(
     if service.sessions.of(request.headers()).is_some() {
         return see_other(&format!("{BACK_OFFICE_PATH}/payments"), None);
     }
-    sign_in_form(status, "", problem)
+    sign_in_form(service, status, "", problem)
 }
 
-fn sign_in_form(status: StatusCode, shop_login: &str, problem: Option<&str>) -> Response<Body> {
+fn sign_in_form(
+    service: &Service,
+    status: StatusCode,
+    shop_login: &str,
+    problem: Option<&str>,
+) -> Response<Body> {
     let problem = problem.map_or_else(String::new, |p| {
         format!(
             r#"<p class="problem" role="alert" id="problem">{}</p>"#,
@@ -224,8 +231,18 @@ fn sign_in_form(status: StatusCode, shop_login: &str, problem: Option<&str>) -> 
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required{described}>
 <div><button type="submit">Sign in</button></div>
-</form>"#,
+</form>{demo}"#,
         login = escape(shop_login),
+        demo = if service.demo_sign_in {
+            format!(
+                r#"
+<p class="note" id="demo-sign-in">This sandbox's demo shop: sign in as <code>{}</code> with the password <code>{}</code>. Shown while the sandbox listens on this machine alone.</p>"#,
+                escape(crate::config::DEFAULT_SHOP_LOGIN),
+                escape(crate::config::DEFAULT_PASSWORD)
+            )
+        } else {
+            String::new()
+        },
     );
     page(status, "Sign in to the back-office", None, &main)
 }
