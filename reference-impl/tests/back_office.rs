@@ -469,3 +469,26 @@ async fn the_settlement_mode_is_changed_in_the_profile_for_the_next_payments() {
         page.html
     );
 }
+
+/// Every page of the back-office says it is a sandbox in test mode, from
+/// the sign-in page on: no payment there moves money.
+#[tokio::test]
+async fn every_back_office_page_says_it_is_in_test_mode() {
+    let sandbox = Sandbox::start().await;
+    let sign_in_page = read(
+        sandbox
+            .client
+            .get(sandbox.url(&format!("{BACK_OFFICE_PATH}/sign-in")))
+            .send()
+            .await
+            .expect("answered"),
+    )
+    .await;
+    let browser = Browser::signed_in(&sandbox).await;
+    let payments = browser.get(&format!("{BACK_OFFICE_PATH}/payments")).await;
+    for page in [&sign_in_page, &payments] {
+        let banner = page.text("#test-mode");
+        assert_eq!(banner.len(), 1, "{banner:?}");
+        assert!(banner[0].starts_with("Test mode: a sandbox."), "{banner:?}");
+    }
+}

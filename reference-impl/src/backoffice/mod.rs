@@ -303,10 +303,12 @@ ol.timeline li {{ margin: .45rem 0; }}
 .done {{ color: #146c2e; font-weight: 600; }}
 .hint {{ color: #4a5163; font-size: .9rem; margin: .2rem 0 0; }}
 code {{ background: #eef0f4; padding: .1rem .3rem; border-radius: 3px; overflow-wrap: anywhere; }}
+.test-mode {{ background: #fef3c7; color: #5c3d00; margin: 0; padding: .45rem 1.5rem; font-weight: 600; border-bottom: 1px solid #f59e0b; }}
 </style>
 </head>
 <body>
 <header><p>Sandbox back-office</p>{nav}</header>
+<p class="test-mode" role="note" id="test-mode">Test mode: a sandbox. No payment here moves money; pay with its test cards.</p>
 <main>
 <h1>{title}</h1>
 {main}
