@@ -492,3 +492,67 @@ async fn every_back_office_page_says_it_is_in_test_mode() {
         assert!(banner[0].starts_with("Test mode: a sandbox."), "{banner:?}");
     }
 }
+
+/// The payments come a page of 50 at a time, newest first, with links to
+/// the older and newer pages, and are found by payment ID or by part of
+/// the shop transaction ID; a page or a search that cannot be is refused
+/// with words, never an error page of the server.
+#[tokio::test]
+async fn the_payments_come_a_page_at_a_time_and_are_found_by_id_or_reference() {
+    let sandbox = Sandbox::start().await;
+    let mut ids = Vec::new();
+    for n in 0..60 {
+        let mut body = create_body();
+        body["shopTransactionID"] = format!("order-{n:03}").into();
+        let answer = sandbox.create_with(Some(DEFAULT_API_KEY), &body).await;
+        assert_eq!(answer.code(), "0", "{:#}", answer.body);
+        ids.push(
+            answer.payload()["paymentID"]
+                .as_str()
+                .expect("an ID")
+                .to_owned(),
+        );
+    }
+    let browser = Browser::signed_in(&sandbox).await;
+    let first = browser.get(&format!("{BACK_OFFICE_PATH}/payments")).await;
+    let rows = first.text("tbody tr");
+    assert_eq!(rows.len(), 50);
+    assert!(rows[0].contains("order-059"), "newest first: {}", rows[0]);
+    assert!(first.text("caption")[0].contains("Payments 1 to 50 of 60."));
+    assert_eq!(first.text("a[rel=next]"), ["Older payments"]);
+    assert!(first.text("a[rel=prev]").is_empty());
+    let second = browser
+        .get(&format!("{BACK_OFFICE_PATH}/payments?page=2"))
+        .await;
+    let rows = second.text("tbody tr");
+    assert_eq!(rows.len(), 10);
+    assert!(rows[9].contains("order-000"), "{}", rows[9]);
+    assert_eq!(second.text("a[rel=prev]"), ["Newer payments"]);
+
+    let by_reference = browser
+        .get(&format!("{BACK_OFFICE_PATH}/payments?q=order-01"))
+        .await;
+    assert_eq!(
+        by_reference.text("tbody tr").len(),
+        10,
+        "order-010 to order-019"
+    );
+    let by_id = browser
+        .get(&format!("{BACK_OFFICE_PATH}/payments?q={}", ids[7]))
+        .await;
+    let found = by_id.text("tbody tr");
+    assert_eq!(found.len(), 1);
+    assert!(found[0].contains("order-007"), "{found:?}");
+    let nothing = browser
+        .get(&format!("{BACK_OFFICE_PATH}/payments?q=no-such-order"))
+        .await;
+    assert!(nothing.text("tbody tr").is_empty());
+    assert_eq!(nothing.status, StatusCode::OK);
+    for refused in ["page=0", "page=abc", &format!("q={}", "x".repeat(65))] {
+        let page = browser
+            .get(&format!("{BACK_OFFICE_PATH}/payments?{refused}"))
+            .await;
+        assert_eq!(page.status, StatusCode::BAD_REQUEST, "{refused}");
+        assert_eq!(page.text(".problem").len(), 1, "{refused}");
+    }
+}

@@ -16,7 +16,14 @@ use crate::{
 };
 
 /// The most payments one list shows.
-const MAX_ROWS: usize = 200;
+/// Payments a page of the list shows.
+const PER_PAGE: usize = 50;
+
+/// The last page the list goes to: what a page keeps grows with its number.
+const MAX_PAGE: usize = 2_000;
+
+/// The longest search the list takes.
+const MAX_SEARCH: usize = 64;
 
 /// The states the list filters by: the query value and its label.
 const FILTERS: [(&str, &str); 6] = [
@@ -62,32 +69,105 @@ impl Row {
     }
 }
 
-/// `GET`: the merchant's payments, newest first; `?state=` filters.
+/// What the list was asked for: `?state=` (a filter), `?q=` (a payment ID,
+/// or part of a shop transaction ID), `?page=` (from 1).
+struct Asked {
+    state: &'static str,
+    label: &'static str,
+    search: String,
+    page: usize,
+}
+
+impl Asked {
+    /// The query read, or the problem to show.
+    fn of(query: Option<&str>) -> Result<Self, &'static str> {
+        let pairs: Vec<(String, String)> = query
+            .into_iter()
+            .flat_map(|q| form_urlencoded::parse(q.as_bytes()))
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        let value = |name: &str| {
+            pairs
+                .iter()
+                .find(|(key, _)| key == name)
+                .map(|(_, value)| value.trim().to_owned())
+                .unwrap_or_default()
+        };
+        let wanted = value("state");
+        let &(state, label) = FILTERS
+            .iter()
+            .find(|(value, _)| *value == wanted)
+            .ok_or("There is no such state to filter by.")?;
+        let search = value("q");
+        if search.chars().count() > MAX_SEARCH {
+            return Err("A search is at most 64 characters.");
+        }
+        let page = match value("page").as_str() {
+            "" => 1,
+            number => number
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=MAX_PAGE).contains(n))
+                .ok_or("There is no such page.")?,
+        };
+        Ok(Self {
+            state,
+            label,
+            search,
+            page,
+        })
+    }
+
+    /// Whether `payment` is one the list shows: the filter's state, and
+    /// the search's payment ID or part of its shop transaction ID.
+    fn keeps(&self, payment: &Payment) -> bool {
+        (self.state.is_empty() || filter_of(payment.state) == self.state)
+            && (self.search.is_empty()
+                || payment.id.to_string() == self.search
+                || payment.shop_transaction_id.contains(self.search.as_str()))
+    }
+
+    /// The list's address for another page.
+    fn page_link(&self, page: usize) -> String {
+        let query: String = form_urlencoded::Serializer::new(String::new())
+            .append_pair("state", self.state)
+            .append_pair("q", &self.search)
+            .append_pair("page", &page.to_string())
+            .finish();
+        format!("{BACK_OFFICE_PATH}/payments?{query}")
+    }
+}
+
+/// `GET`: the merchant's payments, newest first, a page at a time;
+/// filtered by state and searched by payment ID or shop transaction ID.
 pub fn list(service: &Service, signed_in: &SignedIn<'_>, query: Option<&str>) -> Response<Body> {
-    let wanted = query
-        .into_iter()
-        .flat_map(|q| form_urlencoded::parse(q.as_bytes()))
-        .find(|(name, _)| name == "state")
-        .map(|(_, value)| value.into_owned())
-        .unwrap_or_default();
-    let Some(&(wanted, wanted_label)) = FILTERS.iter().find(|(value, _)| *value == wanted) else {
-        return page(
-            StatusCode::BAD_REQUEST,
-            "Payments",
-            Some(signed_in),
-            &format!(
-                r#"<p class="problem">There is no such state to filter by. <a href="{BACK_OFFICE_PATH}/payments">All payments</a>.</p>"#
-            ),
-        );
+    let asked = match Asked::of(query) {
+        Ok(asked) => asked,
+        Err(problem) => {
+            return page(
+                StatusCode::BAD_REQUEST,
+                "Payments",
+                Some(signed_in),
+                &format!(
+                    r#"<p class="problem">{problem} <a href="{BACK_OFFICE_PATH}/payments">All payments</a>.</p>"#
+                ),
+            );
+        }
     };
     let merchant = signed_in.session.merchant;
-    let (rows, total) = newest(service, |p| {
-        p.merchant == merchant && (wanted.is_empty() || filter_of(p.state) == wanted)
+    let (rows, total) = newest(service, asked.page * PER_PAGE, |p| {
+        p.merchant == merchant && asked.keeps(p)
     });
+    let skipped = (asked.page - 1) * PER_PAGE;
+    let rows: Vec<&Row> = rows.iter().skip(skipped).collect();
     let options: String = FILTERS
         .iter()
         .map(|(value, label)| {
-            let selected = if *value == wanted { " selected" } else { "" };
+            let selected = if *value == asked.state {
+                " selected"
+            } else {
+                ""
+            };
             format!(r#"<option value="{value}"{selected}>{label}</option>"#)
         })
         .collect();
@@ -106,13 +186,46 @@ pub fn list(service: &Service, signed_in: &SignedIn<'_>, query: Option<&str>) ->
             )
         })
         .collect();
-    let shown = if total > rows.len() {
-        format!("The newest {} of {total} payments.", rows.len())
+    let shown = if rows.is_empty() {
+        format!("None of {total} payments.")
+    } else if total > rows.len() {
+        format!(
+            "Payments {} to {} of {total}.",
+            skipped + 1,
+            skipped + rows.len()
+        )
     } else {
         format!("{total} payment{}.", if total == 1 { "" } else { "s" })
     };
-    let table = if rows.is_empty() {
+    let mut pages = Vec::new();
+    if asked.page > 1 {
+        pages.push(format!(
+            r#"<a rel="prev" href="{}">Newer payments</a>"#,
+            escape(&asked.page_link(asked.page - 1))
+        ));
+    }
+    if skipped + rows.len() < total && asked.page < MAX_PAGE {
+        pages.push(format!(
+            r#"<a rel="next" href="{}">Older payments</a>"#,
+            escape(&asked.page_link(asked.page + 1))
+        ));
+    }
+    let pages = if pages.is_empty() {
+        String::new()
+    } else {
+        format!(
+            r#"<nav aria-label="Pages of payments" class="pages">{}</nav>"#,
+            pages.join(" ")
+        )
+    };
+    let table = if rows.is_empty()
+        && total == 0
+        && asked.search.is_empty()
+        && asked.state.is_empty()
+    {
         "<p>No payment yet. Create one with <code>payment/create</code> and this shop's API key.</p>".to_owned()
+    } else if rows.is_empty() {
+        format!("<p>{}</p>", escape(&shown))
     } else {
         format!(
             r#"<table>
@@ -121,41 +234,45 @@ pub fn list(service: &Service, signed_in: &SignedIn<'_>, query: Option<&str>) ->
 <tbody>
 {body}
 </tbody>
-</table>"#,
-            caption = escape(wanted_label),
+</table>
+{pages}"#,
+            caption = escape(asked.label),
         )
     };
     let main = format!(
         r#"<form method="get" action="{BACK_OFFICE_PATH}/payments">
 <label for="state">State</label>
 <select id="state" name="state">{options}</select>
-<button type="submit">Filter</button>
+<label for="q">Payment ID or shop transaction ID</label>
+<input id="q" name="q" type="text" maxlength="{MAX_SEARCH}" value="{search}">
+<button type="submit">Show</button>
 </form>
-{table}"#
+{table}"#,
+        search = escape(&asked.search),
     );
     page(StatusCode::OK, "Payments", Some(signed_in), &main)
 }
 
-/// The newest [`MAX_ROWS`] payments `matches` keeps, newest first, and how
-/// many it keeps in all. Payment IDs count up, so the highest is the
+/// The newest `keep` payments `matches` keeps, newest first, and how many
+/// it keeps in all. Payment IDs count up, so the highest is the
 /// newest; a heap of the newest so far means that of a sandbox's million
 /// payments only the few that may be shown are copied out, and nothing is
 /// sorted but them.
-fn newest(service: &Service, matches: impl Fn(&Payment) -> bool) -> (Vec<Row>, usize) {
-    let mut kept: BinaryHeap<Reverse<NewestFirst>> = BinaryHeap::with_capacity(MAX_ROWS + 1);
+fn newest(service: &Service, keep: usize, matches: impl Fn(&Payment) -> bool) -> (Vec<Row>, usize) {
+    let mut kept: BinaryHeap<Reverse<NewestFirst>> = BinaryHeap::with_capacity(keep + 1);
     let mut total = 0;
     service.store.for_each(|_, p| {
         if !matches(p) {
             return;
         }
         total += 1;
-        let older_than_all_kept = kept.len() == MAX_ROWS
+        let older_than_all_kept = kept.len() == keep
             && kept
                 .peek()
                 .is_some_and(|Reverse(oldest)| p.created_us < oldest.0.created_us);
         if !older_than_all_kept {
             kept.push(Reverse(NewestFirst(Row::of(p))));
-            if kept.len() > MAX_ROWS {
+            if kept.len() > keep {
                 kept.pop();
             }
         }
@@ -407,7 +524,7 @@ mod tests {
         .expect("a service");
         // Created in this order: the list shows the newest first, whatever
         // their random IDs.
-        let ids: Vec<u64> = (0..MAX_ROWS + 57)
+        let ids: Vec<u64> = (0..PER_PAGE + 57)
             .map(|n| {
                 service
                     .store
@@ -420,14 +537,14 @@ mod tests {
                     .1
             })
             .collect();
-        let (rows, total) = newest(&service, |_| true);
-        assert_eq!(total, MAX_ROWS + 57);
+        let (rows, total) = newest(&service, PER_PAGE, |_| true);
+        assert_eq!(total, PER_PAGE + 57);
         let shown: Vec<u64> = rows.iter().map(|r| r.id).collect();
         let mut expected = ids.clone();
         expected.reverse();
-        expected.truncate(MAX_ROWS);
+        expected.truncate(PER_PAGE);
         assert_eq!(shown, expected);
-        let (none, zero) = newest(&service, |_| false);
+        let (none, zero) = newest(&service, PER_PAGE, |_| false);
         assert!(none.is_empty());
         assert_eq!(zero, 0);
     }
