@@ -134,6 +134,7 @@ pub mod fuzzing {
     }
 }
 
+pub use backoffice::CONFORMANCE_PREFIX;
 pub use card::{CardNumber, mask_pan};
 pub use config::{
     CardBehaviour, ConfigError, DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD,

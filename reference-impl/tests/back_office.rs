@@ -5,8 +5,9 @@
 mod support;
 
 use payconf_reference::{
-    BACK_OFFICE_PATH, DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD,
-    DEFAULT_PASSWORD, DEFAULT_SHOP_LOGIN, DEFAULT_THREE_DS_CARD, ReferenceConfig,
+    BACK_OFFICE_PATH, CONFORMANCE_PREFIX, DEFAULT_API_KEY, DEFAULT_DECLINED_CARD,
+    DEFAULT_FRICTIONLESS_CARD, DEFAULT_PASSWORD, DEFAULT_SHOP_LOGIN, DEFAULT_THREE_DS_CARD,
+    ReferenceConfig,
 };
 use reqwest::StatusCode;
 use support::{
@@ -555,4 +556,36 @@ async fn the_payments_come_a_page_at_a_time_and_are_found_by_id_or_reference() {
         assert_eq!(page.status, StatusCode::BAD_REQUEST, "{refused}");
         assert_eq!(page.text(".problem").len(), 1, "{refused}");
     }
+}
+
+/// The payments of payconf's conformance runs (their shop transaction IDs
+/// begin `payconf-`) are told apart from the shop's own: a filter shows
+/// either, or both.
+#[tokio::test]
+async fn conformance_runs_payments_are_told_apart_from_the_shops_own() {
+    let sandbox = Sandbox::start().await;
+    for reference in ["order-1", "order-2", &format!("{CONFORMANCE_PREFIX}a1b2")] {
+        let mut body = create_body();
+        body["shopTransactionID"] = reference.into();
+        let answer = sandbox.create_with(Some(DEFAULT_API_KEY), &body).await;
+        assert_eq!(answer.code(), "0", "{:#}", answer.body);
+    }
+    let browser = Browser::signed_in(&sandbox).await;
+    let count = |source: &'static str| {
+        let browser = &browser;
+        async move {
+            browser
+                .get(&format!("{BACK_OFFICE_PATH}/payments?source={source}"))
+                .await
+                .text("tbody tr")
+                .len()
+        }
+    };
+    assert_eq!(count("").await, 3);
+    assert_eq!(count("own").await, 2);
+    assert_eq!(count("conformance").await, 1);
+    let unknown = browser
+        .get(&format!("{BACK_OFFICE_PATH}/payments?source=theirs"))
+        .await;
+    assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
 }

@@ -9,6 +9,7 @@
 
 mod money;
 mod payments;
+pub use payments::CONFORMANCE_PREFIX;
 mod profile;
 
 use bytes::Bytes;

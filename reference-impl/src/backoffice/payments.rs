@@ -25,6 +25,18 @@ const MAX_PAGE: usize = 2_000;
 /// The longest search the list takes.
 const MAX_SEARCH: usize = 64;
 
+/// What payconf's conformance runs begin their shop transaction IDs with
+/// (its `transaction_prefix` by default): the list tells their payments
+/// from the merchant's own.
+pub const CONFORMANCE_PREFIX: &str = "payconf-";
+
+/// Whose payments the list shows: the query value and its label.
+const SOURCES: [(&str, &str); 3] = [
+    ("", "everyone's"),
+    ("own", "the shop's own"),
+    ("conformance", "payconf's conformance runs"),
+];
+
 /// The states the list filters by: the query value and its label.
 const FILTERS: [(&str, &str); 6] = [
     ("", "All payments"),
@@ -74,6 +86,8 @@ impl Row {
 struct Asked {
     state: &'static str,
     label: &'static str,
+    /// Whose: `own` (not a conformance run's), `conformance`, or everyone's.
+    source: &'static str,
     search: String,
     page: usize,
 }
@@ -98,6 +112,11 @@ impl Asked {
             .iter()
             .find(|(value, _)| *value == wanted)
             .ok_or("There is no such state to filter by.")?;
+        let wanted = value("source");
+        let &(source, _) = SOURCES
+            .iter()
+            .find(|(value, _)| *value == wanted)
+            .ok_or("There is no such source of payments.")?;
         let search = value("q");
         if search.chars().count() > MAX_SEARCH {
             return Err("A search is at most 64 characters.");
@@ -113,6 +132,7 @@ impl Asked {
         Ok(Self {
             state,
             label,
+            source,
             search,
             page,
         })
@@ -121,7 +141,14 @@ impl Asked {
     /// Whether `payment` is one the list shows: the filter's state, and
     /// the search's payment ID or part of its shop transaction ID.
     fn keeps(&self, payment: &Payment) -> bool {
-        (self.state.is_empty() || filter_of(payment.state) == self.state)
+        let conformance = payment.shop_transaction_id.starts_with(CONFORMANCE_PREFIX);
+        let whose = match self.source {
+            "own" => !conformance,
+            "conformance" => conformance,
+            _ => true,
+        };
+        whose
+            && (self.state.is_empty() || filter_of(payment.state) == self.state)
             && (self.search.is_empty()
                 || payment.id.to_string() == self.search
                 || payment.shop_transaction_id.contains(self.search.as_str()))
@@ -131,6 +158,7 @@ impl Asked {
     fn page_link(&self, page: usize) -> String {
         let query: String = form_urlencoded::Serializer::new(String::new())
             .append_pair("state", self.state)
+            .append_pair("source", self.source)
             .append_pair("q", &self.search)
             .append_pair("page", &page.to_string())
             .finish();
@@ -164,6 +192,17 @@ pub fn list(service: &Service, signed_in: &SignedIn<'_>, query: Option<&str>) ->
         .iter()
         .map(|(value, label)| {
             let selected = if *value == asked.state {
+                " selected"
+            } else {
+                ""
+            };
+            format!(r#"<option value="{value}"{selected}>{label}</option>"#)
+        })
+        .collect();
+    let sources: String = SOURCES
+        .iter()
+        .map(|(value, label)| {
+            let selected = if *value == asked.source {
                 " selected"
             } else {
                 ""
@@ -218,11 +257,8 @@ pub fn list(service: &Service, signed_in: &SignedIn<'_>, query: Option<&str>) ->
             pages.join(" ")
         )
     };
-    let table = if rows.is_empty()
-        && total == 0
-        && asked.search.is_empty()
-        && asked.state.is_empty()
-    {
+    let unfiltered = asked.search.is_empty() && asked.state.is_empty() && asked.source.is_empty();
+    let table = if rows.is_empty() && total == 0 && unfiltered {
         "<p>No payment yet. Create one with <code>payment/create</code> and this shop's API key.</p>".to_owned()
     } else if rows.is_empty() {
         format!("<p>{}</p>", escape(&shown))
@@ -243,6 +279,8 @@ pub fn list(service: &Service, signed_in: &SignedIn<'_>, query: Option<&str>) ->
         r#"<form method="get" action="{BACK_OFFICE_PATH}/payments">
 <label for="state">State</label>
 <select id="state" name="state">{options}</select>
+<label for="source">Whose</label>
+<select id="source" name="source">{sources}</select>
 <label for="q">Payment ID or shop transaction ID</label>
 <input id="q" name="q" type="text" maxlength="{MAX_SEARCH}" value="{search}">
 <button type="submit">Show</button>

@@ -320,3 +320,13 @@ fn notifications_are_read_checked_and_their_secret_taken_from_the_environment() 
     );
     assert_eq!(target.summary()["notifications"]["signing_secret"], "***");
 }
+
+/// The sandbox tells payconf's conformance runs' payments from a shop's
+/// own by the prefix payconf gives their shop transaction IDs by default.
+#[test]
+fn the_sandbox_knows_the_prefix_of_payconfs_runs() {
+    assert_eq!(
+        payconf_reference::CONFORMANCE_PREFIX,
+        DEFAULT_TRANSACTION_PREFIX
+    );
+}
