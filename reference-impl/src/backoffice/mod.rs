@@ -7,9 +7,10 @@
 //! Every page is escaped where values are placed, is neither cached nor
 //! framed, and shows the API key and card numbers only masked.
 
+mod list_query;
 mod money;
 mod payments;
-pub use payments::CONFORMANCE_PREFIX;
+pub use list_query::CONFORMANCE_PREFIX;
 mod profile;
 
 use bytes::Bytes;

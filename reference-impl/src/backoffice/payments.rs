@@ -6,7 +6,11 @@ use std::{cmp::Reverse, collections::BinaryHeap};
 
 use http::{Response, StatusCode};
 
-use super::{SignedIn, money, page, when};
+use super::{
+    SignedIn,
+    list_query::{Asked, FILTERS, MAX_PAGE, MAX_SEARCH, PER_PAGE, SOURCES},
+    money, page, when,
+};
 use crate::{
     pages::escape,
     paths::BACK_OFFICE_PATH,
@@ -14,41 +18,6 @@ use crate::{
     store::{Payment, PaymentState},
     timeline::{Channel, Event, What},
 };
-
-/// The most payments one list shows.
-/// Payments a page of the list shows.
-const PER_PAGE: usize = 50;
-
-/// The last page the list goes to: what a page keeps grows with its number.
-const MAX_PAGE: usize = 2_000;
-
-/// The longest search the list takes.
-const MAX_SEARCH: usize = 64;
-
-/// What payconf's conformance runs begin their shop transaction IDs with
-/// (its `transaction_prefix` by default): the list tells their payments
-/// from the merchant's own.
-pub const CONFORMANCE_PREFIX: &str = "payconf-";
-
-/// Whose payments the list shows: the query value and its label.
-const SOURCES: [(&str, &str); 3] = [
-    ("", "everyone's"),
-    ("own", "the shop's own"),
-    ("conformance", "payconf's conformance runs"),
-];
-
-/// The states the list filters by: the query value and its label.
-const FILTERS: [(&str, &str); 6] = [
-    ("", "All payments"),
-    ("paid", "Paid"),
-    ("declined", "Declined"),
-    (
-        "awaiting-authentication",
-        "Waiting for issuer authentication",
-    ),
-    ("awaiting-method", "Waiting for the alternative method"),
-    ("created", "Created, not yet paid"),
-];
 
 /// One payment as the back-office shows it.
 #[derive(Debug)]
@@ -78,91 +47,6 @@ impl Row {
             outcome: outcome(payment),
             events: Vec::new(),
         }
-    }
-}
-
-/// What the list was asked for: `?state=` (a filter), `?q=` (a payment ID,
-/// or part of a shop transaction ID), `?page=` (from 1).
-struct Asked {
-    state: &'static str,
-    label: &'static str,
-    /// Whose: `own` (not a conformance run's), `conformance`, or everyone's.
-    source: &'static str,
-    search: String,
-    page: usize,
-}
-
-impl Asked {
-    /// The query read, or the problem to show.
-    fn of(query: Option<&str>) -> Result<Self, &'static str> {
-        let pairs: Vec<(String, String)> = query
-            .into_iter()
-            .flat_map(|q| form_urlencoded::parse(q.as_bytes()))
-            .map(|(k, v)| (k.into_owned(), v.into_owned()))
-            .collect();
-        let value = |name: &str| {
-            pairs
-                .iter()
-                .find(|(key, _)| key == name)
-                .map(|(_, value)| value.trim().to_owned())
-                .unwrap_or_default()
-        };
-        let wanted = value("state");
-        let &(state, label) = FILTERS
-            .iter()
-            .find(|(value, _)| *value == wanted)
-            .ok_or("There is no such state to filter by.")?;
-        let wanted = value("source");
-        let &(source, _) = SOURCES
-            .iter()
-            .find(|(value, _)| *value == wanted)
-            .ok_or("There is no such source of payments.")?;
-        let search = value("q");
-        if search.chars().count() > MAX_SEARCH {
-            return Err("A search is at most 64 characters.");
-        }
-        let page = match value("page").as_str() {
-            "" => 1,
-            number => number
-                .parse::<usize>()
-                .ok()
-                .filter(|n| (1..=MAX_PAGE).contains(n))
-                .ok_or("There is no such page.")?,
-        };
-        Ok(Self {
-            state,
-            label,
-            source,
-            search,
-            page,
-        })
-    }
-
-    /// Whether `payment` is one the list shows: the filter's state, and
-    /// the search's payment ID or part of its shop transaction ID.
-    fn keeps(&self, payment: &Payment) -> bool {
-        let conformance = payment.shop_transaction_id.starts_with(CONFORMANCE_PREFIX);
-        let whose = match self.source {
-            "own" => !conformance,
-            "conformance" => conformance,
-            _ => true,
-        };
-        whose
-            && (self.state.is_empty() || filter_of(payment.state) == self.state)
-            && (self.search.is_empty()
-                || payment.id.to_string() == self.search
-                || payment.shop_transaction_id.contains(self.search.as_str()))
-    }
-
-    /// The list's address for another page.
-    fn page_link(&self, page: usize) -> String {
-        let query: String = form_urlencoded::Serializer::new(String::new())
-            .append_pair("state", self.state)
-            .append_pair("source", self.source)
-            .append_pair("q", &self.search)
-            .append_pair("page", &page.to_string())
-            .finish();
-        format!("{BACK_OFFICE_PATH}/payments?{query}")
     }
 }
 
@@ -436,17 +320,6 @@ pub fn show(
         Some(signed_in),
         &main,
     )
-}
-
-/// The filter a state falls under.
-fn filter_of(state: PaymentState) -> &'static str {
-    match state {
-        PaymentState::Created => "created",
-        PaymentState::AwaitingAuthentication => "awaiting-authentication",
-        PaymentState::AwaitingMethod => "awaiting-method",
-        PaymentState::Authorized => "paid",
-        PaymentState::Declined => "declined",
-    }
 }
 
 /// A payment's outcome in words.
