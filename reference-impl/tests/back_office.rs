@@ -12,7 +12,7 @@ use payconf_reference::{
 use reqwest::StatusCode;
 use support::{
     Sandbox,
-    back_office::{Browser, borrowed, profile_form, read, sign_in},
+    back_office::{Browser, anonymous, borrowed, profile_form, sign_in},
     create_body,
     merchant_server::MerchantServer,
 };
@@ -20,15 +20,7 @@ use support::{
 #[tokio::test]
 async fn sign_in_opens_an_http_only_same_site_session_and_a_wrong_one_says_nothing_more() {
     let sandbox = Sandbox::start().await;
-    let unsigned = read(
-        sandbox
-            .client
-            .get(sandbox.url(&format!("{BACK_OFFICE_PATH}/payments")))
-            .send()
-            .await
-            .expect("answered"),
-    )
-    .await;
+    let unsigned = anonymous(&sandbox, &format!("{BACK_OFFICE_PATH}/payments")).await;
     assert_eq!(unsigned.status, StatusCode::SEE_OTHER);
     assert_eq!(unsigned.location.as_deref(), Some("/back-office/sign-in"));
 
@@ -476,15 +468,7 @@ async fn the_settlement_mode_is_changed_in_the_profile_for_the_next_payments() {
 #[tokio::test]
 async fn every_back_office_page_says_it_is_in_test_mode() {
     let sandbox = Sandbox::start().await;
-    let sign_in_page = read(
-        sandbox
-            .client
-            .get(sandbox.url(&format!("{BACK_OFFICE_PATH}/sign-in")))
-            .send()
-            .await
-            .expect("answered"),
-    )
-    .await;
+    let sign_in_page = anonymous(&sandbox, &format!("{BACK_OFFICE_PATH}/sign-in")).await;
     let browser = Browser::signed_in(&sandbox).await;
     let payments = browser.get(&format!("{BACK_OFFICE_PATH}/payments")).await;
     for page in [&sign_in_page, &payments] {

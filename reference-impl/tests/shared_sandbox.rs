@@ -15,7 +15,7 @@ use reqwest::{StatusCode, redirect};
 use serde_json::json;
 use support::{
     Sandbox,
-    back_office::{Browser, read},
+    back_office::{Browser, anonymous, read},
     merchant_server::MerchantServer,
     read_answer, submit_body,
 };
@@ -373,15 +373,7 @@ fn the_demo_sign_in_is_shown_on_this_machine_alone() {
     }
     runtime().block_on(async {
         let shown = |sandbox: Sandbox| async move {
-            let page = read(
-                sandbox
-                    .client
-                    .get(sandbox.url(&format!("{BACK_OFFICE_PATH}/sign-in")))
-                    .send()
-                    .await
-                    .expect("answered"),
-            )
-            .await;
+            let page = anonymous(&sandbox, &format!("{BACK_OFFICE_PATH}/sign-in")).await;
             assert_eq!(page.status, StatusCode::OK);
             page.text("#demo-sign-in")
         };

@@ -45,6 +45,19 @@ impl Page {
     }
 }
 
+/// A back-office page at `path` as a stranger reads it: no session cookie.
+pub async fn anonymous(sandbox: &Sandbox, path: &str) -> Page {
+    read(
+        sandbox
+            .client
+            .get(sandbox.url(path))
+            .send()
+            .await
+            .expect("answered"),
+    )
+    .await
+}
+
 pub async fn read(response: reqwest::Response) -> Page {
     let header = |name: &str| {
         response
