@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::support::{
     runner::{RunOutput, TempFile, assert_stopped, payconf_run_async, payconf_run_with},
     sandbox_target,
-    tls::{TestCa, VALID, server_tls},
+    tls::{TestCa, VALID, self_signed, server_tls},
 };
 use payconf_reference::{ReferenceConfig, RunningServer};
 use rustls::{
@@ -63,6 +63,69 @@ async fn the_suite_passes_over_tls_with_the_private_ca_given_and_stops_without_i
         ],
     );
     let _ = sandbox.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_self_signed_certificate_given_as_ca_file_is_trusted_as_itself_as_curl_does() {
+    let (cert, key) = self_signed(&["127.0.0.1", "localhost"], VALID);
+    let sandbox = tls_sandbox(server_tls(&cert, &key, None)).await;
+    let ca_line = |file: &TempFile| format!("[tls]\nca_file = \"{}\"\n", file.0.display());
+
+    let output = run(&sandbox_target(&sandbox.base_url, ""), &[]).await;
+    assert_stopped(
+        &output,
+        &[
+            "does not trust the certificate of 127.0.0.1: it signed itself and is marked as a CA",
+            "issued by: CN=127.0.0.1 (itself)",
+            "fix: give this very certificate (PEM) as tls.ca_file",
+        ],
+    );
+    assert!(
+        !output.stderr.contains("CaUsedAsEndEntity"),
+        "{}",
+        output.stderr
+    );
+
+    let given = TempFile::new("server.pem", &cert);
+    let output = run(
+        &sandbox_target(&sandbox.base_url, &ca_line(&given)),
+        &["--tags", "@core"],
+    )
+    .await;
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+
+    let (stranger, _) = self_signed(&["127.0.0.1", "localhost"], VALID);
+    let stranger = TempFile::new("stranger.pem", &stranger);
+    let output = run(&sandbox_target(&sandbox.base_url, &ca_line(&stranger)), &[]).await;
+    assert_stopped(
+        &output,
+        &[
+            "it signed itself and is marked as a CA",
+            "which did not sign it",
+        ],
+    );
+    let _ = sandbox.shutdown().await;
+
+    // Pinned is still checked for its name and its dates.
+    for (names, days, says) in [
+        (
+            ["pay.example", "www.pay.example"],
+            VALID,
+            "is not for the name 127.0.0.1",
+        ),
+        (
+            ["127.0.0.1", "localhost"],
+            (-60, -1),
+            "is not valid at this time",
+        ),
+    ] {
+        let (cert, key) = self_signed(&names, days);
+        let sandbox = tls_sandbox(server_tls(&cert, &key, None)).await;
+        let given = TempFile::new("server.pem", &cert);
+        let output = run(&sandbox_target(&sandbox.base_url, &ca_line(&given)), &[]).await;
+        assert_stopped(&output, &[says]);
+        let _ = sandbox.shutdown().await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

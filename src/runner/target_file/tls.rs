@@ -46,6 +46,10 @@ pub struct TlsSettings {
     pub ca_source: Option<String>,
     /// The CAs trusted besides the system's roots.
     pub roots: Vec<reqwest::Certificate>,
+    /// The same certificates, DER: trusted as CAs, and each also as itself
+    /// when a server presents it (a self-signed certificate pinned, as
+    /// curl's `--cacert` trusts one).
+    pub pinned: Vec<rustls::pki_types::CertificateDer<'static>>,
     /// Where the client certificate came from, for messages.
     pub client_source: Option<String>,
     /// The client certificate with its key, for mutual TLS.
@@ -58,12 +62,17 @@ impl TlsSettings {
     /// Trusts the CAs of a PEM bundle, named `source` in messages; `None`
     /// when it holds no certificate.
     pub fn trusting(source: &str, pem: &[u8]) -> Option<Self> {
+        use rustls::pki_types::{CertificateDer, pem::PemObject};
         let roots = reqwest::Certificate::from_pem_bundle(pem)
             .ok()
             .filter(|roots| !roots.is_empty())?;
+        let pinned = CertificateDer::pem_slice_iter(pem)
+            .collect::<Result<Vec<_>, _>>()
+            .ok()?;
         Some(Self {
             ca_source: Some(source.to_owned()),
             roots,
+            pinned,
             ..Self::default()
         })
     }

@@ -12,6 +12,7 @@
 pub mod addresses;
 pub mod certificate;
 pub mod encodings;
+mod pinned;
 pub mod proxy;
 mod unreachable;
 
@@ -102,9 +103,16 @@ fn builder(target: &TargetConfig, limits: Limits) -> reqwest::ClientBuilder {
         .proxy(reqwest::Proxy::custom(move |url| rules.proxy_for(url)));
     // The system's roots, read once, and the target's own: the same WebPKI
     // verification the platform verifier does on Linux, without reading
-    // and parsing every root of the system again for each client.
+    // and parsing every root of the system again for each client. With a
+    // `tls.ca_file`, its certificates are also pinned (`pinned`), in a
+    // rustls configuration of payconf's own.
+    let roots = system_roots();
+    if let Some(config) = pinned::client_config(&target.tls, &roots.der) {
+        return builder.tls_backend_preconfigured(config);
+    }
     builder = builder.tls_certs_only(
-        system_roots()
+        roots
+            .reqwest
             .iter()
             .cloned()
             .chain(target.tls.roots.iter().cloned()),
@@ -115,21 +123,30 @@ fn builder(target: &TargetConfig, limits: Limits) -> reqwest::ClientBuilder {
     builder
 }
 
+/// The system's trusted roots, in the two forms the clients take.
+struct SystemRoots {
+    der: Vec<rustls::pki_types::CertificateDer<'static>>,
+    reqwest: Vec<reqwest::Certificate>,
+}
+
 /// The system's trusted roots (`rustls-native-certs`: the CA bundle, or
 /// `SSL_CERT_FILE` and `SSL_CERT_DIR`), read and checked once per process:
 /// a run builds a client for each scenario and volley, and reading the
 /// bundle was most of what building one cost. A root rustls cannot use is
 /// left out, as the platform verifier leaves it out.
-fn system_roots() -> &'static [reqwest::Certificate] {
-    static ROOTS: std::sync::OnceLock<Vec<reqwest::Certificate>> = std::sync::OnceLock::new();
+fn system_roots() -> &'static SystemRoots {
+    static ROOTS: std::sync::OnceLock<SystemRoots> = std::sync::OnceLock::new();
     ROOTS.get_or_init(|| {
-        let loaded = rustls_native_certs::load_native_certs();
-        loaded
+        let der: Vec<_> = rustls_native_certs::load_native_certs()
             .certs
             .into_iter()
             .filter(|der| rustls::RootCertStore::empty().add(der.clone()).is_ok())
-            .filter_map(|der| reqwest::Certificate::from_der(&der).ok())
-            .collect()
+            .collect();
+        let reqwest = der
+            .iter()
+            .filter_map(|der| reqwest::Certificate::from_der(der).ok())
+            .collect();
+        SystemRoots { der, reqwest }
     })
 }
 
@@ -312,6 +329,14 @@ pub async fn describe(fault: Fault, target: &TargetConfig, timeout: Duration) ->
              name the certificate lists, or give the server a certificate for {host}",
             certificate.await
         ),
+        Fault::Certificate(ref error) if ca_as_server(error) => format!(
+            "payconf does not trust the certificate of {host}: it signed itself and is marked \
+             as a CA, which payconf trusts only as itself, given{}{}\nfix: give this very \
+             certificate (PEM) as tls.ca_file in the target file, --tls-ca-file or \
+             PAYCONF_TLS_CA_FILE: payconf then trusts exactly it, as curl's --cacert does",
+            trusted_now(target),
+            certificate.await,
+        ),
         Fault::Certificate(other) => format!(
             "payconf does not trust the certificate of {host}: {}{}\nfix: give the server a \
              valid certificate, or its CA as tls.ca_file",
@@ -365,6 +390,10 @@ impl Fault {
             Fault::Certificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             ) => format!("the certificate of {host} is not for the name {host}"),
+            Fault::Certificate(error) if ca_as_server(error) => format!(
+                "payconf does not trust the certificate of {host}: it signed itself and is \
+                 marked as a CA (give this very certificate as tls.ca_file)"
+            ),
             Fault::Certificate(other) => format!(
                 "payconf does not trust the certificate of {host}: {}",
                 certificate_words(other)
@@ -388,6 +417,14 @@ fn trusted_now(target: &TargetConfig) -> String {
         Some(source) => format!(" (now {source}, which did not sign it)"),
         None => String::new(),
     }
+}
+
+/// Whether WebPKI refused the certificate as a CA's presented as a
+/// server's own: what `openssl req -x509` makes, self-signed and marked a
+/// CA, when it is not the certificate given as `tls.ca_file`.
+fn ca_as_server(error: &CertificateError) -> bool {
+    matches!(error, CertificateError::Other(other)
+        if matches!(other.0.downcast_ref::<webpki::Error>(), Some(webpki::Error::CaUsedAsEndEntity)))
 }
 
 fn certificate_words(error: &CertificateError) -> String {

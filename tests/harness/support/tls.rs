@@ -48,6 +48,22 @@ impl TestCa {
     }
 }
 
+/// A certificate that signed itself and is marked as a CA, as the usual
+/// `openssl req -x509` one-liner makes it, for `names`: (cert PEM, key PEM).
+pub fn self_signed(names: &[&str], days: (i64, i64)) -> (String, String) {
+    let mut params =
+        CertificateParams::new(names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>())
+            .expect("params");
+    params.distinguished_name.push(DnType::CommonName, names[0]);
+    params.is_ca = IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let now = OffsetDateTime::now_utc();
+    params.not_before = now + Duration::days(days.0);
+    params.not_after = now + Duration::days(days.1);
+    let key = KeyPair::generate().expect("key");
+    let cert = params.self_signed(&key).expect("certificate");
+    (cert.pem(), key.serialize_pem())
+}
+
 /// Valid from yesterday for a month.
 pub const VALID: (i64, i64) = (-1, 30);
 

@@ -1,0 +1,247 @@
+//! A server certificate given as `tls.ca_file` trusted as that one
+//! certificate, as curl's `--cacert` trusts it: the self-signed
+//! certificate `openssl req -x509` makes is marked as a CA, and WebPKI
+//! refuses a CA's certificate as a server's own ("CaUsedAsEndEntity") even
+//! when it is the very certificate the user gave. So a run with a
+//! `tls.ca_file` verifies the server by [`PinnedOrWebPki`]: a certificate
+//! presented that is byte for byte one of the file's is trusted as itself
+//! (still checked for the name asked and for today's date, and its
+//! handshake signature still verified); any other is verified as before,
+//! against the system's roots and the file's CAs.
+//!
+//! With a `tls.ca_file` the run's rustls configuration is built here and
+//! handed to reqwest whole ([`client_config`]), so it carries what reqwest
+//! would have set: the client certificate and ALPN (HTTP/2, then 1.1).
+
+use std::sync::Arc;
+
+use rustls::{
+    CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme,
+    client::{
+        WebPkiServerVerifier,
+        danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier},
+        verify_server_name,
+    },
+    crypto::CryptoProvider,
+    pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime, pem::PemObject},
+    server::ParsedCertificate,
+};
+use x509_parser::prelude::{ASN1Time, FromDer, X509Certificate};
+
+use crate::runner::target_file::TlsSettings;
+
+/// The rustls configuration of a run whose target file gives a
+/// `tls.ca_file`, trusting `system` roots besides; `None` without one, when
+/// reqwest builds its own.
+pub fn client_config(
+    tls: &TlsSettings,
+    system: &[CertificateDer<'static>],
+) -> Option<rustls::ClientConfig> {
+    if tls.pinned.is_empty() {
+        return None;
+    }
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let verifier = PinnedOrWebPki::new(system, &tls.pinned, Arc::clone(&provider))?;
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .ok()?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier));
+    let mut config = match &tls.identity_pem {
+        Some(pem) => {
+            let chain = CertificateDer::pem_slice_iter(pem)
+                .collect::<Result<Vec<_>, _>>()
+                .ok()?;
+            let key = PrivateKeyDer::from_pem_slice(pem).ok()?;
+            builder.with_client_auth_cert(chain, key).ok()?
+        }
+        None => builder.with_no_client_auth(),
+    };
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Some(config)
+}
+
+/// Trusts a presented certificate that is one of the pinned ones, and
+/// verifies any other by WebPKI.
+#[derive(Debug)]
+pub struct PinnedOrWebPki {
+    pinned: Vec<CertificateDer<'static>>,
+    webpki: Arc<WebPkiServerVerifier>,
+    provider: Arc<CryptoProvider>,
+}
+
+impl PinnedOrWebPki {
+    /// Pins `pinned`, and trusts `system` and `pinned` as CAs; `None` when
+    /// no CA could be taken at all.
+    pub fn new(
+        system: &[CertificateDer<'static>],
+        pinned: &[CertificateDer<'static>],
+        provider: Arc<CryptoProvider>,
+    ) -> Option<Self> {
+        let mut roots = RootCertStore::empty();
+        roots.add_parsable_certificates(system.iter().chain(pinned).cloned());
+        let webpki =
+            WebPkiServerVerifier::builder_with_provider(Arc::new(roots), Arc::clone(&provider))
+                .build()
+                .ok()?;
+        Some(Self {
+            pinned: pinned.to_vec(),
+            webpki,
+            provider,
+        })
+    }
+
+    /// A pinned certificate, checked as curl checks it: for the name
+    /// asked, and valid at `now`.
+    fn verify_pinned(
+        end_entity: &CertificateDer<'_>,
+        name: &ServerName<'_>,
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let bad = |e: CertificateError| rustls::Error::InvalidCertificate(e);
+        let (_, certificate) = X509Certificate::from_der(end_entity)
+            .map_err(|_| bad(CertificateError::BadEncoding))?;
+        let now = i64::try_from(now.as_secs())
+            .ok()
+            .and_then(|secs| ASN1Time::from_timestamp(secs).ok())
+            .ok_or_else(|| bad(CertificateError::BadEncoding))?;
+        let validity = certificate.validity();
+        if now < validity.not_before {
+            return Err(bad(CertificateError::NotValidYet));
+        }
+        if now > validity.not_after {
+            return Err(bad(CertificateError::Expired));
+        }
+        verify_server_name(&ParsedCertificate::try_from(end_entity)?, name)?;
+        Ok(ServerCertVerified::assertion())
+    }
+}
+
+impl ServerCertVerifier for PinnedOrWebPki {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        name: &ServerName<'_>,
+        ocsp: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        if self
+            .pinned
+            .iter()
+            .any(|pin| pin.as_ref() == end_entity.as_ref())
+        {
+            return Self::verify_pinned(end_entity, name, now);
+        }
+        self.webpki
+            .verify_server_cert(end_entity, intermediates, name, ocsp, now)
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        certificate: &CertificateDer<'_>,
+        signature: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            certificate,
+            signature,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        certificate: &CertificateDer<'_>,
+        signature: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            certificate,
+            signature,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rcgen::{CertificateParams, DnType, IsCa, KeyPair};
+    use time::{Duration, OffsetDateTime};
+
+    /// A self-signed certificate marked as a CA, as `openssl req -x509`
+    /// makes it, for `names`, valid over `days` around today.
+    fn self_signed(names: &[&str], days: (i64, i64)) -> CertificateDer<'static> {
+        let mut params =
+            CertificateParams::new(names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>())
+                .expect("params");
+        params.distinguished_name.push(DnType::CommonName, names[0]);
+        params.is_ca = IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let now = OffsetDateTime::now_utc();
+        params.not_before = now + Duration::days(days.0);
+        params.not_after = now + Duration::days(days.1);
+        let key = KeyPair::generate().expect("key");
+        params.self_signed(&key).expect("certificate").der().clone()
+    }
+
+    fn verify(
+        pinned: &[CertificateDer<'static>],
+        presented: &CertificateDer<'_>,
+        name: &str,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let verifier = PinnedOrWebPki::new(&[], pinned, provider).expect("verifier");
+        let name = ServerName::try_from(name.to_owned()).expect("name");
+        verifier.verify_server_cert(presented, &[], &name, &[], UnixTime::now())
+    }
+
+    #[test]
+    fn a_self_signed_certificate_given_is_trusted_as_itself_for_its_names_and_dates() {
+        let certificate = self_signed(&["localhost", "127.0.0.1"], (-1, 30));
+        let pinned = [certificate.clone()];
+        verify(&pinned, &certificate, "localhost").expect("localhost");
+        verify(&pinned, &certificate, "127.0.0.1").expect("127.0.0.1");
+        assert!(matches!(
+            verify(&pinned, &certificate, "pay.example"),
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::NotValidForNameContext { .. }
+            ))
+        ));
+        let expired = self_signed(&["localhost"], (-60, -1));
+        assert_eq!(
+            verify(&[expired.clone()], &expired, "localhost").err(),
+            Some(rustls::Error::InvalidCertificate(CertificateError::Expired))
+        );
+        let early = self_signed(&["localhost"], (2, 30));
+        assert_eq!(
+            verify(&[early.clone()], &early, "localhost").err(),
+            Some(rustls::Error::InvalidCertificate(
+                CertificateError::NotValidYet
+            ))
+        );
+    }
+
+    #[test]
+    fn a_certificate_not_given_is_verified_by_webpki_as_before() {
+        let given = self_signed(&["localhost"], (-1, 30));
+        let other = self_signed(&["localhost"], (-1, 30));
+        let Err(rustls::Error::InvalidCertificate(CertificateError::Other(error))) =
+            verify(&[given], &other, "localhost")
+        else {
+            panic!("another self-signed certificate is refused");
+        };
+        assert_eq!(
+            error.0.downcast_ref::<webpki::Error>(),
+            Some(&webpki::Error::CaUsedAsEndEntity)
+        );
+    }
+}
