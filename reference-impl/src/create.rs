@@ -7,6 +7,7 @@ use hyper::body::Incoming;
 use serde::Serialize;
 
 use crate::{
+    call_log::Exchange,
     envelope::{self, UserRedirect},
     error::{ApiError, code},
     money::{Amount, AmountError, Currency},
@@ -30,10 +31,12 @@ struct CreatePayload {
 pub(crate) async fn create(
     service: &Service,
     request: Request<Incoming>,
+    exchange: &mut Exchange,
 ) -> Result<Response<Body>, ApiError> {
     let (parts, body) = request.into_parts();
     let merchant = authenticate(service, &parts.headers)?;
     let body = service.json_body(&parts, body).await?;
+    exchange.request(&body);
     let object = parse_json_object(&body)?;
     let CreateRequest {
         shop_login,
@@ -51,6 +54,7 @@ pub(crate) async fn create(
         currency,
         shop_transaction_id: shop_transaction_id.into(),
     });
+    exchange.about(merchant, id);
     tracing::info!(payment_id = id, shop = shop_login, %amount, currency = currency.code(), "payment created");
     Ok(envelope::ok(&CreatePayload {
         payment_token: token.hyphenated().to_string(),

@@ -24,6 +24,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use crate::{
+    call_log::Exchange,
     create::authenticate,
     envelope,
     error::{ApiError, code},
@@ -42,6 +43,7 @@ pub(crate) fn by_id(
     service: &Service,
     request: &Request<Incoming>,
     payment_id: &str,
+    exchange: &mut Exchange,
 ) -> Result<Response<Body>, ApiError> {
     let caller = Caller::of(service, request.headers())?;
     let id = parse_digits(payment_id)
@@ -50,24 +52,26 @@ pub(crate) fn by_id(
         payment_id: Some(id),
         ..TransactionIds::default()
     };
-    answer(service, &caller, &ids, Shape::Wrapped)
+    answer(service, &caller, &ids, Shape::Wrapped, exchange)
 }
 
 /// `POST payment/detail`.
 pub(crate) async fn search(
     service: &Service,
     request: Request<Incoming>,
+    exchange: &mut Exchange,
 ) -> Result<Response<Body>, ApiError> {
     let (parts, body) = request.into_parts();
     let caller = Caller::of(service, &parts.headers)?;
     let body = service.json_body(&parts, body).await?;
+    exchange.request(&body);
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
     service
         .profiles
         .shop_of(&fields, caller.merchant, "does not belong to the caller")?;
     let ids = TransactionIds::read(&fields)?;
-    answer(service, &caller, &ids, Shape::Flat)
+    answer(service, &caller, &ids, Shape::Flat, exchange)
 }
 
 /// How many times a payment's own token reads its detail, as in the real
@@ -115,6 +119,7 @@ fn answer(
     caller: &Caller,
     ids: &TransactionIds<'_>,
     shape: Shape,
+    exchange: &mut Exchange,
 ) -> Result<Response<Body>, ApiError> {
     let token = ids.find(service, caller.merchant)?;
     if caller.token.is_some_and(|own| own != token) {
@@ -124,6 +129,7 @@ fn answer(
     let payload = service
         .store
         .with_payment(&token, |p| {
+            exchange.about(p.merchant, p.id);
             if caller.token.is_some() {
                 let trail = p.trail_mut();
                 if trail.token_reads >= TOKEN_READS {

@@ -38,7 +38,10 @@
 //! payments with their timelines (`timeline`) and their money, with the
 //! buttons that capture, cancel and refund, and changes its profile
 //! (`profiles`: result pages, notification address, signing secret, API
-//! key, settlement mode), behind sessions (`sessions`). When a payment ends, `notify` owes
+//! key, settlement mode), behind sessions (`sessions`), with each payment's
+//! API calls and each notification's page, from which it is sent again
+//! (`call_log`: a shop's last calls and notifications, redacted when kept).
+//! When a payment ends, `notify` owes
 //! the merchant's server a signed notification, queued (`outbox`) so no
 //! handler waits for it, and posts it until it is taken or its retry
 //! window is over. With a data file, the journal (`journal`) writes every
@@ -66,6 +69,7 @@
 
 mod backoffice;
 mod bank_id;
+mod call_log;
 mod card;
 mod config;
 mod create;

@@ -16,6 +16,7 @@ use hyper::body::Incoming;
 use serde::Serialize;
 
 use crate::{
+    call_log::Exchange,
     create::{authenticate, parse_amount, read_amount, read_currency},
     error::{ApiError, code},
     ledger::{Environment, Refused, WRONG_CURRENCY},
@@ -53,6 +54,16 @@ pub enum Operation {
 }
 
 impl Operation {
+    /// Its method and path, for the back-office's call log.
+    pub fn path(self) -> &'static str {
+        match self {
+            Self::Capture => "POST /api/v1/payment/capture",
+            Self::Cancel => "POST /api/v1/payment/cancel",
+            Self::Refund => "POST /api/v1/payment/refund",
+            Self::Update => "POST /api/v1/payment/update",
+        }
+    }
+
     /// `transactionType` of its answer.
     fn transaction_type(self) -> &'static str {
         match self {
@@ -86,10 +97,12 @@ pub(crate) async fn handle(
     service: &Service,
     operation: Operation,
     request: Request<Incoming>,
+    exchange: &mut Exchange,
 ) -> Result<Response<Body>, ApiError> {
     let (parts, body) = request.into_parts();
     let merchant = authenticate(service, &parts.headers)?;
     let body = service.json_body(&parts, body).await?;
+    exchange.request(&body);
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
     service
@@ -101,6 +114,7 @@ pub(crate) async fn handle(
     let answered = service
         .store
         .with_payment(&token, |p| {
+            exchange.about(p.merchant, p.id);
             let outcome = change.apply(p, now);
             // The money it moved (and a settlement made on the way), told.
             crate::notify::money(service, &token, p);

@@ -2,10 +2,13 @@
 //! the envelope on every API answer, and the bound on a request's head.
 
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 
 use crate::{
-    backoffice, create, detail, envelope,
+    backoffice,
+    call_log::Exchange,
+    create, detail, envelope,
     error::ApiError,
     issuer,
     lifecycle::{self, Operation},
@@ -64,19 +67,29 @@ async fn route_request(service: &Service, request: Request<Incoming>) -> Respons
     let method = request.method();
     match route(path) {
         Some(Route::Create) if method == Method::POST => {
-            api_answer(create::create(service, request).await)
+            let mut exchange = Exchange::default();
+            let answer = create::create(service, request, &mut exchange).await;
+            kept(service, "POST /api/v1/payment/create", exchange, answer).await
         }
         Some(Route::Submit) if method == Method::POST => {
-            api_answer(submit::submit(service, request).await)
+            let mut exchange = Exchange::default();
+            let answer = submit::submit(service, request, &mut exchange).await;
+            kept(service, "POST /api/v1/payment/submit", exchange, answer).await
         }
         Some(Route::Detail) if method == Method::POST => {
-            api_answer(detail::search(service, request).await)
+            let mut exchange = Exchange::default();
+            let answer = detail::search(service, request, &mut exchange).await;
+            kept(service, "POST /api/v1/payment/detail", exchange, answer).await
         }
         Some(Route::DetailById(id)) if method == Method::GET => {
-            api_answer(detail::by_id(service, &request, id))
+            let mut exchange = Exchange::default();
+            let answer = detail::by_id(service, &request, id, &mut exchange);
+            kept(service, "GET /api/v1/payment/detail/{id}", exchange, answer).await
         }
         Some(Route::Operation(operation)) if method == Method::POST => {
-            api_answer(lifecycle::handle(service, operation, request).await)
+            let mut exchange = Exchange::default();
+            let answer = lifecycle::handle(service, operation, request, &mut exchange).await;
+            kept(service, operation.path(), exchange, answer).await
         }
         Some(Route::Create | Route::Submit | Route::Detail | Route::Operation(_)) => {
             envelope::refusal(&ApiError::MethodNotAllowed { allow: "POST" })
@@ -143,6 +156,30 @@ fn api_answer(result: Result<Response<Body>, ApiError>) -> Response<Body> {
         tracing::debug!(code = error.code(), %error, "refused");
         envelope::refusal(&error)
     })
+}
+
+/// The answer of an API call, kept in the shop's call log when the call
+/// was about one of its payments (`call_log`).
+async fn kept(
+    service: &Service,
+    operation: &'static str,
+    exchange: Exchange,
+    result: Result<Response<Body>, ApiError>,
+) -> Response<Body> {
+    let response = api_answer(result);
+    if !exchange.is_about_a_payment() {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    // A whole body in memory: collecting it takes the bytes, copying none.
+    let bytes = match body.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(never) => match never {},
+    };
+    service
+        .call_log
+        .keep(exchange, operation, parts.status.as_u16(), &bytes);
+    Response::from_parts(parts, Full::new(bytes))
 }
 
 /// The most bytes of request line and headers the service takes.

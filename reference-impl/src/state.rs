@@ -10,6 +10,7 @@ use url::Url;
 use uuid::Uuid;
 
 use crate::{
+    call_log::CallLog,
     config::ReferenceConfig,
     journal::{DataError, Journal, Restored},
     outbound::Outbound,
@@ -43,6 +44,9 @@ pub struct Service {
     pub store: PaymentStore,
     /// Server notifications waiting for the delivery task.
     pub notifier: Notifier,
+    /// The API calls about each shop's payments and the notifications
+    /// sent, as the back-office shows them.
+    pub call_log: CallLog,
     /// Who is signed in to the back-office.
     pub sessions: Sessions,
     /// The demo checkout's shop, while the demo is served.
@@ -167,6 +171,7 @@ impl Service {
             outbound,
             store,
             notifier,
+            call_log: CallLog::default(),
             sessions: Sessions::default(),
             demo_shop,
             demo_limit: Bucket::new(

@@ -10,6 +10,7 @@ use url::Url;
 use uuid::Uuid;
 
 use crate::{
+    call_log::Exchange,
     card::{CardNumber, CardNumberError, Expiry, ExpiryError, cvv_well_formed},
     envelope::{self, UserRedirect},
     error::{ApiError, code, transaction_code},
@@ -52,10 +53,11 @@ pub(crate) struct SubmittedCard {
 pub(crate) async fn submit(
     service: &Service,
     request: Request<Incoming>,
+    exchange: &mut Exchange,
 ) -> Result<Response<Body>, ApiError> {
     let (parts, body) = request.into_parts();
     let token = payment_token(&parts.headers)?;
-    let answered = submit_payment(service, &token, parts, body).await;
+    let answered = submit_payment(service, &token, parts, body, exchange).await;
     if let Err(error) = &answered {
         // On the payment's timeline, when the token names one.
         let _ = service.store.with_payment(&token, |p| {
@@ -73,11 +75,14 @@ async fn submit_payment(
     token: &Uuid,
     parts: http::request::Parts,
     body: Incoming,
+    exchange: &mut Exchange,
 ) -> Result<Response<Body>, ApiError> {
     let token = *token;
     // Refuse an unknown or expired token before reading card data for it.
-    let merchant = service.store.with_payment(&token, |p| p.merchant)?;
+    let (merchant, id) = service.store.with_payment(&token, |p| (p.merchant, p.id))?;
+    exchange.about(merchant, id);
     let body = service.json_body(&parts, body).await?;
+    exchange.request(&body);
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
 

@@ -115,8 +115,26 @@ pub enum What {
         /// The event's ID.
         event_id: Uuid,
     },
+    /// The merchant sent a notification again from the back-office.
+    NotificationResent {
+        /// The event's ID, the same as before.
+        event_id: Uuid,
+    },
     /// Events past [`MAX_EVENTS`] were not kept.
     Truncated,
+}
+
+impl What {
+    /// The notification event this is about, if it is about one.
+    pub fn notification(&self) -> Option<Uuid> {
+        match self {
+            Self::Notification { event_id, .. }
+            | Self::NotificationDelayed { event_id, .. }
+            | Self::NotificationAbandoned { event_id }
+            | Self::NotificationResent { event_id } => Some(*event_id),
+            _ => None,
+        }
+    }
 }
 
 impl Event {

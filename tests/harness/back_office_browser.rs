@@ -1,7 +1,8 @@
 //! The back-office as a merchant uses it, in Chromium: sign in, change the
 //! success page, pay with a test card on the sandbox's payment page, find
 //! the payment with its masked card and its timeline, and the notification
-//! with its attempts (the merchant's server refuses the first). Every page
+//! with its attempts (the merchant's server refuses the first), its
+//! notification's page and the button that sends it again. Every page
 //! passes axe-core with no serious or critical violation, and no page shows
 //! the API key or a card number unmasked. Screenshots of each page are left
 //! in `target/back-office-screens/`.
@@ -280,6 +281,38 @@ async fn a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_
     }
     check_page(client, &axe, "5-payment-timeline").await;
     assert_eq!(merchant.taken().into_iter().collect::<Vec<_>>(), [id]);
+
+    // The notification's own page, its attempts and a button that sends it
+    // again: pressed, the third attempt comes.
+    click(client, "ol.timeline a[href*='/notifications/']").await;
+    arrived(client, "form[action$='/resend']").await;
+    check_page(client, &axe, "6-notification").await;
+    click(client, "form[action$='/resend'] button").await;
+    for _ in 0..100 {
+        steps = texts(client, "ol.timeline li").await;
+        if steps
+            .iter()
+            .any(|s| s.contains("attempt 3") && s.contains("(delivered)"))
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        client.refresh().await.expect("reloaded");
+        arrived(client, "ol.timeline").await;
+    }
+    assert!(
+        steps
+            .iter()
+            .any(|s| s.contains("sent again from the back-office")),
+        "{steps:#?}"
+    );
+    assert!(
+        steps
+            .iter()
+            .any(|s| s.contains("attempt 3") && s.contains("(delivered)")),
+        "{steps:#?}"
+    );
+    check_page(client, &axe, "7-notification-sent-again").await;
 
     drop(turn);
     chromium.close().await;

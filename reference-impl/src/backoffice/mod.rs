@@ -7,8 +7,10 @@
 //! Every page is escaped where values are placed, is neither cached nor
 //! framed, and shows the API key and card numbers only masked.
 
+mod calls;
 mod list_query;
 mod money;
+mod notifications;
 mod payments;
 pub use list_query::CONFORMANCE_PREFIX;
 mod profile;
@@ -84,6 +86,22 @@ pub async fn handle(service: &Service, request: Request<Incoming>) -> Response<B
             }
         }
         ("/profile" | "/api-key" | "/sign-out", _) => not_allowed("POST"),
+        (other, Method::GET) if notification_path(other).is_some() => {
+            let Some((id, event, None)) = notification_path(other) else {
+                return not_found(&signed_in);
+            };
+            notifications::show(service, &signed_in, id, event, None)
+        }
+        (other, Method::POST) if notification_path(other).is_some() => {
+            let Some((id, event, Some("resend"))) = notification_path(other) else {
+                return not_found(&signed_in);
+            };
+            let (id, event) = (id.to_owned(), event.to_owned());
+            if change_form(service, &signed_in, request).await.is_none() {
+                return forbidden();
+            }
+            notifications::resend(service, &signed_in, &id, &event)
+        }
         (other, Method::GET) if other.starts_with("/payments/") => {
             payments::detail(service, &signed_in, &other["/payments/".len()..])
         }
@@ -104,13 +122,28 @@ pub async fn handle(service: &Service, request: Request<Incoming>) -> Response<B
             }
             shown
         }
-        _ => page(
-            StatusCode::NOT_FOUND,
-            "Page not found",
-            Some(&signed_in),
-            "<p>There is no such back-office page.</p>",
-        ),
+        _ => not_found(&signed_in),
     }
+}
+
+fn not_found(signed_in: &SignedIn<'_>) -> Response<Body> {
+    page(
+        StatusCode::NOT_FOUND,
+        "Page not found",
+        Some(signed_in),
+        "<p>There is no such back-office page.</p>",
+    )
+}
+
+/// The payment, the event and what is asked of a notification's path:
+/// `/payments/{id}/notifications/{event}` and `…/{event}/resend`.
+fn notification_path(path: &str) -> Option<(&str, &str, Option<&str>)> {
+    let (id, rest) = path.strip_prefix("/payments/")?.split_once('/')?;
+    let rest = rest.strip_prefix("notifications/")?;
+    Some(match rest.split_once('/') {
+        Some((event, action)) => (id, event, Some(action)),
+        None => (id, rest, None),
+    })
 }
 
 /// The payment and the button a money form's path names:
@@ -300,7 +333,10 @@ th {{ background: #eef0f4; }}
 td.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
 dl {{ display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1.2rem; }}
 dt {{ color: #4a5163; }} dd {{ margin: 0; font-weight: 600; overflow-wrap: anywhere; }}
-ol.timeline li {{ margin: .45rem 0; }}
+ol.timeline li, ol.calls li {{ margin: .45rem 0; }}
+pre {{ background: #eef0f4; padding: .6rem .8rem; border-radius: 4px; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .85rem; }}
+h3 {{ font-size: 1rem; margin: .8rem 0 .3rem; }}
+summary {{ cursor: pointer; }}
 .problem {{ color: #a11d1d; font-weight: 600; }}
 .done {{ color: #146c2e; font-weight: 600; }}
 .hint {{ color: #4a5163; font-size: .9rem; margin: .2rem 0 0; }}

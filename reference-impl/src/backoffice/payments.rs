@@ -278,7 +278,7 @@ pub fn show(
         format!(
             "<li><time>{}</time>: {}</li>",
             when(event.at_ms),
-            describe(&event.what)
+            describe(&event.what, row.id)
         )
     }));
     let main = format!(
@@ -294,7 +294,9 @@ pub fn show(
 <ol class="timeline">
 {timeline}
 </ol>
+{calls}
 <p><a href="{BACK_OFFICE_PATH}/payments">All payments</a></p>"#,
+        calls = super::calls::section(service, merchant, row.id),
         money = money::section(
             signed_in,
             row.id,
@@ -345,8 +347,14 @@ fn outcome(payment: &Payment) -> String {
     }
 }
 
-/// A timeline event in words, escaped.
-fn describe(what: &What) -> String {
+/// A timeline event of payment `id` in words, escaped; a notification's
+/// ID links to its page.
+pub(super) fn describe(what: &What, id: u64) -> String {
+    let notification = |event_id: &uuid::Uuid| {
+        format!(
+            r#"notification <a href="{BACK_OFFICE_PATH}/payments/{id}/notifications/{event_id}">{event_id}</a>"#
+        )
+    };
     match what {
         What::Paid {
             channel,
@@ -393,7 +401,8 @@ fn describe(what: &What) -> String {
             answer,
             delivered,
         } => format!(
-            "notification {event_id}, attempt {attempt}, posted to <code>{}</code>: {} ({}).",
+            "{}, attempt {attempt}, posted to <code>{}</code>: {} ({}).",
+            notification(event_id),
             escape(to),
             escape(answer),
             if *delivered {
@@ -403,11 +412,21 @@ fn describe(what: &What) -> String {
             }
         ),
         What::NotificationDelayed { event_id, attempt } => format!(
-            "notification {event_id}, attempt {attempt}: delayed by the receiver \
-             (its earlier notifications were still waiting for an answer)."
+            "{}, attempt {attempt}: delayed by the receiver \
+             (its earlier notifications were still waiting for an answer).",
+            notification(event_id)
         ),
         What::NotificationAbandoned { event_id } => {
-            format!("notification {event_id} abandoned: its retry time ran out.")
+            format!(
+                "{} abandoned: its retry time ran out.",
+                notification(event_id)
+            )
+        }
+        What::NotificationResent { event_id } => {
+            format!(
+                "{} sent again from the back-office.",
+                notification(event_id)
+            )
         }
         What::Truncated => "later events were not kept (too many for one payment).".to_owned(),
     }

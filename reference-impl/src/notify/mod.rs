@@ -22,6 +22,7 @@ use tokio::task::JoinSet;
 use uuid::Uuid;
 
 use crate::{
+    call_log::{ResendRefused, Sent},
     outbox::Delivery,
     state::Service,
     store::Payment,
@@ -107,6 +108,18 @@ fn owe(
         owed_since_ms: now_ms(),
         attempts: 0,
     };
+    service.call_log.sent(
+        payment.merchant,
+        Sent {
+            event_id,
+            payment_id: payment.id,
+            token: *token,
+            url: delivery.url.clone(),
+            body: delivery.body.clone(),
+            attempts: 0,
+            settled: false,
+        },
+    );
     if let Some(journal) = &service.journal {
         journal.owe(&delivery);
     }
@@ -199,9 +212,7 @@ async fn until_done(
             .store
             .with_payment(&delivery.token, |p| p.record(what));
         if delivered {
-            if let Some(journal) = &service.journal {
-                journal.settled(&delivery);
-            }
+            settled(service, &delivery);
             return;
         }
         let wait = retry_wait(limits.notification_first_retry, delivery.attempts);
@@ -214,9 +225,7 @@ async fn until_done(
             let _ = service
                 .store
                 .with_payment(&delivery.token, |p| p.record(what));
-            if let Some(journal) = &service.journal {
-                journal.settled(&delivery);
-            }
+            settled(service, &delivery);
             return;
         }
         if let Some(journal) = &service.journal {
@@ -224,6 +233,47 @@ async fn until_done(
         }
         tokio::time::sleep(wait).await;
     }
+}
+
+/// A delivery ended, delivered or abandoned: no attempt is to come.
+fn settled(service: &Service, delivery: &Delivery) {
+    service
+        .call_log
+        .settled(delivery.merchant, delivery.event_id, delivery.attempts);
+    if let Some(journal) = &service.journal {
+        journal.settled(delivery);
+    }
+}
+
+/// Sends a settled notification of payment `payment_id` again, as the
+/// merchant asked from the back-office: the same event ID and body, signed
+/// anew, its attempts counted on from the earlier ones, within a retry
+/// window of its own.
+pub fn resend(
+    service: &Service,
+    merchant: u32,
+    payment_id: u64,
+    event_id: Uuid,
+) -> Result<(), ResendRefused> {
+    let sent = service.call_log.resend(merchant, payment_id, event_id)?;
+    let _ = service.store.with_payment(&sent.token, |p| {
+        p.record(What::NotificationResent { event_id });
+    });
+    let delivery = Delivery {
+        event_id,
+        token: sent.token,
+        merchant,
+        url: sent.url,
+        body: sent.body,
+        owed_since_ms: now_ms(),
+        attempts: sent.attempts,
+    };
+    if let Some(journal) = &service.journal {
+        journal.owe(&delivery);
+    }
+    tracing::info!(event_id = %event_id, payment_id, "notification sent again from the back-office");
+    service.notifier.enqueue(delivery);
+    Ok(())
 }
 
 /// One POST: `Ok` with the status when it is a 2xx, else `Err` saying what

@@ -218,12 +218,12 @@ mod tests {
         ));
         let expired = self_signed(&["localhost"], (-60, -1));
         assert_eq!(
-            verify(&[expired.clone()], &expired, "localhost").err(),
+            verify(std::slice::from_ref(&expired), &expired, "localhost").err(),
             Some(rustls::Error::InvalidCertificate(CertificateError::Expired))
         );
         let early = self_signed(&["localhost"], (2, 30));
         assert_eq!(
-            verify(&[early.clone()], &early, "localhost").err(),
+            verify(std::slice::from_ref(&early), &early, "localhost").err(),
             Some(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidYet
             ))
