@@ -16,6 +16,7 @@ pub mod fields;
 pub mod flow;
 mod html_page;
 pub mod model;
+pub mod samples;
 pub mod workflows;
 
 use std::{
@@ -27,7 +28,7 @@ use minijinja::{Environment, context, value::Value as TemplateValue};
 
 use serde::Serialize;
 
-pub use self::html_page::markdown_to_html;
+pub use self::html_page::{Heading, markdown_to_html};
 use self::{
     behaviour::ScenarioDoc,
     model::OperationDoc,
@@ -43,6 +44,23 @@ pub const FLOW_FILE: &str = "payment-flow.svg";
 
 /// The spec's file name in the site, beside the workflows that point at it.
 pub const SPEC_FILE: &str = "openapi.yaml";
+
+/// The site's search index, a script (pages opened from `file://` can load
+/// scripts, not fetch JSON), and the script that searches it.
+pub const SEARCH_INDEX_FILE: &str = "search-index.js";
+/// The search's script.
+pub const SEARCH_SCRIPT_FILE: &str = "search.js";
+/// The most characters of a page's text the search index holds.
+const SEARCH_TEXT: usize = 20_000;
+
+/// A page as the search knows it.
+#[derive(Serialize)]
+struct SearchEntry {
+    path: String,
+    title: String,
+    headings: Vec<Heading>,
+    text: String,
+}
 
 /// What `payconf docs` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -303,6 +321,14 @@ impl Site {
         });
 
         for op in &operations {
+            let pointer = format!(
+                "/paths/{}/{}",
+                op.path.replace('~', "~0").replace('/', "~1"),
+                op.method.to_ascii_lowercase()
+            );
+            let samples = document.pointer(&pointer).and_then(|raw| {
+                samples::samples(document, &op.path, &op.method.to_ascii_lowercase(), raw)
+            });
             let mine: Vec<&ScenarioDoc> = scenarios
                 .iter()
                 .filter(|s| s.operation.as_deref() == Some(op.id.as_str()))
@@ -312,7 +338,7 @@ impl Site {
                 title: op.summary.clone(),
                 markdown: env.get_template("operation.md")?.render(context! {
                     op => op, scenarios => mine, workflows => workflows.using(&op.id),
-                    root => "../",
+                    samples => samples, root => "../",
                 })?,
             });
         }
@@ -416,15 +442,33 @@ impl Site {
         env.add_template("layout.html", include_str!("templates/layout.html"))?;
         let layout = env.get_template("layout.html")?;
         let mut files = BTreeMap::new();
+        let mut index = Vec::new();
         for page in &self.pages {
             let root = "../".repeat(page.path.matches('/').count());
-            let content = markdown_to_html(&page.markdown, &self.flow_svg);
+            let rendered = html_page::render(&page.markdown, &self.flow_svg);
+            let contents: Vec<&Heading> =
+                rendered.headings.iter().filter(|h| h.level == 2).collect();
             let text = layout.render(context! {
                 title => page.title, root => root, operations => self.operations,
-                content => content,
+                content => rendered.html, current => page.path, contents => contents,
             })?;
             files.insert(PathBuf::from(format!("{}.html", page.path)), text);
+            index.push(SearchEntry {
+                path: page.path.clone(),
+                title: page.title.clone(),
+                text: rendered.text.chars().take(SEARCH_TEXT).collect(),
+                headings: rendered.headings,
+            });
         }
+        let index = serde_json::to_string(&index).unwrap_or_else(|_| "[]".to_owned());
+        files.insert(
+            PathBuf::from(SEARCH_INDEX_FILE),
+            format!("window.PAYCONF_SEARCH = {index};\n"),
+        );
+        files.insert(
+            PathBuf::from(SEARCH_SCRIPT_FILE),
+            include_str!("templates/search.js").to_owned(),
+        );
         files.extend(self.source_files());
         Ok(files)
     }

@@ -163,9 +163,25 @@ fn the_site_is_entered_at_index_html_and_every_page_is_valid_with_links_that_res
         if !document.errors.is_empty() {
             problems.push(format!("{}: {:?}", path.display(), document.errors));
         }
-        for external in ["script", "link", "img", "iframe"] {
+        for external in ["link", "img", "iframe"] {
             if document.select(&select(external)).next().is_some() {
                 problems.push(format!("{}: has a <{external}>", path.display()));
+            }
+        }
+        // Scripts only of the site's own (the offline search), none inline.
+        for script in document.select(&select("script")) {
+            let own = script.value().attr("src").is_some_and(|src| {
+                !src.contains("://")
+                    && site
+                        .dir
+                        .join(normalize(&path.parent().unwrap_or(Path::new("")).join(src)))
+                        .is_file()
+            });
+            if !own {
+                problems.push(format!(
+                    "{}: a script not of the site's own",
+                    path.display()
+                ));
             }
         }
         for link in document.select(&select("a[href]")) {
@@ -453,4 +469,34 @@ fn the_hand_written_pages_link_only_to_what_exists() {
         }
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// Every `curl` sample of the checked-in docs, run as written against the
+/// sandbox with a payment of its own, is answered with error code 0 (the
+/// Python samples run in `.ci/check-clients`, beside the generated client).
+#[tokio::test(flavor = "multi_thread")]
+async fn every_curl_sample_of_the_docs_is_answered_with_error_code_0() {
+    let server =
+        payconf_reference::RunningServer::start(payconf_reference::ReferenceConfig::default())
+            .await
+            .expect("a sandbox");
+    let output = tokio::process::Command::new("python3")
+        .args([
+            ".ci/check-doc-samples.py",
+            server.base_url.as_str(),
+            "docs/reference/operations",
+            "--curl-only",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .await
+        .expect("python3 runs");
+    let _ = server.shutdown().await;
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(said.contains("8 of 8 answered with error code 0"), "{said}");
 }
