@@ -15,7 +15,7 @@ mod buyer_zoo;
 mod catalogue;
 mod defect_catalogue;
 mod docs;
-mod docs_browser;
+mod docs_in_use;
 mod evidence;
 mod first_hour;
 mod flaky;

@@ -12,8 +12,8 @@
 pub mod addresses;
 pub mod certificate;
 pub mod encodings;
-mod pinned;
 pub mod proxy;
+mod trust;
 mod unreachable;
 
 use std::{error::Error as _, time::Duration};
@@ -105,9 +105,9 @@ fn builder(target: &TargetConfig, limits: Limits) -> reqwest::ClientBuilder {
     // verification the platform verifier does on Linux, without reading
     // and parsing every root of the system again for each client. With a
     // `tls.ca_file`, its certificates are also pinned (`pinned`), in a
-    // rustls configuration of payconf's own.
-    let roots = system_roots();
-    if let Some(config) = pinned::client_config(&target.tls, &roots.der) {
+    // rustls configuration of payconf's own (`trust`).
+    let roots = trust::system_roots();
+    if let Some(config) = trust::client_config(&target.tls, &roots.der) {
         return builder.tls_backend_preconfigured(config);
     }
     builder = builder.tls_certs_only(
@@ -121,33 +121,6 @@ fn builder(target: &TargetConfig, limits: Limits) -> reqwest::ClientBuilder {
         builder = builder.identity(identity.clone());
     }
     builder
-}
-
-/// The system's trusted roots, in the two forms the clients take.
-struct SystemRoots {
-    der: Vec<rustls::pki_types::CertificateDer<'static>>,
-    reqwest: Vec<reqwest::Certificate>,
-}
-
-/// The system's trusted roots (`rustls-native-certs`: the CA bundle, or
-/// `SSL_CERT_FILE` and `SSL_CERT_DIR`), read and checked once per process:
-/// a run builds a client for each scenario and volley, and reading the
-/// bundle was most of what building one cost. A root rustls cannot use is
-/// left out, as the platform verifier leaves it out.
-fn system_roots() -> &'static SystemRoots {
-    static ROOTS: std::sync::OnceLock<SystemRoots> = std::sync::OnceLock::new();
-    ROOTS.get_or_init(|| {
-        let der: Vec<_> = rustls_native_certs::load_native_certs()
-            .certs
-            .into_iter()
-            .filter(|der| rustls::RootCertStore::empty().add(der.clone()).is_ok())
-            .collect();
-        let reqwest = der
-            .iter()
-            .filter_map(|der| reqwest::Certificate::from_der(der).ok())
-            .collect();
-        SystemRoots { der, reqwest }
-    })
 }
 
 /// The proxy rules of a run against `target`.

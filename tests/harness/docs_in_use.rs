@@ -1,7 +1,8 @@
-//! The generated documentation as people read it, in Chromium from
-//! `file://`: the page being read is marked in the navigation, its contents
+//! The generated documentation as people use it: in Chromium from
+//! `file://`, the page being read is marked in the navigation, its contents
 //! are in the first screen and lead to their sections, each API operation
-//! shows its `curl` and Python samples, and the search finds pages offline.
+//! shows its `curl` and Python samples, and the search finds pages offline;
+//! and the samples, run as written, are answered by the sandbox.
 
 use payconf::docs::{Format, Site};
 
@@ -153,4 +154,34 @@ async fn the_docs_mark_the_page_list_its_contents_and_search_offline() {
     );
     drop(turn);
     chromium.close().await;
+}
+
+/// Every `curl` sample of the checked-in docs, run as written against the
+/// sandbox with a payment of its own, is answered with error code 0 (the
+/// Python samples run in `.ci/check-clients`, beside the generated client).
+#[tokio::test(flavor = "multi_thread")]
+async fn every_curl_sample_of_the_docs_is_answered_with_error_code_0() {
+    let server =
+        payconf_reference::RunningServer::start(payconf_reference::ReferenceConfig::default())
+            .await
+            .expect("a sandbox");
+    let output = tokio::process::Command::new("python3")
+        .args([
+            ".ci/check-doc-samples.py",
+            server.base_url.as_str(),
+            "docs/reference/operations",
+            "--curl-only",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .await
+        .expect("python3 runs");
+    let _ = server.shutdown().await;
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(said.contains("8 of 8 answered with error code 0"), "{said}");
 }

@@ -1,4 +1,6 @@
-//! A server certificate given as `tls.ca_file` trusted as that one
+//! What payconf trusts: the system's roots, read once
+//! ([`system_roots`]), the CAs of `tls.ca_file`, and a server certificate
+//! given as `tls.ca_file` trusted as that one
 //! certificate, as curl's `--cacert` trusts it: the self-signed
 //! certificate `openssl req -x509` makes is marked as a CA, and WebPKI
 //! refuses a CA's certificate as a server's own ("CaUsedAsEndEntity") even
@@ -29,6 +31,35 @@ use rustls::{
 use x509_parser::prelude::{ASN1Time, FromDer, X509Certificate};
 
 use crate::runner::target_file::TlsSettings;
+
+/// The system's trusted roots, in the two forms the clients take.
+pub struct SystemRoots {
+    /// DER, for a rustls configuration of payconf's own.
+    pub der: Vec<rustls::pki_types::CertificateDer<'static>>,
+    /// As reqwest takes them.
+    pub reqwest: Vec<reqwest::Certificate>,
+}
+
+/// The system's trusted roots (`rustls-native-certs`: the CA bundle, or
+/// `SSL_CERT_FILE` and `SSL_CERT_DIR`), read and checked once per process:
+/// a run builds a client for each scenario and volley, and reading the
+/// bundle was most of what building one cost. A root rustls cannot use is
+/// left out, as the platform verifier leaves it out.
+pub fn system_roots() -> &'static SystemRoots {
+    static ROOTS: std::sync::OnceLock<SystemRoots> = std::sync::OnceLock::new();
+    ROOTS.get_or_init(|| {
+        let der: Vec<_> = rustls_native_certs::load_native_certs()
+            .certs
+            .into_iter()
+            .filter(|der| rustls::RootCertStore::empty().add(der.clone()).is_ok())
+            .collect();
+        let reqwest = der
+            .iter()
+            .filter_map(|der| reqwest::Certificate::from_der(der).ok())
+            .collect();
+        SystemRoots { der, reqwest }
+    })
+}
 
 /// The rustls configuration of a run whose target file gives a
 /// `tls.ca_file`, trusting `system` roots besides; `None` without one, when
