@@ -55,5 +55,6 @@ pub mod docs;
 pub mod interruption;
 pub mod logging;
 pub mod runner;
+pub mod schemas;
 pub mod serve;
 pub mod verify;

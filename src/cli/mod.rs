@@ -51,6 +51,9 @@ pub enum Command {
     /// Write the service's documentation, generated from the spec and the
     /// features: an HTML site entered at OUT/index.html, and the same as Markdown.
     Docs(DocsArgs),
+    /// Write the JSON Schemas of the target file, the waivers file and the
+    /// results file into DIR, for editors (Taplo, Even Better TOML) and tools.
+    Schemas(SchemasArgs),
     /// Measure the reference implementation under load: create and
     /// create+submit throughput and latency, memory per live payment, and
     /// the runner's time and memory.
@@ -159,6 +162,19 @@ pub struct DocsArgs {
     pub workflows: Option<PathBuf>,
 }
 
+/// Flags of `payconf schemas`. Where it writes is a position or `--out`, as
+/// every command that writes takes it.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("folder").required(true).args(["dir", "out"])))]
+pub struct SchemasArgs {
+    /// The folder to write into; created if missing.
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The same, as a flag.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
 /// Flags of `payconf serve`.
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
@@ -238,6 +254,7 @@ pub fn main(cli: Cli) -> ExitCode {
             .block_on(crate::serve::serve(serve_options(args)))
             .map_err(anyhow::Error::from),
         Command::Docs(args) => docs(&args),
+        Command::Schemas(args) => schemas(&args),
         Command::Diff(args) => crate::diff::diff(&args.old, &args.new).map_err(anyhow::Error::from),
         Command::Verify(args) => {
             crate::verify::verify(&args.bundle, args.key.as_deref()).map_err(anyhow::Error::from)
@@ -297,6 +314,22 @@ fn keygen(args: &KeygenArgs) -> anyhow::Result<ExitCode> {
         "public: {} (hand it over with the bundles: payconf verify FILE --key {})",
         pair.public, pair.public
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `payconf schemas`: writes the schemas and names them.
+fn schemas(args: &SchemasArgs) -> anyhow::Result<ExitCode> {
+    // clap requires one of the two.
+    let dir = args
+        .dir
+        .as_deref()
+        .or(args.out.as_deref())
+        .unwrap_or(std::path::Path::new("."));
+    let written = crate::schemas::write(dir)
+        .map_err(|e| anyhow::anyhow!("cannot write the schemas into {}: {e}", dir.display()))?;
+    for path in written {
+        println!("{}", path.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 

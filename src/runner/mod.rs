@@ -60,6 +60,7 @@ pub mod record {
 pub use steps::{CARD_DATA_DEFINITIONS, OFF_OPERATION_DEFINITIONS, definition_file};
 pub use target_file::{SettlementMode, TargetFile};
 pub use transport::certificate::client_refusal;
+pub(crate) use waivers::WaiversFile;
 pub use world::PaymentWorld;
 
 use crate::interruption::Interruption;

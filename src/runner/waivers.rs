@@ -60,17 +60,25 @@ pub fn format_date(date: Date) -> String {
         .unwrap_or_else(|_| date.to_string())
 }
 
-#[derive(Deserialize)]
+/// One waiver: a requirement whose failure does not fail the run, why,
+/// and until when.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct WaiverEntry {
+    /// The requirement's ID, as `payconf plan` lists it (`TDS-04`).
     requirement: String,
+    /// Why it is waived, for whoever reads the report.
     reason: String,
+    /// The last day it holds, `YYYY-MM-DD`; after it the waiver is spent.
+    #[schemars(regex(pattern = r"^\d{4}-\d{2}-\d{2}$"))]
     expires: String,
 }
 
-#[derive(Deserialize)]
+/// A waivers file (`--waivers FILE`).
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct WaiversFile {
+pub(crate) struct WaiversFile {
+    /// The waivers, each a `[[waivers]]` table.
     #[serde(default)]
     waivers: Vec<WaiverEntry>,
 }

@@ -301,6 +301,22 @@ fn where_a_command_writes_is_a_position_or_out_alike() {
     assert!(folder.join("vendor.key").is_file() && folder.join("vendor.pub").is_file());
     let both = payconf(&["docs", "a", "--out", "b"]);
     assert_eq!(both.status.code(), Some(2), "{both:?}");
+    for (how, dir) in [("position", "schemas-a"), ("--out", "schemas-b")] {
+        let out = folder.join(dir);
+        let out = out.to_str().expect("UTF-8");
+        let schemas = if how == "--out" {
+            payconf(&["schemas", "--out", out])
+        } else {
+            payconf(&["schemas", out])
+        };
+        assert!(schemas.status.success(), "{how}: {schemas:?}");
+        assert!(
+            folder.join(dir).join("target-file.schema.json").is_file(),
+            "{how}"
+        );
+    }
+    let both = payconf(&["schemas", "a", "--out", "b"]);
+    assert_eq!(both.status.code(), Some(2), "{both:?}");
 }
 
 /// The HTML report of a failing run, in Chromium, leads with its failures:

@@ -34,6 +34,7 @@ mod release_gate;
 mod reports;
 mod robustness;
 mod runs_not_carried_out;
+mod schemas;
 mod serve_command;
 mod serve_data;
 mod spec;

@@ -6,7 +6,9 @@
 use std::fmt;
 
 /// Whose fault a failure is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Fault {
     /// The target did not do what the scenario checks: a FAIL.

@@ -3,7 +3,9 @@
 //! first failing body shrunk to the smallest that still fails.
 
 /// The findings of one scenario's generated hostile bodies.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct HostileFinding {
     /// `create` or `submit`.
     pub operation: String,

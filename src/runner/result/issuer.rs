@@ -2,7 +2,9 @@
 //! driver that drove it, the pages visited and a screenshot of the last.
 
 /// The driver that drove a buyer's journey.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Drove {
     /// HTTP and a real HTML parser, no script.

@@ -166,7 +166,9 @@ impl Outcome {
 
 /// A scenario's outcome without what goes with it: what a results file
 /// names, and counts count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum OutcomeKind {
     /// Every step passed.
@@ -338,7 +340,17 @@ impl ScenarioResult {
 }
 
 /// Counts of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 pub struct Counts {
     /// Passed.
     pub passed: usize,

@@ -20,7 +20,9 @@ pub struct Grounds {
 }
 
 /// How a run ended, for the scripts and pipelines that read its exit code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// Every selected scenario passed (or was waived or set aside): exit 0.

@@ -9,7 +9,7 @@ use super::steps::IssuerStep;
 use super::{Secret, TargetError, target_error};
 
 /// How the buyer gets through the issuer-authentication page.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum AcsDriver {
     /// HTTP and an HTML parser, no script: fills the form holding `fields`,
@@ -41,7 +41,7 @@ impl AcsDriver {
 }
 
 /// Issuer-authentication settings.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AcsConfig {
     /// The driver.
@@ -121,7 +121,7 @@ pub fn driver_override(
 }
 
 /// Where the browser and its driver are, and what else Chromium is given.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BrowserSettings {
     /// The Chromium (or Chrome) program: a path, or a name on `PATH`.

@@ -4,32 +4,39 @@ use serde::Deserialize;
 
 use super::{Secret, TargetError, target_error};
 
+/// A month or year as the target file may write it: text, or a TOML
+/// integer whose leading zero is put back below ten.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+enum TwoDigits {
+    /// `"05"`.
+    Text(String),
+    /// `5`.
+    Number(u16),
+}
+
 /// A month or year written as text or as a TOML integer; integers below
 /// ten get their leading zero back.
 fn two_digits<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum TextOrNumber {
-        Text(String),
-        Number(u16),
-    }
-    Ok(match TextOrNumber::deserialize(deserializer)? {
-        TextOrNumber::Text(text) => text,
-        TextOrNumber::Number(n) => format!("{n:02}"),
+    Ok(match TwoDigits::deserialize(deserializer)? {
+        TwoDigits::Text(text) => text,
+        TwoDigits::Number(n) => format!("{n:02}"),
     })
 }
 
 /// A test card of the target.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TestCard {
     /// The card number, a secret: masked to six and four wherever it is shown.
     pub number: Secret,
     /// Two-digit expiry month (`exp_month = "05"` or `exp_month = 5`).
     #[serde(deserialize_with = "two_digits")]
+    #[schemars(with = "TwoDigits")]
     pub exp_month: String,
     /// Expiry year as the target takes it (`"30"` or `30`).
     #[serde(deserialize_with = "two_digits")]
+    #[schemars(with = "TwoDigits")]
     pub exp_year: String,
     /// Security code.
     pub cvv: Secret,
@@ -38,7 +45,7 @@ pub struct TestCard {
 /// The target's test cards: the three every run knows, and one for each
 /// 3-D Secure outcome the real service names, which its outcome scenarios
 /// need (each skipped, saying so, when the card is not declared).
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TestCards {
     /// A card not enrolled in 3-D Secure.

@@ -23,7 +23,7 @@ const MAX_SETTLES_WITHIN_SECS: u64 = 600;
 pub const SECOND_SHOP_KEY_VARIABLE: &str = "PAYCONF_SECOND_SHOP_API_KEY";
 
 /// An operation after submit.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LifecycleOperation {
     /// `payment/detail`, by ID and by identifiers.
@@ -52,7 +52,7 @@ impl LifecycleOperation {
 }
 
 /// How a shop's authorised payments are settled.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SettlementMode {
     /// The service settles each authorised payment by itself.
@@ -79,7 +79,7 @@ impl SettlementMode {
 }
 
 /// `[lifecycle]` as written.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LifecycleFile {
     operations: Option<Vec<LifecycleOperation>>,
@@ -90,7 +90,7 @@ pub struct LifecycleFile {
 }
 
 /// `[lifecycle.second_shop]` as written.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SecondShopFile {
     shop_login: String,

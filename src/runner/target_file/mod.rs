@@ -51,7 +51,7 @@ pub use steps::{IssuerStep, StepAction, StepValue};
 pub use tls::{TlsFile, TlsSettings, TransportOverrides};
 
 /// Which environment of the service a target is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Environment {
     /// The test environment: every scenario may run.
@@ -72,36 +72,64 @@ impl Environment {
 }
 
 /// The target file's form: every setting optional until resolved.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TargetFile {
+    /// The service's base address (`http://` or `https://`); the API is
+    /// under `/api/v1/`. `PAYCONF_BASE_URL` and `--base-url` override it.
     base_url: Option<String>,
+    /// `sandbox` (the default) or `production`, which payconf refuses
+    /// unless `--allow-production`.
     environment: Option<Environment>,
+    /// The merchant's key: `Authorization: apikey <api_key>`. Keep real keys
+    /// out of files: `PAYCONF_API_KEY` or `--api-key`.
     api_key: Option<Secret>,
+    /// The merchant's shop login.
     shop_login: Option<String>,
+    /// The payments' currency (ISO 4217), `EUR` by default.
     currency: Option<String>,
+    /// The payments' amount, `1.00` by default.
     amount: Option<String>,
+    /// The merchant's success page: a path from `base_url`'s origin
+    /// (`/merchant/SHOP/success`), `{base_url}/...`, or an absolute URL.
     success_url: Option<String>,
+    /// The merchant's failure page, written as `success_url` is.
     failure_url: Option<String>,
+    /// How long a payment token lives; the token-expiry scenario waits it.
     token_lifetime_secs: Option<u64>,
+    /// Whether submit also sends `Authorization: apikey <api_key>` (default
+    /// true).
     submit_authorization: Option<bool>,
+    /// The buyer's name in every submit.
     buyer_name: Option<String>,
+    /// The buyer's e-mail address in every submit.
     buyer_email: Option<String>,
+    /// What every `shopTransactionID` begins with (at most 32 characters;
+    /// `payconf-` by default).
     transaction_prefix: Option<String>,
+    /// The target's test cards.
     #[serde(default)]
     cards: TestCards,
+    /// How the buyer gets through the issuer's page.
     #[serde(default)]
     acs: AcsConfig,
+    /// The standard payment page (the lightbox), if the server has one.
     payment_page: Option<PaymentPageFile>,
+    /// Where payconf listens for the server's notifications.
     notifications: Option<NotificationsFile>,
+    /// The payment's life after submit: detail, capture, cancel, refund.
     lifecycle: Option<LifecycleFile>,
     /// `PAYCONF_SECOND_SHOP_API_KEY`, once the overrides are applied.
     #[serde(skip)]
     second_shop_api_key: Option<String>,
+    /// The opt-in robustness profile's settings.
     #[serde(default)]
     robustness: RobustnessSettings,
+    /// A private CA to trust, a client certificate for mutual TLS.
     #[serde(default)]
     tls: TlsFile,
+    /// The proxy every request but to loopback goes through (default: the
+    /// environment's, as curl reads it).
     proxy: Option<String>,
 }
 

@@ -22,7 +22,7 @@ pub const DEFAULT_RETRY_WITHIN: Duration = Duration::from_secs(30);
 pub const SECRET_VARIABLE: &str = "PAYCONF_NOTIFICATION_SECRET";
 
 /// `[notifications]` as written.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NotificationsFile {
     listen: Option<String>,

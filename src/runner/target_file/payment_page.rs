@@ -87,7 +87,7 @@ impl fmt::Display for CardField {
 }
 
 /// `[payment_page]` as the target file writes it.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PaymentPageFile {
     address: Option<String>,
@@ -99,7 +99,7 @@ pub struct PaymentPageFile {
 }
 
 /// `[payment_page.alternative]` as the target file writes it.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AlternativeFile {
     choose: Option<String>,
@@ -349,7 +349,7 @@ mod tests {
     use super::*;
 
     fn resolve(text: &str) -> Result<PaymentPage, String> {
-        #[derive(Deserialize)]
+        #[derive(Deserialize, schemars::JsonSchema)]
         struct File {
             payment_page: PaymentPageFile,
         }

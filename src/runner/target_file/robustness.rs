@@ -6,7 +6,7 @@ use serde::Deserialize;
 use super::{TargetError, target_error};
 
 /// How many requests the `@robustness` scenarios send.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct RobustnessSettings {
     /// Submits of one token sent at once (ROB-01), in each volley.

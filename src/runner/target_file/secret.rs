@@ -5,7 +5,7 @@ use std::fmt;
 use serde::Deserialize;
 
 /// A value that must never be printed: its `Debug` and `Display` are `***`.
-#[derive(Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct Secret(String);
 

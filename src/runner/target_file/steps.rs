@@ -26,7 +26,7 @@ use serde::Deserialize;
 use url::Url;
 
 /// One step as the target file writes it.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StepEntry {
     page: Option<String>,
@@ -75,6 +75,17 @@ pub struct IssuerStep {
     /// The section whose values a `type` step's `field` names, as the
     /// step is shown (`acs.fields` unless its section says otherwise).
     values_from: &'static str,
+}
+
+/// A step is written as a [`StepEntry`]: its schema is the entry's.
+impl schemars::JsonSchema for IssuerStep {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        StepEntry::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        StepEntry::json_schema(generator)
+    }
 }
 
 impl<'de> Deserialize<'de> for IssuerStep {
@@ -235,7 +246,7 @@ impl fmt::Display for IssuerStep {
 mod tests {
     use super::*;
 
-    #[derive(Deserialize)]
+    #[derive(Deserialize, schemars::JsonSchema)]
     struct Steps {
         steps: Vec<IssuerStep>,
     }

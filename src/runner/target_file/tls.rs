@@ -15,7 +15,7 @@ use url::Url;
 use super::{TargetError, target_error};
 
 /// The `[tls]` table of a target file.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TlsFile {
     /// A PEM bundle of CA certificates trusted besides the system's roots.

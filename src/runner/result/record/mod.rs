@@ -164,7 +164,7 @@ impl RunRecord {
 }
 
 /// Everything a run leaves for machines, in the results file's order.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunRecord {
     /// [`FORMAT_VERSION`].
     pub format_version: u32,
@@ -205,14 +205,14 @@ pub struct RunRecord {
 }
 
 /// Which payconf wrote a record.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PayconfRecord {
     /// Its version.
     pub version: String,
 }
 
 /// The spec a run checked against.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SpecRecord {
     /// Its title.
     pub title: String,
@@ -223,14 +223,14 @@ pub struct SpecRecord {
 }
 
 /// The features a run ran.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FeaturesRecord {
     /// The SHA-256 of their text.
     pub sha256: String,
 }
 
 /// The target of a run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TargetRecord {
     /// Whether it was the embedded reference implementation.
     pub embedded_reference: bool,
@@ -240,7 +240,7 @@ pub struct TargetRecord {
 }
 
 /// What a run selected.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SelectionRecord {
     /// The tag expression.
     pub tags: String,
@@ -249,7 +249,7 @@ pub struct SelectionRecord {
 }
 
 /// Every scenario of the features, applying or not, and why.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PlanRecord {
     /// How many apply.
     pub applying: usize,
@@ -260,7 +260,7 @@ pub struct PlanRecord {
 }
 
 /// A scenario of the plan.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PlannedRecord {
     /// `file:line`.
     pub location: String,
@@ -278,7 +278,7 @@ pub struct PlannedRecord {
 }
 
 /// Why a scenario of the plan does not run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NotAppliedRecord {
     /// `not-selected`, `production-guard` or `declaration`.
     pub kind: String,
@@ -287,7 +287,7 @@ pub struct NotAppliedRecord {
 }
 
 /// Waivers a run judged that were no longer needed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WaiverRecord {
     /// Each, described.
     pub no_longer_needed: Vec<String>,
@@ -296,7 +296,7 @@ pub struct WaiverRecord {
 }
 
 /// How a run treated a scenario that failed and passed when tried again.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RetriesRecord {
     /// `--retries`.
     pub allowed: usize,
@@ -305,7 +305,7 @@ pub struct RetriesRecord {
 }
 
 /// A run's counts.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CountsRecord {
     /// Its scenarios, by outcome.
     pub scenarios: ScenarioCounts,
@@ -314,7 +314,7 @@ pub struct CountsRecord {
 }
 
 /// Scenarios counted by outcome, with their total first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScenarioCounts {
     /// All of them.
     pub total: usize,
@@ -333,7 +333,7 @@ impl From<Counts> for ScenarioCounts {
 }
 
 /// Steps counted by how they ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StepCounts {
     /// All of them.
     pub total: usize,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::runner::result::OutcomeKind;
 
 /// How a requirement fared in a run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RequirementRecord {
     /// Its id in spec/requirements.yaml, which scenarios' `@req:` tags name.
     pub id: String,
@@ -23,7 +23,7 @@ pub struct RequirementRecord {
 }
 
 /// A scenario named with a requirement.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScenarioRef {
     /// `file:line`.
     pub location: String,
@@ -34,7 +34,7 @@ pub struct ScenarioRef {
 }
 
 /// How a requirement went in a scenario, or in a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RequirementVerdict {
     /// Its steps passed.

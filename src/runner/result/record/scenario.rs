@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::runner::result::{Drove, Fault, HostileFinding, OutcomeKind};
 
 /// One scenario of a run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScenarioRecord {
     /// `file:line`.
     pub location: String,
@@ -68,7 +68,7 @@ pub struct ScenarioRecord {
 }
 
 /// Why a step did not pass, as data.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FailureRecord {
     /// Whose fault it is.
     pub fault: Fault,
@@ -80,7 +80,7 @@ pub struct FailureRecord {
 }
 
 /// A try of a scenario that failed or erred and was run again.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EarlierTryRecord {
     /// How it ended.
     pub outcome: OutcomeKind,
