@@ -271,6 +271,9 @@ pub(super) fn run_options(args: Box<RunArgs>, plan: bool) -> crate::runner::RunO
             signing_key_pem: given(
                 std::env::var(crate::runner::bundle::keys::SIGNING_KEY_VARIABLE).ok(),
             ),
+            github: crate::runner::options::GitHubActions::from_environment(|name| {
+                std::env::var(name).ok()
+            }),
         },
     }
 }

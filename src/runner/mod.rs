@@ -373,7 +373,33 @@ fn record(
             }
         }
     }
+    if let Some(github) = &options.outputs.github {
+        github_actions(github, &inputs.record);
+    }
     verdict.into()
+}
+
+/// Under GitHub Actions: the annotations, printed, and the step summary,
+/// appended to its file. A summary that cannot be written is said, and
+/// changes no verdict: the reports asked for are written.
+fn github_actions(github: &options::GitHubActions, record: &result::RunRecord) {
+    print!("{}", reports::github::annotations(record));
+    let Some(path) = &github.summary else {
+        return;
+    };
+    let appended = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut file| {
+            std::io::Write::write_all(&mut file, reports::github::summary(record).as_bytes())
+        });
+    if let Err(error) = appended {
+        eprintln!(
+            "payconf: cannot append the step summary to {} (GITHUB_STEP_SUMMARY): {error}",
+            path.display()
+        );
+    }
 }
 
 /// What a run started besides the scenarios (the embedded reference

@@ -111,6 +111,26 @@ pub struct Outputs {
     pub signing_key: Option<PathBuf>,
     /// `PAYCONF_SIGNING_KEY`: the key's PEM, when no file is given.
     pub signing_key_pem: Option<String>,
+    /// Under GitHub Actions: annotations and the step summary.
+    pub github: Option<GitHubActions>,
+}
+
+/// A run under GitHub Actions (`GITHUB_ACTIONS=true`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GitHubActions {
+    /// `GITHUB_STEP_SUMMARY`: the file the job's summary is appended to.
+    pub summary: Option<PathBuf>,
+}
+
+impl GitHubActions {
+    /// The run's GitHub Actions, from the variables GitHub sets.
+    pub fn from_environment(variable: impl Fn(&str) -> Option<String>) -> Option<Self> {
+        (variable("GITHUB_ACTIONS").as_deref() == Some("true")).then(|| Self {
+            summary: variable("GITHUB_STEP_SUMMARY")
+                .filter(|path| !path.is_empty())
+                .map(PathBuf::from),
+        })
+    }
 }
 
 /// The scenarios a run selects without `--tags`: what the contract states,

@@ -19,6 +19,7 @@ mod docs_in_use;
 mod evidence;
 mod first_hour;
 mod flaky;
+mod github;
 mod har;
 mod issuer_drivers;
 mod layers;

@@ -11,9 +11,12 @@
 //! - [`results`]: a JSON summary for machines: versions, the spec's SHA-256,
 //!   the effective target, counts and every requirement's outcome;
 //! - [`har`]: HAR 1.2, every exchange of the run with its timings, each
-//!   entry tagged with its scenario.
+//!   entry tagged with its scenario;
+//! - [`github`]: under GitHub Actions, annotations on the feature lines of
+//!   what failed, and the job's step summary.
 
 pub mod cucumber_json;
+pub mod github;
 #[cfg(test)]
 mod golden;
 pub mod har;

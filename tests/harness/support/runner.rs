@@ -189,6 +189,10 @@ pub fn payconf_run_with(args: &[&str], env: &[(&str, &str)]) -> RunOutput {
         "PAYCONF_PROXY",
         "PAYCONF_NOTIFICATION_SECRET",
         "PAYCONF_SIGNING_KEY",
+        // A test run under GitHub Actions neither annotates the job nor
+        // writes its summary: the tests that want them set them.
+        "GITHUB_ACTIONS",
+        "GITHUB_STEP_SUMMARY",
     ] {
         command.env_remove(name);
     }
