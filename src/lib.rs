@@ -57,4 +57,5 @@ pub mod logging;
 pub mod runner;
 pub mod schemas;
 pub mod serve;
+pub mod share;
 pub mod verify;

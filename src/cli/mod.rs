@@ -51,6 +51,17 @@ pub enum Command {
     /// Write the service's documentation, generated from the spec and the
     /// features: an HTML site entered at OUT/index.html, and the same as Markdown.
     Docs(DocsArgs),
+    /// Print the completions of a shell: `payconf completions bash >
+    /// /etc/bash_completion.d/payconf` (zsh: a file `_payconf` on $fpath;
+    /// fish: ~/.config/fish/completions/payconf.fish).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write a man page for payconf and for each of its commands into DIR
+    /// (`man -l DIR/payconf-run.1`, or DIR on MANPATH as man1/).
+    Man(ManArgs),
     /// Write the JSON Schemas of the target file, the waivers file and the
     /// results file into DIR, for editors (Taplo, Even Better TOML) and tools.
     Schemas(SchemasArgs),
@@ -162,6 +173,19 @@ pub struct DocsArgs {
     pub workflows: Option<PathBuf>,
 }
 
+/// Flags of `payconf man`. Where it writes is a position or `--out`, as
+/// every command that writes takes it.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("folder").required(true).args(["dir", "out"])))]
+pub struct ManArgs {
+    /// The folder to write into; created if missing.
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The same, as a flag.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
 /// Flags of `payconf schemas`. Where it writes is a position or `--out`, as
 /// every command that writes takes it.
 #[derive(Debug, clap::Args)]
@@ -255,6 +279,11 @@ pub fn main(cli: Cli) -> ExitCode {
             .map_err(anyhow::Error::from),
         Command::Docs(args) => docs(&args),
         Command::Schemas(args) => schemas(&args),
+        Command::Completions { shell } => {
+            say(&crate::share::completions(shell));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man(args) => man(&args),
         Command::Diff(args) => crate::diff::diff(&args.old, &args.new).map_err(anyhow::Error::from),
         Command::Verify(args) => {
             crate::verify::verify(&args.bundle, args.key.as_deref()).map_err(anyhow::Error::from)
@@ -317,6 +346,30 @@ fn keygen(args: &KeygenArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Prints `text` on standard output; a reader that has gone (`payconf
+/// completions bash | head`) ends the printing, not the process.
+pub fn say(text: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// `payconf man`: writes the man pages and names them.
+fn man(args: &ManArgs) -> anyhow::Result<ExitCode> {
+    // clap requires one of the two.
+    let dir = args
+        .dir
+        .as_deref()
+        .or(args.out.as_deref())
+        .unwrap_or(std::path::Path::new("."));
+    let written = crate::share::write_man(dir)
+        .map_err(|e| anyhow::anyhow!("cannot write the man pages into {}: {e}", dir.display()))?;
+    for path in written {
+        say(&format!("{}\n", path.display()));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `payconf schemas`: writes the schemas and names them.
 fn schemas(args: &SchemasArgs) -> anyhow::Result<ExitCode> {
     // clap requires one of the two.
@@ -328,7 +381,7 @@ fn schemas(args: &SchemasArgs) -> anyhow::Result<ExitCode> {
     let written = crate::schemas::write(dir)
         .map_err(|e| anyhow::anyhow!("cannot write the schemas into {}: {e}", dir.display()))?;
     for path in written {
-        println!("{}", path.display());
+        say(&format!("{}\n", path.display()));
     }
     Ok(ExitCode::SUCCESS)
 }

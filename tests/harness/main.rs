@@ -38,6 +38,7 @@ mod runs_not_carried_out;
 mod schemas;
 mod serve_command;
 mod serve_data;
+mod share;
 mod spec;
 mod spec_for_tools;
 mod spec_request_rules;
