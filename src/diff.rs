@@ -88,7 +88,7 @@ pub fn diff(old: &Path, new: &Path) -> Result<ExitCode, RecordError> {
             record: &after,
         },
     );
-    crate::cli::say(&summary);
+    crate::stdout::say(&summary);
     Ok(ExitCode::from(u8::from(regressed)))
 }
 

@@ -58,4 +58,5 @@ pub mod runner;
 pub mod schemas;
 pub mod serve;
 pub mod share;
+pub mod stdout;
 pub mod verify;

@@ -280,7 +280,10 @@ pub fn main(cli: Cli) -> ExitCode {
         Command::Docs(args) => docs(&args),
         Command::Schemas(args) => schemas(&args),
         Command::Completions { shell } => {
-            say(&crate::share::completions(shell));
+            crate::stdout::say(&crate::share::completions(
+                <Cli as clap::CommandFactory>::command(),
+                shell,
+            ));
             Ok(ExitCode::SUCCESS)
         }
         Command::Man(args) => man(&args),
@@ -346,14 +349,6 @@ fn keygen(args: &KeygenArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prints `text` on standard output; a reader that has gone (`payconf
-/// completions bash | head`) ends the printing, not the process.
-pub fn say(text: &str) {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-}
-
 /// `payconf man`: writes the man pages and names them.
 fn man(args: &ManArgs) -> anyhow::Result<ExitCode> {
     // clap requires one of the two.
@@ -362,10 +357,10 @@ fn man(args: &ManArgs) -> anyhow::Result<ExitCode> {
         .as_deref()
         .or(args.out.as_deref())
         .unwrap_or(std::path::Path::new("."));
-    let written = crate::share::write_man(dir)
+    let written = crate::share::write_man(<Cli as clap::CommandFactory>::command(), dir)
         .map_err(|e| anyhow::anyhow!("cannot write the man pages into {}: {e}", dir.display()))?;
     for path in written {
-        say(&format!("{}\n", path.display()));
+        crate::stdout::say(&format!("{}\n", path.display()));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -381,7 +376,7 @@ fn schemas(args: &SchemasArgs) -> anyhow::Result<ExitCode> {
     let written = crate::schemas::write(dir)
         .map_err(|e| anyhow::anyhow!("cannot write the schemas into {}: {e}", dir.display()))?;
     for path in written {
-        say(&format!("{}\n", path.display()));
+        crate::stdout::say(&format!("{}\n", path.display()));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -7,9 +7,13 @@ use std::path::Path;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
+fn cli() -> clap::Command {
+    <payconf::cli::Cli as clap::CommandFactory>::command()
+}
+
 #[test]
 fn share_holds_what_the_command_line_generates() {
-    for (relative, text) in payconf::share::all() {
+    for (relative, text) in payconf::share::all(&cli()) {
         let path = Path::new(ROOT).join("share").join(&relative);
         let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
@@ -27,7 +31,7 @@ fn bless_share_when_asked() {
     if std::env::var_os("PAYCONF_BLESS").is_none() {
         return;
     }
-    for (relative, text) in payconf::share::all() {
+    for (relative, text) in payconf::share::all(&cli()) {
         let path = Path::new(ROOT).join("share").join(&relative);
         std::fs::create_dir_all(path.parent().expect("a folder")).expect("the folder");
         std::fs::write(&path, text).expect("written");
@@ -36,7 +40,7 @@ fn bless_share_when_asked() {
 
 #[test]
 fn the_bash_completions_are_bash_and_complete_every_command() {
-    let bash = payconf::share::completions(clap_complete::Shell::Bash);
+    let bash = payconf::share::completions(cli(), clap_complete::Shell::Bash);
     let file = Path::new(ROOT).join("share/completions/payconf.bash");
     let checked = std::process::Command::new("bash")
         .arg("-n")
@@ -77,7 +81,7 @@ fn the_bash_completions_are_bash_and_complete_every_command() {
 
 #[test]
 fn every_command_a_user_runs_has_its_man_page() {
-    let pages = payconf::share::man_pages();
+    let pages = payconf::share::man_pages(cli());
     let names: Vec<&str> = pages.iter().map(|(name, _)| name.as_str()).collect();
     for command in [
         "payconf.1",
