@@ -113,11 +113,12 @@ pub(super) async fn execute(
         .extend(set_aside);
 
     let client = crate::runner::transport::client(&target, limits)?;
+    let alone = crate::runner::transport::alone_client(&target, limits)?;
     let target_driver = target.acs.driver;
     let context = Arc::new(RunContext {
         redactor: target.redactor(),
         target,
-        sender: Sender::new(client, limits, execution.rate),
+        sender: Sender::new(client, alone, limits, execution.rate),
         contract: suite.contract,
         requirements: suite.requirements,
         driver: crate::runner::buyer::Driver::of(target_driver, services.browser),

@@ -104,6 +104,10 @@ pub struct Sender {
     /// The HTTP client: no redirects followed, proxies chosen by the
     /// target's `proxy` setting and the environment (`transport::proxy`).
     pub client: Client,
+    /// The same client keeping no connection between requests, for a
+    /// request sent alone: on a connection of its own, never on one that
+    /// payconf's load left behind, which the server may be closing.
+    pub alone: Client,
     /// Time and size bounds of every exchange.
     pub limits: Limits,
     /// `--rate`: how fast requests may go out.
@@ -113,10 +117,12 @@ pub struct Sender {
 }
 
 impl Sender {
-    /// The sender over `client`, at `rate` requests a second when given.
-    pub fn new(client: Client, limits: Limits, rate: Option<f64>) -> Self {
+    /// The sender over `client` (and `alone`, for requests sent alone), at
+    /// `rate` requests a second when given.
+    pub fn new(client: Client, alone: Client, limits: Limits, rate: Option<f64>) -> Self {
         Self {
             client,
+            alone,
             limits,
             pace: Pace::new(rate),
             volley_lock: VolleyLock::default(),
@@ -130,9 +136,10 @@ impl Sender {
         send_patiently(request, self, Hold::Shared).await
     }
 
-    /// Sends `request` as [`Self::send`] does, but with the volley lock to itself:
-    /// nothing else of the run in flight, so that its answer is the
-    /// target's answer to that request alone, not to payconf's own load.
+    /// Sends `request` as [`Self::send`] does, but with the volley lock to itself
+    /// and on a connection of its own: nothing else of the run in flight,
+    /// so that its answer is the target's answer to that request alone, not
+    /// to payconf's own load.
     pub async fn send_alone(&self, request: RecordedRequest) -> Sent {
         send_patiently(request, self, Hold::Alone).await
     }
@@ -158,7 +165,7 @@ async fn send_patiently(mut request: RecordedRequest, sender: &Sender, hold: Hol
             }
             Hold::Alone => {
                 let _alone = lock.alone().await;
-                request.send(client, limits).await
+                request.send(&sender.alone, limits).await
             }
         };
         let Some(wait) = asks_to_wait(&exchange, waits.len()) else {
@@ -286,6 +293,79 @@ mod tests {
         assert_eq!(
             Pace::new(Some(20.0)).interval,
             Some(Duration::from_millis(50))
+        );
+    }
+
+    /// A server on loopback that answers every request with `{}` and
+    /// keeps the connection; how many connections it accepted.
+    async fn counting_server() -> (url::Url, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+        use std::sync::{
+            Arc,
+            atomic::{AtomicUsize, Ordering},
+        };
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("binds");
+        let url = url::Url::parse(&format!(
+            "http://{}/",
+            listener.local_addr().expect("an address")
+        ))
+        .expect("a URL");
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&accepted);
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                counted.fetch_add(1, Ordering::SeqCst);
+                tokio::spawn(async move {
+                    let mut seen = Vec::new();
+                    let mut buffer = [0_u8; 1024];
+                    while let Ok(n) = stream.read(&mut buffer).await {
+                        if n == 0 {
+                            return;
+                        }
+                        seen.extend_from_slice(&buffer[..n]);
+                        while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                            seen.drain(..end + 4);
+                            let answer = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
+                            if stream.write_all(answer).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        (url, accepted)
+    }
+
+    #[tokio::test]
+    async fn a_request_sent_alone_goes_on_a_connection_of_its_own() {
+        use std::sync::atomic::Ordering;
+        let (url, accepted) = counting_server().await;
+        let pooled = Client::builder().http1_only().build().expect("a client");
+        let alone = Client::builder()
+            .http1_only()
+            .pool_max_idle_per_host(0)
+            .build()
+            .expect("a client");
+        let sender = Sender::new(pooled, alone, Limits::default(), None);
+        let get = || RecordedRequest::new(http::Method::GET, url.clone());
+        for _ in 0..3 {
+            assert!(sender.send(get()).await.exchange.response.is_ok());
+        }
+        assert_eq!(
+            accepted.load(Ordering::SeqCst),
+            1,
+            "the run's requests share one"
+        );
+        for _ in 0..2 {
+            assert!(sender.send_alone(get()).await.exchange.response.is_ok());
+        }
+        assert_eq!(
+            accepted.load(Ordering::SeqCst),
+            3,
+            "each sent alone has its own"
         );
     }
 }

@@ -47,6 +47,16 @@ pub fn client(target: &TargetConfig, limits: Limits) -> Result<Client, Transport
     build(builder(target, limits).http1_only())
 }
 
+/// The run's client keeping no idle connection: each request on a
+/// connection of its own (a request sent alone, after payconf's load).
+pub fn alone_client(target: &TargetConfig, limits: Limits) -> Result<Client, TransportError> {
+    build(
+        builder(target, limits)
+            .http1_only()
+            .pool_max_idle_per_host(0),
+    )
+}
+
 /// A volley's client: the run's client,
 /// but keeping its idle connections (as many as the warm-up opened) for
 /// longer, and offering HTTP/2 in the TLS handshake (ALPN), so that the
