@@ -61,10 +61,10 @@ pub enum Command {
     },
     /// Write a man page for payconf and for each of its commands into DIR
     /// (`man -l DIR/payconf-run.1`, or DIR on MANPATH as man1/).
-    Man(ManArgs),
+    Man(OutFolder),
     /// Write the JSON Schemas of the target file, the waivers file and the
     /// results file into DIR, for editors (Taplo, Even Better TOML) and tools.
-    Schemas(SchemasArgs),
+    Schemas(OutFolder),
     /// Measure the reference implementation under load: create and
     /// create+submit throughput and latency, memory per live payment, and
     /// the runner's time and memory.
@@ -148,17 +148,35 @@ impl KeygenArgs {
     }
 }
 
-/// Flags of `payconf docs`. Where it writes is a position or `--out`, as
-/// every command that writes takes it.
+/// The folder a command writes into: a position or `--out`, as every
+/// command that writes takes it; one of the two, not both.
 #[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("folder").required(true).args(["dir", "out"])))]
-pub struct DocsArgs {
+#[group(id = "folder", required = true, multiple = false)]
+pub struct OutFolder {
     /// The folder to write into; created if missing.
     #[arg(value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// The same, as a flag.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+}
+
+impl OutFolder {
+    /// The folder given (clap requires one).
+    pub fn path(&self) -> &std::path::Path {
+        self.dir
+            .as_deref()
+            .or(self.out.as_deref())
+            .unwrap_or(std::path::Path::new("."))
+    }
+}
+
+/// Flags of `payconf docs`.
+#[derive(Debug, clap::Args)]
+pub struct DocsArgs {
+    /// Where it writes.
+    #[command(flatten)]
+    pub folder: OutFolder,
     /// What to write.
     #[arg(long, value_enum, default_value_t = crate::docs::Format::Both)]
     pub format: crate::docs::Format,
@@ -171,32 +189,6 @@ pub struct DocsArgs {
     /// Read the Arazzo workflows from this file instead of the embedded ones.
     #[arg(long, value_name = "FILE")]
     pub workflows: Option<PathBuf>,
-}
-
-/// Flags of `payconf man`. Where it writes is a position or `--out`, as
-/// every command that writes takes it.
-#[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("folder").required(true).args(["dir", "out"])))]
-pub struct ManArgs {
-    /// The folder to write into; created if missing.
-    #[arg(value_name = "DIR")]
-    pub dir: Option<PathBuf>,
-    /// The same, as a flag.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-}
-
-/// Flags of `payconf schemas`. Where it writes is a position or `--out`, as
-/// every command that writes takes it.
-#[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("folder").required(true).args(["dir", "out"])))]
-pub struct SchemasArgs {
-    /// The folder to write into; created if missing.
-    #[arg(value_name = "DIR")]
-    pub dir: Option<PathBuf>,
-    /// The same, as a flag.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
 }
 
 /// Flags of `payconf serve`.
@@ -350,31 +342,29 @@ fn keygen(args: &KeygenArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `payconf man`: writes the man pages and names them.
-fn man(args: &ManArgs) -> anyhow::Result<ExitCode> {
-    // clap requires one of the two.
-    let dir = args
-        .dir
-        .as_deref()
-        .or(args.out.as_deref())
-        .unwrap_or(std::path::Path::new("."));
-    let written = crate::share::write_man(<Cli as clap::CommandFactory>::command(), dir)
-        .map_err(|e| anyhow::anyhow!("cannot write the man pages into {}: {e}", dir.display()))?;
-    for path in written {
-        crate::stdout::say(&format!("{}\n", path.display()));
-    }
-    Ok(ExitCode::SUCCESS)
+fn man(folder: &OutFolder) -> anyhow::Result<ExitCode> {
+    let dir = folder.path();
+    name_written(
+        "the man pages",
+        dir,
+        crate::share::write_man(<Cli as clap::CommandFactory>::command(), dir),
+    )
 }
 
 /// `payconf schemas`: writes the schemas and names them.
-fn schemas(args: &SchemasArgs) -> anyhow::Result<ExitCode> {
-    // clap requires one of the two.
-    let dir = args
-        .dir
-        .as_deref()
-        .or(args.out.as_deref())
-        .unwrap_or(std::path::Path::new("."));
-    let written = crate::schemas::write(dir)
-        .map_err(|e| anyhow::anyhow!("cannot write the schemas into {}: {e}", dir.display()))?;
+fn schemas(folder: &OutFolder) -> anyhow::Result<ExitCode> {
+    let dir = folder.path();
+    name_written("the schemas", dir, crate::schemas::write(dir))
+}
+
+/// Each file written into `dir`, a line each, or why `what` could not be.
+fn name_written(
+    what: &str,
+    dir: &std::path::Path,
+    written: std::io::Result<Vec<PathBuf>>,
+) -> anyhow::Result<ExitCode> {
+    let written =
+        written.map_err(|e| anyhow::anyhow!("cannot write {what} into {}: {e}", dir.display()))?;
     for path in written {
         crate::stdout::say(&format!("{}\n", path.display()));
     }
@@ -397,11 +387,7 @@ fn docs(args: &DocsArgs) -> anyhow::Result<ExitCode> {
         None => crate::docs::workflows::Workflows::embedded(),
     }?;
     let site = crate::docs::Site::build(&contract, &features, &requirements, &workflows)?;
-    let out = args
-        .dir
-        .as_deref()
-        .or(args.out.as_deref())
-        .ok_or_else(|| anyhow::anyhow!("give the folder to write into: payconf docs DIR"))?;
+    let out = args.folder.path();
     let written = site.write(out, args.format)?;
     let entry = out.join(if args.format == crate::docs::Format::Markdown {
         "index.md"
