@@ -123,12 +123,25 @@ async fn arrived(client: &Client, css: &str) {
         .unwrap_or_else(|_| panic!("the next page, with {css}, never came"));
 }
 
+/// The texts of the elements `css` of one page: read again from the start
+/// when the page is replaced while they are read (a form's answer arriving
+/// after its button was pressed), at most 20 times.
 async fn texts(client: &Client, css: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for element in client.find_all(Locator::Css(css)).await.expect("found") {
-        found.push(element.text().await.expect("its text"));
+    'page: for _ in 0..20 {
+        let mut found = Vec::new();
+        for element in client.find_all(Locator::Css(css)).await.expect("found") {
+            match element.text().await {
+                Ok(text) => found.push(text),
+                Err(stale) if stale.is_stale_element_reference() => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue 'page;
+                }
+                Err(other) => panic!("the text of {css}: {other}"),
+            }
+        }
+        return found;
     }
-    found
+    panic!("the page holding {css} never stayed long enough to be read")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
