@@ -112,6 +112,33 @@ async fn click(client: &Client, css: &str) {
         .expect("clicked");
 }
 
+/// Presses `css`, whose answer is the same address again, and waits (at
+/// most 20 s) until the page it was pressed on has been replaced: what is
+/// read next is the answer's page, never the one before it. The page
+/// pressed on is marked by a script; the answer's page has no mark.
+async fn press_for_the_same_page(client: &Client, css: &str) {
+    client
+        .execute("window.pressedHere = true; return null;", Vec::new())
+        .await
+        .expect("the page pressed on, marked");
+    click(client, css).await;
+    let mut last = String::new();
+    for _ in 0..200 {
+        // While the answer loads, the driver may fail to run the script:
+        // asked again until the answer's page is there.
+        match client
+            .execute("return window.pressedHere === true;", Vec::new())
+            .await
+        {
+            Ok(Value::Bool(false)) => return,
+            Ok(other) => last = format!("still the page pressed on ({other})"),
+            Err(error) => last = error.to_string(),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("pressing {css} never replaced the page: {last}");
+}
+
 /// Waits (at most 20 s, the machine may be busy) for the page a click or
 /// a form led to: the element `css`, which the page before it lacks.
 async fn arrived(client: &Client, css: &str) {
@@ -123,25 +150,29 @@ async fn arrived(client: &Client, css: &str) {
         .unwrap_or_else(|_| panic!("the next page, with {css}, never came"));
 }
 
-/// The texts of the elements `css` of one page: read again from the start
-/// when the page is replaced while they are read (a form's answer arriving
-/// after its button was pressed), at most 20 times.
+/// The texts of the elements `css`, as the page shows them, read by one
+/// script: all of them from one page, even when a form's answer replaces
+/// it meanwhile (the driver then may fail to run it: run again, at most
+/// 20 times).
 async fn texts(client: &Client, css: &str) -> Vec<String> {
-    'page: for _ in 0..20 {
-        let mut found = Vec::new();
-        for element in client.find_all(Locator::Css(css)).await.expect("found") {
-            match element.text().await {
-                Ok(text) => found.push(text),
-                Err(stale) if stale.is_stale_element_reference() => {
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue 'page;
-                }
-                Err(other) => panic!("the text of {css}: {other}"),
+    let mut last = String::new();
+    for _ in 0..20 {
+        match client
+            .execute(
+                "return Array.from(document.querySelectorAll(arguments[0]), e => e.innerText);",
+                vec![json!(css)],
+            )
+            .await
+        {
+            Ok(read) => {
+                return serde_json::from_value(read)
+                    .unwrap_or_else(|error| panic!("the texts of {css}: {error}"));
             }
+            Err(error) => last = error.to_string(),
         }
-        return found;
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!("the page holding {css} never stayed long enough to be read")
+    panic!("the texts of {css} could not be read: {last}")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -300,7 +331,7 @@ async fn a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_
     click(client, "ol.timeline a[href*='/notifications/']").await;
     arrived(client, "form[action$='/resend']").await;
     check_page(client, &axe, "6-notification").await;
-    click(client, "form[action$='/resend'] button").await;
+    press_for_the_same_page(client, "form[action$='/resend'] button").await;
     for _ in 0..100 {
         steps = texts(client, "ol.timeline li").await;
         if steps
