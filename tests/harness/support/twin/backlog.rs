@@ -1,14 +1,28 @@
-//! The twin's service behind a server of the standard library's kind, as
-//! Python's `http.server.ThreadingHTTPServer` serves by default: a listen
-//! backlog of 5, one thread per connection, one request per connection
-//! (HTTP/1.0's close), and an accept loop at an interpreter's pace. Many
-//! connections opened at once overflow its backlog: the kernel resets or
-//! delays some of them. Nothing in the contract asks a service to hold
-//! more, and everything it does answer is the twin's own answer.
+//! The twin's service behind a small server of the standard library's
+//! kind, as Python's `http.server.ThreadingHTTPServer` serves by default:
+//! a listen backlog of 5, one thread per connection, one request per
+//! connection (HTTP/1.0's close), and an accept loop at an interpreter's
+//! pace; and a limit on the connections it serves at once, past which a
+//! connection it accepts is closed unanswered, as Node's
+//! `server.maxConnections` closes it.
+//!
+//! Many connections opened at once overflow its backlog: the kernel
+//! delays some of them (a SYN dropped waits for its retransmission), and
+//! resets some, as the moment falls. That is left to the kernel and to
+//! the moment. The limit is not: payconf holds each volley's connections
+//! open together until its last byte is due, so a volley wider than the
+//! limit (the robustness profile's 32 creates at once, its 20 submits at
+//! once) always loses some connections unanswered, on every machine.
+//! Nothing in the contract asks a service to hold more, and everything it
+//! does answer is the twin's own answer.
 
 use std::{
     io::{self, Read, Write},
     net::{SocketAddr, TcpListener, TcpStream},
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
     thread,
     time::Duration,
 };
@@ -17,6 +31,12 @@ use url::Url;
 
 /// Python's `socketserver.TCPServer.request_queue_size`.
 pub const BACKLOG: u32 = 5;
+
+/// The most connections served at once: more than a buyer's browser and
+/// payconf's own requests of a scenario ever open together (at most 6 a
+/// host, and payconf's one), fewer than a volley of the robustness
+/// profile holds open together.
+pub const MOST_CONNECTIONS: usize = 16;
 
 /// What the accept loop takes for each connection it hands to a thread of
 /// its own: an interpreter's accept, thread start and its share of the
@@ -36,16 +56,28 @@ pub fn front(behind: SocketAddr) -> Url {
     let listener: TcpListener = listener.into_std().expect("a std listener");
     listener.set_nonblocking(false).expect("blocking");
     let address = listener.local_addr().expect("an address");
+    let serving = Arc::new(AtomicUsize::new(0));
     thread::Builder::new()
         .name("twin-backlog-accept".to_owned())
         .spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
-                let _ = thread::Builder::new()
+                if serving.load(Ordering::SeqCst) >= MOST_CONNECTIONS {
+                    // At the limit: closed unanswered, what it sent unread.
+                    drop(stream);
+                    continue;
+                }
+                serving.fetch_add(1, Ordering::SeqCst);
+                let served = Arc::clone(&serving);
+                let spawned = thread::Builder::new()
                     .name("twin-backlog-conn".to_owned())
                     .spawn(move || {
                         let _ = serve(stream, behind);
+                        served.fetch_sub(1, Ordering::SeqCst);
                     });
+                if spawned.is_err() {
+                    serving.fetch_sub(1, Ordering::SeqCst);
+                }
                 thread::sleep(ACCEPT_PACE);
             }
         })

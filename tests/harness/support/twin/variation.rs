@@ -79,11 +79,14 @@ pub enum Variation {
     ReviewAndLinkedMethod,
     /// The service is served as Python's standard library serves
     /// (`ThreadingHTTPServer`): a listen backlog of 5, a thread per
-    /// connection, one request per connection ([`super::backlog`]). The
+    /// connection, one request per connection; and at most 16 connections
+    /// at once, a connection past them closed unanswered, as Node's
+    /// `server.maxConnections` closes it ([`super::backlog`]). The
     /// contract states no capacity: connections payconf's own volleys
-    /// open past the backlog are payconf's load, and a requirement that is
-    /// not about capacity (buyers kept apart, hostile bodies answered) is
-    /// judged on the answers the server gives each request alone.
+    /// open past the backlog or the limit are payconf's load, and a
+    /// requirement that is not about capacity (buyers kept apart, hostile
+    /// bodies answered) is judged on the answers the server gives each
+    /// request alone.
     SmallBacklog,
 }
 
