@@ -11,8 +11,9 @@
 //! resets some, as the moment falls. That is left to the kernel and to
 //! the moment. The limit is not: payconf holds each volley's connections
 //! open together until its last byte is due, so a volley wider than the
-//! limit (the robustness profile's 32 creates at once, its 20 submits at
-//! once) always loses some connections unanswered, on every machine.
+//! limit (the robustness profile's 32 creates and 32 submits at once, its
+//! race's 20 submits at once) always loses some connections unanswered,
+//! on every machine.
 //! Nothing in the contract asks a service to hold more, and everything it
 //! does answer is the twin's own answer.
 
@@ -62,22 +63,19 @@ pub fn front(behind: SocketAddr) -> Url {
         .spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
-                if serving.load(Ordering::SeqCst) >= MOST_CONNECTIONS {
+                let Some(place) = Place::take(&serving) else {
                     // At the limit: closed unanswered, what it sent unread.
                     drop(stream);
                     continue;
-                }
-                serving.fetch_add(1, Ordering::SeqCst);
-                let served = Arc::clone(&serving);
-                let spawned = thread::Builder::new()
+                };
+                // The place is given back when the thread ends, or at once
+                // with the closure if no thread could start.
+                let _ = thread::Builder::new()
                     .name("twin-backlog-conn".to_owned())
                     .spawn(move || {
+                        let _place = place;
                         let _ = serve(stream, behind);
-                        served.fetch_sub(1, Ordering::SeqCst);
                     });
-                if spawned.is_err() {
-                    serving.fetch_sub(1, Ordering::SeqCst);
-                }
                 thread::sleep(ACCEPT_PACE);
             }
         })
@@ -146,4 +144,26 @@ fn serve(mut client: TcpStream, behind: SocketAddr) -> io::Result<()> {
     let _ = client.set_read_timeout(Some(Duration::from_secs(1)));
     while client.read(&mut byte).unwrap_or(0) > 0 {}
     Ok(())
+}
+
+/// One of the [`MOST_CONNECTIONS`] connections served at once, given back
+/// when dropped.
+struct Place(Arc<AtomicUsize>);
+
+impl Place {
+    /// A place, if one is free.
+    fn take(serving: &Arc<AtomicUsize>) -> Option<Self> {
+        serving
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < MOST_CONNECTIONS).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Self(Arc::clone(serving)))
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
