@@ -133,6 +133,9 @@ async fn a_server_without_a_race_passes_every_run_of_the_whole_profile() {
 /// creates, the 32 submits and the race's 20 submits at once lose some
 /// connections in every run (the backlog's overflow alone depends on the
 /// moment, and once, in CI, cost no connection its answer in a whole run).
+/// An ordinary request of a scenario that meets the limit beside another
+/// scenario's load (once in CI: ROB-02's submit beside ROB-04's 16
+/// generated bodies) is sent again alone and passes on that answer.
 /// `cargo test` runs one run; `PAYCONF_BACKLOG_RUNS=20` counts twenty.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_with_a_listen_backlog_of_five_passes_every_run_of_the_whole_profile() {

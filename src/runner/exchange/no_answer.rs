@@ -39,6 +39,18 @@ pub enum NoAnswer {
     Coding(#[from] CodingError),
 }
 
+/// What [`NoAnswer::Failed`] says when an answer began and broke off.
+const BROKE_OFF: &str = "the answer's body broke off";
+
+impl NoAnswer {
+    /// Whether not a byte of an answer came: the connection refused, reset
+    /// or closed before the answer began. A late answer, one that broke
+    /// off or one payconf could not read is not this.
+    pub fn nothing_came(&self) -> bool {
+        matches!(self, Self::Failed { what, .. } if *what != BROKE_OFF)
+    }
+}
+
 impl From<&reqwest::Error> for NoAnswer {
     fn from(error: &reqwest::Error) -> Self {
         if transport::speaks_no_tls(error) {
@@ -47,7 +59,7 @@ impl From<&reqwest::Error> for NoAnswer {
         let what = if error.is_connect() {
             "cannot connect"
         } else if error.is_body() || error.is_decode() {
-            "the answer's body broke off"
+            BROKE_OFF
         } else {
             "the exchange failed"
         };
@@ -89,5 +101,18 @@ mod tests {
             NoAnswer::Late(Duration::from_millis(1500)).to_string(),
             "no complete answer within 1.5 s (the request timed out)"
         );
+    }
+
+    #[test]
+    fn nothing_came_when_the_connection_failed_before_an_answer_began() {
+        let failed = |what| NoAnswer::Failed {
+            what,
+            causes: String::new(),
+        };
+        assert!(failed("cannot connect").nothing_came());
+        assert!(failed("the exchange failed").nothing_came());
+        assert!(!failed(BROKE_OFF).nothing_came());
+        assert!(!NoAnswer::Late(Duration::from_secs(1)).nothing_came());
+        assert!(!NoAnswer::Over(10).nothing_came());
     }
 }

@@ -1,6 +1,7 @@
 //! The exchanges one scenario had with the target, as it goes: each kept in
 //! order for its report, each time the target asked payconf to wait said,
-//! and (with `--har`) the exchanges it sent but does not keep. A driver
+//! each request payconf's own load cost its answer said (it was sent again
+//! alone), and (with `--har`) the exchanges it sent but does not keep. A driver
 //! keeps its own trail beside the scenario's ([`Trail::beside`]), which the
 //! scenario then takes in ([`Trail::take_in`]).
 
@@ -14,6 +15,9 @@ pub struct Trail {
     pub exchanges: Vec<Exchange>,
     /// Each time the target asked payconf to wait and it did, said.
     pub waited: Vec<String>,
+    /// Each request that got no answer in a crowd of the run's own and was
+    /// sent again alone, said: the scenario's `measured:` lines.
+    pub load: Vec<String>,
     /// With `--har`: exchanges sent or seen outside [`Self::exchanges`].
     pub unreported: Unreported,
 }
@@ -24,6 +28,7 @@ impl Trail {
         Self {
             exchanges: Vec::new(),
             waited: Vec::new(),
+            load: Vec::new(),
             unreported: Unreported::new(har),
         }
     }
@@ -33,6 +38,7 @@ impl Trail {
         Self {
             exchanges: Vec::new(),
             waited: Vec::new(),
+            load: Vec::new(),
             unreported: self.unreported.clone(),
         }
     }
@@ -41,6 +47,7 @@ impl Trail {
     pub fn take_in(&mut self, other: Trail) {
         self.exchanges.extend(other.exchanges);
         self.waited.extend(other.waited);
+        self.load.extend(other.load);
     }
 
     /// The last exchange kept.
@@ -48,11 +55,17 @@ impl Trail {
         self.exchanges.last()
     }
 
-    /// Notes each time the target asked payconf to wait, and keeps the
-    /// answers that asked for the HAR file.
+    /// Notes each time the target asked payconf to wait, and when payconf's
+    /// load cost the request its answer; keeps the answers not judged for
+    /// the HAR file.
     fn note_waits(&mut self, sent: &Sent, redactor: &Redactor) {
         self.waited.extend(sent.notes(|url| redactor.text(url)));
         self.also_sent(redactor, sent.waits.iter().map(|(exchange, _)| exchange));
+        if let Some(crowded) = &sent.crowded {
+            self.load
+                .push(crowded.line(&sent.exchange, |url| redactor.text(url)));
+            self.also_sent(redactor, [&crowded.exchange]);
+        }
     }
 
     /// Keeps, for the HAR file, exchanges sent but not kept for the report.
@@ -66,7 +79,8 @@ impl Trail {
 
     /// Sends a request with the run's sender and keeps the exchange;
     /// fails when nothing usable came back. Answers that ask payconf to come
-    /// back later are waited out and noted; past payconf's patience a rate
+    /// back later are waited out and noted, and a request payconf's own
+    /// load left with no answer is sent again alone and noted; past payconf's patience a rate
     /// limit is an error of the harness that names `--rate`, and so is a
     /// transport payconf could not use. Returns the exchange's index.
     pub async fn exchange(
@@ -75,7 +89,7 @@ impl Trail {
         redactor: &Redactor,
         request: RecordedRequest,
     ) -> Result<usize, Failure> {
-        let sent = sender.send(request).await;
+        let sent = sender.send_judged(request).await;
         self.note_waits(&sent, redactor);
         let limited = sent.still_limited();
         self.exchanges.push(sent.exchange);

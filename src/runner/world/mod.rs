@@ -274,11 +274,13 @@ impl PaymentWorld {
         let trail = &mut self.trail;
         let exchanges: Vec<_> = trail.exchanges.iter().map(|e| e.record(redactor)).collect();
         let har = trail.unreported.all(&exchanges);
+        let mut leftovers = std::mem::take(&mut self.leftovers);
+        leftovers.measured.append(&mut trail.load);
         Leftovers {
             waited: std::mem::take(&mut trail.waited),
             exchanges,
             har,
-            ..std::mem::take(&mut self.leftovers)
+            ..leftovers
         }
     }
 

@@ -36,7 +36,10 @@ pub const BACKLOG: u32 = 5;
 /// The most connections served at once: more than a buyer's browser and
 /// payconf's own requests of a scenario ever open together (at most 6 a
 /// host, and payconf's one), fewer than a volley of the robustness
-/// profile holds open together.
+/// profile holds open together. Scenarios run side by side, so an
+/// ordinary request of one also meets the limit now and then (a submit
+/// beside another scenario's 16 generated bodies, as in CI once): payconf
+/// sends it again alone (`Sender::send_judged`).
 pub const MOST_CONNECTIONS: usize = 16;
 
 /// What the accept loop takes for each connection it hands to a thread of
