@@ -379,14 +379,8 @@ mod tests {
         );
     }
 
-    /// A server on loopback that answers every request with `{}` and
-    /// keeps the connection; how many connections it accepted.
-    async fn counting_server() -> (url::Url, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
-        use std::sync::{
-            Arc,
-            atomic::{AtomicUsize, Ordering},
-        };
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// A listener on a free port of loopback, and its address.
+    async fn loopback() -> (tokio::net::TcpListener, url::Url) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("binds");
@@ -395,6 +389,18 @@ mod tests {
             listener.local_addr().expect("an address")
         ))
         .expect("a URL");
+        (listener, url)
+    }
+
+    /// A server on loopback that answers every request with `{}` and
+    /// keeps the connection; how many connections it accepted.
+    async fn counting_server() -> (url::Url, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+        use std::sync::{
+            Arc,
+            atomic::{AtomicUsize, Ordering},
+        };
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (listener, url) = loopback().await;
         let accepted = Arc::new(AtomicUsize::new(0));
         let counted = Arc::clone(&accepted);
         tokio::spawn(async move {
@@ -462,14 +468,7 @@ mod tests {
             atomic::{AtomicBool, Ordering},
         };
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("binds");
-        let url = url::Url::parse(&format!(
-            "http://{}/",
-            listener.local_addr().expect("an address")
-        ))
-        .expect("a URL");
+        let (listener, url) = loopback().await;
         let busy = Arc::new(AtomicBool::new(false));
         tokio::spawn(async move {
             while let Ok((mut stream, _)) = listener.accept().await {
