@@ -2,6 +2,7 @@
 //! for the console and reports, and sent with the run's bounds: a time limit
 //! per request and a size limit on what is read.
 
+mod crowded;
 mod no_answer;
 mod record;
 mod sender;
