@@ -246,6 +246,18 @@ fn check_verdict(manifest: &Manifest, files: &BTreeMap<String, Vec<u8>>, finding
     };
     let earned = past.earned();
     let counts = past.scenario_counts();
+    let checked = past.target.checked().to_string();
+    if !manifest.target.is_empty() && manifest.target != checked {
+        findings.add(
+            MANIFEST,
+            format!(
+                "names the target {}, and the results name {}",
+                inline(&manifest.target),
+                inline(&checked)
+            ),
+        );
+    }
+    println!("target: {}", inline(&checked));
     if past.outcome != earned || past.exit_code != earned.exit_code() {
         findings.add(
             RESULTS,

@@ -435,7 +435,7 @@ _payconf() {
             return 0
             ;;
         payconf__subcmd__plan)
-            opts="-h --target --base-url --api-key --shop-login --acs-driver --tls-ca-file --tls-client-cert --tls-client-key --proxy --tags --features --spec --timeout --concurrency --rate --seed --list --junit --cucumber-json --html --results --har --waivers --strict-waivers --retries --flaky-fails --evidence --signing-key --rerun-failed --allow-production --embedded-tls --help"
+            opts="-h --target --base-url --api-key --shop-login --acs-driver --tls-ca-file --tls-client-cert --tls-client-key --proxy --tags --features --spec --timeout --concurrency --rate --seed --list --junit --cucumber-json --html --results --har --waivers --strict-waivers --retries --flaky-fails --evidence --signing-key --rerun-failed --allow-production --embedded --embedded-tls --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -553,7 +553,7 @@ _payconf() {
             return 0
             ;;
         payconf__subcmd__run)
-            opts="-h --target --base-url --api-key --shop-login --acs-driver --tls-ca-file --tls-client-cert --tls-client-key --proxy --tags --features --spec --timeout --concurrency --rate --seed --list --junit --cucumber-json --html --results --har --waivers --strict-waivers --retries --flaky-fails --evidence --signing-key --rerun-failed --allow-production --embedded-tls --help"
+            opts="-h --target --base-url --api-key --shop-login --acs-driver --tls-ca-file --tls-client-cert --tls-client-key --proxy --tags --features --spec --timeout --concurrency --rate --seed --list --junit --cucumber-json --html --results --har --waivers --strict-waivers --retries --flaky-fails --evidence --signing-key --rerun-failed --allow-production --embedded --embedded-tls --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

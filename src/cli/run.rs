@@ -165,11 +165,64 @@ pub struct RunArgs {
     /// `@production-safe` scenarios (no card data sent).
     #[arg(long)]
     pub allow_production: bool,
+    /// Run against payconf's own embedded reference implementation, by
+    /// name. Without it, the embedded implementation runs only when no
+    /// setting names a target: a target file, or a target's flag or
+    /// PAYCONF_* variable (set even when empty) without a base URL stops the
+    /// run (exit code 2) rather than check payconf's own sandbox in its place.
+    #[arg(long)]
+    pub embedded: bool,
     /// Serve the embedded reference implementation over HTTPS (HTTP/2 by
     /// ALPN), with a certificate made for this run by a CA only this run
-    /// trusts; without a base URL only.
+    /// trusts; without a base URL only. It asks for the embedded target by
+    /// name, as --embedded does.
     #[arg(long)]
     pub embedded_tls: bool,
+}
+
+/// The target's settings that a flag or a `PAYCONF_*` variable gives:
+/// each, given, names a target. `PAYCONF_ACS_DRIVER` is not among them: it
+/// says how the buyer is driven, the embedded target's buyer too.
+const TARGET_SETTINGS: [(Option<&str>, &str); 9] = [
+    (Some("--base-url"), "PAYCONF_BASE_URL"),
+    (Some("--api-key"), "PAYCONF_API_KEY"),
+    (Some("--shop-login"), "PAYCONF_SHOP_LOGIN"),
+    (Some("--tls-ca-file"), "PAYCONF_TLS_CA_FILE"),
+    (Some("--tls-client-cert"), "PAYCONF_TLS_CLIENT_CERT"),
+    (Some("--tls-client-key"), "PAYCONF_TLS_CLIENT_KEY"),
+    (Some("--proxy"), "PAYCONF_PROXY"),
+    (None, crate::runner::target_file::SECRET_VARIABLE),
+    (None, crate::runner::target_file::SECOND_SHOP_KEY_VARIABLE),
+];
+
+/// The settings of `args` that name a target: a variable set in the
+/// environment (`variable`), even to nothing, or else its flag given.
+fn namings(
+    args: &RunArgs,
+    variable: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> Vec<crate::runner::target_file::Naming> {
+    use crate::runner::target_file::Naming;
+    let flag_given = |flag: &str| match flag {
+        "--base-url" => args.base_url.is_some(),
+        "--api-key" => args.api_key.is_some(),
+        "--shop-login" => args.shop_login.is_some(),
+        "--tls-ca-file" => args.tls_ca_file.is_some(),
+        "--tls-client-cert" => args.tls_client_cert.is_some(),
+        "--tls-client-key" => args.tls_client_key.is_some(),
+        "--proxy" => args.proxy.is_some(),
+        _ => false,
+    };
+    TARGET_SETTINGS
+        .into_iter()
+        .filter_map(|(flag, name)| match (variable(name), flag) {
+            (Some(value), _) => Some(Naming::Variable {
+                name,
+                empty: value.is_empty(),
+            }),
+            (None, Some(flag)) if flag_given(flag) => Some(Naming::Flag(flag)),
+            (None, _) => None,
+        })
+        .collect()
 }
 
 /// A setting given as a flag or variable, unless empty.
@@ -206,6 +259,7 @@ fn report_files(args: &mut RunArgs) -> crate::runner::reports::ReportFiles {
 pub(super) fn run_options(args: Box<RunArgs>, plan: bool) -> crate::runner::RunOptions {
     let mut args = *args;
     let reports = report_files(&mut args);
+    let named_by = namings(&args, |name| std::env::var_os(name));
     use crate::runner::{
         Judging, Mode, Outputs, RunOptions, Scope, Sending, TargetChoice,
         embedded::Transport,
@@ -246,6 +300,8 @@ pub(super) fn run_options(args: Box<RunArgs>, plan: bool) -> crate::runner::RunO
                 notification_secret: given(std::env::var(SECRET_VARIABLE).ok()),
                 second_shop_api_key: given(std::env::var(SECOND_SHOP_KEY_VARIABLE).ok()),
             },
+            named_by,
+            by_name: args.embedded || args.embedded_tls,
             embedded: if args.embedded_tls {
                 Transport::Https
             } else {

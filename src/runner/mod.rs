@@ -18,6 +18,7 @@ mod console;
 pub(crate) mod exchange;
 mod hostile;
 mod json;
+mod known_tags;
 mod list;
 pub(crate) mod merchant;
 pub(crate) mod neutral;
@@ -58,6 +59,7 @@ pub mod record {
     };
 }
 pub use steps::{CARD_DATA_DEFINITIONS, OFF_OPERATION_DEFINITIONS, definition_file};
+use target_file::Aim;
 pub use target_file::{SettlementMode, TargetFile};
 pub use transport::certificate::client_refusal;
 pub(crate) use waivers::WaiversFile;
@@ -106,6 +108,9 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         Mode::List | Mode::Plan => return print_plan(&options, &suite),
         Mode::Run => {}
     }
+    if let Some(expression) = &options.scope.tags {
+        plan::checked_tags(expression, &suite)?;
+    }
     let inputs = RunInputs::read(&options, &suite)?;
     let mut services = RunServices::default();
     let aimed = match aim(&options, &suite, inputs.rerun, &mut services).await {
@@ -133,6 +138,13 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
             &aimed.plan,
             launch.limits,
             Execution {
+                checked: if services.embedded.is_some() {
+                    result::CheckedTarget::Embedded
+                } else {
+                    result::CheckedTarget::Server {
+                        base_url: aimed.target.shown_base_url(),
+                    }
+                },
                 concurrency: options.sending.concurrency.max(1),
                 seed: launch.seed,
                 har: options.outputs.reports.of(reports::Format::Har).is_some()
@@ -148,7 +160,7 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         signal = interruption.next() => Err(NotRun::Interrupted(signal)),
     };
     // Stopped whatever happened, before anything else is said.
-    let embedded = services.stop().await;
+    services.stop().await;
     let report = outcome?;
     let verdict = Verdict::of(&report);
     let inputs_of_reports = ReportInputs::of(&RunFacts {
@@ -157,7 +169,6 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         features: &features,
         contract: &contract,
         target: &aimed.target,
-        embedded,
         tags: aimed.selection.expression,
         plan: aimed.plan.record(),
         left_out: aimed.selection.left_out,
@@ -213,22 +224,22 @@ async fn aim(
     rerun: Option<EarlierRun>,
     services: &mut RunServices,
 ) -> Result<Option<Prepared>, NotRun> {
-    let file = TargetFile::of_run(options.target.file.as_deref(), &options.target.overrides)?;
-    if options.target.embedded == embedded::Transport::Https && file.has_base_url() {
-        return Err(NotRun::EmbeddedTlsWithTarget);
-    }
-    let embedding = !file.has_base_url();
-    let target = if embedding {
-        let tokens = embedded_token_lifetime(options, suite);
-        let (server, target) = embedded::start(options.target.embedded, tokens).await?;
-        println!(
-            "target: the reference implementation, in-process at {}",
-            server.base_url
-        );
-        services.embedded = Some(server);
-        target
-    } else {
-        file.resolve()?
+    let (target, embedding) = match options.target.aim()? {
+        Aim::Embedded => {
+            let tokens = embedded_token_lifetime(options, suite);
+            let (server, target) = embedded::start(options.target.embedded, tokens).await?;
+            println!(
+                "target: the reference implementation, in-process at {} (payconf's own, not \
+                 your server)",
+                server.base_url
+            );
+            services.embedded = Some(server);
+            (target, true)
+        }
+        Aim::Target(_) if options.target.embedded == embedded::Transport::Https => {
+            return Err(NotRun::EmbeddedTlsWithTarget);
+        }
+        Aim::Target(file) => (file.resolve()?, false),
     };
     let prepared = prepare(
         options,
@@ -414,19 +425,15 @@ struct RunServices {
 impl RunServices {
     /// Stops everything: the browser closed first. Whether the target was
     /// the embedded reference implementation.
-    async fn stop(self) -> bool {
+    async fn stop(self) {
         if let Some(browser) = &self.scenario.browser {
             browser.close().await;
         }
         if let Some(listener) = &self.scenario.notifications {
             listener.stop();
         }
-        match self.embedded {
-            Some(server) => {
-                let _ = server.shutdown().await;
-                true
-            }
-            None => false,
+        if let Some(server) = self.embedded {
+            let _ = server.shutdown().await;
         }
     }
 

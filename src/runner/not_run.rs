@@ -52,6 +52,9 @@ pub enum NotRun {
     /// The target file, the environment or a flag is missing or invalid.
     #[error(transparent)]
     Target(#[from] TargetError),
+    /// A target named without its base URL, or `--embedded` with a target.
+    #[error(transparent)]
+    Aim(#[from] crate::runner::target_file::AimError),
     /// `--embedded-tls` with a target of the user's.
     #[error(
         "--embedded-tls serves the embedded reference implementation over HTTPS; it does \
@@ -68,6 +71,18 @@ pub enum NotRun {
         expression: String,
         /// Why it does not parse.
         reason: String,
+    },
+    /// The tag expression names a tag no scenario carries.
+    #[error(
+        "--tags {expression:?} names {}, which no scenario carries: a tag misspelt would \
+         narrow the run in silence (payconf run --list names every tag and requirement)",
+        .unknown.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    )]
+    UnknownTags {
+        /// As given.
+        expression: String,
+        /// Each unknown tag, with the known ones nearest to it.
+        unknown: Vec<crate::runner::known_tags::UnknownTag>,
     },
     /// The tag expression selects nothing.
     #[error(

@@ -6,7 +6,11 @@ use std::{path::PathBuf, time::Duration};
 
 use payconf_spec::Profile;
 
-use crate::runner::{embedded::Transport, reports::ReportFiles, target_file::TargetOverrides};
+use crate::runner::{
+    embedded::Transport,
+    reports::ReportFiles,
+    target_file::{self, Aim, AimError, Naming, TargetOverrides},
+};
 
 /// What a `payconf run` does with its options.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -53,14 +57,21 @@ pub struct Scope {
     pub allow_production: bool,
 }
 
-/// Against what: a target file and the flags over it, or else the
-/// embedded reference implementation.
+/// Against what: a target file and the flags over it, or the embedded
+/// reference implementation when nothing names a target or it is asked
+/// for by name.
 #[derive(Clone, Debug, Default)]
 pub struct TargetChoice {
     /// `--target FILE`.
     pub file: Option<PathBuf>,
     /// `--base-url`, `--api-key`, `--shop-login`, ...
     pub overrides: TargetOverrides,
+    /// The flags and `PAYCONF_*` variables of the target's that were given
+    /// (a variable set even when empty): each names a target.
+    pub named_by: Vec<Naming>,
+    /// `--embedded` (or `--embedded-tls`): the embedded reference
+    /// implementation, asked for by name.
+    pub by_name: bool,
     /// `--embedded-tls`: how the embedded target listens.
     pub embedded: Transport,
 }
@@ -70,6 +81,17 @@ impl TargetChoice {
     /// embedded reference implementation is not started.
     pub fn given(&self) -> bool {
         self.file.is_some() || self.overrides.base_url.is_some()
+    }
+
+    /// What the run is aimed at: the target named, or the embedded
+    /// reference implementation when none is (or it is asked for by name).
+    pub fn aim(&self) -> Result<Aim, AimError> {
+        target_file::aim(
+            self.file.as_deref(),
+            &self.overrides,
+            &self.named_by,
+            self.by_name,
+        )
     }
 }
 

@@ -22,7 +22,7 @@ use crate::runner::{
         RunRecord,
         record::{NotAppliedRecord, PlanRecord, PlannedRecord, RecordError},
     },
-    target_file::{TargetConfig, TargetFile},
+    target_file::TargetConfig,
 };
 
 /// Why a scenario does not apply.
@@ -280,13 +280,20 @@ fn select(
     default_tags: String,
     allow_production: bool,
 ) -> Result<Selection, NotRun> {
-    let mut expression = options.scope.tags.clone().unwrap_or(default_tags);
-    let mut tags = expression
-        .parse::<TagOperation>()
-        .map_err(|e| NotRun::Tags {
-            expression: expression.clone(),
-            reason: e.to_string(),
-        })?;
+    // The user's expression is checked whole; the default names the
+    // profiles, which features of the user's own (`--features`) may lack.
+    let (mut expression, mut tags) = match &options.scope.tags {
+        Some(given) => (given.clone(), checked_tags(given, suite)?),
+        None => {
+            let tags = default_tags
+                .parse::<TagOperation>()
+                .map_err(|e| NotRun::Tags {
+                    expression: default_tags.clone(),
+                    reason: e.to_string(),
+                })?;
+            (default_tags, tags)
+        }
+    };
     let production = production_reason(target, &suite.contract);
     let mut left_out = Vec::new();
     if let Some(why) = &production {
@@ -313,6 +320,27 @@ fn select(
         left_out,
         production,
     })
+}
+
+/// `expression` parsed, and checked whole: every tag it names is one the
+/// features carry or a requirement's (before anything is started, so that
+/// a misspelt tag costs nothing).
+pub(super) fn checked_tags(expression: &str, suite: &Suite) -> Result<TagOperation, NotRun> {
+    let tags = expression
+        .parse::<TagOperation>()
+        .map_err(|e| NotRun::Tags {
+            expression: expression.to_owned(),
+            reason: e.to_string(),
+        })?;
+    let unknown = super::known_tags::unknown_tags(&tags, &suite.features, &suite.requirements);
+    if unknown.is_empty() {
+        Ok(tags)
+    } else {
+        Err(NotRun::UnknownTags {
+            expression: expression.to_owned(),
+            unknown,
+        })
+    }
 }
 
 /// What a run and its plan share once the target is known: the driver
@@ -368,21 +396,29 @@ pub(super) fn prepare(
 /// these options describe, resolved from the target file alone; nothing
 /// is sent and nothing is started.
 pub(super) fn print_plan(options: &RunOptions, suite: &Suite) -> Result<ExitCode, NotRun> {
-    let file = TargetFile::of_run(options.target.file.as_deref(), &options.target.overrides)?;
-    let embedding = !file.has_base_url();
-    let (target, declaration) = if embedding {
-        let placeholder = url::Url::parse("http://127.0.0.1/").expect("a valid URL");
-        (
-            TargetConfig::reference_defaults(placeholder, super::embedded::EMBEDDED_TOKEN_LIFETIME),
-            "the embedded reference implementation (payconf run with no target)".to_owned(),
-        )
-    } else {
-        let target = file.resolve()?;
-        let declaration = match &options.target.file {
-            Some(path) => format!("{} at {}", path.display(), target.shown_base_url()),
-            None => target.shown_base_url(),
-        };
-        (target, declaration)
+    let aim = options.target.aim()?;
+    let embedding = matches!(aim, super::target_file::Aim::Embedded);
+    let (target, declaration) = match aim {
+        super::target_file::Aim::Embedded => {
+            let placeholder = url::Url::parse("http://127.0.0.1/").expect("a valid URL");
+            (
+                TargetConfig::reference_defaults(
+                    placeholder,
+                    super::embedded::EMBEDDED_TOKEN_LIFETIME,
+                ),
+                "the embedded reference implementation (payconf's own, not your server: \
+                 payconf run with no target, or --embedded)"
+                    .to_owned(),
+            )
+        }
+        super::target_file::Aim::Target(file) => {
+            let target = file.resolve()?;
+            let declaration = match &options.target.file {
+                Some(path) => format!("{} at {}", path.display(), target.shown_base_url()),
+                None => target.shown_base_url(),
+            };
+            (target, declaration)
+        }
     };
     let Prepared {
         selection, plan, ..

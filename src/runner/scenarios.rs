@@ -23,15 +23,19 @@ use crate::runner::{
     console::Console,
     exchange::{Limits, Sender},
     notifications::Listener,
-    result::{LeftoverQueue, RunReport, ScenarioKey, ScenarioResult, recorder::Recorder},
+    result::{
+        CheckedTarget, LeftoverQueue, RunReport, ScenarioKey, ScenarioResult, recorder::Recorder,
+    },
     target_file::TargetConfig,
     waivers::Waivers,
     world::{PaymentWorld, RunContext, with_context},
 };
 
 /// How a run goes about its scenarios.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Execution {
+    /// What the run checks, as its reports name it.
+    pub(super) checked: CheckedTarget,
     /// Scenarios at the same time.
     pub(super) concurrency: usize,
     /// The seed of generated hostile inputs.
@@ -84,8 +88,9 @@ pub(super) async fn execute(
     waivers: Waivers,
     services: ScenarioServices,
 ) -> Result<RunReport, NotRun> {
-    let (concurrency, seed) = (execution.concurrency, execution.seed);
+    let (concurrency, seed, retries) = (execution.concurrency, execution.seed, execution.retries);
     let report = Arc::new(Mutex::new(RunReport {
+        target: execution.checked,
         retries: execution.retries,
         flaky_fails: execution.flaky_fails,
         ..RunReport::default()
@@ -134,9 +139,7 @@ pub(super) async fn execute(
         .with_listener(console);
     let cucumber = PaymentWorld::cucumber::<PathBuf>()
         .max_concurrent_scenarios(concurrency)
-        .retry_options(move |feature, rule, scenario, _| {
-            retry(execution.retries, feature, rule, scenario)
-        })
+        .retry_options(move |feature, rule, scenario, _| retry(retries, feature, rule, scenario))
         .before(|feature, rule, scenario, world| {
             let tags = effective_tags(feature, rule, scenario);
             Box::pin(async move { world.configure(&tags).await })

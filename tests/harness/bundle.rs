@@ -23,6 +23,7 @@ fn a_bundle_of_an_embedded_run_verifies_and_holds_the_whole_run() {
         "signature: good, by key SHA256:",
         "(the key given with --key)",
         "files: 8 of 8 match their SHA-256 in the manifest",
+        "target: the embedded reference implementation (payconf's own sandbox, not your server)",
         "verdict: passed (exit code 0), recomputed from ",
         "spec: the one this payconf carries",
         "features: the ones this payconf carries",
@@ -198,6 +199,22 @@ fn every_kind_of_tampering_is_found_and_named() {
         "{out}"
     );
     assert!(out.contains("signature: good"), "{out}");
+
+    // Signed again by the same key, a run of payconf's own sandbox said in
+    // the manifest to have checked a server: the results say otherwise.
+    let files = open(&bundle).expect("reads");
+    let mut manifest = Manifest::parse(&files["manifest.json"]).expect("a manifest");
+    manifest.target = "https://psp.example/".to_owned();
+    reseal(&changed, files, manifest, &secret);
+    let (code, out, _) = verify(&changed, Some(&public));
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains(
+            "changed: manifest.json: names the target https://psp.example/, and the results \
+             name the embedded reference implementation"
+        ),
+        "{out}"
+    );
 
     // Signed again by the same key, a scenario whose outcome payconf never
     // writes: refused, never counted (it once counted as a skip).

@@ -246,10 +246,10 @@ async fn assert_unjudged_by_the_form_driver(style: IssuerStyle) {
         "the error names the browser driver:\n{}",
         output.messages()
     );
+    let last = output.stdout.lines().last().unwrap_or_default();
     assert!(
-        output
-            .stdout
-            .contains("result: ERROR, payconf could not judge"),
+        last.starts_with("result: ERROR against http://127.0.0.1:")
+            && last.contains(", payconf could not judge "),
         "{}",
         output.stdout
     );

@@ -232,15 +232,43 @@ async fn a_server_that_cannot_be_reached_is_said_once_in_words_with_a_fix() {
     );
 }
 
-/// A tag expression that matches nothing (`@cor` for `@core`) stops the
-/// run before anything starts, exit 2, listing the tags there are.
+/// A misspelt tag beside a known one (`@core or @refrence`) would run
+/// `@core` alone and pass: the expression is checked whole, and the run
+/// stops before anything starts, exit 2, naming the tag and the nearest
+/// known one.
+#[test]
+fn a_misspelt_tag_beside_a_known_one_stops_the_run_naming_it() {
+    for (expression, unknown, nearest) in [
+        ("@core or @refrence", "@refrence", "@reference"),
+        ("@core and not @isuer", "@isuer", "@issuer"),
+        ("@cor", "@cor", "@core"),
+    ] {
+        let output = crate::support::runner::payconf_run(&["--tags", expression]);
+        assert_stopped(
+            &output,
+            &[
+                &format!("--tags \"{expression}\" names {unknown} (did you mean {nearest}"),
+                "which no scenario carries",
+            ],
+        );
+        assert!(
+            !output.stdout.contains("target:"),
+            "nothing started:\n{}",
+            output.stdout
+        );
+    }
+}
+
+/// A tag expression of known tags that matches nothing (`@core and
+/// @robustness`: no scenario is both) stops the run before anything
+/// starts, exit 2, listing the tags there are.
 #[test]
 fn a_tag_expression_matching_nothing_lists_the_tags_there_are() {
-    let output = crate::support::runner::payconf_run(&["--tags", "@cor"]);
+    let output = crate::support::runner::payconf_run(&["--tags", "@core and @robustness"]);
     assert_stopped(
         &output,
         &[
-            "no scenario matches the tag expression @cor; the tags there are: ",
+            "no scenario matches the tag expression @core and @robustness; the tags there are: ",
             "@core, ",
             "@robustness",
             "@req:<ID> for each requirement",

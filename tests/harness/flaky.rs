@@ -137,7 +137,7 @@ async fn a_defect_failing_one_try_in_two_is_flaky_with_retries_and_fails_without
     assert!(
         retried
             .stdout
-            .contains("result: PASSED, every selected scenario passed but 1 flaky (exit code 0)"),
+            .contains("every selected scenario passed but 1 flaky (exit code 0)"),
         "{}",
         retried.stdout
     );

@@ -110,6 +110,77 @@ fn a_flag_wins_over_its_variable_which_wins_over_the_target_file() {
     assert_eq!(names(&output), ["from-file"], "{}", output.stderr);
 }
 
+/// docs/ci.md's own target file (read from the page, as a reader copies
+/// it) has no base URL: CI gives it as a secret. Where the secret is empty
+/// (a fork's pull request), the run stops naming `base_url` and its three
+/// sources; it never checks payconf's own sandbox in the target's place.
+#[test]
+fn the_ci_pages_target_file_with_its_secrets_empty_stops_naming_base_url() {
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/ci.md"))
+        .expect("docs/ci.md");
+    let start = page
+        .find("# ci/payconf-target.toml\n")
+        .expect("docs/ci.md shows ci/payconf-target.toml");
+    let example = &page[start..page[start..].find("```").expect("its block ends") + start];
+    assert!(!example.contains("base_url"), "{example}");
+    let target = TempFile::new("payconf-target.toml", example);
+    let path = target.0.display().to_string();
+    let secrets = [
+        ("PAYCONF_BASE_URL", ""),
+        ("PAYCONF_API_KEY", ""),
+        ("PAYCONF_SHOP_LOGIN", ""),
+    ];
+    let output = payconf_run_with(&["--target", &path, "--tags", "@core"], &secrets);
+    assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
+    assert!(
+        output.stderr.contains("base_url: missing")
+            && output
+                .stderr
+                .contains("base_url in the target file, PAYCONF_BASE_URL or --base-url")
+            && output.stderr.contains("PAYCONF_BASE_URL (set, but empty)"),
+        "{}",
+        output.stderr
+    );
+    assert!(!output.stdout.contains("[Summary]"), "{}", output.stdout);
+    assert!(output.passed().is_empty() && output.failed().is_empty());
+    // The same variable empty with no file at all names a target too.
+    let output = payconf_run_with(&["--tags", "@core"], &secrets[..1]);
+    assert_eq!(output.code, Some(2), "{}", output.stderr);
+    assert!(
+        output.stderr.contains("base_url: missing"),
+        "{}",
+        output.stderr
+    );
+    // payconf plan says the same, sending nothing.
+    let plan = std::process::Command::new(env!("CARGO_BIN_EXE_payconf"))
+        .args(["plan", "--target", &path])
+        .env("PAYCONF_BASE_URL", "")
+        .env_remove("PAYCONF_API_KEY")
+        .env_remove("PAYCONF_SHOP_LOGIN")
+        .output()
+        .expect("payconf plan runs");
+    assert_eq!(plan.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&plan.stderr).contains("base_url: missing"));
+}
+
+/// The embedded reference implementation, asked for by name, runs beside a
+/// variable set empty, and its last line never calls it the user's server.
+#[test]
+fn embedded_by_name_runs_and_is_never_called_your_server() {
+    let output = payconf_run_with(
+        &["--embedded", "--tags", "@req:CREATE-01"],
+        &[("PAYCONF_BASE_URL", "")],
+    );
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    let last = output.stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("result: PASSED against the embedded reference implementation")
+            && last.contains("not your server"),
+        "{last}"
+    );
+    assert!(output.results().target.embedded_reference);
+}
+
 /// A target that still answers `429` after payconf has waited as often as
 /// it will is limiting payconf's pace, not breaking the contract (which
 /// shows no rate limits): every scenario it stops is payconf's ERROR,

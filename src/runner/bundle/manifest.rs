@@ -23,6 +23,11 @@ pub struct Manifest {
     pub payconf: String,
     /// When the run started, RFC 3339.
     pub started_at: String,
+    /// What the run checked: the server's base address, or the embedded
+    /// reference implementation, named as such (empty in a bundle made
+    /// before the manifest said it).
+    #[serde(default)]
+    pub target: String,
     /// The run's verdict: `passed`, `failed`, `not-run`.
     pub verdict: String,
     /// Its exit code.

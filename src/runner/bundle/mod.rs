@@ -123,6 +123,7 @@ pub fn seal_run(
         format_version: manifest::FORMAT_VERSION,
         payconf: env!("CARGO_PKG_VERSION").to_owned(),
         started_at: inputs.record.started_at.clone(),
+        target: inputs.record.target.checked().to_string(),
         verdict: inputs.record.outcome.name().to_owned(),
         exit_code: inputs.record.exit_code,
         seed: inputs.record.seed,

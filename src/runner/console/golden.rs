@@ -11,7 +11,7 @@
 
 use super::lines::{Ending, result_line, result_lines, summary_lines};
 use crate::runner::result::{
-    Failure, Outcome, RunReport, ScenarioResult, Verdict,
+    CheckedTarget, Failure, Outcome, RunReport, ScenarioResult, Verdict,
     fixtures::{assert_golden, every_outcome, refused, scenario},
 };
 
@@ -37,6 +37,9 @@ fn a_run_with_a_scenario_of_every_outcome_prints_as_kept() {
 fn every_ending_prints_as_kept() {
     let with = |scenarios: Vec<ScenarioResult>, change: fn(&mut RunReport)| {
         let mut report = RunReport {
+            target: CheckedTarget::Server {
+                base_url: "https://psp.example/".to_owned(),
+            },
             scenarios,
             features: 1,
             ..RunReport::default()
@@ -67,6 +70,12 @@ fn every_ending_prints_as_kept() {
     let skipped = Outcome::Skipped("not declared".to_owned());
     let runs = [
         ("all passed", with(of(&[Outcome::Passed]), |_| {})),
+        (
+            "all passed, the embedded reference implementation",
+            with(of(&[Outcome::Passed]), |r| {
+                r.target = CheckedTarget::Embedded
+            }),
+        ),
         (
             "passed, but",
             with(

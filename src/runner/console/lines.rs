@@ -162,9 +162,14 @@ pub fn result_line(ending: Ending<'_>) -> String {
     };
     let reason = Reason::of(report);
     let code = reason.verdict().exit_code();
+    // The target checked follows the verdict's word: a pass of the embedded
+    // reference implementation is never read as a pass of the user's server.
+    let target = &report.target;
     match reason {
         Reason::HarnessFailed => {
-            format!("result: NOT RUN to the end, the harness failed (exit code {code})")
+            format!(
+                "result: NOT RUN to the end against {target}, the harness failed (exit code {code})"
+            )
         }
         Reason::TargetFailed(scenarios) => {
             let unjudged = if scenarios.errors > 0 {
@@ -173,21 +178,25 @@ pub fn result_line(ending: Ending<'_>) -> String {
                 String::new()
             };
             format!(
-                "result: FAILED, the target failed {} of {}{unjudged} (exit code {code})",
+                "result: FAILED against {target}, the target failed {} of {}{unjudged} (exit code \
+                 {code})",
                 scenarios.failed,
                 plural(scenarios.total(), "scenario")
             )
         }
         Reason::FlakyFails(scenarios) => format!(
-            "result: FAILED, {} passed only on a later try, with --flaky-fails (exit code {code})",
+            "result: FAILED against {target}, {} passed only on a later try, with --flaky-fails \
+             (exit code {code})",
             plural(scenarios.flaky, "scenario")
         ),
         Reason::StaleWaivers(stale) => format!(
-            "result: FAILED, {} no longer needed, with --strict-waivers (exit code {code})",
+            "result: FAILED against {target}, {} no longer needed, with --strict-waivers (exit \
+             code {code})",
             plural(stale, "waiver")
         ),
         Reason::Unjudged(scenarios) => format!(
-            "result: ERROR, payconf could not judge {} of {}; the target failed none (exit code {code})",
+            "result: ERROR against {target}, payconf could not judge {} of {}; the target failed \
+             none (exit code {code})",
             scenarios.errors,
             plural(scenarios.total(), "scenario")
         ),
@@ -206,7 +215,8 @@ pub fn result_line(ending: Ending<'_>) -> String {
                 but.push(format!("{} no longer needed", plural(stale, "waiver")));
             }
             format!(
-                "result: PASSED, every selected scenario passed{} (exit code {code})",
+                "result: PASSED against {target}, every selected scenario passed{} (exit code \
+                 {code})",
                 if but.is_empty() {
                     String::new()
                 } else {

@@ -89,9 +89,10 @@ fn property(text: &str) -> String {
 pub fn summary(record: &RunRecord) -> String {
     let counts = &record.counts.scenarios;
     let mut out = format!(
-        "### payconf: {}\n\n{} scenarios: {} passed, {} failed, {} not judged, {} flaky, {} \
-         waived, {} skipped.\n",
+        "### payconf: {} against {}\n\n{} scenarios: {} passed, {} failed, {} not judged, {} \
+         flaky, {} waived, {} skipped.\n",
         record.outcome.name().to_uppercase(),
+        cell(&record.target.checked().to_string()),
         counts.total,
         counts.by_outcome.passed,
         counts.by_outcome.failed,

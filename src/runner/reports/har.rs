@@ -51,7 +51,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
             "comment": format!(
                 "payconf run against {}; every exchange of the run, redacted; each entry's \
                  pageref and _payconf name its scenario",
-                inputs.target.shown_base_url()
+                inputs.report.target
             ),
             "pages": pages,
             "entries": entries,

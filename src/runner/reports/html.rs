@@ -228,6 +228,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
             spec_sha256 => record.spec.sha256,
             target => record.target.configuration,
             embedded => record.target.embedded_reference,
+            checked => record.target.checked().to_string(),
             tags => record.selection.tags,
             left_out => record.selection.left_out_by_production_guard,
             started => record.started_at,

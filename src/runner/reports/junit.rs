@@ -94,7 +94,7 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
         writer.write_event(Event::Start(suite))?;
 
         writer.write_event(Event::Start(BytesStart::new("properties")))?;
-        let target = inputs.target.shown_base_url();
+        let target = inputs.report.target.to_string();
         for (name, value) in [
             ("target", target.as_str()),
             ("tags", inputs.record.selection.tags.as_str()),

@@ -238,8 +238,6 @@ pub struct RunFacts<'a> {
     pub contract: &'a Contract,
     /// The target, as reports show it (secrets masked).
     pub target: &'a TargetConfig,
-    /// Whether the target is the embedded reference implementation.
-    pub embedded: bool,
     /// The tag expression that selected the scenarios.
     pub tags: String,
     /// The plan: every scenario, applying under the declaration or not,

@@ -37,7 +37,7 @@ pub fn record(inputs: &RunFacts<'_>) -> RunRecord {
             sha256: inputs.features.sha256().to_owned(),
         },
         target: TargetRecord {
-            embedded_reference: inputs.embedded,
+            embedded_reference: inputs.report.target.is_embedded(),
             configuration: inputs.target.summary(),
         },
         selection: SelectionRecord {

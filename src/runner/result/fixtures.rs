@@ -141,6 +141,8 @@ pub fn every_outcome() -> RunReport {
     );
 
     RunReport {
+        // As the golden record (`record/testdata/results-v1.json`) says.
+        target: super::CheckedTarget::Embedded,
         scenarios: vec![passed, flaky, failed, waived, error, skipped],
         steps: Counts {
             passed: 20,

@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+mod checked;
 mod exchange;
 mod failure;
 #[cfg(test)]
@@ -19,6 +20,7 @@ pub mod record;
 pub mod recorder;
 mod verdict;
 
+pub use checked::CheckedTarget;
 pub use exchange::{ExchangeRecord, Timing};
 pub use failure::{Failure, Fault};
 pub use hostile::HostileFinding;
@@ -388,6 +390,8 @@ impl Counts {
 /// Everything the run produced, shared between the writer and the caller.
 #[derive(Clone, Debug, Default)]
 pub struct RunReport {
+    /// What the run checked: a server, or the embedded reference implementation.
+    pub target: CheckedTarget,
     /// Scenario results, in the order they finished.
     pub scenarios: Vec<ScenarioResult>,
     /// Step counts.

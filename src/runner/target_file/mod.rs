@@ -19,6 +19,7 @@ use crate::runner::redact::Redactor;
 
 mod acs;
 mod address;
+mod aim;
 mod cards;
 mod lifecycle;
 mod notifications;
@@ -35,6 +36,7 @@ mod tls;
 
 pub use acs::{AcsConfig, AcsDriver, BrowserSettings, driver_override};
 use address::{http_url, page_url};
+pub use aim::{Aim, AimError, Naming, aim};
 pub use cards::{TestCard, TestCards};
 pub use lifecycle::{
     LifecycleFile, LifecycleOperation, LifecycleSettings, LifecycleShop, SECOND_SHOP_KEY_VARIABLE,

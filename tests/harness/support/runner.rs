@@ -188,6 +188,7 @@ pub fn payconf_run_with(args: &[&str], env: &[(&str, &str)]) -> RunOutput {
         "PAYCONF_TLS_CLIENT_KEY",
         "PAYCONF_PROXY",
         "PAYCONF_NOTIFICATION_SECRET",
+        "PAYCONF_SECOND_SHOP_API_KEY",
         "PAYCONF_SIGNING_KEY",
         // A test run under GitHub Actions neither annotates the job nor
         // writes its summary: the tests that want them set them.

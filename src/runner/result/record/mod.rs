@@ -239,6 +239,22 @@ pub struct TargetRecord {
     pub configuration: serde_json::Value,
 }
 
+impl TargetRecord {
+    /// What the run checked, in the words every report uses.
+    pub fn checked(&self) -> super::CheckedTarget {
+        if self.embedded_reference {
+            super::CheckedTarget::Embedded
+        } else {
+            super::CheckedTarget::Server {
+                base_url: self.configuration["base_url"]
+                    .as_str()
+                    .unwrap_or("a server whose address the record does not keep")
+                    .to_owned(),
+            }
+        }
+    }
+}
+
 /// What a run selected.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SelectionRecord {
