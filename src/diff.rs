@@ -4,6 +4,13 @@
 //! fixed (failed, erred or waived before, passed now), newly skipped (ran
 //! before, not now) and newly run; the exit code is 1 when anything
 //! regressed, so a release pipeline gates on it.
+//!
+//! Only what both runs selected is compared. A requirement's outcome in
+//! each run is taken from the scenarios both runs selected (matched by
+//! `file:line`, or by file and name where the features moved); a
+//! requirement whose scenarios one run did not select at all is "not
+//! compared", never regressed or fixed, and the summary says which
+//! scenarios the two runs did not share.
 
 use std::{path::Path, process::ExitCode};
 
@@ -28,6 +35,8 @@ pub enum Change {
     NewlyRun,
     /// Any other change (failed to erred, waived to failed...).
     Other,
+    /// One run did not select any scenario of it: nothing to compare.
+    NotCompared,
 }
 
 impl Change {
@@ -39,6 +48,7 @@ impl Change {
             Self::NewlySkipped => "newly skipped",
             Self::NewlyRun => "newly run",
             Self::Other => "changed",
+            Self::NotCompared => "not compared",
         }
     }
 
@@ -92,6 +102,42 @@ pub fn diff(old: &Path, new: &Path) -> Result<ExitCode, RecordError> {
     Ok(ExitCode::from(u8::from(regressed)))
 }
 
+/// Whether `record` selected the scenario at `location` named `name`:
+/// at that `file:line`, or (the features moved) by its file and name.
+fn selected(record: &RunRecord, location: &str, name: &str) -> bool {
+    fn file(location: &str) -> &str {
+        location.rsplit_once(':').map_or(location, |(f, _)| f)
+    }
+    record.scenarios.iter().any(|scenario| {
+        scenario.location == location
+            || (scenario.name == name && file(&scenario.location) == file(location))
+    })
+}
+
+/// A requirement's verdict in a run (`requirement`, its record there),
+/// from its scenarios that `other` selected too; `None` when it has none.
+fn shared_verdict(
+    other: &RunRecord,
+    requirement: Option<&RequirementRecord>,
+) -> Option<RequirementVerdict> {
+    let verdicts: Vec<RequirementVerdict> = requirement?
+        .scenarios
+        .iter()
+        .filter(|s| selected(other, &s.location, &s.name))
+        .map(|s| s.outcome)
+        .collect();
+    (!verdicts.is_empty()).then(|| RequirementVerdict::worst(&verdicts))
+}
+
+/// The scenarios `run` selected that `other` did not, as `file:line`.
+fn only_in(run: &RunRecord, other: &RunRecord) -> Vec<String> {
+    run.scenarios
+        .iter()
+        .filter(|s| !selected(other, &s.location, &s.name))
+        .map(|s| s.location.clone())
+        .collect()
+}
+
 /// The Markdown summary, and whether anything regressed.
 pub fn summary(before: Compared<'_>, after: Compared<'_>) -> (String, bool) {
     fn id(r: &RequirementRecord) -> &str {
@@ -106,12 +152,27 @@ pub fn summary(before: Compared<'_>, after: Compared<'_>) -> (String, bool) {
         .collect();
     ids.sort_unstable();
     ids.dedup();
+    let (old_run, new_run) = (before.record, after.record);
     let mut changes: Vec<(Change, &str, RequirementVerdict, RequirementVerdict)> = ids
         .iter()
         .filter_map(|id| {
-            let old = before.record.requirement(id);
-            let new = after.record.requirement(id);
-            Change::of(old, new).map(|change| (change, *id, old, new))
+            fn find<'r>(run: &'r RunRecord, id: &str) -> Option<&'r RequirementRecord> {
+                run.requirements.iter().find(|r| r.id == id)
+            }
+            let old = shared_verdict(new_run, find(old_run, id));
+            let new = shared_verdict(old_run, find(new_run, id));
+            match (old, new) {
+                (Some(old), Some(new)) => {
+                    Change::of(old, new).map(|change| (change, *id, old, new))
+                }
+                // Checked in one run at most, by scenarios the other did
+                // not select: said, never judged.
+                _ => {
+                    let (old, new) = (old_run.requirement(id), new_run.requirement(id));
+                    let checked = |v: RequirementVerdict| v != RequirementVerdict::NotRun;
+                    (checked(old) || checked(new)).then_some((Change::NotCompared, *id, old, new))
+                }
+            }
         })
         .collect();
     changes.sort_by_key(|(change, id, _, _)| (*change, *id));
@@ -124,6 +185,7 @@ pub fn summary(before: Compared<'_>, after: Compared<'_>) -> (String, bool) {
         Change::NewlySkipped,
         Change::NewlyRun,
         Change::Other,
+        Change::NotCompared,
     ] {
         let n = count(kind);
         if n > 0 {
@@ -150,6 +212,34 @@ pub fn summary(before: Compared<'_>, after: Compared<'_>) -> (String, bool) {
             ),
         ));
     }
+    let (only_before, only_after) = (only_in(old_run, new_run), only_in(new_run, old_run));
+    if !only_before.is_empty() || !only_after.is_empty() {
+        out.push_str(&format!(
+            "\nThe runs selected different scenarios (before: `--tags {}`, after: `--tags {}`): \
+             only what both selected is compared.\n",
+            cell(&old_run.selection.tags),
+            cell(&new_run.selection.tags)
+        ));
+        for (label, only) in [("before", &only_before), ("after", &only_after)] {
+            if !only.is_empty() {
+                let shown: Vec<String> = only
+                    .iter()
+                    .take(20)
+                    .map(|l| format!("`{}`", cell(l)))
+                    .collect();
+                let more = only.len().saturating_sub(shown.len());
+                out.push_str(&format!(
+                    "- selected only {label}, not compared: {}{}\n",
+                    shown.join(", "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+        }
+    }
     if before.record.spec.sha256 != after.record.spec.sha256 {
         out.push_str(
             "\nThe runs checked different specs: an outcome may have changed with the spec, \
@@ -173,10 +263,16 @@ pub fn summary(before: Compared<'_>, after: Compared<'_>) -> (String, bool) {
             change.words()
         ));
     }
+    let not_compared = count(Change::NotCompared);
     out.push_str(&format!(
-        "\n{} of {} requirements unchanged.\n",
+        "\n{} of {} requirements unchanged{}.\n",
         ids.len() - changes.len(),
-        ids.len()
+        ids.len(),
+        if not_compared > 0 {
+            format!(", {not_compared} not compared")
+        } else {
+            String::new()
+        }
     ));
     (out, regressed > 0)
 }
@@ -217,6 +313,113 @@ mod tests {
         assert_eq!(change("passed", "passed"), None);
         assert_eq!(change("passed", "flaky"), Some(Change::Other));
         assert_eq!(change("failed", "flaky"), Some(Change::Other));
+    }
+
+    fn golden() -> RunRecord {
+        let text = include_bytes!("runner/result/record/testdata/results-v1.json");
+        RunRecord::parse("results-v1.json", text).expect("the golden record reads")
+    }
+
+    /// Before, the run selected `three_ds.feature:30` and its TDS-04
+    /// failed; after, a run that did not select it: TDS-04 is not compared,
+    /// never fixed, and ENV-01 (a scenario both selected) still is.
+    #[test]
+    fn a_requirement_whose_scenarios_one_run_did_not_select_is_not_compared() {
+        let before = golden();
+        let mut after = golden();
+        after
+            .scenarios
+            .retain(|s| s.location != "three_ds.feature:30");
+        after.selection.tags = "@core and not @issuer".to_owned();
+        for requirement in &mut after.requirements {
+            requirement
+                .scenarios
+                .retain(|s| s.location != "three_ds.feature:30");
+            if requirement.scenarios.is_empty() {
+                requirement.outcome = RequirementVerdict::NotRun;
+            }
+        }
+        let compare = |old: &RunRecord, new: &RunRecord| {
+            summary(
+                Compared {
+                    path: "old.json",
+                    record: old,
+                },
+                Compared {
+                    path: "new.json",
+                    record: new,
+                },
+            )
+        };
+        let (text, regressed) = compare(&after, &before);
+        assert!(!regressed, "{text}");
+        assert!(
+            text.starts_with("### payconf diff: 0 regressed, 2 not compared\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| TDS-04 | not-run | failed | not compared |"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "The runs selected different scenarios (before: `--tags @core and not @issuer`, \
+                 after: `--tags @core or @reference`)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("- selected only after, not compared: `three_ds.feature:30`"),
+            "{text}"
+        );
+        let (text, regressed) = compare(&before, &after);
+        assert!(!regressed, "{text}");
+        assert!(
+            text.contains("| TDS-04 | failed | not-run | not compared |"),
+            "{text}"
+        );
+        assert!(!text.contains("fixed"), "{text}");
+    }
+
+    /// A scenario both selected that failed after and passed before is a
+    /// regression, however the selections differ elsewhere.
+    #[test]
+    fn a_scenario_both_selected_still_regresses() {
+        let mut before = golden();
+        for requirement in &mut before.requirements {
+            for scenario in &mut requirement.scenarios {
+                scenario.outcome = RequirementVerdict::Passed;
+            }
+            requirement.outcome = RequirementVerdict::worst(
+                &requirement
+                    .scenarios
+                    .iter()
+                    .map(|s| s.outcome)
+                    .collect::<Vec<_>>(),
+            );
+        }
+        before
+            .scenarios
+            .retain(|s| s.location != "notifications.feature:12");
+        let (text, regressed) = summary(
+            Compared {
+                path: "old.json",
+                record: &before,
+            },
+            Compared {
+                path: "new.json",
+                record: &golden(),
+            },
+        );
+        assert!(regressed, "{text}");
+        assert!(
+            text.contains("| TDS-04 | passed | failed | **regressed** |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("- selected only after, not compared: `notifications.feature:12`"),
+            "{text}"
+        );
     }
 
     #[test]
