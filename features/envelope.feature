@@ -65,7 +65,6 @@ Feature: The envelope and refused requests
       <body>
       """
     Then the request is refused with HTTP 400 and code "1105"
-    And the error description names "JSON object"
 
     Examples:
       | body                      |

@@ -27,7 +27,7 @@ Feature: What a payment service must survive
     When the buyer pays with the card enrolled in 3-D Secure
     Then the transaction error code is "8006"
     When the buyer pays again with the same payment token
-    Then the answer executes nothing
+    Then the answer executes nothing: asking again for the issuer authentication still awaited is no execution
 
   @robustness @req:ROB-03
   Scenario: Payments of many buyers at once each keep their own token and payment ID

@@ -287,11 +287,53 @@ fn redact(value: &mut Value, key: Option<&str>) {
                 None if looks_like_card(&text) && !key.is_some_and(names_an_id) => {
                     mask_pan(&digits(&text))
                 }
-                None => return,
+                // An address whose query carries a secret: the buyer's
+                // return addresses carry the payment token as `b`.
+                None => match address_masked(&text) {
+                    Some(masked) => masked,
+                    None => return,
+                },
             };
             *value = Value::String(masked);
         }
     }
+}
+
+/// An http(s) address with the secrets of its query masked, as fields of
+/// their names are (`b`, the service's name for the payment token, as a
+/// token); `None` when it is no such address or holds no secret.
+pub fn address_masked(text: &str) -> Option<String> {
+    let mut url = url::Url::parse(text).ok()?;
+    if !matches!(url.scheme(), "http" | "https") || url.query().is_none() {
+        return None;
+    }
+    let pairs: Vec<(String, String)> = url.query_pairs().into_owned().collect();
+    let mut masked_any = false;
+    let masked: Vec<(String, String)> = pairs
+        .into_iter()
+        .map(|(name, value)| {
+            let kind = if name == "b" {
+                Some(Secret::LastFour)
+            } else {
+                secret(&name)
+            };
+            let value = match kind {
+                Some(Secret::CardNumber) if looks_like_card(&value) => mask_pan(&digits(&value)),
+                Some(Secret::CardNumber) => stars(&value),
+                Some(Secret::Whole) => "***".to_owned(),
+                Some(Secret::LastFour) => last_four(&value),
+                None if looks_like_card(&value) => mask_pan(&digits(&value)),
+                None => return (name, value),
+            };
+            masked_any = true;
+            (name, value)
+        })
+        .collect();
+    if !masked_any {
+        return None;
+    }
+    url.query_pairs_mut().clear().extend_pairs(masked);
+    Some(url.into())
 }
 
 /// 12 to 19 digits (spaces and dashes aside), as card numbers have.
@@ -334,6 +376,24 @@ fn names_an_id(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_address_keeps_its_page_and_masks_the_token_and_a_card_in_its_query() {
+        let body = br#"{"payload":{"userRedirect":{"href":"https://shop.example/thanks?order=7&a=SHOP&b=0d7b7c1e-9f0e-4c4b-9a57-2f6f3c1d8e11&note=4539970000000014"}}}"#;
+        let kept = redacted(body);
+        assert!(
+            kept.contains(
+                "https://shop.example/thanks?order=7&a=SHOP&b=%E2%80%A68e11&note=453997******0014"
+            ),
+            "{kept}"
+        );
+        assert!(!kept.contains("0d7b7c1e"), "{kept}");
+        let plain = redacted(br#"{"href":"https://shop.example/thanks?order=7"}"#);
+        assert!(
+            plain.contains("https://shop.example/thanks?order=7"),
+            "{plain}"
+        );
+    }
 
     #[test]
     fn a_submit_body_is_kept_with_its_card_masked_and_no_security_code() {

@@ -1,5 +1,5 @@
 //! `payment/detail`: how a merchant confirms a payment's outcome
-//! (real-service-operations §1.1). `GET payment/detail/{paymentID}` names
+//! (docs/real-service.md, RS-DETAIL). `GET payment/detail/{paymentID}` names
 //! the payment in the path; `POST payment/detail` by `paymentID`,
 //! `shopTransactionID` or `bankTransactionID` in the body. Either takes the
 //! API key or the payment's own token.
@@ -75,7 +75,7 @@ pub(crate) async fn search(
 }
 
 /// How many times a payment's own token reads its detail, as in the real
-/// service's sandbox (real-service-operations §1.1: "at most 10 times (5 in
+/// service's sandbox (docs/real-service.md, RS-DETAIL: "at most 10 times (5 in
 /// sandbox)"); then the API key. Counted in memory: a restart gives a
 /// token its reads back.
 pub const TOKEN_READS: u8 = 5;

@@ -141,7 +141,7 @@ pub enum ApiError {
     #[error("expired paymentToken")]
     ExpiredPaymentToken,
     /// A `paymentToken` that has read its payment's detail as often as it
-    /// may (real-service-operations §1.1: 5 times in the sandbox).
+    /// may (docs/real-service.md, RS-DETAIL: 5 times in the sandbox).
     #[error(
         "authentication method not allowed: this paymentToken has read the payment's detail {0} times; use the API key"
     )]

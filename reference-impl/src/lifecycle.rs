@@ -1,6 +1,6 @@
 //! The payment's life after submit, as the merchant's server drives it with
 //! its API key: `payment/capture/`, `payment/cancel/`, `payment/refund/`
-//! and `payment/update` (real-service-operations §1.2 to §1.5).
+//! and `payment/update` (docs/real-service.md: RS-CAPTURE, RS-CANCEL, RS-REFUND).
 //!
 //! Each names the payment by its identifiers (`transaction_ids`) and asks
 //! its ledger (`ledger`) for the change. A request the service cannot use

@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// The most characters an amount is written with, as the real service takes
-/// it (real-service-facts, "Amounts"): `999999999` and `999999.99` are the
+/// it (docs/real-service.md, RS-AMOUNTS): `999999999` and `999999.99` are the
 /// largest.
 pub const MAX_AMOUNT_CHARS: usize = 9;
 

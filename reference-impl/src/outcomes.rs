@@ -1,5 +1,5 @@
 //! 3-D Secure outcomes as the real service names them
-//! (real-service-operations §3 and §4): the code a refused payment ends
+//! (docs/real-service.md: RS-OUTCOME-CODES, RS-TEST-CARDS): the code a refused payment ends
 //! with ([`Decline`]), the authentication `payment/detail` reports
 //! ([`AuthenticationLevel`]: `2F` frictionless, `2C` challenge), and how
 //! the issuer's challenge ends ([`Challenge`]), decided at submit by the

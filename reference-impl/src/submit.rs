@@ -162,7 +162,7 @@ pub(crate) fn read_payment_data(
 
 /// The `paymentToken` header: missing is `1171`, like the API key; a value
 /// that is no token the service could have issued is `1170`, as one it
-/// never issued (real-service-operations, §3).
+/// never issued (docs/real-service.md, RS-TOKEN-ERRORS).
 pub(crate) fn payment_token(headers: &HeaderMap) -> Result<Uuid, ApiError> {
     let value = headers
         .get("paymentToken")
@@ -176,7 +176,7 @@ pub(crate) fn payment_token(headers: &HeaderMap) -> Result<Uuid, ApiError> {
 
 /// The buyer is optional, and so are its name and e-mail address: the real
 /// service marks only `shopLogin` mandatory, and a widely used client of it
-/// sends no `buyer` (real-service-facts, "Submit needs only `shopLogin`").
+/// sends no `buyer` (docs/real-service.md, RS-SUBMIT-MINIMAL).
 /// What is given must be well formed; an empty string is taken as not given.
 fn check_buyer(fields: &Fields<'_>) -> Result<(), ApiError> {
     let Some(buyer) = fields.optional_object("buyer", "buyer")? else {
@@ -220,7 +220,7 @@ pub(crate) fn email_well_formed(email: &str) -> bool {
         && !email.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
-/// The card's fields with the real service's codes (real-service-operations
+/// The card's fields with the real service's codes (docs/real-service.md,
 /// §3): no card at all is 1461, its number or expiry missing 1138, a number
 /// of other characters than digits 1118.
 fn read_card(fields: &Fields<'_>) -> Result<SubmittedCard, ApiError> {

@@ -2,7 +2,7 @@
 //! submit ([`CardOutcome`]), by its behaviour in the configuration, and the
 //! one table of cards and outcomes ([`table`]) that the documentation, the
 //! payment page and the back-office show. The real service publishes no
-//! test cards for its 3-D Secure outcomes (real-service-operations §4:
+//! test cards for its 3-D Secure outcomes (docs/real-service.md, RS-TEST-CARDS:
 //! "Decline cards and issuer-page codes: not documented"), so the numbers
 //! are the sandbox's; the codes and levels are [`crate::outcomes`]'.
 

@@ -1,6 +1,6 @@
 //! How the operations after submit name a payment: by `paymentID`,
 //! `bankTransactionID` or `shopTransactionID`, at least one of them, each
-//! given one agreeing with the others (real-service-operations §1: "at
+//! given one agreeing with the others (docs/real-service.md, RS-DETAIL: "at
 //! least one of the three IDs is required"). A merchant finds only its own
 //! payments; one that is not theirs is not found, so nothing tells a
 //! stranger it exists.

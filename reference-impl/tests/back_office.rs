@@ -243,10 +243,11 @@ async fn a_changed_success_page_is_where_the_next_paid_buyer_goes() {
         .await;
     assert_eq!(saved.status, StatusCode::OK);
     assert_eq!(saved.text("[role=status]"), ["The profile was saved."]);
-    let (answer, _, _) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
+    let (answer, token, _) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
+    // The page, with the service's parameters: the shop and the payment.
     assert_eq!(
         answer.payload()["userRedirect"]["href"],
-        "https://shop.example/thanks"
+        format!("https://shop.example/thanks?a={DEFAULT_SHOP_LOGIN}&b={token}").as_str()
     );
 }
 

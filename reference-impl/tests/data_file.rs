@@ -11,8 +11,8 @@ use std::{
 };
 
 use payconf_reference::{
-    DEFAULT_API_KEY, DEFAULT_FRICTIONLESS_CARD, DEFAULT_THREE_DS_CARD, DataError, ReferenceConfig,
-    RunningServer, ServeError,
+    DEFAULT_API_KEY, DEFAULT_FRICTIONLESS_CARD, DEFAULT_SHOP_LOGIN, DEFAULT_THREE_DS_CARD,
+    DataError, ReferenceConfig, RunningServer, ServeError,
 };
 use support::{
     Sandbox,
@@ -75,8 +75,7 @@ async fn payments_are_there_after_a_restart_in_the_state_they_were_left() {
         support::answer_issuer_form(&again, moved.as_str(), &[("otp", "123456")]).await;
     assert_eq!(status, 303);
     assert!(
-        location
-            .expect("a landing")
+        support::page_of(&location.expect("a landing"), DEFAULT_SHOP_LOGIN)
             .ends_with("/merchant/DEMO_SHOP/success"),
         "authenticated, so paid"
     );
@@ -156,7 +155,12 @@ async fn a_rotated_key_and_a_changed_profile_outlive_a_restart() {
         .submit_with(Some(&token), &submit_body(DEFAULT_FRICTIONLESS_CARD))
         .await;
     assert_eq!(
-        paid.payload()["userRedirect"]["href"],
+        support::page_of(
+            paid.payload()["userRedirect"]["href"]
+                .as_str()
+                .expect("href"),
+            DEFAULT_SHOP_LOGIN
+        ),
         "https://shop.example/thanks"
     );
 }

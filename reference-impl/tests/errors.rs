@@ -135,7 +135,7 @@ async fn create_field_errors_name_the_field_with_the_real_services_codes() {
 }
 
 /// The real service takes an amount with no decimals or one as well as two
-/// (real-service-facts, "Amounts": a recorded create of "72.5" succeeded).
+/// (docs/real-service.md, RS-AMOUNTS: a recorded create of "72.5" succeeded).
 #[tokio::test]
 async fn create_takes_amounts_with_no_one_or_two_decimals_in_nine_characters() {
     let sandbox = Sandbox::start().await;

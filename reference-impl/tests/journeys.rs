@@ -33,7 +33,7 @@ async fn frictionless_card_is_authorized_and_sent_to_the_success_page() {
     assert!(payload.get("transactionErrorCode").is_none());
     let href = payload["userRedirect"]["href"].as_str().expect("href");
     assert_eq!(
-        href,
+        support::page_of(href, DEFAULT_SHOP_LOGIN),
         sandbox
             .url(&format!("/merchant/{DEFAULT_SHOP_LOGIN}/success"))
             .as_str()
@@ -108,7 +108,7 @@ async fn enrolled_card_answers_8006_and_the_issuer_form_leads_to_the_success_pag
     assert_eq!(status, StatusCode::SEE_OTHER);
     let landing = location.expect("Location");
     assert_eq!(
-        landing,
+        support::page_of(&landing, DEFAULT_SHOP_LOGIN),
         sandbox
             .url(&format!("/merchant/{DEFAULT_SHOP_LOGIN}/success"))
             .as_str()
@@ -139,7 +139,7 @@ async fn wrong_issuer_code_declines_and_lands_on_the_failure_page() {
     assert_eq!(status, StatusCode::SEE_OTHER);
     let landing = location.expect("Location");
     assert_eq!(
-        landing,
+        support::page_of(&landing, DEFAULT_SHOP_LOGIN),
         sandbox
             .url(&format!("/merchant/{DEFAULT_SHOP_LOGIN}/failure"))
             .as_str()
@@ -161,7 +161,10 @@ async fn cancel_at_the_issuer_lands_on_the_failure_page() {
         answer_issuer_form(&sandbox, &href, &[("otp", "123456"), ("action", "cancel")]).await;
     assert_eq!(status, StatusCode::SEE_OTHER);
     assert_eq!(
-        location.as_deref(),
+        location
+            .as_deref()
+            .map(|l| support::page_of(l, DEFAULT_SHOP_LOGIN))
+            .as_deref(),
         Some(
             sandbox
                 .url(&format!("/merchant/{DEFAULT_SHOP_LOGIN}/failure"))
@@ -182,7 +185,10 @@ async fn declined_card_answers_ko_and_the_failure_page() {
     assert_eq!(payload["transactionErrorCode"], "74");
     assert_eq!(payload["paymentID"], payment_id.as_str());
     assert_eq!(
-        payload["userRedirect"]["href"],
+        support::page_of(
+            payload["userRedirect"]["href"].as_str().expect("href"),
+            DEFAULT_SHOP_LOGIN
+        ),
         sandbox
             .url(&format!("/merchant/{DEFAULT_SHOP_LOGIN}/failure"))
             .as_str()
@@ -216,16 +222,16 @@ async fn response_urls_override_the_back_office_pages_for_every_outcome() {
         }
     };
 
+    let href = |answer: &support::Answer| {
+        let href = answer.payload()["userRedirect"]["href"]
+            .as_str()
+            .expect("href");
+        support::page_of(href, DEFAULT_SHOP_LOGIN)
+    };
     let ok = pay(FRICTIONLESS).await;
-    assert_eq!(
-        ok.payload()["userRedirect"]["href"],
-        "https://shop.example/thanks?order=1"
-    );
+    assert_eq!(href(&ok), "https://shop.example/thanks?order=1");
     let ko = pay(DECLINED).await;
-    assert_eq!(
-        ko.payload()["userRedirect"]["href"],
-        "https://shop.example/sorry"
-    );
+    assert_eq!(href(&ko), "https://shop.example/sorry");
     let three_ds = pay(THREE_DS).await;
     let href = three_ds.payload()["userRedirect"]["href"]
         .as_str()
@@ -233,7 +239,9 @@ async fn response_urls_override_the_back_office_pages_for_every_outcome() {
         .to_owned();
     let (_, location) = answer_issuer_form(&sandbox, &href, &[("otp", "123456")]).await;
     assert_eq!(
-        location.as_deref(),
+        location
+            .map(|l| support::page_of(&l, DEFAULT_SHOP_LOGIN))
+            .as_deref(),
         Some("https://shop.example/thanks?order=1")
     );
 }
@@ -293,7 +301,10 @@ async fn configured_merchant_cards_and_code_drive_the_journey() {
         .to_owned();
 
     let (_, location) = answer_issuer_form(&sandbox, &href, &[("otp", "password")]).await;
-    assert_eq!(location.as_deref(), Some("https://acme.example/paid"));
+    assert_eq!(
+        location.map(|l| support::page_of(&l, "ACME")).as_deref(),
+        Some("https://acme.example/paid")
+    );
     // The built-in merchant is gone with the file's own list.
     let refused = sandbox
         .create_with(Some(DEFAULT_API_KEY), &support::create_body())
@@ -335,7 +346,7 @@ async fn the_issuer_page_escapes_what_it_echoes() {
 }
 
 /// A merchant's code written for the real service, sending what its clients
-/// send (real-service-facts, "Read again"): paths without the trailing
+/// send (docs/real-service.md, RS-PATHS): paths without the trailing
 /// slash, an amount without decimals or with one, no `buyer`, `DCC` as a
 /// string, and no `Authorization` on submit. Each is paid, or sent to the
 /// issuer for the enrolled card.

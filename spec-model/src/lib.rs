@@ -12,6 +12,9 @@
 //!   numbered, and the ids the harness names in code ([`requirements::ids`]).
 //! - [`defects`]: `spec/defects.yaml`, servers broken on purpose, one
 //!   requirement each.
+//! - [`real_service`]: `spec/real-service.yaml`, what is known of the real
+//!   service where the contract is silent, each fact with its public
+//!   sources; the reference and robustness requirements name theirs.
 //! - [`Profile`]: the one word for core, reference and robustness, used by
 //!   all of the above.
 //! - [`json_ref`] resolves `$ref`s; [`card`] masks card numbers as the
@@ -28,6 +31,7 @@ pub mod digest;
 pub mod features;
 pub mod json_ref;
 mod profile;
+pub mod real_service;
 pub mod requirements;
 
 pub use profile::Profile;

@@ -36,6 +36,10 @@ pub struct Requirement {
     pub source: Option<Source>,
     /// Where it comes from.
     pub section: String,
+    /// The facts of the real service it rests on (`spec/real-service.yaml`),
+    /// by id: every scenario of it is held to them.
+    #[serde(default)]
+    pub facts: Vec<String>,
     /// The statement, summarised.
     pub summary: String,
     /// Parts of answers it governs, with everything below them:
@@ -59,8 +63,8 @@ pub struct Requirement {
 pub enum Source {
     /// A statement of the contract itself.
     Contract,
-    /// What the real service is known to do: `real-service-facts.md` or
-    /// `real-service-operations.md`.
+    /// What the real service is known to do: a fact of
+    /// `spec/real-service.yaml` (`docs/real-service.md`), named in `facts`.
     RealService,
     /// The reference profile's own choice, where nothing is known.
     Choice,

@@ -50,7 +50,7 @@ pub fn keyed_post(url: Url, key: &Secret, body: impl Into<Vec<u8>>) -> RecordedR
 /// A create of the merchant's to `target`, with its key, carrying `body`
 /// as JSON.
 pub fn create_request(target: &TargetConfig, body: impl Into<Vec<u8>>) -> RecordedRequest {
-    keyed_post(target.api_url(CREATE_PATH), &target.api_key, body)
+    keyed_post(target.create_url(), &target.api_key, body)
 }
 
 #[cfg(test)]

@@ -115,7 +115,7 @@ pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
     if let Some(card) = tags
         .iter()
         .filter_map(|t| t.strip_prefix(CARD_TAG_PREFIX))
-        .find(|name| target.cards.named(name).is_none())
+        .find(|name| target.cards.named(name).is_none() && !fails_by_code(target, name))
     {
         return Some(format!(
             "the target names no cards.{card}: the real service publishes no card for this \
@@ -126,6 +126,14 @@ pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
         return Some("the target names no token_lifetime_secs".to_owned());
     }
     None
+}
+
+/// Whether the target's road to the outcome `card` names is a wrong code
+/// typed at the issuer (`acs.failing_fields`), not a card of its own.
+pub fn fails_by_code(target: &TargetConfig, card: &str) -> bool {
+    card == "authentication_failed"
+        && target.cards.authentication_failed.is_none()
+        && !target.acs.failing_fields.is_empty()
 }
 
 /// What a `@lifecycle` scenario needs of `[lifecycle]`: the section, each

@@ -30,6 +30,7 @@ mod plan;
 mod production_guard;
 mod proxy;
 mod readings;
+mod real_service;
 mod redaction;
 mod release_gate;
 mod reports;

@@ -73,4 +73,84 @@ async fn the_conformant_twin_names_the_3d_secure_outcomes_its_own_way() {
     let output = run_against(twin, "form", Some(OUTCOME)).await;
     assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
     assert_eq!(output.passed(), expected, "{}", output.stdout);
+    // A twin whose road to 8027 is a wrong code, declared, passes them all too.
+    for variation in Variation::OUTCOME {
+        let twin = TwinService::start_varied(variation).await;
+        let output = run_against(twin, "form", Some(OUTCOME)).await;
+        assert_eq!(
+            output.code,
+            Some(0),
+            "{variation:?}:\n{}\n{}",
+            output.stdout,
+            output.stderr
+        );
+        assert_eq!(
+            output.passed(),
+            expected,
+            "{variation:?}:\n{}",
+            output.stdout
+        );
+    }
+}
+
+/// The twin keeping its tokens as the real service does, valid until the
+/// payment is authorised: a token waiting for issuer authentication,
+/// submitted again, is answered `8006` again (the same authentication); a
+/// declined press on the page leaves the token to a press that pays. The
+/// robustness profile passes both: ROB-02 judges what a second submit
+/// makes, ROB-05 what the service records, never a second `8006` or two
+/// landings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_twin_keeping_tokens_valid_until_authorised_passes_the_robustness_profile() {
+    let expected = scenarios_where(|s| s.profile == Some(payconf_spec::Profile::Robustness));
+    for variation in [Variation::ResubmitWhileWaiting, Variation::DeclineThenPay] {
+        let twin = TwinService::start_varied(variation).await;
+        let output = run_against(twin, "form", Some("@robustness")).await;
+        assert_eq!(
+            output.code,
+            Some(0),
+            "{variation:?}:\n{}\n{}",
+            output.stdout,
+            output.stderr
+        );
+        assert_eq!(
+            output.passed(),
+            expected,
+            "{variation:?}:\n{}",
+            output.stdout
+        );
+    }
+}
+
+/// An issuer page with no control to cancel: the scenario whose buyer
+/// cancels (REF-OUT-07, 1143 abandoned) is not judged, its reason naming
+/// the control payconf looked for, never passed by the empty passcode's
+/// road to the failure page; every other outcome scenario passes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_buyer_who_cancels_is_not_judged_where_the_issuer_page_cannot_cancel() {
+    let cancelling = scenarios_where(|s| s.requirements().any(|id| id == "REF-OUT-07"));
+    assert_eq!(cancelling.len(), 1, "{cancelling:?}");
+    let outcomes = scenarios_where(|s| s.tags.iter().any(|t| format!("@{t}") == OUTCOME));
+    let twin = TwinService::start_varied(Variation::NoCancelControl).await;
+    let output = run_against(twin, "form", Some(OUTCOME)).await;
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    assert_eq!(output.skipped(), cancelling, "{}", output.stdout);
+    assert_eq!(
+        output.passed(),
+        outcomes.difference(&cancelling).cloned().collect(),
+        "{}",
+        output.stdout
+    );
+    let location = cancelling.first().expect("one scenario");
+    let reason = output
+        .scenarios()
+        .iter()
+        .find(|s| &s.location == location)
+        .and_then(|s| s.reason.clone())
+        .unwrap_or_default();
+    assert!(
+        reason.starts_with("not judged: the issuer page at ")
+            && reason.contains("offers no control that cancels"),
+        "{reason}"
+    );
 }

@@ -393,7 +393,12 @@ pub(super) fn describe(what: &What, id: u64) -> String {
             "the buyer {} the payment at the alternative method.",
             if *approved { "approved" } else { "refused" }
         ),
-        What::BuyerSent { to } => format!("the buyer was sent to <code>{}</code>.", escape(to)),
+        // The address carries the payment's token (`b`): shown as the
+        // call log shows it, its last four characters.
+        What::BuyerSent { to } => format!(
+            "the buyer was sent to <code>{}</code>.",
+            escape(&crate::call_log::address_masked(to).unwrap_or_else(|| to.to_string()))
+        ),
         What::Notification {
             event_id,
             attempt,

@@ -1,5 +1,5 @@
 //! A payment's money after its authorization, as the real service keeps it
-//! (real-service-operations §2): events `AUT` (authorised), `MOV`
+//! (docs/real-service.md, RS-EVENTS): events `AUT` (authorised), `MOV`
 //! (settled), `CAN` (cancelled) and `STO` (refunded), and the rules that
 //! take it from one to the next.
 //!

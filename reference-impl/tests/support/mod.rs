@@ -296,3 +296,25 @@ pub async fn answer_issuer_form(
         .map(|v| v.to_str().expect("ascii").to_owned());
     (response.status(), location)
 }
+
+/// A buyer's return address as the sandbox gives it, without the
+/// service's parameters: `returned` must end with `a` (the shop login,
+/// `shop`) and `b` (a payment token), the real service's names, which are
+/// taken off; the page and its own parameters are what is left.
+pub fn page_of(returned: &str, shop: &str) -> String {
+    let mut url = url::Url::parse(returned).expect("an address");
+    let mut pairs: Vec<(String, String)> = url.query_pairs().into_owned().collect();
+    let token = pairs.pop().expect("the service's b");
+    let login = pairs.pop().expect("the service's a");
+    assert_eq!(login, ("a".to_owned(), shop.to_owned()), "{returned}");
+    assert!(
+        token.0 == "b" && uuid::Uuid::parse_str(&token.1).is_ok(),
+        "{returned}: b is the payment token"
+    );
+    if pairs.is_empty() {
+        url.set_query(None);
+    } else {
+        url.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    url.into()
+}

@@ -119,6 +119,21 @@ pub fn unnamed_fields(
     ))
 }
 
+/// A page where the buyer is to cancel that offers no control to cancel
+/// with: nothing says it must, so the scenario is not judged, its reason
+/// naming the control looked for. It is never passed by another road (the
+/// page's code form sent empty, which may land on the failure page too).
+pub fn no_cancel(answering: Page, page: &Url) -> Failure {
+    Failure::not_applicable(format!(
+        "{} at {page} offers no control that cancels (a button or link of its forms saying \
+         cancel, abort, decline or the like, or returning to the shop), which this scenario's \
+         buyer presses; payconf never reaches the end another way. If the page cancels by \
+         another control, describe it with {}",
+        answering.name(),
+        answering.steps_setting(),
+    ))
+}
+
 /// The error of a page whose controls payconf cannot tell apart: `why`
 /// lists them ([`super::control_rule::Choosing::words`]).
 pub fn unclear(answering: Page, page: &Url, why: &str) -> Failure {

@@ -17,6 +17,13 @@ pub enum Fault {
     /// browser that does not answer, a limit past its patience): the target
     /// is not judged, and the scenario is an ERROR.
     Harness,
+    /// The target offers nothing the scenario's road needs and nothing
+    /// says it must (an issuer page with no control that cancels): the
+    /// scenario is not judged, and is set aside with the reason, as one
+    /// whose needs the target file does not meet. Never passed by another
+    /// road.
+    #[serde(rename = "not-applicable")]
+    NotApplicable,
 }
 
 impl Fault {
@@ -25,6 +32,7 @@ impl Fault {
         match self {
             Self::Target => "target",
             Self::Harness => "harness",
+            Self::NotApplicable => "not-applicable",
         }
     }
 }
@@ -94,6 +102,20 @@ impl Failure {
         self
     }
 
+    /// The scenario's road is not there on the target's pages, and nothing
+    /// says it must be: `reason` names what payconf looked for. The
+    /// scenario is set aside, not judged.
+    pub fn not_applicable(reason: impl Into<String>) -> Self {
+        let mut failure = Self::plain(reason);
+        failure.fault = Fault::NotApplicable;
+        failure
+    }
+
+    /// Whether the scenario's road is not there ([`Self::not_applicable`]).
+    pub fn is_not_applicable(&self) -> bool {
+        self.fault == Fault::NotApplicable
+    }
+
     /// Whether this is an error of the harness rather than of the target.
     pub fn is_harness(&self) -> bool {
         self.fault == Fault::Harness
@@ -104,7 +126,7 @@ impl Failure {
     pub fn headline(&self) -> String {
         let first = |text: &str| text.lines().next().unwrap_or("").to_owned();
         match (self.fault, &self.actual) {
-            (Fault::Harness, _) => first(&self.expected),
+            (Fault::Harness | Fault::NotApplicable, _) => first(&self.expected),
             (Fault::Target, None) => format!("expected: {}", first(&self.expected)),
             (Fault::Target, Some(actual)) => format!(
                 "expected: {}; actual:   {}",
@@ -142,7 +164,7 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.fault {
             Fault::Target => write!(f, "expected: {}", self.expected)?,
-            Fault::Harness => f.write_str(&self.expected)?,
+            Fault::Harness | Fault::NotApplicable => f.write_str(&self.expected)?,
         }
         if let Some(actual) = &self.actual {
             write!(f, "\nactual:   {actual}")?;

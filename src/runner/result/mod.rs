@@ -113,9 +113,12 @@ pub enum Outcome {
 
 impl Outcome {
     /// A step's failure as the scenario's outcome: an error when payconf
-    /// could not carry the step out, else a failure of the target.
+    /// could not carry the step out, set aside when the scenario's road is
+    /// not there to take (not judged), else a failure of the target.
     pub fn of(step: String, failure: Failure) -> Self {
-        if failure.is_harness() {
+        if failure.is_not_applicable() {
+            Self::Skipped(format!("not judged: {}", failure.expected))
+        } else if failure.is_harness() {
             Self::Error { step, failure }
         } else {
             Self::Failed { step, failure }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::runner::{
     exchange::RecordedRequest,
-    merchant::{self, SUBMIT_PATH},
+    merchant,
     target_file::TestCard,
     world::{Failure, PaymentWorld, Settled, checked_async},
 };
@@ -144,10 +144,18 @@ impl FromStr for SubmitField {
 
 /// The target's card for a choice, or what the target file must name.
 pub(super) fn card(world: &PaymentWorld, choice: CardChoice) -> Result<&TestCard, Failure> {
-    world
-        .target()
+    let target = world.target();
+    // The target's road to a failed authentication may be a wrong code
+    // typed with the enrolled card (`acs.failing_fields`), where it has no
+    // card of its own for it.
+    let name = if crate::runner::needs::fails_by_code(target, choice.name()) {
+        CardChoice::ThreeDSecure.name()
+    } else {
+        choice.name()
+    };
+    target
         .cards
-        .named(choice.name())
+        .named(name)
         .ok_or_else(|| Failure::plain(format!("the target to name cards.{}", choice.name())))
 }
 
@@ -231,7 +239,7 @@ pub(super) fn submit_request(
     body: Vec<u8>,
 ) -> RecordedRequest {
     let target = world.target();
-    let mut request = RecordedRequest::new(Method::POST, target.api_url(SUBMIT_PATH))
+    let mut request = RecordedRequest::new(Method::POST, target.submit_url())
         .header("Content-Type", "application/json")
         .body(body);
     // Whether submit also needs the key the contract does not say; the
@@ -252,6 +260,7 @@ async fn pay_with_changes(
     change: impl FnOnce(&mut Value),
 ) -> Result<(), Failure> {
     let card = card(world, choice)?.clone();
+    world.fails_at_issuer = crate::runner::needs::fails_by_code(world.target(), choice.name());
     let mut body = submit_body(world, &card);
     change(&mut body);
     submit(world, token, body).await
@@ -394,7 +403,7 @@ async fn pays_as_buyer(
 }
 
 /// `DCC` as clients of the real service send it: the strings `"false"` and
-/// `"true"` as well as null (real-service-facts, "Read again").
+/// `"true"` as well as null (docs/real-service.md, RS-PATHS).
 #[when(expr = "the buyer pays with {card} with DCC {string}")]
 async fn pays_with_dcc(
     world: &mut PaymentWorld,

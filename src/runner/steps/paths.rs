@@ -30,10 +30,14 @@ async fn sends_request_to(
             "createPayment"
         };
         let target = world.target();
-        let mut request = merchant::with_key(
-            RecordedRequest::new(method.clone(), target.api_url(&path)),
-            &target.api_key,
-        );
+        // An operation's own path goes in the target's path form.
+        let url = match path.as_str() {
+            merchant::CREATE_PATH => target.create_url(),
+            merchant::SUBMIT_PATH => target.submit_url(),
+            other => target.api_url(other),
+        };
+        let mut request =
+            merchant::with_key(RecordedRequest::new(method.clone(), url), &target.api_key);
         if method != Method::GET {
             let body = create_body(world).to_string();
             request = request

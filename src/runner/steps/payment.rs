@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::runner::{
     exchange::RecordedRequest,
-    merchant::{self, CREATE_PATH},
+    merchant,
     world::{CreatedPayment, Failure, PaymentWorld, Settled, checked, checked_async},
 };
 
@@ -34,7 +34,7 @@ async fn send_create(
 ) -> Result<(), Failure> {
     let target = world.target();
     let request_body = body.clone();
-    let mut request = RecordedRequest::new(Method::POST, target.api_url(CREATE_PATH))
+    let mut request = RecordedRequest::new(Method::POST, target.create_url())
         .header("Content-Type", content_type)
         .body(body);
     match credentials {

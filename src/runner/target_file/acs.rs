@@ -50,6 +50,14 @@ pub struct AcsConfig {
     /// Values typed into the issuer page's form, by field name.
     #[serde(default)]
     pub fields: BTreeMap<String, Secret>,
+    /// What a buyer types on the issuer's page to fail its authentication
+    /// (`8027`), by field name: for a target whose issuer page fails any
+    /// wrong code and that has no card of its own for the outcome
+    /// (`cards.authentication_failed`), the road the scenarios of that
+    /// outcome take instead (the card enrolled in 3-D Secure, these values
+    /// typed).
+    #[serde(default)]
+    pub failing_fields: BTreeMap<String, Secret>,
     /// Explicit steps for a page no heuristic reads, in order.
     #[serde(default)]
     pub steps: Vec<IssuerStep>,

@@ -56,7 +56,9 @@ pub struct TestCards {
     pub declined: Option<TestCard>,
     /// Authenticated without a challenge (`2F`) and paid.
     pub frictionless_authenticated: Option<TestCard>,
-    /// Challenged, and the authentication fails (`8027`).
+    /// Challenged, and the authentication fails (`8027`); or else, where
+    /// `acs.failing_fields` is declared, the card enrolled in 3-D Secure
+    /// with those values typed.
     pub authentication_failed: Option<TestCard>,
     /// The issuer rejects the authentication (`8028`).
     pub issuer_rejected: Option<TestCard>,

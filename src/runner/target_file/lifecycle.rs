@@ -122,7 +122,7 @@ pub struct LifecycleSettings {
     /// service's documents write them (`payment/capture/`, `cancel/`,
     /// `refund/` with a trailing slash, `payment/detail` without); `Some`,
     /// every one with (`true`) or without (`false`) it. The real service's
-    /// clients disagree (real-service-operations §1.0), so a target says.
+    /// clients disagree (docs/real-service.md, RS-PATHS), so a target says.
     pub trailing_slash: Option<bool>,
 }
 

@@ -102,6 +102,9 @@ pub struct TargetFile {
     /// Whether submit also sends `Authorization: apikey <api_key>` (default
     /// true).
     submit_authorization: Option<bool>,
+    /// Whether the create and submit paths end with a slash (default true,
+    /// as the contract writes them; the real service's clients call both).
+    trailing_slash: Option<bool>,
     /// The buyer's name in every submit.
     buyer_name: Option<String>,
     /// The buyer's e-mail address in every submit.
@@ -189,6 +192,10 @@ pub struct TargetConfig {
     /// Whether submit also carries `Authorization: apikey <key>`, as the
     /// merchant's server, which holds the key, can send it (default: yes).
     pub submit_authorization: bool,
+    /// Whether `payment/create/` and `payment/submit/` are called with their
+    /// trailing slash, as the contract writes them (default), or without:
+    /// the real service's clients call both (docs/real-service.md).
+    pub trailing_slash: bool,
     /// The buyer's name in submits.
     pub buyer_name: String,
     /// The buyer's e-mail address in submits: a server may refuse the
@@ -396,6 +403,7 @@ impl TargetFile {
             failure_url,
             token_lifetime,
             submit_authorization: self.submit_authorization.unwrap_or(true),
+            trailing_slash: self.trailing_slash.unwrap_or(true),
             buyer_name: self
                 .buyer_name
                 .unwrap_or_else(|| DEFAULT_BUYER_NAME.to_owned()),
@@ -424,6 +432,26 @@ impl TargetConfig {
         url.set_path(&format!("{base}{path}"));
         url.set_query(None);
         url
+    }
+
+    /// The address of `payment/create`, in the target's path form.
+    pub fn create_url(&self) -> Url {
+        self.operation_url(crate::runner::merchant::CREATE_PATH)
+    }
+
+    /// The address of `payment/submit`, in the target's path form.
+    pub fn submit_url(&self) -> Url {
+        self.operation_url(crate::runner::merchant::SUBMIT_PATH)
+    }
+
+    /// `path` (written with its slash, as the contract writes it) under the
+    /// base address, without the slash when the target says so.
+    fn operation_url(&self, path: &str) -> Url {
+        if self.trailing_slash {
+            self.api_url(path)
+        } else {
+            self.api_url(path.trim_end_matches('/'))
+        }
     }
 
     /// The origins the run was given: the base URL's, the merchant's pages',

@@ -36,6 +36,12 @@ impl super::TargetConfig {
     pub fn secrets(&self) -> Vec<String> {
         let mut secrets = vec![self.api_key.expose().to_owned()];
         secrets.extend(self.acs.fields.values().map(|v| v.expose().to_owned()));
+        secrets.extend(
+            self.acs
+                .failing_fields
+                .values()
+                .map(|v| v.expose().to_owned()),
+        );
         let alternative = self.payment_page.iter().flat_map(|page| &page.alternative);
         secrets.extend(
             alternative

@@ -40,6 +40,7 @@ impl TargetConfig {
             "failure_url": self.failure_url.as_ref().map(shown_url),
             "token_lifetime_secs": self.token_lifetime.map(|d| d.as_secs_f64()),
             "submit_authorization": self.submit_authorization,
+            "trailing_slash": self.trailing_slash,
             "buyer_name": self.buyer_name,
             "buyer_email": self.buyer_email,
             "transaction_prefix": self.transaction_prefix,

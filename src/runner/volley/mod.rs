@@ -107,15 +107,24 @@ impl SubmitVolleys {
     }
 }
 
-/// Presses of pay on one payment's page sent at once (ROB-05), as the
-/// last volley of them ended (the first whose presses had two outcomes, if
-/// one did).
+/// Presses of pay on payments' pages sent at once (ROB-05): every volley
+/// of them, each on a payment of its own, for the step that reads what the
+/// service recorded of each.
 #[derive(Debug)]
 pub struct PagePresses {
-    /// Which volley that was, from 1.
-    pub round: usize,
     /// The card each press paid with, in the scenario's words.
     pub cards: [&'static str; 2],
+    /// Each volley, in the order sent.
+    pub rounds: Vec<PressRound>,
+}
+
+/// One volley of presses on one payment's page.
+#[derive(Debug)]
+pub struct PressRound {
+    /// Which volley it was, from 1.
+    pub round: usize,
+    /// The payment pressed, by the `paymentID` its create answered.
+    pub payment_id: Option<String>,
     /// Each press's exchange, and the page it sent the buyer to, if any.
     pub landed: Vec<(Exchange, Option<Url>)>,
 }

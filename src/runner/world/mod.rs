@@ -165,6 +165,10 @@ pub struct PaymentWorld {
     /// Where this scenario's notifications arrive, once it listens for them:
     /// submits then pass its address as `serverNotificationURL`.
     pub mailbox: Option<Mailbox>,
+    /// Whether the payment's road to a failed authentication is a wrong
+    /// code typed at the issuer (`acs.failing_fields`): its buyer types
+    /// those values there.
+    pub fails_at_issuer: bool,
     /// The payment a `@lifecycle` scenario operates on, once paid.
     pub lifecycle: Option<LifecyclePayment>,
 }
@@ -231,6 +235,7 @@ impl PaymentWorld {
             failed: None,
             browser_reservation: None,
             mailbox: None,
+            fails_at_issuer: false,
             lifecycle: None,
         }
     }

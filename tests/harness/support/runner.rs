@@ -31,6 +31,11 @@ impl RunOutput {
         self.scenarios_with_outcome(OutcomeKind::Passed)
     }
 
+    /// `file:line` of every scenario set aside, or not judged.
+    pub fn skipped(&self) -> BTreeSet<String> {
+        self.scenarios_with_outcome(OutcomeKind::Skipped)
+    }
+
     /// `file:line` of every scenario payconf could not judge.
     pub fn errors(&self) -> BTreeSet<String> {
         self.scenarios_with_outcome(OutcomeKind::Error)

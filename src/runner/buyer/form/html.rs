@@ -50,6 +50,10 @@ pub enum Unreadable {
     UnnamedFields(Vec<String>),
     /// No form holds the configured fields, and nothing leads on.
     NoForm,
+    /// The buyer is to cancel, and no control of the page's forms cancels
+    /// (or returns to the shop), no frame may hold one and no script may
+    /// build one: the scenario's road is not there.
+    NoCancel,
 }
 
 /// A form the buyer needs that only a script can send.
@@ -116,8 +120,17 @@ pub fn page_action(
         let configured = values.keys().any(|name| declares_field(*form, name));
         if !configured {
             let asked = typed_fields(*form);
-            if !asked.is_empty() && choice == Choice::Authenticate {
-                return Err(Unreadable::UnnamedFields(asked));
+            match choice {
+                Choice::Authenticate if !asked.is_empty() => {
+                    return Err(Unreadable::UnnamedFields(asked));
+                }
+                // A buyer who cancels walks on through a page that asks
+                // nothing (a step before the issuer's form), but never sends
+                // a form that asks for something typed as it stands: a code
+                // form sent with an empty code may land on the failure page
+                // too, by another road than the scenario's.
+                Choice::Cancel if !asked.is_empty() => return Err(Unreadable::NoCancel),
+                _ => {}
             }
             return match submitter(*form, Choice::Authenticate) {
                 Ok(control) => fill_form(*form, page, control, &BTreeMap::new())
@@ -138,6 +151,8 @@ pub fn page_action(
     }
     if runs_scripts(document) {
         Err(Unreadable::NeedsScript)
+    } else if choice == Choice::Cancel {
+        Err(Unreadable::NoCancel)
     } else {
         Err(Unreadable::NoForm)
     }
@@ -301,6 +316,30 @@ mod tests {
         )
         .expect("a form");
         assert_eq!(form.action.as_str(), "https://issuer.example/verify");
+    }
+
+    /// A buyer who cancels on a page whose only form asks for the code and
+    /// confirms has no road: the form is never sent empty (it may land on
+    /// the failure page too, by the wrong code's road), and a page asking
+    /// nothing is walked on.
+    #[test]
+    fn a_buyer_who_cancels_never_sends_the_code_form_as_it_stands() {
+        let document =
+            |html: &str| crate::runner::buyer::form::parse::document(html).expect("HTML");
+        let code_only = r#"<form method="post" action="/answer"><input name="code">
+            <button>Confirm</button></form>"#;
+        for values in [BTreeMap::new(), values(&[("code", "1")])] {
+            let action = page_action(&document(code_only), &page(), Choice::Cancel, &values);
+            assert!(matches!(action, Err(Unreadable::NoCancel)), "{action:?}");
+        }
+        let asks_nothing = r#"<form method="post" action="/next"><button>Continue</button></form>"#;
+        let action = page_action(
+            &document(asks_nothing),
+            &page(),
+            Choice::Cancel,
+            &BTreeMap::new(),
+        );
+        assert!(matches!(action, Ok(PageAction::Walk(_))), "{action:?}");
     }
 
     #[test]

@@ -46,7 +46,7 @@ use self::{
 };
 use super::{
     Choice, Drove, IssuerEvidence, Journey, Landing, Page,
-    cannot_judge::{asked_again, no_form, too_many_walks, unclear, unnamed_fields},
+    cannot_judge::{asked_again, no_cancel, no_form, too_many_walks, unclear, unnamed_fields},
     navigation::{MAX_PAGES, MAX_WALKS, Visited, needs_browser, too_many_pages},
 };
 use crate::runner::{
@@ -273,6 +273,7 @@ impl Reading {
             ))),
             Err(Unreadable::FormNeedsScript(why)) => Err(Unread::Failure(needs_browser(page, why))),
             Err(Unreadable::NoForm) => Err(Unread::NoForm),
+            Err(Unreadable::NoCancel) => Err(Unread::Failure(no_cancel(next.page, page))),
             Err(Unreadable::Unclear(why)) => Err(Unread::Failure(unclear(next.page, page, &why))),
             Err(Unreadable::UnnamedFields(asked)) => Err(Unread::Failure(unnamed_fields(
                 next.page, page, &asked, values,

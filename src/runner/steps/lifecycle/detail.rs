@@ -29,7 +29,7 @@ pub(super) async fn read_detail(world: &mut PaymentWorld) -> Result<(), Failure>
 
 /// Reads the detail of the payment `payment_id` names (a segment of the
 /// path, escaped: it is the target's), with `api_key`.
-pub(super) async fn read_detail_of(
+pub(in crate::runner::steps) async fn read_detail_of(
     world: &mut PaymentWorld,
     payment_id: &str,
     api_key: &Secret,
@@ -72,7 +72,7 @@ async fn looks_up_detail(world: &mut PaymentWorld) -> Result<(), Settled> {
 }
 
 /// The words the real service's detail gives a result: `OK` or
-/// `APPROVED`, `KO` or `DECLINED`, `PENDING` or `XX` (real-service-operations
+/// `APPROVED`, `KO` or `DECLINED`, `PENDING` or `XX` (docs/real-service.md,
 /// §1.1); a target may write either.
 fn result_words(result: &str) -> &'static [&'static str] {
     match result {
@@ -157,6 +157,22 @@ fn events(answer: &Answer) -> Vec<&Value> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The authorizations a detail answer records (its `AUT` events, positive
+/// or negative), each as `AUT <amount>`.
+pub(in crate::runner::steps) fn authorizations(answer: &Answer) -> Vec<String> {
+    events(answer)
+        .into_iter()
+        .filter(|event| event.get("eventtype").and_then(Value::as_str) == Some("AUT"))
+        .map(|event| {
+            let amount = event
+                .get("eventamount")
+                .and_then(Value::as_str)
+                .unwrap_or("?");
+            format!("AUT {amount}")
+        })
+        .collect()
 }
 
 /// Whether an event is of `kind` and `amount` (hundredths).

@@ -22,7 +22,7 @@ use super::{
 };
 use crate::runner::{
     exchange::RecordedRequest,
-    merchant::{self, CREATE_PATH, SUBMIT_PATH},
+    merchant,
     target_file::{LifecycleSettings, SettlementMode},
     world::{
         CreatedPayment, Failure, LifecyclePayment, PaymentWorld, Settled, checked, checked_async,
@@ -32,7 +32,7 @@ use crate::runner::{
 /// This file: its steps pay with card data (see [`super::CARD_DATA_DEFINITIONS`]).
 pub const DEFINED_IN: &str = file!();
 
-mod detail;
+pub(super) mod detail;
 mod outcome;
 mod races;
 
@@ -111,15 +111,28 @@ pub(super) async fn pay_at(
     let mut body = create_body(world);
     body["shopLogin"] = json!(shop_login);
     let reference = body["shopTransactionID"].as_str().unwrap_or("").to_owned();
-    let request = merchant::keyed_post(target.api_url(CREATE_PATH), &api_key, body.to_string());
+    let request = merchant::keyed_post(target.create_url(), &api_key, body.to_string());
     let answer = world.receive("createPayment", request).await?;
-    let (Some(token), Some(payment_id)) = (
+    // The create is judged as the contract states it: processed (`error.code`
+    // "0") with a token and an identifier; a token beside another code is
+    // no payment created.
+    let code = answer.at("/error/code").cloned();
+    let created = (
         answer.str_at("/payload/paymentToken").map(str::to_owned),
         answer.str_at("/payload/paymentID").map(str::to_owned),
-    ) else {
+    );
+    let seen = format!(
+        "error.code {}, payload.paymentToken {}, payload.paymentID {}",
+        shown(code.as_ref()),
+        shown(answer.at("/payload/paymentToken")),
+        shown(answer.at("/payload/paymentID"))
+    );
+    let (Some("0"), (Some(token), Some(payment_id))) =
+        (code.as_ref().and_then(Value::as_str), created)
+    else {
         return Err(world.failure(
             "a created payment: error.code \"0\", a paymentToken and a paymentID",
-            "create did not answer a payment",
+            &seen,
         ));
     };
     world.ctx.redactor.add_payment_token(&token);
@@ -132,7 +145,7 @@ pub(super) async fn pay_at(
     let card = card(world, choice)?.clone();
     let mut submit = submit_body(world, &card);
     submit["shopLogin"] = json!(shop_login);
-    let mut request = RecordedRequest::new(Method::POST, target.api_url(SUBMIT_PATH))
+    let mut request = RecordedRequest::new(Method::POST, target.submit_url())
         .header("Content-Type", "application/json")
         .header("paymentToken", token)
         .body(submit.to_string().into_bytes());

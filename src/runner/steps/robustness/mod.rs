@@ -171,6 +171,42 @@ fn at_most_one_executes(world: &mut PaymentWorld) -> Result<(), Settled> {
     world.settle(checked)
 }
 
+/// A token still waiting for issuer authentication, submitted again: the
+/// real service keeps a token valid until the payment is submitted *and
+/// authorised*, and answering `8006` again executes nothing (no event, the
+/// payment's state unchanged: docs/real-service.md, the payment token). So
+/// only a payment made here, `transactionResult` "OK" under `error.code`
+/// "0" (the issuer's authentication skipped), executes it; `8006` again is
+/// the same authentication still awaited.
+#[then(
+    "the answer executes nothing: asking again for the issuer authentication still awaited is no execution"
+)]
+fn answer_pays_nothing(world: &mut PaymentWorld) -> Result<(), Settled> {
+    let checked = checked(|| {
+        let answer = world.answer()?;
+        let exchange = world.exchange_at(answer.exchange);
+        if pays(exchange) {
+            return Err(world.failure(
+                "nothing executed: no transactionResult \"OK\" under error.code \"0\" for a \
+                 token still waiting for issuer authentication (8006 again asks for the same \
+                 authentication, and is no execution)",
+                "the payment was made, the issuer's authentication skipped",
+            ));
+        }
+        Ok(())
+    });
+    world.settle(checked)
+}
+
+/// Whether an answer made a payment: `error.code` "0" with
+/// `transactionResult` "OK".
+fn pays(exchange: &Exchange) -> bool {
+    json_of(exchange).is_some_and(|json| {
+        let text = |pointer: &str| json.pointer(pointer).and_then(Value::as_str);
+        text("/error/code") == Some("0") && text("/payload/transactionResult") == Some("OK")
+    })
+}
+
 #[then("the answer executes nothing")]
 fn answer_executes_nothing(world: &mut PaymentWorld) -> Result<(), Settled> {
     let checked = checked(|| {

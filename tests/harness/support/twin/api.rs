@@ -236,9 +236,25 @@ impl Twin {
         };
         let racing = self.has(Defect::ConcurrentSubmitsPayTwice)
             || self.has(Defect::TokenClaimedAMillisecondLate);
+        // A submit of a token whose first submit already asked for the
+        // issuer's authentication, which has not ended: the real service
+        // keeps the token valid until the payment is authorised, and asks
+        // again (the variation); the defect pays at once.
+        let mut again_while_waiting = false;
         let payment = {
             let mut payments = self.state.payments.lock().expect("lock");
             match payments.get_mut(&token) {
+                Some(payment)
+                    if payment.submitted
+                        && (self.variation == Some(Variation::ResubmitWhileWaiting)
+                            || self.has(Defect::PaidTokenPaidAgain))
+                        && self.awaiting_authentication(&payment.id).is_some()
+                        && (!self.has(Defect::PaidTokenPaidAgain)
+                            || payment.answered_at.is_none_or(|at| at <= now)) =>
+                {
+                    again_while_waiting = true;
+                    payment.clone()
+                }
                 // Checked, but its claim has not landed yet.
                 Some(payment) if racing && payment.claim_pending(now) => payment.clone(),
                 // Free again once its answer went out.
@@ -329,6 +345,11 @@ impl Twin {
             "authorizationCode": null,
         });
         let at_submit = match number {
+            // The defect takes the token waiting for authentication for a
+            // new payment, and pays it at once.
+            THREE_DS_CARD if again_while_waiting && self.has(Defect::PaidTokenPaidAgain) => {
+                AtSubmit::Paid(Ending::paid("NA"))
+            }
             FRICTIONLESS_CARD => AtSubmit::Paid(Ending::paid("NA")),
             THREE_DS_CARD => AtSubmit::Challenge(None),
             _ => self
@@ -364,8 +385,16 @@ impl Twin {
                 }});
             }
             AtSubmit::Challenge(passed_ends) => {
-                let session = self.new_session(&payment.id, None);
-                self.challenge_ends(&session, passed_ends);
+                // Asked again, the same authentication: its session, not a
+                // second one.
+                let session = match self.awaiting_authentication(&payment.id) {
+                    Some(session) if again_while_waiting => session,
+                    _ => {
+                        let session = self.new_session(&payment.id, None);
+                        self.challenge_ends(&session, passed_ends);
+                        session
+                    }
+                };
                 let begin = format!("/acs/begin?txn={session}");
                 let href = match (&self.resetting, self.defect) {
                     (Some(resetting), _) => Self::at(resetting, &begin),

@@ -91,6 +91,18 @@ impl Twin {
         session
     }
 
+    /// The session of `payment_id`'s issuer authentication begun at submit
+    /// that has not ended, if there is one.
+    pub(super) fn awaiting_authentication(&self, payment_id: &str) -> Option<String> {
+        self.state
+            .sessions
+            .lock()
+            .expect("lock")
+            .iter()
+            .find(|(_, s)| s.payment_id == payment_id && !s.from_page && s.authenticated.is_none())
+            .map(|(session, _)| session.clone())
+    }
+
     /// Sets what the card's challenge ends with when passed.
     pub(super) fn challenge_ends(&self, session: &str, passed_ends: Option<&'static str>) {
         if let Some(entry) = self.state.sessions.lock().expect("lock").get_mut(session) {
@@ -159,11 +171,18 @@ impl Twin {
   <label>Passcode <input type="password" name="passcode" autocomplete="one-time-code"></label>
   <label><input type="checkbox" name="trust_device" value="1"> Trust this device</label>
   <button type="submit" name="decision" value="approve">Confirm</button>
-</form>
+</form>{cancel}"#,
+                    cancel = if self.variation == Some(Variation::NoCancelControl) {
+                        String::new()
+                    } else {
+                        format!(
+                            r#"
 <form method="POST" action="{session}/abort">
   <input type="hidden" name="txn" value="{session}">
   <button type="submit">Cancel payment</button>
-</form>"#,
+</form>"#
+                        )
+                    },
                     decoration = if self.variation == Some(Variation::BrokenDecorativeFrame) {
                         r#"<iframe src="/acs/analytics/pixel" title="analytics" width="1" height="1"></iframe>"#
                     } else {

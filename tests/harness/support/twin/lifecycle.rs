@@ -107,7 +107,9 @@ impl Twin {
 
     /// A payment's money begins: authorised, and its own shop's settled at
     /// once (or after the variation's delay); or refused, a negative
-    /// authorization and nothing after it.
+    /// authorization and nothing after it. A payment executed again (a
+    /// defect's) records a second authorization beside the first, as a
+    /// second charge is recorded.
     pub(super) fn end(&self, payment_id: &str, ending: Ending) {
         let Some(order) = self
             .state
@@ -132,6 +134,11 @@ impl Twin {
                 Instant::now()
             }
         });
+        if let Some(ledger) = self.state.ledgers.lock().expect("lock").get_mut(payment_id) {
+            ledger.authorized += authorized;
+            ledger.events.push(("AUT", authorized, Instant::now()));
+            return;
+        }
         let ledger = Ledger {
             shop: order.shop,
             reference: order.shop_transaction_id,

@@ -347,6 +347,13 @@ impl Twin {
                     .insert_header("Retry-After", "1");
             }
             Origin::Service => match (method, path) {
+                // Without the trailing slash alone, in the variation that
+                // spells create and submit so.
+                ("POST", "/api/v1/payment/create/" | "/api/v1/payment/submit/")
+                    if self.variation == Some(Variation::SlashlessOperations) =>
+                {
+                    None
+                }
                 ("POST", "/api/v1/payment/create/" | "/api/v1/payment/create") => {
                     Some(self.create(request))
                 }

@@ -11,8 +11,9 @@
 use wiremock::{Request, ResponseTemplate};
 
 use super::{
-    Defect, FRICTIONLESS_CARD, THREE_DS_CARD, Twin, Variation, answer, form_fields, page, query,
-    redirect,
+    Defect, FRICTIONLESS_CARD, THREE_DS_CARD, Twin, Variation, answer, form_fields,
+    outcomes::{DO_NOT_HONOUR, Ending},
+    page, query, redirect,
 };
 
 /// How the twin builds its payment page.
@@ -236,9 +237,18 @@ document.querySelector('input').addEventListener('input', function (event) {{
         };
         let now = std::time::Instant::now();
         let racing = self.has(Defect::DoublePressPaysTwice);
+        // With the variation, a declined card leaves the token valid, as the
+        // real service's does until the payment is authorised: the press
+        // records nothing, and a press after it may pay.
+        let declined_leaves_token = self.variation == Some(Variation::DeclineThenPay)
+            && outcome("").is_some_and(|path| path.starts_with("/sorry"));
         let payment = {
             let mut payments = self.state.payments.lock().expect("lock");
             match payments.get_mut(&token) {
+                Some(payment) if declined_leaves_token && !payment.submitted => {
+                    let path = outcome(&payment.id).expect("a declined card's page");
+                    return self.leave_page(framed, &path);
+                }
                 // With the defect, the claim lands a second after the check:
                 // a press within that second finds the payment unpaid.
                 Some(payment) if racing && payment.claim_pending(now) => payment.clone(),
@@ -271,6 +281,14 @@ document.querySelector('input').addEventListener('input', function (event) {{
         };
         let order = &payment.id;
         if let Some(path) = outcome(order) {
+            // The page's payment ends as the card says, and is recorded so:
+            // its detail holds its authorization, as a submitted one's.
+            let ending = if path.starts_with("/thank-you") {
+                Ending::paid("NA")
+            } else {
+                Ending::refused(DO_NOT_HONOUR, "NA")
+            };
+            self.end(order, ending);
             return self.leave_page(framed, &path);
         }
         match number.as_str() {

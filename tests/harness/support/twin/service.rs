@@ -197,8 +197,15 @@ impl TwinService {
         } else {
             ""
         };
+        let operations_slash = if self.variation == Some(Variation::SlashlessOperations) {
+            "trailing_slash = false\n"
+        } else {
+            ""
+        };
+        let by_code = self.variation == Some(Variation::WrongCodeFailsAuthentication);
         let outcome_cards: String = super::outcomes::OUTCOME_CARDS
             .iter()
+            .filter(|(name, _)| !(by_code && *name == "authentication_failed"))
             .map(|(name, number)| {
                 format!(
                     "[cards.{name}]\nnumber = \"{number}\"\nexp_month = \"03\"\n\
@@ -206,13 +213,19 @@ impl TwinService {
                 )
             })
             .collect();
+        // A wrong passcode fails the twin's authentication (8027).
+        let failing = if by_code {
+            "failing_fields = { passcode = \"000000\" }\n"
+        } else {
+            ""
+        };
         format!(
             r#"base_url = "{base}"
 api_key = "{API_KEY}"
 shop_login = "{SHOP}"
 currency = "USD"
 amount = "42.00"
-{buyer}success_url = "{shop}/thank-you"
+{operations_slash}{buyer}success_url = "{shop}/thank-you"
 failure_url = "{shop}/sorry"
 [cards.frictionless]
 number = "{FRICTIONLESS_CARD}"
@@ -232,7 +245,7 @@ cvv = "737"
 {outcome_cards}[acs]
 driver = "{driver}"
 fields = {{ passcode = "{PASSCODE}" }}
-{page}
+{failing}{page}
 [notifications]
 signing_secret = "{SIGNING_SECRET}"
 within_secs = 4

@@ -88,11 +88,42 @@ pub enum Variation {
     /// bodies answered) is judged on the answers the server gives each
     /// request alone.
     SmallBacklog,
+    /// A token whose payment waits for the issuer's authentication,
+    /// submitted again, is answered `8006` again, with the address of the
+    /// same authentication, and nothing is recorded: the real service keeps
+    /// a token valid until the payment is submitted and authorised
+    /// (docs/real-service.md, the payment token). ROB-02 reads that as no
+    /// execution.
+    ResubmitWhileWaiting,
+    /// On the payment page, a declined card leaves the token valid (the
+    /// real service's token stays valid until the payment is authorised:
+    /// docs/real-service.md, the payment token): the press records nothing,
+    /// and a press after it with a card that pays pays. Two presses at once,
+    /// a declined card's processed first, land on the failure page and on
+    /// the success page, and the payment is authorised once: ROB-05 judges
+    /// executions by what the service records, never by landings.
+    DeclineThenPay,
+    /// The issuer page offers no control to cancel: its one form asks for
+    /// the passcode and confirms; a passcode sent empty fails the
+    /// authentication. The contract shows no cancel, so nothing says a page
+    /// must have one: the scenarios whose buyer cancels are not judged, and
+    /// never passed by the empty passcode's road to the failure page.
+    NoCancelControl,
+    /// `payment/create` and `payment/submit` are served without their
+    /// trailing slash only, as some of the real service's clients call
+    /// them (the contract writes them with it); its target file says so
+    /// (`trailing_slash = false`), and every request goes that way.
+    SlashlessOperations,
+    /// The twin has no card of its own whose authentication fails: any
+    /// wrong passcode fails it (8027), and its target file says so
+    /// (`acs.failing_fields`), the road REF-OUT-03 then takes with the card
+    /// enrolled in 3-D Secure. Judged on the `@outcome` scenarios.
+    WrongCodeFailsAuthentication,
 }
 
 impl Variation {
     /// Every variation.
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 16] = [
         Self::NullPayloadOnRefusals,
         Self::ApiKeyRequiredOnSubmit,
         Self::RefusesReservedDomains,
@@ -105,7 +136,15 @@ impl Variation {
         Self::PressAgainShowsResult,
         Self::LateNotifications,
         Self::ReviewAndLinkedMethod,
+        Self::ResubmitWhileWaiting,
+        Self::DeclineThenPay,
+        Self::NoCancelControl,
+        Self::SlashlessOperations,
     ];
+
+    /// The variations of the 3-D Secure outcomes alone, judged on the
+    /// `@outcome` scenarios.
+    pub const OUTCOME: [Self; 1] = [Self::WrongCodeFailsAuthentication];
 
     /// The variations of the payment's life after submit alone: with either,
     /// the twin answers every core scenario as it does without, so they are
