@@ -13,6 +13,7 @@ mod bundle;
 mod bundle_refused;
 mod buyer_zoo;
 mod catalogue;
+mod ci_install;
 mod defect_catalogue;
 mod docs;
 mod docs_in_use;
