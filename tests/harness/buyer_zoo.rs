@@ -36,7 +36,7 @@ const DEFECTIVE: [u64; 10] = [11, 12, 13, 14, 15, 16, 17, 18, 19, 20];
 /// review and a linked method, in German and Italian (the form driver's
 /// two false failures of the past); a full page reviewed in French. The
 /// review's five languages are among them.
-const CONFORMING_PAGES: [u64; 13] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 54, 52];
+const CONFORMING_PAGES: [u64; 15] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 54, 52, 23, 30];
 
 /// Seeds of defective payment pages; each is composed with the fault
 /// `seed % PAGE_FAULTS`, so the list holds every fault twice.
@@ -359,6 +359,14 @@ fn the_fixed_page_seeds_cover_every_dimension() {
             pages
                 .iter()
                 .any(|p| p.review.is_some_and(|r| r.back_first == back_first)),
+        );
+    }
+    for elsewhere in [true, false] {
+        has(
+            &format!("hosted fields from a second origin: {elsewhere}"),
+            pages
+                .iter()
+                .any(|p| p.style == Style::HostedFields && p.elsewhere == elsewhere),
         );
     }
     has(

@@ -75,7 +75,7 @@ pub fn result(service: &Service, request: &Request<Incoming>) -> Response<Body> 
         Some(Ok((
             success,
             p.id,
-            destination(pages, redirects, success, &shop_login, &token),
+            destination(pages, redirects, success, shop_login, &token),
             redirects.and_then(|r| r.framed_by.clone()),
         )))
     });

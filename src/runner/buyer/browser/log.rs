@@ -53,6 +53,11 @@ impl BrowserJourney<'_> {
                             self.loading.failed_frame = None;
                         } else {
                             self.loading.frames.insert(id.to_owned(), url.clone());
+                            if let Some(wall) = params["wallTime"].as_f64() {
+                                self.loading
+                                    .requested_at
+                                    .insert(id.to_owned(), wall * 1000.0);
+                            }
                         }
                     }
                     if top {
@@ -115,6 +120,85 @@ impl BrowserJourney<'_> {
         Ok(())
     }
 
+    /// Frame documents the log shows under way that their frames already
+    /// hold, loaded whole, are under way no more: a frame of another
+    /// origin runs in a process of its own, whose end of a load may never
+    /// reach the top page's log. Each frame of the page (four deep) is
+    /// looked into; the browser is left on the top-level document.
+    pub(super) async fn close_loaded_frames(&mut self) -> Result<(), CommandError> {
+        let pending: Vec<(String, Url, f64)> = self
+            .loading
+            .under_way
+            .iter()
+            .filter_map(|id| {
+                let url = self.loading.frames.get(id)?.clone();
+                let at = self.loading.requested_at.get(id).copied().unwrap_or(0.0);
+                Some((id.clone(), url, at))
+            })
+            .collect();
+        if pending.is_empty() || pending.len() < self.loading.under_way.len() {
+            // Nothing of a frame's, or a top-level document still coming.
+            return Ok(());
+        }
+        self.turn.top_frame().await?;
+        let mut loaded = Vec::new();
+        let walked = Box::pin(self.loaded_frames(0, &mut loaded)).await;
+        self.turn.top_frame().await?;
+        walked?;
+        for (id, url, requested_at) in pending {
+            // The frame's document began after the request was sent (its
+            // navigation starts a moment before the request, hence the
+            // slack): not the document the request replaces at one address.
+            let loaded = loaded.iter().any(|(frame, began)| {
+                same_document(frame, &url) && *began >= requested_at - NAVIGATION_SLACK_MS
+            });
+            if loaded {
+                self.loading.under_way.remove(&id);
+            }
+        }
+        Ok(())
+    }
+
+    /// The documents the current one's frames hold whole
+    /// (`document.readyState` complete), and their frames', `depth` deep:
+    /// each's address and when its navigation began (milliseconds since
+    /// the epoch, `performance.timeOrigin`).
+    async fn loaded_frames(
+        &self,
+        depth: usize,
+        loaded: &mut Vec<(Url, f64)>,
+    ) -> Result<(), CommandError> {
+        if depth >= 4 {
+            return Ok(());
+        }
+        let client = self.turn.client;
+        for frame in client
+            .find_all(fantoccini::Locator::Css("iframe, frame"))
+            .await?
+        {
+            if frame.enter_frame().await.is_err() {
+                continue;
+            }
+            let state = client
+                .execute(
+                    "return [document.readyState, location.href, performance.timeOrigin]",
+                    Vec::new(),
+                )
+                .await?;
+            if state[0] == "complete" {
+                if let (Some(url), Some(began)) = (
+                    state[1].as_str().and_then(|u| Url::parse(u).ok()),
+                    state[2].as_f64(),
+                ) {
+                    loaded.push((url, began));
+                }
+            }
+            Box::pin(self.loaded_frames(depth + 1, loaded)).await?;
+            client.enter_parent_frame().await?;
+        }
+        Ok(())
+    }
+
     /// The first merchant's page the top-level page was sent to, if any.
     pub(super) fn landing(&self) -> Option<Url> {
         self.visited
@@ -124,6 +208,22 @@ impl BrowserJourney<'_> {
             .filter_map(|p| Url::parse(p).ok())
             .find(|url| self.merchant.iter().any(|m| same_page(m, url)))
     }
+}
+
+/// How long before its request a document's navigation may begin.
+const NAVIGATION_SLACK_MS: f64 = 1000.0;
+
+/// Whether a frame's document at `held` is the one requested at
+/// `requested`: the same address, its fragment aside (a redirect the log
+/// did not show leaves the request's address behind, and the frame is then
+/// looked at again on the next look).
+fn same_document(held: &Url, requested: &Url) -> bool {
+    let strip = |url: &Url| {
+        let mut url = url.clone();
+        url.set_fragment(None);
+        url
+    };
+    strip(held) == strip(requested)
 }
 
 /// The documents the log shows under way, and the frames of the page.
@@ -138,6 +238,9 @@ pub(super) struct Loading {
     pub under_way: HashSet<String>,
     /// The addresses of the frames' document requests, by request id.
     frames: HashMap<String, Url>,
+    /// When each frame's document request was sent, in milliseconds since
+    /// the epoch (the log's `wallTime`).
+    requested_at: HashMap<String, f64>,
     /// The first frame of the top-level page that did not load.
     pub failed_frame: Option<(Url, FrameFailure)>,
 }

@@ -89,7 +89,9 @@ impl BrowserJourney<'_> {
         }
         // A document on its way replaces what the page shows: nothing is
         // done on a page about to go (a frame still showing the card form
-        // while its answer loads).
+        // while its answer loads). A frame's document the log leaves open
+        // (a frame of another origin) is looked for in the frame.
+        self.close_loaded_frames().await?;
         if !self.ready().await? || !self.loading.under_way.is_empty() {
             return Ok(Look::Continue);
         }

@@ -116,6 +116,11 @@ pub struct PagePay {
     pub out: Hop,
     /// How long each of the page's own answers takes, in milliseconds.
     pub delay_ms: u64,
+    /// Whether the hosted fields come from a second origin (a second
+    /// loopback address), as real payment pages serve them to keep card
+    /// data out of the shop's page: in a browser, each a frame of its own
+    /// process.
+    pub elsewhere: bool,
     pub fault: Option<PageFault>,
 }
 
@@ -175,6 +180,7 @@ impl PagePay {
             entry: hop(&mut draw),
             out: hop(&mut draw),
             delay_ms: draw.pick(&[0, 0, 0, 200, 500, 1000]),
+            elsewhere: draw.one_in(2),
             fault: None,
         };
         page.fault = fault.map(|kind| match kind % PAGE_FAULTS {
@@ -321,7 +327,7 @@ impl fmt::Display for PagePay {
         }
         write!(
             f,
-            "method as {:?} (PIN {}, {}), entry {:?}, out {:?}, {} ms a page",
+            "method as {:?} (PIN {}, {}), entry {:?}, out {:?}, {} ms a page, frames {}",
             self.offer,
             self.pin,
             if self.approve_first {
@@ -331,7 +337,12 @@ impl fmt::Display for PagePay {
             },
             self.entry,
             self.out,
-            self.delay_ms
+            self.delay_ms,
+            if self.elsewhere {
+                "from a second origin"
+            } else {
+                "from the page's origin"
+            }
         )?;
         if let Some(fault) = self.fault {
             write!(f, "; fault: {fault:?}")?;

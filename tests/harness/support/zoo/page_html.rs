@@ -10,8 +10,11 @@ impl PagePay {
         self.style == Style::Overlay { inside: true }
     }
 
-    /// The page as it opens, in the composition's style.
-    pub fn card_page(&self, sid: &str, framed: bool) -> String {
+    /// The page as it opens, in the composition's style; the hosted
+    /// fields come from `origins.frames` (the overlay's frame, which sends
+    /// the whole window on by a script a frame of another origin may not
+    /// run without the buyer's gesture, from the page's own).
+    pub fn card_page(&self, sid: &str, framed: bool, origins: &Origins) -> String {
         match self.style {
             Style::Full => self.card_form(sid, framed),
             Style::Overlay { .. } => document(
@@ -23,7 +26,7 @@ impl PagePay {
 </div>"#
                 ),
             ),
-            Style::HostedFields => self.hosted_page(sid),
+            Style::HostedFields => self.hosted_page(sid, origins),
         }
     }
 
@@ -69,7 +72,8 @@ impl PagePay {
 
     /// The hosted fields: each card input in a frame of its own that tells
     /// the page its value; the page sends them under names of its own.
-    pub fn hosted_page(&self, sid: &str) -> String {
+    pub fn hosted_page(&self, sid: &str, origins: &Origins) -> String {
+        let frames = &origins.frames;
         let page = self;
         let said = words(page.language);
         let mut names = vec![page.number];
@@ -82,7 +86,7 @@ impl PagePay {
             .iter()
             .map(|name| {
                 format!(
-                    r#"<iframe src="/zp/{sid}/field?f={name}" title="{name}" style="height:3em;border:1px solid #999"></iframe>
+                    r#"<iframe src="{frames}/zp/{sid}/field?f={name}" title="{name}" style="height:3em;border:1px solid #999"></iframe>
 <input type="hidden" name="h_{name}">"#
                 )
             })
@@ -99,13 +103,14 @@ impl PagePay {
 {offer}
 <script>
 window.addEventListener('message', function (event) {{
-  if (event.origin !== window.location.origin || !event.data || !event.data.zooField) return;
+  if (event.origin !== '{fields_origin}' || !event.data || !event.data.zooField) return;
   document.querySelector('#card input[name="h_' + event.data.zooField + '"]').value = event.data.value;
 }});
 </script>"#,
                 pay = said.pay,
                 holder = page.holder,
                 offer = self.offer(sid),
+                fields_origin = origins.frames_origin(),
             ),
         )
     }
@@ -157,8 +162,29 @@ pub fn nonce(sid: &str) -> String {
     sid.chars().rev().take(16).collect()
 }
 
-/// One hosted field: an input that tells the page its value.
-pub fn hosted_field(name: &str) -> String {
+/// Where a page's frames come from, and the page itself.
+pub struct Origins {
+    /// The page's origin (`http://127.0.0.1:PORT`).
+    pub page: String,
+    /// What the frames' addresses begin with: empty, the page's own
+    /// origin; else a second origin's.
+    pub frames: String,
+}
+
+impl Origins {
+    /// The frames' origin, as a message from them names it.
+    pub fn frames_origin(&self) -> &str {
+        if self.frames.is_empty() {
+            &self.page
+        } else {
+            &self.frames
+        }
+    }
+}
+
+/// One hosted field: an input that tells the page (of `page_origin`) its
+/// value.
+pub fn hosted_field(name: &str, page_origin: &str) -> String {
     let name: String = name
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
@@ -169,7 +195,7 @@ pub fn hosted_field(name: &str) -> String {
             r#"<input type="text" name="{name}" aria-label="{name}" style="width:100%">
 <script>
 document.querySelector('input').addEventListener('input', function (event) {{
-  parent.postMessage({{ zooField: '{name}', value: event.target.value }}, window.location.origin);
+  parent.postMessage({{ zooField: '{name}', value: event.target.value }}, '{page_origin}');
 }});
 </script>"#
         ),

@@ -16,7 +16,7 @@ use url::{Url, form_urlencoded};
 use super::{
     Params, new_session,
     page::{Expiry, Hop, PageFault, PagePay, Style, words},
-    page_html::{document, hosted_field, nonce, refresh},
+    page_html::{Origins, document, hosted_field, nonce, refresh},
 };
 use crate::support::front::{Answer, Behind, Front, forward, respond};
 
@@ -30,12 +30,35 @@ pub struct PageZoo {
 impl PageZoo {
     pub async fn start(page: PagePay) -> Self {
         let behind = Behind::start(ReferenceConfig::default()).await;
+        let page_origin = behind.base.origin().ascii_serialization();
+        // The frames from a second loopback address: the same front
+        // answers there, another origin to the buyer's browser.
+        let elsewhere = if page.elsewhere {
+            let listener = tokio::net::TcpListener::bind("127.0.0.2:0")
+                .await
+                .expect("the second origin binds (127.0.0.2)");
+            let address = listener.local_addr().expect("address");
+            Some((listener, format!("http://{address}")))
+        } else {
+            None
+        };
+        let frames = elsewhere
+            .as_ref()
+            .map(|(_, origin)| origin.clone())
+            .unwrap_or_default();
         let front = std::sync::Arc::new(PageFront {
             page,
             reference: behind.inner.clone(),
             client: crate::support::front::client(),
             sessions: Mutex::new(HashMap::new()),
+            origins: Origins {
+                page: page_origin,
+                frames,
+            },
         });
+        if let Some((listener, _)) = elsewhere {
+            crate::support::front::serve_on(listener, std::sync::Arc::clone(&front));
+        }
         Self {
             base: behind.base.clone(),
             _reference: behind.serve(front),
@@ -48,6 +71,8 @@ struct PageFront {
     reference: Url,
     client: reqwest::Client,
     sessions: Mutex<HashMap<String, Session>>,
+    /// Where the page and its frames are.
+    origins: Origins,
 }
 
 /// A buyer on the page: the payment, and the card kept for the review.
@@ -91,9 +116,16 @@ impl Front for PageFront {
             return respond(404, &[], "no such payment page");
         };
         match what {
-            "page" => html(&self.page.card_page(sid, params.get("framed") == Some("1"))),
+            "page" => html(&self.page.card_page(
+                sid,
+                params.get("framed") == Some("1"),
+                &self.origins,
+            )),
             "frame" => html(&self.page.card_form(sid, true)),
-            "field" => html(&hosted_field(params.get("f").unwrap_or(""))),
+            "field" => html(&hosted_field(
+                params.get("f").unwrap_or(""),
+                &self.origins.page,
+            )),
             "card" => self.card(sid, &session, &params).await,
             "review" => self.reviewed(sid, &session, &params).await,
             "methods" => html(&self.page.methods_page(sid)),
@@ -119,7 +151,7 @@ impl PageFront {
             .expect("lock")
             .insert(sid.clone(), session);
         match self.page.entry {
-            Hop::Direct => html(&self.page.card_page(&sid, false)),
+            Hop::Direct => html(&self.page.card_page(&sid, false, &self.origins)),
             Hop::Redirect(status) => {
                 respond(status, &[("location", &format!("/zp/{sid}/page"))], "")
             }
@@ -193,7 +225,7 @@ impl PageFront {
         let paying = step == "pay" || step == said.confirm;
         match (&session.card, paying) {
             (Some(card), true) => self.pay(sid, session, card.clone()).await,
-            _ => html(&self.page.card_page(sid, false)),
+            _ => html(&self.page.card_page(sid, false, &self.origins)),
         }
     }
 
@@ -209,7 +241,7 @@ impl PageFront {
         form.extend(card);
         let Some(landing) = self.reference_post("pay", &form).await else {
             // The card refused: the form again.
-            return html(&self.page.card_page(sid, false));
+            return html(&self.page.card_page(sid, false, &self.origins));
         };
         let merchant = landing.contains("/merchant/");
         let landing = if merchant && self.page.fault == Some(PageFault::CardLandsOnFailure) {
