@@ -19,6 +19,16 @@ pub const CREATE_PATH: &str = "/api/v1/payment/create/";
 /// Path of the submit call, under the target's base address.
 pub const SUBMIT_PATH: &str = "/api/v1/payment/submit/";
 
+/// The address of `payment/create` at `target`, in its path form.
+pub fn create_url(target: &TargetConfig) -> Url {
+    target.operation_url(CREATE_PATH)
+}
+
+/// The address of `payment/submit` at `target`, in its path form.
+pub fn submit_url(target: &TargetConfig) -> Url {
+    target.operation_url(SUBMIT_PATH)
+}
+
 /// The create body the merchant sends to `target`, with a reference of its
 /// own (`shopTransactionID`: the target's prefix and 12 random hex digits).
 pub fn create_body(target: &TargetConfig) -> Value {
@@ -50,7 +60,7 @@ pub fn keyed_post(url: Url, key: &Secret, body: impl Into<Vec<u8>>) -> RecordedR
 /// A create of the merchant's to `target`, with its key, carrying `body`
 /// as JSON.
 pub fn create_request(target: &TargetConfig, body: impl Into<Vec<u8>>) -> RecordedRequest {
-    keyed_post(target.create_url(), &target.api_key, body)
+    keyed_post(create_url(target), &target.api_key, body)
 }
 
 #[cfg(test)]

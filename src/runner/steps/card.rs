@@ -239,7 +239,7 @@ pub(super) fn submit_request(
     body: Vec<u8>,
 ) -> RecordedRequest {
     let target = world.target();
-    let mut request = RecordedRequest::new(Method::POST, target.submit_url())
+    let mut request = RecordedRequest::new(Method::POST, merchant::submit_url(target))
         .header("Content-Type", "application/json")
         .body(body);
     // Whether submit also needs the key the contract does not say; the

@@ -32,8 +32,8 @@ async fn sends_request_to(
         let target = world.target();
         // An operation's own path goes in the target's path form.
         let url = match path.as_str() {
-            merchant::CREATE_PATH => target.create_url(),
-            merchant::SUBMIT_PATH => target.submit_url(),
+            merchant::CREATE_PATH => merchant::create_url(target),
+            merchant::SUBMIT_PATH => merchant::submit_url(target),
             other => target.api_url(other),
         };
         let mut request =

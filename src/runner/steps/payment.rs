@@ -34,7 +34,7 @@ async fn send_create(
 ) -> Result<(), Failure> {
     let target = world.target();
     let request_body = body.clone();
-    let mut request = RecordedRequest::new(Method::POST, target.create_url())
+    let mut request = RecordedRequest::new(Method::POST, merchant::create_url(target))
         .header("Content-Type", content_type)
         .body(body);
     match credentials {

@@ -434,19 +434,10 @@ impl TargetConfig {
         url
     }
 
-    /// The address of `payment/create`, in the target's path form.
-    pub fn create_url(&self) -> Url {
-        self.operation_url(crate::runner::merchant::CREATE_PATH)
-    }
-
-    /// The address of `payment/submit`, in the target's path form.
-    pub fn submit_url(&self) -> Url {
-        self.operation_url(crate::runner::merchant::SUBMIT_PATH)
-    }
-
     /// `path` (written with its slash, as the contract writes it) under the
-    /// base address, without the slash when the target says so.
-    fn operation_url(&self, path: &str) -> Url {
+    /// base address, without the slash when the target says so
+    /// (`trailing_slash`).
+    pub fn operation_url(&self, path: &str) -> Url {
         if self.trailing_slash {
             self.api_url(path)
         } else {

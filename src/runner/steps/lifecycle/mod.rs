@@ -111,7 +111,7 @@ pub(super) async fn pay_at(
     let mut body = create_body(world);
     body["shopLogin"] = json!(shop_login);
     let reference = body["shopTransactionID"].as_str().unwrap_or("").to_owned();
-    let request = merchant::keyed_post(target.create_url(), &api_key, body.to_string());
+    let request = merchant::keyed_post(merchant::create_url(&target), &api_key, body.to_string());
     let answer = world.receive("createPayment", request).await?;
     // The create is judged as the contract states it: processed (`error.code`
     // "0") with a token and an identifier; a token beside another code is
@@ -145,7 +145,7 @@ pub(super) async fn pay_at(
     let card = card(world, choice)?.clone();
     let mut submit = submit_body(world, &card);
     submit["shopLogin"] = json!(shop_login);
-    let mut request = RecordedRequest::new(Method::POST, target.submit_url())
+    let mut request = RecordedRequest::new(Method::POST, merchant::submit_url(&target))
         .header("Content-Type", "application/json")
         .header("paymentToken", token)
         .body(submit.to_string().into_bytes());
