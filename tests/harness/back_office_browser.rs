@@ -271,7 +271,13 @@ async fn a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_
     fill(client, "#holder", "Ada Buyer").await;
     fill(client, "#email", "ada@example.com").await;
     click(client, "button[name=method][value=card]").await;
-    let thanks_url = url::Url::parse(&thanks).expect("a URL");
+    // The changed page, with the service's parameters: the shop and the
+    // payment's token, after the page's own.
+    let mut thanks_url = url::Url::parse(&thanks).expect("a URL");
+    thanks_url
+        .query_pairs_mut()
+        .append_pair("a", DEFAULT_SHOP_LOGIN)
+        .append_pair("b", token);
     client
         .wait()
         .at_most(Duration::from_secs(20))
