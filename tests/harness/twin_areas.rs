@@ -120,32 +120,47 @@ async fn a_twin_keeping_tokens_valid_until_authorised_passes_the_robustness_prof
 /// An issuer page with no control to cancel: the scenario whose buyer
 /// cancels (REF-OUT-07, 1143 abandoned) is not judged, its reason naming
 /// the control payconf looked for, never passed by the empty passcode's
-/// road to the failure page; every other outcome scenario passes.
+/// road to the failure page; every other outcome scenario passes. Both
+/// drivers say so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_buyer_who_cancels_is_not_judged_where_the_issuer_page_cannot_cancel() {
     let cancelling = scenarios_where(|s| s.requirements().any(|id| id == "REF-OUT-07"));
     assert_eq!(cancelling.len(), 1, "{cancelling:?}");
     let outcomes = scenarios_where(|s| s.tags.iter().any(|t| format!("@{t}") == OUTCOME));
-    let twin = TwinService::start_varied(Variation::NoCancelControl).await;
-    let output = run_against(twin, "form", Some(OUTCOME)).await;
-    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
-    assert_eq!(output.skipped(), cancelling, "{}", output.stdout);
-    assert_eq!(
-        output.passed(),
-        outcomes.difference(&cancelling).cloned().collect(),
-        "{}",
-        output.stdout
-    );
-    let location = cancelling.first().expect("one scenario");
-    let reason = output
-        .scenarios()
-        .iter()
-        .find(|s| &s.location == location)
-        .and_then(|s| s.reason.clone())
-        .unwrap_or_default();
-    assert!(
-        reason.starts_with("not judged: the issuer page at ")
-            && reason.contains("offers no control that cancels"),
-        "{reason}"
-    );
+    let mut drivers = vec!["form"];
+    if crate::support::runner::browser_or_skip(
+        "a_buyer_who_cancels_is_not_judged_where_the_issuer_page_cannot_cancel",
+    ) {
+        drivers.push("browser");
+    }
+    for driver in drivers {
+        let twin = TwinService::start_varied(Variation::NoCancelControl).await;
+        let output = run_against(twin, driver, Some(OUTCOME)).await;
+        assert_eq!(
+            output.code,
+            Some(0),
+            "{driver}:\n{}\n{}",
+            output.stdout,
+            output.stderr
+        );
+        assert_eq!(output.skipped(), cancelling, "{driver}:\n{}", output.stdout);
+        assert_eq!(
+            output.passed(),
+            outcomes.difference(&cancelling).cloned().collect(),
+            "{driver}:\n{}",
+            output.stdout
+        );
+        let location = cancelling.first().expect("one scenario");
+        let reason = output
+            .scenarios()
+            .iter()
+            .find(|s| &s.location == location)
+            .and_then(|s| s.reason.clone())
+            .unwrap_or_default();
+        assert!(
+            reason.starts_with("not judged: the issuer page at ")
+                && reason.contains("offers no control that cancels"),
+            "{driver}: {reason}"
+        );
+    }
 }

@@ -21,7 +21,11 @@ use serde_json::{Value, json};
 use url::Url;
 
 use super::{BrowserJourney, Look, Progress, SETTLE};
-use crate::runner::buyer::{Choice, browser::chromium::CommandError, cannot_judge::asked_again};
+use crate::runner::buyer::{
+    Choice,
+    browser::chromium::CommandError,
+    cannot_judge::{asked_again, no_cancel},
+};
 use crate::runner::exchange::{Exchange, RecordedRequest, RecordedResponse, Timing, next_id};
 use crate::runner::result::Failure;
 
@@ -221,6 +225,14 @@ impl BrowserJourney<'_> {
             return Ok(Look::Unreadable(asked_again(last.page, url, last.values)));
         }
         let answering = state.answering();
+        // A buyer who is to cancel, on a still page with no control that
+        // cancels: the scenario's road is not there, and it is not judged.
+        if state
+            .next()
+            .is_some_and(|next| next.choice == Choice::Cancel)
+        {
+            return Ok(Look::Unreadable(no_cancel(answering, url)));
+        }
         Ok(Look::Unreadable(Failure::harness(format!(
             "payconf could not get the buyer through {} at {url}: it shows none of the \
              fields {} names ({}) and nothing that leads on, {} s after it last moved. See \
