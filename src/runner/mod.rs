@@ -224,6 +224,11 @@ async fn aim(
     rerun: Option<EarlierRun>,
     services: &mut RunServices,
 ) -> Result<Option<Prepared>, NotRun> {
+    // `--embedded-tls` names the embedded target by name, with its own
+    // words for a target of the user's beside it.
+    if options.target.embedded == embedded::Transport::Https && options.target.given() {
+        return Err(NotRun::EmbeddedTlsWithTarget);
+    }
     let (target, embedding) = match options.target.aim()? {
         Aim::Embedded => {
             let tokens = embedded_token_lifetime(options, suite);
@@ -235,9 +240,6 @@ async fn aim(
             );
             services.embedded = Some(server);
             (target, true)
-        }
-        Aim::Target(_) if options.target.embedded == embedded::Transport::Https => {
-            return Err(NotRun::EmbeddedTlsWithTarget);
         }
         Aim::Target(file) => (file.resolve()?, false),
     };

@@ -145,12 +145,10 @@ fn every_scenario_is_a_page_holding_its_exchanges_in_order_with_timings() {
 
 #[test]
 fn the_generated_requests_the_other_reports_leave_out_are_in_the_har_file() {
-    let target = TempFile::new(
-        "target.toml",
-        "[robustness]\nconcurrent_submits = 5\nparallel_flows = 4\nhostile_requests = 12\n",
-    );
-    let target_path = target.0.display().to_string();
-    let (log, _, _) = run_with_har(&["--target", &target_path, "--tags", "@robustness"]);
+    // The embedded reference implementation at its own sizes: a target
+    // file without a base URL is refused, never run against it with its
+    // settings ignored (as this test once did).
+    let (log, _, _) = run_with_har(&["--tags", "@robustness"]);
     let by_page = entries_by_page(&log);
     let count = |feature_line: &str| by_page.get(feature_line).map_or(0, Vec::len);
     let robustness: Vec<(&String, usize)> = by_page
@@ -159,8 +157,8 @@ fn the_generated_requests_the_other_reports_leave_out_are_in_the_har_file() {
         .map(|(page, entries)| (page, entries.len()))
         .collect();
     let total: usize = robustness.iter().map(|(_, n)| n).sum();
-    // 5 submits at once, 4 whole payments (8 calls), 12 + 12 generated
-    // bodies, each scenario's own payments besides.
+    // At least 5 submits at once, 4 whole payments (8 calls), 12 + 12
+    // generated bodies, each scenario's own payments besides.
     assert!(total >= 5 + 8 + 24, "{robustness:?}");
     assert!(
         robustness
