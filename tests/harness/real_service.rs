@@ -312,3 +312,31 @@ fn the_readings_that_contradicted_the_real_service_are_each_found() {
     }
     assert_eq!(found.len(), 6, "{}", found.join("\n"));
 }
+
+/// What payconf says of the real service, it says in its own files: no
+/// file of the repository cites a path its users do not have (the notes
+/// the facts were first gathered in lay outside it).
+#[test]
+fn no_file_cites_the_notes_outside_the_repository() {
+    let outside = ["shared", "contract/"].concat();
+    let output = std::process::Command::new("git")
+        .args(["grep", "-l", "-I", "-F", &outside, "--", "."])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("git runs");
+    let citing = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        citing.trim().is_empty(),
+        "these files cite {outside}, which the repository does not hold:\n{citing}"
+    );
+    // The search itself works: it finds what is there.
+    let found = std::process::Command::new("git")
+        .args(["grep", "-l", "-F", "RS-TOKEN-VALIDITY", "--", "spec"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("git runs");
+    assert!(
+        String::from_utf8_lossy(&found.stdout).contains("spec/real-service.yaml"),
+        "git grep finds nothing in this checkout"
+    );
+}
