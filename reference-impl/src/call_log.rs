@@ -303,6 +303,16 @@ fn redact(value: &mut Value, key: Option<&str>) {
 /// their names are (`b`, the service's name for the payment token, as a
 /// token); `None` when it is no such address or holds no secret.
 pub fn address_masked(text: &str) -> Option<String> {
+    // Most strings are no address with a query: they are passed over
+    // without parsing, and without allocating.
+    let starts = |scheme: &[u8]| {
+        text.as_bytes()
+            .get(..scheme.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(scheme))
+    };
+    if !text.contains('?') || !(starts(b"http://") || starts(b"https://")) {
+        return None;
+    }
     let mut url = url::Url::parse(text).ok()?;
     if !matches!(url.scheme(), "http" | "https") || url.query().is_none() {
         return None;

@@ -34,10 +34,11 @@ pub fn destination(
             pages.failure.clone()
         }
     });
+    let mut written = Uuid::encode_buffer();
     address
         .query_pairs_mut()
         .append_pair("a", shop_login)
-        .append_pair("b", &token.to_string());
+        .append_pair("b", token.hyphenated().encode_lower(&mut written));
     address
 }
 
