@@ -23,57 +23,7 @@ impl BrowserJourney<'_> {
             }
             match event["method"].as_str() {
                 Some("Network.requestWillBeSent") if params["type"] == "Document" => {
-                    let Some(url) = params["request"]["url"]
-                        .as_str()
-                        .and_then(|u| Url::parse(u).ok())
-                    else {
-                        continue;
-                    };
-                    if !matches!(url.scheme(), "http" | "https") {
-                        continue;
-                    }
-                    let top = self.top_frame.is_none()
-                        || params["frameId"].as_str() == self.top_frame.as_deref();
-                    // What the last scenario's page still logged is not this journey's.
-                    if top && !self.started {
-                        if params["documentURL"].as_str() != Some(self.issuer.as_str())
-                            && url != self.issuer
-                        {
-                            continue;
-                        }
-                        self.started = true;
-                    }
-                    if let Some(archive) = self.archive.as_mut().filter(|_| self.started) {
-                        archive.request(params);
-                    }
-                    if let Some(id) = params["requestId"].as_str() {
-                        self.loading.under_way.insert(id.to_owned());
-                        if top {
-                            self.loading.top.insert(id.to_owned());
-                            self.loading.failed_frame = None;
-                        } else {
-                            self.loading.frames.insert(id.to_owned(), url.clone());
-                            if let Some(wall) = params["wallTime"].as_f64() {
-                                self.loading
-                                    .requested_at
-                                    .insert(id.to_owned(), wall * 1000.0);
-                            }
-                        }
-                    }
-                    if top {
-                        self.navigations += 1;
-                        self.visited.page(&url);
-                        if let Some(id) = params["requestId"].as_str() {
-                            let method = params["request"]["method"]
-                                .as_str()
-                                .and_then(|m| reqwest::Method::from_bytes(m.as_bytes()).ok())
-                                .unwrap_or(reqwest::Method::GET);
-                            self.requests.insert(id.to_owned(), (method, url));
-                        }
-                    } else {
-                        self.visited.frame(&url);
-                    }
-                    self.last_move = Instant::now();
+                    self.document_requested(params);
                 }
                 Some("Network.loadingFinished") => {
                     let id = params["requestId"].as_str().unwrap_or_default();
@@ -118,6 +68,60 @@ impl BrowserJourney<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A document request the log shows: the journey's start, the pages
+    /// visited (top-level and frames), what is under way.
+    fn document_requested(&mut self, params: &serde_json::Value) {
+        let Some(url) = params["request"]["url"]
+            .as_str()
+            .and_then(|u| Url::parse(u).ok())
+        else {
+            return;
+        };
+        if !matches!(url.scheme(), "http" | "https") {
+            return;
+        }
+        let top =
+            self.top_frame.is_none() || params["frameId"].as_str() == self.top_frame.as_deref();
+        // What the last scenario's page still logged is not this journey's.
+        if top && !self.started {
+            if params["documentURL"].as_str() != Some(self.issuer.as_str()) && url != self.issuer {
+                return;
+            }
+            self.started = true;
+        }
+        if let Some(archive) = self.archive.as_mut().filter(|_| self.started) {
+            archive.request(params);
+        }
+        if let Some(id) = params["requestId"].as_str() {
+            self.loading.under_way.insert(id.to_owned());
+            if top {
+                self.loading.top.insert(id.to_owned());
+                self.loading.failed_frame = None;
+            } else {
+                self.loading.frames.insert(id.to_owned(), url.clone());
+                if let Some(wall) = params["wallTime"].as_f64() {
+                    self.loading
+                        .requested_at
+                        .insert(id.to_owned(), wall * 1000.0);
+                }
+            }
+        }
+        if top {
+            self.navigations += 1;
+            self.visited.page(&url);
+            if let Some(id) = params["requestId"].as_str() {
+                let method = params["request"]["method"]
+                    .as_str()
+                    .and_then(|m| reqwest::Method::from_bytes(m.as_bytes()).ok())
+                    .unwrap_or(reqwest::Method::GET);
+                self.requests.insert(id.to_owned(), (method, url));
+            }
+        } else {
+            self.visited.frame(&url);
+        }
+        self.last_move = Instant::now();
     }
 
     /// Frame documents the log shows under way that their frames already
