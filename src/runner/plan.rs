@@ -285,12 +285,7 @@ fn select(
     let (mut expression, mut tags) = match &options.scope.tags {
         Some(given) => (given.clone(), checked_tags(given, suite)?),
         None => {
-            let tags = default_tags
-                .parse::<TagOperation>()
-                .map_err(|e| NotRun::Tags {
-                    expression: default_tags.clone(),
-                    reason: e.to_string(),
-                })?;
+            let tags = parsed_tags(&default_tags)?;
             (default_tags, tags)
         }
     };
@@ -322,16 +317,21 @@ fn select(
     })
 }
 
-/// `expression` parsed, and checked whole: every tag it names is one the
-/// features carry or a requirement's (before anything is started, so that
-/// a misspelt tag costs nothing).
-pub(super) fn checked_tags(expression: &str, suite: &Suite) -> Result<TagOperation, NotRun> {
-    let tags = expression
+/// `expression` parsed as a tag expression, or why it is none.
+fn parsed_tags(expression: &str) -> Result<TagOperation, NotRun> {
+    expression
         .parse::<TagOperation>()
         .map_err(|e| NotRun::Tags {
             expression: expression.to_owned(),
             reason: e.to_string(),
-        })?;
+        })
+}
+
+/// `expression` parsed, and checked whole: every tag it names is one the
+/// features carry or a requirement's (before anything is started, so that
+/// a misspelt tag costs nothing).
+pub(super) fn checked_tags(expression: &str, suite: &Suite) -> Result<TagOperation, NotRun> {
+    let tags = parsed_tags(expression)?;
     let unknown = super::known_tags::unknown_tags(&tags, &suite.features, &suite.requirements);
     if unknown.is_empty() {
         Ok(tags)
