@@ -173,17 +173,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sandbox_cards_pass_the_luhn_check() {
-        for pan in [
-            crate::DEFAULT_FRICTIONLESS_CARD,
-            crate::DEFAULT_THREE_DS_CARD,
-            crate::DEFAULT_DECLINED_CARD,
-        ] {
-            assert!(CardNumber::parse(pan).is_ok(), "{pan}");
-        }
-    }
-
-    #[test]
     fn a_changed_digit_fails_the_check_digit() {
         assert_eq!(
             CardNumber::parse("4775718800002027"),
@@ -219,7 +208,7 @@ mod tests {
 
     #[test]
     fn debug_and_display_show_first_six_and_last_four() {
-        let card = CardNumber::parse(crate::DEFAULT_FRICTIONLESS_CARD).expect("valid");
+        let card = CardNumber::parse("4775718800002026").expect("valid");
         assert_eq!(card.to_string(), "477571******2026");
         assert_eq!(format!("{card:?}"), "CardNumber(477571******2026)");
     }

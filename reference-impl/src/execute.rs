@@ -26,7 +26,7 @@ pub use crate::test_cards::CardOutcome as Outcome;
 impl Outcome {
     /// What the sandbox does with a card.
     pub fn for_card(service: &Service, number: &CardNumber) -> Self {
-        Self::of(service.config.card_behaviour(number))
+        Self::of(service.config.card_kind(number))
     }
 
     /// Its name, for the log.

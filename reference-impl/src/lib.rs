@@ -141,10 +141,10 @@ pub mod fuzzing {
 pub use backoffice::CONFORMANCE_PREFIX;
 pub use card::{CardNumber, mask_pan};
 pub use config::{
-    CardBehaviour, ConfigError, DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD,
+    ConfigError, DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD,
     DEFAULT_ISSUER_CODE, DEFAULT_PASSWORD, DEFAULT_SETTLEMENT, DEFAULT_SHOP_LOGIN,
     DEFAULT_SIGNING_SECRET, DEFAULT_THREE_DS_CARD, DEFAULT_TOKEN_LIFETIME, IssuerPage, Merchant,
-    ReferenceConfig, ServerLimits, TestCard,
+    ReferenceConfig, ServerLimits, TestCard, default_card,
 };
 pub use ledger::Settlement;
 pub use outbound::Cidr;

@@ -135,7 +135,7 @@ impl Profiles {
         merchant: u32,
         why: &'static str,
     ) -> Result<&'a str, crate::error::ApiError> {
-        let shop_login = fields.required_str("shopLogin", crate::code::INVALID_PARAMETER)?;
+        let shop_login = fields.required_str("shopLogin", crate::error::code::INVALID_PARAMETER)?;
         self.check_shop(merchant, shop_login, why)?;
         Ok(shop_login)
     }

@@ -6,10 +6,11 @@
 //! "Decline cards and issuer-page codes: not documented"), so the numbers
 //! are the sandbox's; the codes and levels are [`crate::outcomes`]'.
 
+use payconf_spec::card::CardKind;
 use serde::Serialize;
 
 use crate::{
-    config::{CardBehaviour, ReferenceConfig},
+    config::ReferenceConfig,
     outcomes::{
         ABANDONED, ACS_TECHNICAL_PROBLEM, AUTHENTICATION_FAILED, AuthenticationLevel, CARD_EXPIRED,
         Challenge, DENIED, Decline, INSUFFICIENT_CREDIT, ISSUER_REJECTED, UNKNOWN_CARD,
@@ -40,22 +41,22 @@ pub enum CardOutcome {
 impl CardOutcome {
     /// What a card of this behaviour leads to; `None`: a card the sandbox
     /// does not know.
-    pub fn of(behaviour: Option<CardBehaviour>) -> Self {
+    pub fn of(behaviour: Option<CardKind>) -> Self {
         let frictionless = Some(AuthenticationLevel::Frictionless);
         let declined = |decline, level| Self::Declined { decline, level };
         match behaviour {
-            Some(CardBehaviour::NotEnrolled) => Self::Authorized { level: None },
-            Some(CardBehaviour::FrictionlessAuthenticated) => Self::Authorized {
+            Some(CardKind::NotEnrolled) => Self::Authorized { level: None },
+            Some(CardKind::FrictionlessAuthenticated) => Self::Authorized {
                 level: frictionless,
             },
-            Some(CardBehaviour::Challenge) => Self::Challenge(Challenge::Passes),
-            Some(CardBehaviour::AuthenticationFailed) => Self::Challenge(Challenge::Fails),
-            Some(CardBehaviour::AcsTimeout) => Self::Challenge(Challenge::TimesOut),
-            Some(CardBehaviour::Declined) => declined(DENIED, None),
-            Some(CardBehaviour::IssuerRejected) => declined(ISSUER_REJECTED, None),
-            Some(CardBehaviour::AcsTechnicalProblem) => declined(ACS_TECHNICAL_PROBLEM, None),
-            Some(CardBehaviour::InsufficientCredit) => declined(INSUFFICIENT_CREDIT, frictionless),
-            Some(CardBehaviour::CardExpired) => declined(CARD_EXPIRED, frictionless),
+            Some(CardKind::Challenge) => Self::Challenge(Challenge::Passes),
+            Some(CardKind::AuthenticationFailed) => Self::Challenge(Challenge::Fails),
+            Some(CardKind::AcsTimeout) => Self::Challenge(Challenge::TimesOut),
+            Some(CardKind::Declined) => declined(DENIED, None),
+            Some(CardKind::IssuerRejected) => declined(ISSUER_REJECTED, None),
+            Some(CardKind::AcsTechnicalProblem) => declined(ACS_TECHNICAL_PROBLEM, None),
+            Some(CardKind::InsufficientCredit) => declined(INSUFFICIENT_CREDIT, frictionless),
+            Some(CardKind::CardExpired) => declined(CARD_EXPIRED, frictionless),
             None => declined(UNKNOWN_CARD, None),
         }
     }
@@ -110,7 +111,7 @@ pub fn table(config: &ReferenceConfig) -> Vec<TestCardRow> {
     if let Some(challenge) = config
         .cards
         .iter()
-        .find(|c| c.behaviour == CardBehaviour::Challenge)
+        .find(|c| c.behaviour == CardKind::Challenge)
     {
         for (outcome, decline) in [
             (
@@ -124,7 +125,7 @@ pub fn table(config: &ReferenceConfig) -> Vec<TestCardRow> {
         ] {
             rows.push(TestCardRow {
                 number: challenge.number.test_card_digits().to_owned(),
-                behaviour: CardBehaviour::Challenge.name(),
+                behaviour: CardKind::Challenge.name(),
                 outcome,
                 submit: "8006, to the issuer".to_owned(),
                 detail: ko_detail(decline, None),

@@ -7,8 +7,9 @@
 mod support;
 
 use payconf_reference::{
-    CardBehaviour, DEFAULT_API_KEY, DEFAULT_ISSUER_CODE, ReferenceConfig, outcomes,
+    DEFAULT_API_KEY, DEFAULT_ISSUER_CODE, ReferenceConfig, default_card, outcomes,
 };
+use payconf_spec::card::CardKind;
 use support::{Answer, Sandbox, answer_issuer_form};
 
 async fn detail(sandbox: &Sandbox, id: &str) -> Answer {
@@ -42,10 +43,10 @@ fn expected(result: &str, code: &str, level: &str) -> (String, String, String) {
 /// issuer, where the buyer landed.
 async fn pay(
     sandbox: &Sandbox,
-    behaviour: CardBehaviour,
+    behaviour: CardKind,
     fields: &[(&str, &str)],
 ) -> (Answer, Answer, Option<String>) {
-    let (submitted, _, id) = sandbox.pay_with(behaviour.default_card()).await;
+    let (submitted, _, id) = sandbox.pay_with(default_card(behaviour)).await;
     assert_eq!(submitted.code(), "0", "{:#}", submitted.body);
     let landed = if submitted.payload()["transactionErrorCode"] == "8006" {
         let href = submitted.payload()["userRedirect"]["href"]
@@ -65,52 +66,52 @@ async fn each_test_card_ends_as_the_real_service_names_its_outcome() {
     let code = [("otp", DEFAULT_ISSUER_CODE)];
     for (behaviour, at_submit, after) in [
         (
-            CardBehaviour::NotEnrolled,
+            CardKind::NotEnrolled,
             ("OK", None),
             expected("OK", "0", "NA"),
         ),
         (
-            CardBehaviour::FrictionlessAuthenticated,
+            CardKind::FrictionlessAuthenticated,
             ("OK", None),
             expected("OK", "0", "2F"),
         ),
         (
-            CardBehaviour::Challenge,
+            CardKind::Challenge,
             ("", Some("8006")),
             expected("OK", "0", "2C"),
         ),
         (
-            CardBehaviour::AuthenticationFailed,
+            CardKind::AuthenticationFailed,
             ("", Some("8006")),
             expected("KO", "8027", "NA"),
         ),
         (
-            CardBehaviour::IssuerRejected,
+            CardKind::IssuerRejected,
             ("KO", Some("8028")),
             expected("KO", "8028", "NA"),
         ),
         (
-            CardBehaviour::AcsTechnicalProblem,
+            CardKind::AcsTechnicalProblem,
             ("KO", Some("8029")),
             expected("KO", "8029", "NA"),
         ),
         (
-            CardBehaviour::AcsTimeout,
+            CardKind::AcsTimeout,
             ("", Some("8006")),
             expected("KO", "8038", "NA"),
         ),
         (
-            CardBehaviour::InsufficientCredit,
+            CardKind::InsufficientCredit,
             ("KO", Some("251")),
             expected("KO", "251", "2F"),
         ),
         (
-            CardBehaviour::CardExpired,
+            CardKind::CardExpired,
             ("KO", Some("433")),
             expected("KO", "433", "2F"),
         ),
         (
-            CardBehaviour::Declined,
+            CardKind::Declined,
             ("KO", Some("74")),
             expected("KO", "74", "NA"),
         ),
@@ -141,7 +142,7 @@ async fn each_test_card_ends_as_the_real_service_names_its_outcome() {
 #[tokio::test]
 async fn a_wrong_code_fails_the_authentication_and_cancel_abandons_it() {
     let sandbox = Sandbox::start().await;
-    let (_, wrong, _) = pay(&sandbox, CardBehaviour::Challenge, &[("otp", "000000")]).await;
+    let (_, wrong, _) = pay(&sandbox, CardKind::Challenge, &[("otp", "000000")]).await;
     assert_eq!(
         said(&wrong),
         expected("KO", "8027", "NA"),
@@ -150,7 +151,7 @@ async fn a_wrong_code_fails_the_authentication_and_cancel_abandons_it() {
     );
     let (_, cancelled, _) = pay(
         &sandbox,
-        CardBehaviour::Challenge,
+        CardKind::Challenge,
         &[("otp", DEFAULT_ISSUER_CODE), ("action", "cancel")],
     )
     .await;
@@ -199,9 +200,7 @@ async fn the_challenge_a_card_decided_outlives_a_restart() {
         ..ReferenceConfig::default()
     };
     let sandbox = Sandbox::start_with(config.clone()).await;
-    let (submitted, _, id) = sandbox
-        .pay_with(CardBehaviour::AcsTimeout.default_card())
-        .await;
+    let (submitted, _, id) = sandbox.pay_with(default_card(CardKind::AcsTimeout)).await;
     let href = submitted.payload()["userRedirect"]["href"]
         .as_str()
         .expect("the issuer's address")

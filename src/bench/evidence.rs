@@ -5,13 +5,14 @@
 //! `payconf verify` of it, each timed from start to exit with its peak
 //! resident memory, in rounds that take turns; the medians are printed.
 
+use super::error::BenchError;
 use super::processes::{Measured, measure};
 
 /// Measures `rounds` rounds and prints the medians.
-pub fn evidence(rounds: usize) -> Result<(), String> {
+pub fn evidence(rounds: usize) -> Result<(), BenchError> {
     let scratch =
         std::env::temp_dir().join(format!("payconf-bench-{}", uuid::Uuid::new_v4().simple()));
-    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    std::fs::create_dir_all(&scratch).map_err(BenchError::file(&scratch))?;
     let measured = rounds_in(&scratch, rounds.max(1));
     let _ = std::fs::remove_dir_all(&scratch);
     let (plain, sealed, verified, bytes) = measured?;
@@ -33,9 +34,9 @@ pub fn evidence(rounds: usize) -> Result<(), String> {
 
 type Medians = (Measured, Measured, Measured, u64);
 
-fn rounds_in(scratch: &std::path::Path, rounds: usize) -> Result<Medians, String> {
-    let pair =
-        crate::runner::bundle::keys::keygen(&scratch.join("signing")).map_err(|e| e.to_string())?;
+fn rounds_in(scratch: &std::path::Path, rounds: usize) -> Result<Medians, BenchError> {
+    let pair = crate::runner::bundle::keys::keygen(&scratch.join("signing"))
+        .map_err(BenchError::start("a signing key"))?;
     let bundle = scratch.join("evidence.tar.gz");
     let bundle_path = bundle.display().to_string();
     let (mut plain, mut sealed, mut verified) = (Vec::new(), Vec::new(), Vec::new());
@@ -51,24 +52,24 @@ fn rounds_in(scratch: &std::path::Path, rounds: usize) -> Result<Medians, String
         verified.push(passing(&["verify", &bundle_path, "--key", &pair.public])?);
     }
     let bytes = std::fs::metadata(&bundle)
-        .map_err(|e| format!("{bundle_path}: {e}"))?
+        .map_err(BenchError::file(&bundle))?
         .len();
     Ok((median(plain), median(sealed), median(verified), bytes))
 }
 
 /// `payconf ARGS` measured, which must pass: a failing run measures nothing.
-fn passing(args: &[&str]) -> Result<Measured, String> {
+fn passing(args: &[&str]) -> Result<Measured, BenchError> {
     let measured = measure(args)?;
     if measured.code == Some(0) {
         Ok(measured)
     } else {
-        Err(format!(
+        Err(BenchError::measured(format!(
             "payconf {} did not pass (exit code {}), so it is not a measure",
             args.join(" "),
             measured
                 .code
                 .map_or_else(|| "none".to_owned(), |c| c.to_string())
-        ))
+        )))
     }
 }
 

@@ -3,13 +3,14 @@
 //! against an in-process reference implementation, with N generated bodies
 //! for create and N for submit, each scenario's time read from `--results`.
 
+use super::error::BenchError;
 use payconf_reference::{ReferenceConfig, RunningServer};
 
 /// Runs the measurement and prints its figures.
-pub async fn hostile(requests: usize) -> Result<(), String> {
+pub async fn hostile(requests: usize) -> Result<(), BenchError> {
     let server = RunningServer::start(ReferenceConfig::default())
         .await
-        .map_err(|e| format!("cannot start the reference implementation: {e}"))?;
+        .map_err(BenchError::start("the reference implementation"))?;
     let measured = measure(&server, requests).await;
     let _ = server.shutdown().await;
     let scenarios = measured?;
@@ -25,7 +26,10 @@ pub async fn hostile(requests: usize) -> Result<(), String> {
 }
 
 /// (scenario name, milliseconds) of each ROB-04 scenario.
-async fn measure(server: &RunningServer, requests: usize) -> Result<Vec<(String, f64)>, String> {
+async fn measure(
+    server: &RunningServer,
+    requests: usize,
+) -> Result<Vec<(String, f64)>, BenchError> {
     let file = format!(
         "{}[robustness]\nhostile_requests = {requests}\n",
         super::issuer_pages::target_file(server.base_url.as_str())

@@ -5,6 +5,7 @@
 //! scenario's time includes another's turn with the browser), and each
 //! scenario's time is read from its `--results` file.
 
+use super::error::BenchError;
 use std::time::{Duration, Instant};
 
 use payconf_reference::{IssuerPage, ReferenceConfig, RunningServer};
@@ -13,14 +14,14 @@ use super::processes::run_recorded;
 use crate::runner::buyer::browser::chromium::{self, BrowserSettings, Chromium};
 
 /// Runs the measurement and prints its figures.
-pub async fn issuer_pages() -> Result<(), String> {
+pub async fn issuer_pages() -> Result<(), BenchError> {
     let settings = BrowserSettings::default();
-    let programs =
-        chromium::locate(&settings, |name| std::env::var(name).ok()).map_err(|e| e.to_string())?;
+    let programs = chromium::locate(&settings, |name| std::env::var(name).ok())
+        .map_err(BenchError::start("the browser"))?;
     let started = Instant::now();
     let browser = Chromium::start(&programs, &settings, Duration::from_secs(10))
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(BenchError::start("the browser"))?;
     let start = started.elapsed();
     browser.close().await;
     println!(
@@ -39,7 +40,7 @@ pub async fn issuer_pages() -> Result<(), String> {
         };
         let server = RunningServer::start(config)
             .await
-            .map_err(|e| format!("cannot start the reference implementation: {e}"))?;
+            .map_err(BenchError::start("the reference implementation"))?;
         let target = target_file(server.base_url.as_str());
         // The issuer's scenarios: the payment page's have a bench of their own.
         let tags = "@issuer and not @payment-page";
@@ -68,7 +69,7 @@ pub(super) async fn measure(
     driver: &str,
     tags: &str,
     style: &str,
-) -> Result<(Vec<f64>, Duration), String> {
+) -> Result<(Vec<f64>, Duration), BenchError> {
     let args = ["--acs-driver", driver, "--tags", tags, "--concurrency", "1"];
     let failed = format!("the scenarios did not pass against the {style} page");
     let (record, wall) = run_recorded(&args, target, &failed).await?;

@@ -2,6 +2,7 @@
 //! each sending its next request as soon as the last is answered, for a
 //! fixed time; every request's latency is kept.
 
+use super::error::BenchError;
 use std::{
     net::SocketAddr,
     sync::{Arc, LazyLock},
@@ -91,12 +92,12 @@ static AUTHORIZATION: LazyLock<String> = LazyLock::new(|| format!("apikey {DEFAU
 /// One connection's sender.
 pub(super) type Sender = http1::SendRequest<Full<Bytes>>;
 
-pub(super) async fn connect(address: SocketAddr, tls: Option<&Tls>) -> Result<Sender, String> {
+pub(super) async fn connect(address: SocketAddr, tls: Option<&Tls>) -> Result<Sender, BenchError> {
     let stream = TcpStream::connect(address)
         .await
-        .map_err(|e| format!("cannot connect to {address}: {e}"))?;
+        .map_err(BenchError::connection("connecting", address))?;
     let _ = stream.set_nodelay(true);
-    let handshake = |e: hyper::Error| format!("HTTP handshake with {address}: {e}");
+    let handshake = |e: hyper::Error| BenchError::connection("the HTTP handshake", address)(e);
     let sender = match tls {
         None => {
             let (sender, connection) = http1::handshake(TokioIo::new(stream))
@@ -110,7 +111,7 @@ pub(super) async fn connect(address: SocketAddr, tls: Option<&Tls>) -> Result<Se
                 .connector
                 .connect(tls.name.clone(), stream)
                 .await
-                .map_err(|e| format!("TLS handshake with {address}: {e}"))?;
+                .map_err(BenchError::connection("the TLS handshake", address))?;
             let (sender, connection) = http1::handshake(TokioIo::new(stream))
                 .await
                 .map_err(handshake)?;
@@ -211,7 +212,7 @@ async fn connection_loop(
     tls: Option<Tls>,
     scenario: Scenario,
     until: Instant,
-) -> Result<Samples, String> {
+) -> Result<Samples, BenchError> {
     let mut sender = connect(address, tls.as_ref()).await?;
     let mut samples = Samples::default();
     while Instant::now() < until {
@@ -329,7 +330,7 @@ pub(super) async fn run_scenario(
     scenario: Scenario,
     connections: usize,
     duration: Duration,
-) -> Result<Samples, String> {
+) -> Result<Samples, BenchError> {
     let started = Instant::now();
     let until = started + duration;
     let mut tasks = JoinSet::new();
@@ -344,7 +345,7 @@ pub(super) async fn run_scenario(
     }
     let mut all = Samples::default();
     while let Some(result) = tasks.join_next().await {
-        all.absorb(result.map_err(|e| format!("a load task failed: {e}"))??);
+        all.absorb(result??);
     }
     all.took = started.elapsed();
     Ok(all)

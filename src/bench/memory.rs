@@ -2,6 +2,7 @@
 //! whether sweeping expired payments pauses the service. Both run the
 //! service in-process, so that the resident memory read is its own.
 
+use super::error::BenchError;
 use std::{
     sync::Arc,
     time::{Duration, Instant},
@@ -18,7 +19,7 @@ use super::{
 /// Fills a fresh service with `count` live payments and prints the
 /// resident memory they take. Run first, in a process that has served
 /// nothing yet, so the allocator's footprint from other runs does not count.
-pub(super) async fn live_payments(count: usize, connections: usize) -> Result<(), String> {
+pub(super) async fn live_payments(count: usize, connections: usize) -> Result<(), BenchError> {
     let (server, target) = start_reference(Duration::from_secs(3600)).await?;
     let before = resident_bytes().unwrap_or(0);
     let started = Instant::now();
@@ -38,7 +39,7 @@ pub(super) async fn live_payments(count: usize, connections: usize) -> Result<()
 
 /// Creates go on while up to 400,000 payments expire and are swept shard by
 /// shard; their latency shows whether the service paused.
-pub(super) async fn sweeping(count: usize, connections: usize) -> Result<(), String> {
+pub(super) async fn sweeping(count: usize, connections: usize) -> Result<(), BenchError> {
     let lifetime = Duration::from_secs(8);
     let (server, target) = start_reference(lifetime).await?;
     let made = fill(&target, count.min(400_000), connections).await?;
@@ -66,7 +67,7 @@ fn resident_bytes() -> Option<u64> {
 }
 
 /// Creates `count` payments as fast as `connections` connections allow.
-async fn fill(target: &Target, count: usize, connections: usize) -> Result<u64, String> {
+async fn fill(target: &Target, count: usize, connections: usize) -> Result<u64, BenchError> {
     let address = target.address;
     let per = count.div_ceil(connections);
     let mut tasks = JoinSet::new();
@@ -81,25 +82,25 @@ async fn fill(target: &Target, count: usize, connections: usize) -> Result<u64, 
                     made += 1;
                 }
             }
-            Ok::<_, String>(made)
+            Ok::<_, BenchError>(made)
         });
     }
     let mut made = 0;
     while let Some(result) = tasks.join_next().await {
-        made += result.map_err(|e| format!("a fill task failed: {e}"))??;
+        made += result??;
     }
     Ok(made)
 }
 
 /// Starts the reference implementation in-process with this token lifetime.
-async fn start_reference(lifetime: Duration) -> Result<(RunningServer, Target), String> {
+async fn start_reference(lifetime: Duration) -> Result<(RunningServer, Target), BenchError> {
     let config = ReferenceConfig {
         token_lifetime: lifetime,
         ..ReferenceConfig::default()
     };
     let server = RunningServer::start(config)
         .await
-        .map_err(|e| format!("cannot start the reference implementation: {e}"))?;
+        .map_err(BenchError::start("the reference implementation"))?;
     let target = Target::of(&server.base_url)?;
     Ok((server, target))
 }

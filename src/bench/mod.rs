@@ -24,6 +24,7 @@
 //! --evidence` what an evidence bundle costs to write and to verify ([`evidence`](mod@evidence)).
 
 mod baseline;
+mod error;
 mod evidence;
 mod hostile;
 mod issuer_pages;
@@ -36,6 +37,7 @@ mod tls;
 mod volley;
 
 pub use baseline::serve_baseline;
+pub use error::BenchError;
 pub use evidence::evidence;
 pub use hostile::hostile;
 pub use issuer_pages::issuer_pages;
@@ -73,7 +75,7 @@ pub struct BenchOptions {
 
 /// A second of creates, to open the connections and warm the allocator;
 /// returns the payments created.
-async fn warm_up(target: &Target, connections: usize) -> Result<u64, String> {
+async fn warm_up(target: &Target, connections: usize) -> Result<u64, BenchError> {
     let samples = run_scenario(
         target.address,
         &target.host,
@@ -96,12 +98,12 @@ struct Target {
 }
 
 impl Target {
-    fn of(url: &Url) -> Result<Self, String> {
+    fn of(url: &Url) -> Result<Self, BenchError> {
         let address = *url
             .socket_addrs(|| None)
-            .map_err(|e| format!("{url}: {e}"))?
+            .map_err(BenchError::connection("finding the address", url))?
             .first()
-            .ok_or_else(|| format!("{url}: no address"))?;
+            .ok_or_else(|| BenchError::connection("finding the address", url)("none"))?;
         let host = Arc::from(address.to_string().as_str());
         Ok(Self {
             address,
@@ -114,7 +116,7 @@ impl Target {
         &self,
         scenario: Scenario,
         options: &BenchOptions,
-    ) -> Result<load::Samples, String> {
+    ) -> Result<load::Samples, BenchError> {
         let round = options.duration / u32::try_from(options.rounds).unwrap_or(1).max(1);
         run_scenario(
             self.address,
@@ -129,7 +131,7 @@ impl Target {
 }
 
 /// Runs the benchmark and prints its figures.
-pub async fn bench(options: BenchOptions) -> Result<(), String> {
+pub async fn bench(options: BenchOptions) -> Result<(), BenchError> {
     println!(
         "payconf bench: {} connections, {} s a scenario in {} rounds; {} CPUs",
         options.connections,
@@ -156,7 +158,7 @@ pub async fn bench(options: BenchOptions) -> Result<(), String> {
 /// then again), so that a machine whose speed drifts, as a shared virtual
 /// machine's does, slows all of them alike; each ratio is the median of
 /// its rounds' ratios.
-async fn throughput(options: &BenchOptions) -> Result<(), String> {
+async fn throughput(options: &BenchOptions) -> Result<(), BenchError> {
     let scratch = Scratch::new()?;
     let log = scratch.0.join("serve.log");
     let (served, url) = match &options.base_url {
@@ -222,7 +224,7 @@ async fn rounds(
     baseline: Option<&(ServerProcess, Target)>,
     with_data: Option<&(ServerProcess, Target)>,
     options: &BenchOptions,
-) -> Result<u64, String> {
+) -> Result<u64, BenchError> {
     let mut created = warm_up(target, options.connections).await?;
     if let Some((_, limit)) = baseline {
         warm_up(limit, options.connections).await?;
@@ -320,13 +322,14 @@ fn ratio_said(ratios: &mut [f64]) -> String {
 }
 
 /// Starts the bare hyper server, answering the target's own create answer.
-async fn start_baseline(target: &Target) -> Result<(ServerProcess, Target), String> {
+async fn start_baseline(target: &Target) -> Result<(ServerProcess, Target), BenchError> {
     let mut sender = load::connect(target.address, None).await?;
     let (_, answer) = load::send(&mut sender, load::create_request(&target.host))
         .await
-        .ok_or("the target did not answer a create")?;
+        .ok_or_else(|| BenchError::measured("the target did not answer a create"))?;
     drop(sender);
-    let body = String::from_utf8(answer.to_vec()).map_err(|_| "the create answer is not UTF-8")?;
+    let body = String::from_utf8(answer.to_vec())
+        .map_err(|_| BenchError::measured("the create answer is not UTF-8"))?;
     let args = ["bench-helper", "baseline", "--body", &body];
     let server = ServerProcess::start(&args, &[], None).await?;
     println!(
@@ -340,8 +343,8 @@ async fn start_baseline(target: &Target) -> Result<(ServerProcess, Target), Stri
 
 /// Counts the "payment created" lines `payconf serve` logged, against the
 /// creates it answered with a token.
-fn log_count(log: &Path, created: u64) -> Result<String, String> {
-    let text = std::fs::read_to_string(log).map_err(|e| format!("{}: {e}", log.display()))?;
+fn log_count(log: &Path, created: u64) -> Result<String, BenchError> {
+    let text = std::fs::read_to_string(log).map_err(BenchError::file(log))?;
     let lines = text
         .lines()
         .filter(|l| l.contains("payment created"))
@@ -360,10 +363,10 @@ fn log_count(log: &Path, created: u64) -> Result<String, String> {
 struct Scratch(PathBuf);
 
 impl Scratch {
-    fn new() -> Result<Self, String> {
+    fn new() -> Result<Self, BenchError> {
         let path =
             std::env::temp_dir().join(format!("payconf-bench-{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::create_dir_all(&path).map_err(BenchError::file(&path))?;
         Ok(Self(path))
     }
 }

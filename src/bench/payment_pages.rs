@@ -7,6 +7,7 @@
 //! their own, one at a time, and each scenario's time is read from its
 //! `--results` file ([`super::issuer_pages`] measures the same way).
 
+use super::error::BenchError;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::{body::Incoming, server::conn::http1, service::service_fn};
@@ -56,10 +57,10 @@ fn page_section(base: &str) -> String {
 }
 
 /// Runs the measurement and prints its figures.
-pub async fn payment_pages() -> Result<(), String> {
+pub async fn payment_pages() -> Result<(), BenchError> {
     let server = RunningServer::start(ReferenceConfig::default())
         .await
-        .map_err(|e| format!("cannot start the reference implementation: {e}"))?;
+        .map_err(BenchError::start("the reference implementation"))?;
     let base = server.base_url.as_str().trim_end_matches('/').to_owned();
     let shop = shop_page(&base).await?;
     println!(
@@ -103,11 +104,13 @@ pub async fn payment_pages() -> Result<(), String> {
 /// (hyper), not a read and a write: a browser opens connections ahead of
 /// its requests, and a page written to a connection before its request
 /// came would be another payment's.
-async fn shop_page(sandbox: &str) -> Result<String, String> {
+async fn shop_page(sandbox: &str) -> Result<String, BenchError> {
     let listener = TcpListener::bind("127.0.0.1:0")
         .await
-        .map_err(|e| format!("cannot open the shop's page: {e}"))?;
-    let address = listener.local_addr().map_err(|e| e.to_string())?;
+        .map_err(BenchError::start("the shop's page"))?;
+    let address = listener
+        .local_addr()
+        .map_err(BenchError::start("the shop's page"))?;
     let script = format!("{sandbox}{}", payconf_reference::SCRIPT_PATH);
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {

@@ -2,6 +2,7 @@
 //! (`payconf serve`, and the baseline), and whole `payconf run`s timed with
 //! their peak resident memory.
 
+use super::error::BenchError;
 use std::{
     path::{Path, PathBuf},
     process::Stdio,
@@ -39,7 +40,7 @@ impl ServerProcess {
         args: &[&str],
         without: &[&str],
         stderr: Option<&Path>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, BenchError> {
         let mut command = Command::new(payconf()?);
         command
             .args(args)
@@ -51,25 +52,25 @@ impl ServerProcess {
         }
         command.stderr(match stderr {
             Some(path) => std::fs::File::create(path)
-                .map_err(|e| format!("{}: {e}", path.display()))?
+                .map_err(BenchError::file(path))?
                 .into(),
             None => Stdio::null(),
         });
         let what = format!("payconf {}", args.join(" "));
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("cannot start {what}: {e}"))?;
+        let mut child = command.spawn().map_err(BenchError::start(&what))?;
         let stdout = child.stdout.take().expect("stdout was piped");
         let mut lines = BufReader::new(stdout).lines();
         let first = tokio::time::timeout(START_BOUND, lines.next_line())
             .await
-            .map_err(|_| format!("{what} did not say where it listens within 10 s"))?
-            .map_err(|e| format!("{what}: {e}"))?
-            .ok_or_else(|| format!("{what} exited before it listened"))?;
+            .map_err(|_| BenchError::start(&what)("it did not say where it listens within 10 s"))?
+            .map_err(BenchError::start(&what))?
+            .ok_or_else(|| BenchError::start(&what)("it exited before it listened"))?;
         let url = first
             .strip_prefix("listening on ")
             .and_then(|url| Url::parse(url).ok())
-            .ok_or_else(|| format!("{what} said {first:?}, not where it listens"))?;
+            .ok_or_else(|| {
+                BenchError::start(&what)(format!("it said {first:?}, not where it listens"))
+            })?;
         // Whatever else it prints is read, so it never blocks on a full pipe.
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
         Ok(Self { child, url })
@@ -77,16 +78,24 @@ impl ServerProcess {
 
     /// Stops it with SIGTERM, as a service manager does, and waits for it
     /// to finish its shutdown.
-    pub async fn stop(mut self) -> Result<(), String> {
+    pub async fn stop(mut self) -> Result<(), BenchError> {
         if let Some(id) = self.child.id() {
-            let pid = Pid::from_raw(i32::try_from(id).map_err(|e| e.to_string())?);
-            kill(pid, Signal::SIGTERM).map_err(|e| format!("cannot stop the server: {e}"))?;
+            let pid =
+                Pid::from_raw(i32::try_from(id).map_err(|e| BenchError::measured(e.to_string()))?);
+            kill(pid, Signal::SIGTERM)
+                .map_err(|e| BenchError::measured(format!("cannot stop the server: {e}")))?;
         }
         match tokio::time::timeout(Duration::from_secs(30), self.child.wait()).await {
             Ok(Ok(status)) if status.success() => Ok(()),
-            Ok(Ok(status)) => Err(format!("the server ended with {status}")),
-            Ok(Err(e)) => Err(format!("cannot wait for the server: {e}")),
-            Err(_) => Err("the server did not stop within 30 s of SIGTERM".to_owned()),
+            Ok(Ok(status)) => Err(BenchError::measured(format!(
+                "the server ended with {status}"
+            ))),
+            Ok(Err(e)) => Err(BenchError::measured(format!(
+                "cannot wait for the server: {e}"
+            ))),
+            Err(_) => Err(BenchError::measured(
+                "the server did not stop within 30 s of SIGTERM",
+            )),
         }
     }
 }
@@ -98,14 +107,14 @@ pub(super) async fn run_recorded(
     args: &[&str],
     target: &str,
     failed: &str,
-) -> Result<(RunRecord, Duration), String> {
+) -> Result<(RunRecord, Duration), BenchError> {
     let program = payconf()?;
     let scratch =
         std::env::temp_dir().join(format!("payconf-bench-{}", uuid::Uuid::new_v4().simple()));
-    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    std::fs::create_dir_all(&scratch).map_err(BenchError::file(&scratch))?;
     let file = scratch.join("target.toml");
     let results = scratch.join("results.json");
-    std::fs::write(&file, target).map_err(|e| format!("{}: {e}", file.display()))?;
+    std::fs::write(&file, target).map_err(BenchError::file(&file))?;
     let mut command = std::process::Command::new(program);
     command
         .arg("run")
@@ -117,25 +126,27 @@ pub(super) async fn run_recorded(
         .env_remove("PAYCONF_ACS_DRIVER");
     let started = Instant::now();
     let output = tokio::task::spawn_blocking(move || command.output())
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| format!("cannot run payconf: {e}"))?;
+        .await?
+        .map_err(BenchError::start("payconf run"))?;
     let wall = started.elapsed();
     let record = RunRecord::load(&results);
     let _ = std::fs::remove_dir_all(&scratch);
     if !output.status.success() {
-        return Err(format!(
+        return Err(BenchError::measured(format!(
             "{failed}:\n{}{}",
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
-        ));
+        )));
     }
-    Ok((record.map_err(|e| e.to_string())?, wall))
+    Ok((
+        record.map_err(|e| BenchError::measured(e.to_string()))?,
+        wall,
+    ))
 }
 
 /// The `payconf` program this benchmark is.
-pub(super) fn payconf() -> Result<PathBuf, String> {
-    std::env::current_exe().map_err(|e| format!("cannot find payconf: {e}"))
+pub(super) fn payconf() -> Result<PathBuf, BenchError> {
+    std::env::current_exe().map_err(BenchError::start("payconf (its own program)"))
 }
 
 /// A whole command's wall time and the most memory it held.
@@ -152,27 +163,27 @@ pub struct Measured {
 /// Runs `payconf ARGS` through `payconf bench-helper measure`, a process
 /// of its own whose only child is the measured one, so that its children's
 /// peak resident memory (`getrusage(RUSAGE_CHILDREN)`) is that command's.
-pub fn measure(args: &[&str]) -> Result<Measured, String> {
+pub fn measure(args: &[&str]) -> Result<Measured, BenchError> {
     let output = std::process::Command::new(payconf()?)
         .args(["bench-helper", "measure", "--"])
         .args(args)
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run payconf {}: {e}", args.join(" ")))?;
+        .map_err(BenchError::start(format!("payconf {}", args.join(" "))))?;
     let said = String::from_utf8_lossy(&output.stdout);
     let last = said.lines().last().unwrap_or_default();
     parse_measured(last).ok_or_else(|| {
-        format!(
+        BenchError::measured(format!(
             "payconf {} was not measured: {}",
             args.join(" "),
             String::from_utf8_lossy(&output.stderr).trim()
-        )
+        ))
     })
 }
 
 /// `payconf bench-helper measure -- ARGS`: runs `payconf ARGS` with its
 /// output discarded and prints `measured: WALL_SECONDS PEAK_KIB CODE`.
-pub fn measure_child(args: &[String]) -> Result<(), String> {
+pub fn measure_child(args: &[String]) -> Result<(), BenchError> {
     let started = Instant::now();
     let status = std::process::Command::new(payconf()?)
         .args(args)
@@ -180,10 +191,10 @@ pub fn measure_child(args: &[String]) -> Result<(), String> {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .map_err(|e| format!("cannot run payconf {}: {e}", args.join(" ")))?;
+        .map_err(BenchError::start(format!("payconf {}", args.join(" "))))?;
     let wall = started.elapsed();
     let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
-        .map_err(|e| format!("cannot read the run's resource usage: {e}"))?;
+        .map_err(|e| BenchError::measured(format!("cannot read the run's resource usage: {e}")))?;
     println!(
         "measured: {:.6} {} {}",
         wall.as_secs_f64(),

@@ -2,6 +2,7 @@
 //! reference implementation, and a robustness run, each timed from start
 //! to exit with its peak resident memory.
 
+use super::error::BenchError;
 use super::processes::{Measured, measure};
 
 /// The runs measured, as a user types them after `payconf`.
@@ -14,7 +15,7 @@ const RUNS: [(&str, &[&str]); 2] = [
 ];
 
 /// Measures each run and prints its wall time and peak resident memory.
-pub(super) fn suite() -> Result<(), String> {
+pub(super) fn suite() -> Result<(), BenchError> {
     let mut failed = Vec::new();
     for (name, args) in RUNS {
         let measured = tokio::task::block_in_place(|| measure(args))?;
@@ -26,7 +27,10 @@ pub(super) fn suite() -> Result<(), String> {
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(format!("{} did not pass", failed.join(" and ")))
+        Err(BenchError::measured(format!(
+            "{} did not pass",
+            failed.join(" and ")
+        )))
     }
 }
 

@@ -5,6 +5,7 @@
 //! connection held for many requests as merchants' servers hold them. The
 //! two take turns in rounds, and the ratio is the median of the rounds'.
 
+use super::error::BenchError;
 use std::{path::Path, sync::Arc};
 
 use rustls::{RootCertStore, pki_types::CertificateDer, pki_types::pem::PemObject};
@@ -22,13 +23,13 @@ pub(super) async fn create_over_tls(
     plain: &Target,
     options: &BenchOptions,
     scratch: &Path,
-) -> Result<u64, String> {
+) -> Result<u64, BenchError> {
     let material = crate::runner::embedded::certificates()
-        .map_err(|e| format!("cannot make the bench's certificate: {e}"))?;
+        .map_err(BenchError::start("the bench\'s certificate"))?;
     let write = |name: &str, text: &str| {
         let path = scratch.join(name);
-        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok::<_, String>(path.display().to_string())
+        std::fs::write(&path, text).map_err(BenchError::file(&path))?;
+        Ok::<_, BenchError>(path.display().to_string())
     };
     let (cert, key) = (
         write("tls.pem", &material.cert_pem)?,
@@ -69,7 +70,7 @@ async fn rounds(
     plain: &Target,
     tls: &Target,
     options: &BenchOptions,
-) -> Result<(Samples, Vec<f64>, u64), String> {
+) -> Result<(Samples, Vec<f64>, u64), BenchError> {
     super::warm_up(tls, options.connections).await?;
     let mut all = Samples::default();
     let mut ratios = Vec::new();
@@ -85,24 +86,25 @@ async fn rounds(
 }
 
 /// A connector trusting only the bench's CA, offering HTTP/1.1.
-fn connector(ca_pem: &str) -> Result<load::Tls, String> {
+fn connector(ca_pem: &str) -> Result<load::Tls, BenchError> {
     let mut roots = RootCertStore::empty();
     for certificate in CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
-        let certificate = certificate.map_err(|e| format!("the bench's CA: {e}"))?;
+        let certificate = certificate.map_err(BenchError::start("the bench's CA"))?;
         roots
             .add(certificate)
-            .map_err(|e| format!("the bench's CA: {e}"))?;
+            .map_err(BenchError::start("the bench's CA"))?;
     }
     let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(
         rustls::crypto::aws_lc_rs::default_provider(),
     ))
     .with_safe_default_protocol_versions()
-    .map_err(|e| e.to_string())?
+    .map_err(BenchError::start("a TLS client"))?
     .with_root_certificates(roots)
     .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(load::Tls {
         connector: tokio_rustls::TlsConnector::from(Arc::new(config)),
-        name: rustls::pki_types::ServerName::try_from("127.0.0.1").map_err(|e| e.to_string())?,
+        name: rustls::pki_types::ServerName::try_from("127.0.0.1")
+            .map_err(BenchError::start("a TLS client"))?,
     })
 }

@@ -19,6 +19,7 @@
 //! over plain HTTP/1.1, over TLS with HTTP/1.1 and over TLS with HTTP/2
 //! (the server offering only what the row names by ALPN).
 
+use super::error::BenchError;
 use std::{
     convert::Infallible,
     sync::{Arc, Mutex},
@@ -76,14 +77,14 @@ impl Row {
 
 /// Runs the measurement, `rounds` volleys of each kind per row, and prints
 /// its figures.
-pub async fn volley(rounds: usize) -> Result<(), String> {
+pub async fn volley(rounds: usize) -> Result<(), BenchError> {
     println!(
         "payconf bench --volley: {} CPUs; {REQUESTS} POSTs at once, {rounds} times each; \
          spread = first to last request whole at the server (median, 90th percentile, most)",
         std::thread::available_parallelism().map_or(1, usize::from)
     );
     let material = crate::runner::embedded::certificates()
-        .map_err(|e| format!("cannot make the bench's certificate: {e}"))?;
+        .map_err(BenchError::start("the bench\'s certificate"))?;
     for row in [Row::Plain, Row::TlsHttp1, Row::TlsHttp2] {
         let arrivals = Arc::new(Arrivals::default());
         let tls = match row {
@@ -93,7 +94,7 @@ pub async fn volley(rounds: usize) -> Result<(), String> {
                     material.cert_pem.as_bytes(),
                     material.key_pem.as_bytes(),
                 )
-                .map_err(|e| e.to_string())?)
+                .map_err(BenchError::start("the volley's TLS server"))?)
                 .clone();
                 if row == Row::TlsHttp1 {
                     config.alpn_protocols = vec![b"http/1.1".to_vec()];
@@ -104,7 +105,7 @@ pub async fn volley(rounds: usize) -> Result<(), String> {
         let url = serve(arrivals.clone(), tls).await?;
         let mut target = TargetConfig::reference_defaults(url.clone(), Duration::from_secs(900));
         target.tls = TlsSettings::trusting("the bench's CA", material.ca_pem.as_bytes())
-            .ok_or("the bench's CA did not read back")?;
+            .ok_or_else(|| BenchError::start("the bench's CA")("it did not read back"))?;
         let limits = Limits::default();
         let post = |i: usize| {
             RecordedRequest::new(Method::POST, url.join("/race").expect("a path"))
@@ -114,13 +115,13 @@ pub async fn volley(rounds: usize) -> Result<(), String> {
         let (mut naive, mut warmed, mut volleys, mut ours) = (vec![], vec![], vec![], vec![]);
         let mut protocol = "";
         for _ in 0..rounds {
-            let client = volley_client(&target, limits).map_err(|e| e.to_string())?;
+            let client = volley_client(&target, limits).map_err(BenchError::start("a client"))?;
             arrivals.take();
             futures_util::future::join_all((0..REQUESTS).map(|i| post(i).send(&client, limits)))
                 .await;
             naive.push(spread(&arrivals.take()));
 
-            let client = volley_client(&target, limits).map_err(|e| e.to_string())?;
+            let client = volley_client(&target, limits).map_err(BenchError::start("a client"))?;
             let warm = RecordedRequest::new(Method::GET, url.clone());
             futures_util::future::join_all(
                 (0..REQUESTS).map(|_| warm.clone().send(&client, limits)),
@@ -131,10 +132,10 @@ pub async fn volley(rounds: usize) -> Result<(), String> {
                 .await;
             warmed.push(spread(&arrivals.take()));
 
-            let client = volley_client(&target, limits).map_err(|e| e.to_string())?;
+            let client = volley_client(&target, limits).map_err(BenchError::start("a client"))?;
             let sent = volley::fire(&client, &url, limits, (0..REQUESTS).map(post).collect())
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| BenchError::measured(e.to_string()))?;
             volleys.push(spread(&arrivals.take()));
             ours.push(sent.spread.unwrap_or_default());
             protocol = sent.protocol;
@@ -179,11 +180,13 @@ fn figures(mut spreads: Vec<Duration>) -> String {
 async fn serve(
     arrivals: Arc<Arrivals>,
     tls: Option<tokio_rustls::TlsAcceptor>,
-) -> Result<Url, String> {
+) -> Result<Url, BenchError> {
     let listener = TcpListener::bind("127.0.0.1:0")
         .await
-        .map_err(|e| format!("cannot listen on loopback: {e}"))?;
-    let address = listener.local_addr().map_err(|e| e.to_string())?;
+        .map_err(BenchError::start("a listener on loopback"))?;
+    let address = listener
+        .local_addr()
+        .map_err(BenchError::start("a listener on loopback"))?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
@@ -234,5 +237,6 @@ async fn serve(
             });
         }
     });
-    Url::parse(&format!("{scheme}://127.0.0.1:{}/", address.port())).map_err(|e| e.to_string())
+    Url::parse(&format!("{scheme}://127.0.0.1:{}/", address.port()))
+        .map_err(BenchError::start("a listener on loopback"))
 }

@@ -334,13 +334,18 @@ pub(super) fn run_options(args: Box<RunArgs>, plan: bool) -> crate::runner::RunO
     }
 }
 
+/// A `--rate` that is no number of requests a second payconf sends at.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{0:?} is not a number of requests a second between 0 and 100000 (0.5 is one request \
+     every two seconds)"
+)]
+pub struct NotARate(String);
+
 /// `--rate`: a number of requests a second, above zero.
-fn rate(text: &str) -> Result<f64, String> {
+fn rate(text: &str) -> Result<f64, NotARate> {
     match text.parse::<f64>() {
         Ok(rate) if rate.is_finite() && rate > 0.0 && rate <= 100_000.0 => Ok(rate),
-        _ => Err(format!(
-            "{text:?} is not a number of requests a second between 0 and 100000 (0.5 is one \
-             request every two seconds)"
-        )),
+        _ => Err(NotARate(text.to_owned())),
     }
 }

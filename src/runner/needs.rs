@@ -2,6 +2,8 @@
 //! target's settings (a failure page, a declined card, a token lifetime).
 //! A scenario whose needs the target does not meet is skipped, saying why.
 
+use payconf_spec::card::CardKind;
+
 use crate::runner::target_file::{AcsDriver, LifecycleOperation, SettlementMode, TargetConfig};
 
 /// The tag of scenarios that go through the issuer's page.
@@ -115,7 +117,11 @@ pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
     if let Some(card) = tags
         .iter()
         .filter_map(|t| t.strip_prefix(CARD_TAG_PREFIX))
-        .find(|name| target.cards.named(name).is_none() && !fails_by_code(target, name))
+        .find(|name| {
+            CardKind::of_target_key(name).is_none_or(|kind| {
+                target.cards.named(kind).is_none() && !fails_by_code(target, kind)
+            })
+        })
     {
         return Some(format!(
             "the target names no cards.{card}: the real service publishes no card for this \
@@ -130,8 +136,8 @@ pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
 
 /// Whether the target's road to the outcome `card` names is a wrong code
 /// typed at the issuer (`acs.failing_fields`), not a card of its own.
-pub fn fails_by_code(target: &TargetConfig, card: &str) -> bool {
-    card == "authentication_failed"
+pub fn fails_by_code(target: &TargetConfig, card: CardKind) -> bool {
+    card == CardKind::AuthenticationFailed
         && target.cards.authentication_failed.is_none()
         && !target.acs.failing_fields.is_empty()
 }

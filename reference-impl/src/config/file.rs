@@ -6,7 +6,9 @@ use std::{fmt, path::Path, time::Duration};
 use serde::Deserialize;
 use url::Url;
 
-use super::{CardBehaviour, ConfigError, IssuerPage, Merchant, ReferenceConfig, TestCard};
+use payconf_spec::card::CardKind;
+
+use super::{ConfigError, IssuerPage, Merchant, ReferenceConfig, TestCard};
 use crate::{card::CardNumber, ledger::Settlement};
 
 /// The TOML form of [`ReferenceConfig`]: every setting optional, defaults filled in.
@@ -46,7 +48,7 @@ struct MerchantEntry {
 #[serde(deny_unknown_fields)]
 struct CardEntry {
     number: String,
-    behaviour: CardBehaviour,
+    behaviour: CardKind,
 }
 
 impl ReferenceConfig {
@@ -147,7 +149,7 @@ impl ReferenceConfig {
     }
 
     /// What the sandbox does with a card; `None` for a card it does not know.
-    pub fn card_behaviour(&self, number: &CardNumber) -> Option<CardBehaviour> {
+    pub fn card_kind(&self, number: &CardNumber) -> Option<CardKind> {
         self.cards
             .iter()
             .find(|c| &c.number == number)
@@ -271,8 +273,18 @@ mod tests {
     use super::*;
     use crate::config::{
         DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD, DEFAULT_ISSUER_CODE,
-        DEFAULT_SHOP_LOGIN, DEFAULT_THREE_DS_CARD, DEFAULT_TOKEN_LIFETIME,
+        DEFAULT_SHOP_LOGIN, DEFAULT_THREE_DS_CARD, DEFAULT_TOKEN_LIFETIME, default_card,
     };
+
+    /// The sandbox's card of every kind is a card number: digits of a
+    /// card's length and a right check digit.
+    #[test]
+    fn the_sandbox_card_of_every_kind_passes_the_luhn_check() {
+        for kind in CardKind::ALL {
+            let pan = default_card(kind);
+            assert!(CardNumber::parse(pan).is_ok(), "{}: {pan}", kind.name());
+        }
+    }
 
     #[test]
     fn an_empty_file_gives_the_built_in_sandbox() {
@@ -281,19 +293,13 @@ mod tests {
         assert_eq!(config.merchants[0].shop_login, DEFAULT_SHOP_LOGIN);
         assert_eq!(config.issuer_code, DEFAULT_ISSUER_CODE);
         assert_eq!(config.token_lifetime, DEFAULT_TOKEN_LIFETIME);
-        let behaviour = |pan| config.card_behaviour(&CardNumber::parse(pan).expect("valid"));
+        let behaviour = |pan| config.card_kind(&CardNumber::parse(pan).expect("valid"));
         assert_eq!(
             behaviour(DEFAULT_FRICTIONLESS_CARD),
-            Some(CardBehaviour::NotEnrolled)
+            Some(CardKind::NotEnrolled)
         );
-        assert_eq!(
-            behaviour(DEFAULT_THREE_DS_CARD),
-            Some(CardBehaviour::Challenge)
-        );
-        assert_eq!(
-            behaviour(DEFAULT_DECLINED_CARD),
-            Some(CardBehaviour::Declined)
-        );
+        assert_eq!(behaviour(DEFAULT_THREE_DS_CARD), Some(CardKind::Challenge));
+        assert_eq!(behaviour(DEFAULT_DECLINED_CARD), Some(CardKind::Declined));
         assert_eq!(behaviour("4242424242424242"), None);
     }
 
@@ -309,15 +315,15 @@ mod tests {
         assert_eq!(
             behaviours,
             [
-                CardBehaviour::NotEnrolled,
-                CardBehaviour::Challenge,
-                CardBehaviour::AcsTimeout
+                CardKind::NotEnrolled,
+                CardKind::Challenge,
+                CardKind::AcsTimeout
             ]
         );
-        for behaviour in CardBehaviour::ALL {
+        for behaviour in CardKind::ALL {
             let text = format!(
                 "[[cards]]\nnumber = \"{}\"\nbehaviour = \"{}\"\n",
-                behaviour.default_card(),
+                default_card(behaviour),
                 behaviour.name()
             );
             let read = ReferenceConfig::from_toml(&text).expect("valid");

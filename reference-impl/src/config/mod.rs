@@ -13,6 +13,7 @@ use serde::Deserialize;
 use url::Url;
 
 use crate::{card::CardNumber, ledger::Settlement};
+use payconf_spec::card::CardKind;
 
 /// Shop login of the built-in merchant.
 pub const DEFAULT_SHOP_LOGIN: &str = "DEMO_SHOP";
@@ -155,108 +156,22 @@ pub struct TestCard {
     /// The card number (its `Debug` shows only the first six and last four digits).
     pub number: CardNumber,
     /// What the sandbox does when this card is submitted.
-    pub behaviour: CardBehaviour,
+    pub behaviour: CardKind,
 }
 
-/// The outcome a test card produces, as the real service names it
-/// (see [`crate::outcomes`]). The configuration file writes each in
-/// snake case (`behaviour = "acs_timeout"`); `frictionless` and
-/// `three_ds`, the names of files written before the outcomes had names of
-/// their own, still read as `not_enrolled` and `challenge`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CardBehaviour {
-    /// Not enrolled in 3-D Secure: authorized at once, nothing
-    /// authenticated (`transactionResult "OK"`).
-    #[serde(alias = "frictionless")]
-    NotEnrolled,
-    /// Enrolled, authenticated by the issuer without a challenge (`2F`),
-    /// authorized at once.
-    FrictionlessAuthenticated,
-    /// Enrolled, challenged (`8006`): the right one-time code authenticates
-    /// (`2C`) and pays, a wrong one fails (`8027`), Cancel abandons (`1143`).
-    #[serde(alias = "three_ds")]
-    Challenge,
-    /// Challenged, and the authentication fails whatever the code (`8027`).
-    AuthenticationFailed,
-    /// The issuer rejects the authentication at submit (`8028`).
-    IssuerRejected,
-    /// The issuer's access control server fails at submit (`8029`).
-    AcsTechnicalProblem,
-    /// Challenged, and the access control server times out (`8038`).
-    AcsTimeout,
-    /// Authenticated without a challenge, then refused for insufficient
-    /// credit (`251`).
-    InsufficientCredit,
-    /// Authenticated without a challenge, then refused as expired (`433`).
-    CardExpired,
-    /// Declined by the issuer (`transactionResult "KO"`, `74`).
-    Declined,
-}
-
-impl CardBehaviour {
-    /// Every behaviour, in the order the test-card table lists them.
-    pub const ALL: [Self; 10] = [
-        Self::NotEnrolled,
-        Self::FrictionlessAuthenticated,
-        Self::Challenge,
-        Self::AuthenticationFailed,
-        Self::IssuerRejected,
-        Self::AcsTechnicalProblem,
-        Self::AcsTimeout,
-        Self::InsufficientCredit,
-        Self::CardExpired,
-        Self::Declined,
-    ];
-
-    /// Its name in the configuration file.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::NotEnrolled => "not_enrolled",
-            Self::FrictionlessAuthenticated => "frictionless_authenticated",
-            Self::Challenge => "challenge",
-            Self::AuthenticationFailed => "authentication_failed",
-            Self::IssuerRejected => "issuer_rejected",
-            Self::AcsTechnicalProblem => "acs_technical_problem",
-            Self::AcsTimeout => "acs_timeout",
-            Self::InsufficientCredit => "insufficient_credit",
-            Self::CardExpired => "card_expired",
-            Self::Declined => "declined",
-        }
-    }
-
-    /// What happens, in words, for the test-card table.
-    pub fn summary(self) -> &'static str {
-        match self {
-            Self::NotEnrolled => "not enrolled in 3-D Secure: paid at once",
-            Self::FrictionlessAuthenticated => "frictionless: authenticated without a challenge",
-            Self::Challenge => "challenge passed with the one-time code",
-            Self::AuthenticationFailed => "challenge, and the authentication fails",
-            Self::IssuerRejected => "the issuer rejects the authentication",
-            Self::AcsTechnicalProblem => {
-                "the issuer's authentication server has a technical problem"
-            }
-            Self::AcsTimeout => "challenge, and the issuer's authentication server times out",
-            Self::InsufficientCredit => "authenticated, then declined: insufficient credit",
-            Self::CardExpired => "authenticated, then declined: card expired",
-            Self::Declined => "declined by the issuer",
-        }
-    }
-
-    /// The sandbox's test card of this behaviour.
-    pub fn default_card(self) -> &'static str {
-        match self {
-            Self::NotEnrolled => DEFAULT_FRICTIONLESS_CARD,
-            Self::FrictionlessAuthenticated => "4000000000000200",
-            Self::Challenge => DEFAULT_THREE_DS_CARD,
-            Self::AuthenticationFailed => "4000000000080277",
-            Self::IssuerRejected => "4000000000080285",
-            Self::AcsTechnicalProblem => "4000000000080293",
-            Self::AcsTimeout => "4000000000080384",
-            Self::InsufficientCredit => "4000000000002511",
-            Self::CardExpired => "4000000000004335",
-            Self::Declined => DEFAULT_DECLINED_CARD,
-        }
+/// The sandbox's test card of `kind`.
+pub fn default_card(kind: CardKind) -> &'static str {
+    match kind {
+        CardKind::NotEnrolled => DEFAULT_FRICTIONLESS_CARD,
+        CardKind::FrictionlessAuthenticated => "4000000000000200",
+        CardKind::Challenge => DEFAULT_THREE_DS_CARD,
+        CardKind::AuthenticationFailed => "4000000000080277",
+        CardKind::IssuerRejected => "4000000000080285",
+        CardKind::AcsTechnicalProblem => "4000000000080293",
+        CardKind::AcsTimeout => "4000000000080384",
+        CardKind::InsufficientCredit => "4000000000002511",
+        CardKind::CardExpired => "4000000000004335",
+        CardKind::Declined => DEFAULT_DECLINED_CARD,
     }
 }
 
@@ -344,9 +259,9 @@ impl Default for ReferenceConfig {
             data_file: None,
             outbound_allow: Vec::new(),
             demo_checkout: None,
-            cards: CardBehaviour::ALL
+            cards: CardKind::ALL
                 .into_iter()
-                .map(|behaviour| card(behaviour.default_card(), behaviour))
+                .map(|behaviour| card(default_card(behaviour), behaviour))
                 .collect(),
         }
     }

@@ -14,7 +14,7 @@ use hyper::{Request, Response, body::Incoming, service::service_fn};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::{net::TcpListener, sync::Semaphore};
 
-use super::{MAX_BODY, Notification, READ_BOUND, Shared};
+use super::{BodyUnread, MAX_BODY, Notification, READ_BOUND, Shared};
 
 /// Connections served at once; more are closed as they come.
 pub(super) const CONNECTIONS: usize = 64;
@@ -101,19 +101,15 @@ async fn answer(
 }
 
 /// A body within [`MAX_BODY`] and [`READ_BOUND`], or why not.
-async fn read(body: Incoming) -> Result<Bytes, String> {
+async fn read(body: Incoming) -> Result<Bytes, BodyUnread> {
     let limited = Limited::new(body, MAX_BODY);
     match tokio::time::timeout(READ_BOUND, limited.collect()).await {
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => Err(format!(
-            "a body of more than {} KiB, not read",
-            MAX_BODY / 1024
-        )),
-        Ok(Err(_)) => Err("a body cut off before its end".to_owned()),
-        Err(_) => Err(format!(
-            "a body not sent whole within {} s",
-            READ_BOUND.as_secs()
-        )),
+        Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => {
+            Err(BodyUnread::TooLarge)
+        }
+        Ok(Err(_)) => Err(BodyUnread::CutOff),
+        Err(_) => Err(BodyUnread::TooSlow),
     }
 }
 

@@ -81,13 +81,28 @@ pub struct Notification {
     /// The request's method.
     pub method: String,
     /// Its body; why it could not be read whole otherwise.
-    pub body: Result<Bytes, String>,
+    pub body: Result<Bytes, BodyUnread>,
     /// Its `Notification-Signature`.
     pub signature: Option<String>,
     /// Its `Notification-Event-ID`.
     pub event_header: Option<String>,
     /// The status payconf answered it with.
     pub answered: u16,
+}
+
+/// Why a delivery's body was not read: payconf reads at most [`MAX_BODY`]
+/// of it, within [`READ_BOUND`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BodyUnread {
+    /// Longer than [`MAX_BODY`].
+    #[error("a body of more than {} KiB, not read", MAX_BODY / 1024)]
+    TooLarge,
+    /// The connection ended before the body did.
+    #[error("a body cut off before its end")]
+    CutOff,
+    /// Not sent whole within [`READ_BOUND`].
+    #[error("a body not sent whole within {} s", READ_BOUND.as_secs())]
+    TooSlow,
 }
 
 /// How much of a notification's body a failure shows.
@@ -104,7 +119,7 @@ const SHOWN_BODY: usize = 1500;
 pub const MONEY_EVENTS: [&str; 3] = ["payment.settled", "payment.cancelled", "payment.refunded"];
 
 /// Whether a body is a notification of a change of the payment's money.
-fn body_tells_money(body: &Result<Bytes, String>) -> bool {
+fn body_tells_money(body: &Result<Bytes, BodyUnread>) -> bool {
     body.as_ref()
         .ok()
         .and_then(|body| crate::runner::json::parse(body).ok())
@@ -139,7 +154,7 @@ impl Notification {
                 }
                 text
             }
-            Err(why) => why.clone(),
+            Err(why) => why.to_string(),
         };
         crate::runner::neutral::inline(&format!(
             "{} (payconf answered {}, {:.1} s into the scenario): {body}",
@@ -318,7 +333,7 @@ impl Shared {
     fn deliver(
         &self,
         inbox: &Inbox,
-        body: &Result<Bytes, String>,
+        body: &Result<Bytes, BodyUnread>,
         make: impl FnOnce(u16, Duration) -> Notification,
     ) -> u16 {
         let refuse = !body_tells_money(body)

@@ -127,7 +127,11 @@ async fn a_body_past_the_bound_is_not_read_and_the_listener_goes_on() {
     let received = mailbox.received();
     assert_eq!(received.len(), 2, "{received:?}");
     let refused = received[0].body.as_ref().expect_err("not read");
-    assert!(refused.contains("more than 64 KiB"), "{refused}");
+    assert_eq!(*refused, super::BodyUnread::TooLarge);
+    assert!(
+        refused.to_string().contains("more than 64 KiB"),
+        "{refused}"
+    );
     assert_eq!(received[1].body.as_deref().ok(), Some(&b"{\"ok\":1}"[..]));
 }
 

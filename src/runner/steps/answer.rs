@@ -6,11 +6,11 @@ use cucumber::then;
 use serde_json::Value;
 
 use super::payment::shown;
-use crate::runner::world::{Failure, PaymentWorld, Settled, checked, is_json_media_type};
+use crate::runner::world::{Failure, PaymentWorld, Settled, is_json_media_type};
 
 #[then("the request is correctly processed")]
 fn correctly_processed(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let code = answer.str_at("/error/code");
         let description = answer.str_at("/error/description").unwrap_or("");
@@ -25,13 +25,12 @@ fn correctly_processed(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("the request is not correctly processed")]
 fn not_processed(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         match answer.str_at("/error/code") {
             Some(code) if code != "0" => Ok(()),
@@ -40,13 +39,12 @@ fn not_processed(world: &mut PaymentWorld) -> Result<(), Settled> {
                 &shown(answer.at("/error/code")),
             )),
         }
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("the answer carries the envelope")]
 fn carries_envelope(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let error = answer.at("/error");
         let processed = answer.str_at("/error/code") == Some("0");
@@ -73,13 +71,12 @@ fn carries_envelope(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("the answer is JSON")]
 fn answer_is_json(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let response = world
             .exchange_at(answer.exchange)
@@ -101,13 +98,12 @@ fn answer_is_json(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[then(expr = "the answer has HTTP status {int}")]
 fn has_status(world: &mut PaymentWorld, status: u16) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         if answer.status != status {
             return Err(world.failure(
@@ -116,13 +112,12 @@ fn has_status(world: &mut PaymentWorld, status: u16) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[then(expr = "the request is refused with HTTP {int} and code {string}")]
 fn refused_with(world: &mut PaymentWorld, status: u16, code: String) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let seen_code = answer.str_at("/error/code");
         let empty_payload = answer
@@ -141,8 +136,7 @@ fn refused_with(world: &mut PaymentWorld, status: u16, code: String) -> Result<(
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 /// A description the real service is recorded to give (docs/real-service.md):
@@ -152,7 +146,7 @@ fn refused_with(world: &mut PaymentWorld, status: u16, code: String) -> Result<(
 /// Descriptions no fact gives are never held.
 #[then(expr = "the error description says {string}, in any order of its words")]
 fn description_says(world: &mut PaymentWorld, recorded: String) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let description = answer.str_at("/error/description").unwrap_or("");
         if !says_in_words(description, &recorded) {
@@ -162,8 +156,7 @@ fn description_says(world: &mut PaymentWorld, recorded: String) -> Result<(), Se
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 /// Whether `text` has every word of `recorded`, in any order and case.
@@ -179,7 +172,7 @@ fn says_in_words(text: &str, recorded: &str) -> bool {
 
 #[then(expr = "the answer's Allow header is {string}")]
 fn allow_header(world: &mut PaymentWorld, allow: String) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let seen = world
             .exchange_at(answer.exchange)
@@ -193,8 +186,7 @@ fn allow_header(world: &mut PaymentWorld, allow: String) -> Result<(), Settled> 
             return Err(world.failure(&format!("Allow: {allow}"), &format!("Allow: {seen}")));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 fn payload_string_is(world: &PaymentWorld, field: &str, expected: &str) -> Result<(), Failure> {
@@ -211,26 +203,22 @@ fn payload_string_is(world: &PaymentWorld, field: &str, expected: &str) -> Resul
 
 #[then(expr = "the transaction type is {string}")]
 fn transaction_type(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
-    let checked = checked(|| payload_string_is(world, "transactionType", &expected));
-    world.settle(checked)
+    world.check(|world| payload_string_is(world, "transactionType", &expected))
 }
 
 #[then(expr = "the transaction result is {string}")]
 fn transaction_result(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
-    let checked = checked(|| payload_string_is(world, "transactionResult", &expected));
-    world.settle(checked)
+    world.check(|world| payload_string_is(world, "transactionResult", &expected))
 }
 
 #[then("the transaction result is empty")]
 fn transaction_result_empty(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| payload_string_is(world, "transactionResult", ""));
-    world.settle(checked)
+    world.check(|world| payload_string_is(world, "transactionResult", ""))
 }
 
 #[then(expr = "the transaction error code is {string}")]
 fn transaction_error_code(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
-    let checked = checked(|| payload_string_is(world, "transactionErrorCode", &expected));
-    world.settle(checked)
+    world.check(|world| payload_string_is(world, "transactionErrorCode", &expected))
 }
 
 /// A paid submit that also asks for issuer authentication contradicts
@@ -238,7 +226,7 @@ fn transaction_error_code(world: &mut PaymentWorld, expected: String) -> Result<
 /// issuer (States and transitions).
 #[then("no issuer authentication is asked for")]
 fn no_authentication_asked(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         if answer.str_at("/payload/transactionErrorCode") == Some("8006") {
             return Err(world.failure(
@@ -247,8 +235,7 @@ fn no_authentication_asked(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[then(expr = "the transaction error description is {string}")]
@@ -256,13 +243,12 @@ fn transaction_error_description(
     world: &mut PaymentWorld,
     expected: String,
 ) -> Result<(), Settled> {
-    let checked = checked(|| payload_string_is(world, "transactionErrorDescription", &expected));
-    world.settle(checked)
+    world.check(|world| payload_string_is(world, "transactionErrorDescription", &expected))
 }
 
 #[then("the transaction error description is not empty")]
 fn transaction_error_description_not_empty(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         match answer.str_at("/payload/transactionErrorDescription") {
             Some(text) if !text.trim().is_empty() => Ok(()),
@@ -271,13 +257,12 @@ fn transaction_error_description_not_empty(world: &mut PaymentWorld) -> Result<(
                 &shown(answer.at("/payload/transactionErrorDescription")),
             )),
         }
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("the payment ID is the one create returned")]
 fn same_payment_id(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let created = world.payment()?.payment_id.clone();
         let seen = answer.str_at("/payload/paymentID");
@@ -291,13 +276,12 @@ fn same_payment_id(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("no payment is executed")]
 fn no_payment_executed(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let executed = answer.str_at("/error/code") == Some("0")
             && answer.str_at("/payload/transactionResult") == Some("OK");
@@ -308,8 +292,7 @@ fn no_payment_executed(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 /// The payment went through: `error.code` "0" and `transactionResult` "OK".
@@ -317,7 +300,7 @@ fn no_payment_executed(world: &mut PaymentWorld) -> Result<(), Settled> {
 /// case; its exact spelling is SUBMIT-03's to judge.
 #[then("the payment is executed")]
 fn payment_executed(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let result = answer.str_at("/payload/transactionResult");
         if answer.str_at("/error/code") != Some("0")
@@ -333,8 +316,7 @@ fn payment_executed(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 use std::str::FromStr;
 
 use cucumber::{Parameter, when};
+use payconf_spec::card::CardKind;
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -11,22 +12,11 @@ use crate::runner::{
     exchange::RecordedRequest,
     merchant,
     target_file::TestCard,
-    world::{Failure, PaymentWorld, Settled, checked_async},
+    world::{Failure, PaymentWorld, Settled},
 };
 
-/// Every file of step definitions that send card data (a card number and
-/// its security code): this one, the lifecycle's payments, robustness's
-/// volleys, the payment page's and its presses at once. No definition elsewhere does, so a scenario is safe to run in
-/// production when none of its steps is defined here (a test checks
-/// `@production-safe` scenarios with cucumber's own step lookup).
-pub const CARD_DATA_DEFINITIONS: [&str; 6] = [
-    file!(),
-    super::lifecycle::DEFINED_IN,
-    super::lifecycle::RACES_DEFINED_IN,
-    super::robustness::PAYING_DEFINED_IN,
-    super::payment_page::DEFINED_IN,
-    super::page_presses::DEFINED_IN,
-];
+/// This file: its steps send card data (see [`super::CARD_DATA_DEFINITIONS`]).
+pub const DEFINED_IN: &str = file!();
 
 /// Which of the target's test cards a step names: `{card}` in a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Parameter)]
@@ -41,89 +31,44 @@ pub const CARD_DATA_DEFINITIONS: [&str; 6] = [
              the card without enough credit|\
              the card the issuer says has expired"
 )]
-pub enum CardChoice {
-    /// `cards.frictionless`.
-    Frictionless,
-    /// `cards.three_ds`.
-    ThreeDSecure,
-    /// `cards.declined`.
-    Declined,
-    /// `cards.frictionless_authenticated`.
-    FrictionlessAuthenticated,
-    /// `cards.authentication_failed`.
-    AuthenticationFailed,
-    /// `cards.issuer_rejected`.
-    IssuerRejected,
-    /// `cards.acs_technical_problem`.
-    AcsTechnicalProblem,
-    /// `cards.acs_timeout`.
-    AcsTimeout,
-    /// `cards.insufficient_credit`.
-    InsufficientCredit,
-    /// `cards.card_expired`.
-    CardExpired,
-}
+pub struct CardChoice(pub CardKind);
 
 impl CardChoice {
-    /// Every card a step can name.
-    pub const ALL: [Self; 10] = [
-        Self::Frictionless,
-        Self::ThreeDSecure,
-        Self::Declined,
-        Self::FrictionlessAuthenticated,
-        Self::AuthenticationFailed,
-        Self::IssuerRejected,
-        Self::AcsTechnicalProblem,
-        Self::AcsTimeout,
-        Self::InsufficientCredit,
-        Self::CardExpired,
-    ];
-
     /// The card in the scenario's words.
     pub fn words(self) -> &'static str {
-        match self {
-            Self::Frictionless => "the card not enrolled in 3-D Secure",
-            Self::ThreeDSecure => "the card enrolled in 3-D Secure",
-            Self::Declined => "the declined card",
-            Self::FrictionlessAuthenticated => {
+        match self.0 {
+            CardKind::NotEnrolled => "the card not enrolled in 3-D Secure",
+            CardKind::Challenge => "the card enrolled in 3-D Secure",
+            CardKind::Declined => "the declined card",
+            CardKind::FrictionlessAuthenticated => {
                 "the card the issuer authenticates without a challenge"
             }
-            Self::AuthenticationFailed => "the card whose authentication fails",
-            Self::IssuerRejected => "the card whose issuer rejects the authentication",
-            Self::AcsTechnicalProblem => "the card whose issuer's authentication server fails",
-            Self::AcsTimeout => "the card whose issuer's authentication server times out",
-            Self::InsufficientCredit => "the card without enough credit",
-            Self::CardExpired => "the card the issuer says has expired",
-        }
-    }
-
-    /// Its name in the target file's `[cards]`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Frictionless => "frictionless",
-            Self::ThreeDSecure => "three_ds",
-            Self::Declined => "declined",
-            Self::FrictionlessAuthenticated => "frictionless_authenticated",
-            Self::AuthenticationFailed => "authentication_failed",
-            Self::IssuerRejected => "issuer_rejected",
-            Self::AcsTechnicalProblem => "acs_technical_problem",
-            Self::AcsTimeout => "acs_timeout",
-            Self::InsufficientCredit => "insufficient_credit",
-            Self::CardExpired => "card_expired",
+            CardKind::AuthenticationFailed => "the card whose authentication fails",
+            CardKind::IssuerRejected => "the card whose issuer rejects the authentication",
+            CardKind::AcsTechnicalProblem => "the card whose issuer's authentication server fails",
+            CardKind::AcsTimeout => "the card whose issuer's authentication server times out",
+            CardKind::InsufficientCredit => "the card without enough credit",
+            CardKind::CardExpired => "the card the issuer says has expired",
         }
     }
 }
 
 impl FromStr for CardChoice {
-    type Err = String;
+    type Err = UnknownCard;
 
     fn from_str(words: &str) -> Result<Self, Self::Err> {
-        Self::ALL
+        CardKind::ALL
             .into_iter()
+            .map(Self)
             .find(|choice| choice.words() == words)
-            .ok_or_else(|| format!("no test card is called {words:?}"))
+            .ok_or_else(|| UnknownCard(words.to_owned()))
     }
 }
+
+/// Words of a step that name no test card.
+#[derive(Debug, thiserror::Error)]
+#[error("no test card is called \"{0}\"")]
+pub struct UnknownCard(String);
 
 /// A field of the submit body, as a dotted path: `{field}` in a step
 /// (`buyer.email`, `paymentTypeDetails.creditcard.CVV`).
@@ -143,20 +88,20 @@ impl FromStr for SubmitField {
 }
 
 /// The target's card for a choice, or what the target file must name.
-pub(super) fn card(world: &PaymentWorld, choice: CardChoice) -> Result<&TestCard, Failure> {
+pub(super) fn card(world: &PaymentWorld, kind: CardKind) -> Result<&TestCard, Failure> {
     let target = world.target();
     // The target's road to a failed authentication may be a wrong code
     // typed with the enrolled card (`acs.failing_fields`), where it has no
     // card of its own for it.
-    let name = if crate::runner::needs::fails_by_code(target, choice.name()) {
-        CardChoice::ThreeDSecure.name()
+    let paid_with = if crate::runner::needs::fails_by_code(target, kind) {
+        CardKind::Challenge
     } else {
-        choice.name()
+        kind
     };
     target
         .cards
-        .named(name)
-        .ok_or_else(|| Failure::plain(format!("the target to name cards.{}", choice.name())))
+        .named(paid_with)
+        .ok_or_else(|| Failure::plain(format!("the target to name cards.{}", kind.target_key())))
 }
 
 /// The submit body for a card.
@@ -259,8 +204,8 @@ async fn pay_with_changes(
     token: TokenChoice,
     change: impl FnOnce(&mut Value),
 ) -> Result<(), Failure> {
-    let card = card(world, choice)?.clone();
-    world.fails_at_issuer = crate::runner::needs::fails_by_code(world.target(), choice.name());
+    let card = card(world, choice.0)?.clone();
+    world.fails_at_issuer = crate::runner::needs::fails_by_code(world.target(), choice.0);
     let mut body = submit_body(world, &card);
     change(&mut body);
     submit(world, token, body).await
@@ -280,10 +225,11 @@ async fn merchant_submits(world: &mut PaymentWorld, card: CardChoice) -> Result<
 
 /// A submit of the created payment's token with `card`, as it is.
 async fn submit_created(world: &mut PaymentWorld, card: CardChoice) -> Result<(), Settled> {
-    let checked =
-        checked_async(async { pay_with_changes(world, card, TokenChoice::Created, |_| {}).await })
-            .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            pay_with_changes(world, card, TokenChoice::Created, |_| {}).await
+        })
+        .await
 }
 
 #[when(expr = "the buyer pays with {card} under an unknown payment token")]
@@ -291,10 +237,11 @@ async fn pays_under_unknown_token(
     world: &mut PaymentWorld,
     card: CardChoice,
 ) -> Result<(), Settled> {
-    let checked =
-        checked_async(async { pay_with_changes(world, card, TokenChoice::Unknown, |_| {}).await })
-            .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            pay_with_changes(world, card, TokenChoice::Unknown, |_| {}).await
+        })
+        .await
 }
 
 #[when(expr = "the buyer pays with {card} under the payment token \"{}\"")]
@@ -303,19 +250,20 @@ async fn pays_under_token(
     card: CardChoice,
     token: String,
 ) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        pay_with_changes(world, card, TokenChoice::Given(token), |_| {}).await
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            pay_with_changes(world, card, TokenChoice::Given(token), |_| {}).await
+        })
+        .await
 }
 
 #[when(expr = "the buyer pays with {card} without a payment token")]
 async fn pays_without_token(world: &mut PaymentWorld, card: CardChoice) -> Result<(), Settled> {
-    let checked =
-        checked_async(async { pay_with_changes(world, card, TokenChoice::Nothing, |_| {}).await })
-            .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            pay_with_changes(world, card, TokenChoice::Nothing, |_| {}).await
+        })
+        .await
 }
 
 #[when(expr = "the buyer pays with {card}, returning to \"{}\" or \"{}\"")]
@@ -325,14 +273,14 @@ async fn pays_returning_to(
     ok: String,
     ko: String,
 ) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        pay_with_changes(world, card, TokenChoice::Created, |body| {
-            body["responseURLs"] = json!({"buyerOK": ok, "buyerKO": ko});
+    world
+        .check_async(async |world| {
+            pay_with_changes(world, card, TokenChoice::Created, |body| {
+                body["responseURLs"] = json!({"buyerOK": ok, "buyerKO": ko});
+            })
+            .await
         })
         .await
-    })
-    .await;
-    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with {card} for the shop \"{}\"")]
@@ -341,14 +289,14 @@ async fn pays_for_shop(
     card: CardChoice,
     shop: String,
 ) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        pay_with_changes(world, card, TokenChoice::Created, |body| {
-            body["shopLogin"] = Value::String(shop);
+    world
+        .check_async(async |world| {
+            pay_with_changes(world, card, TokenChoice::Created, |body| {
+                body["shopLogin"] = Value::String(shop);
+            })
+            .await
         })
         .await
-    })
-    .await;
-    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with {card} expiring \"{}\"\\/\"{}\"")]
@@ -358,15 +306,15 @@ async fn pays_expiring(
     month: String,
     year: String,
 ) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        pay_with_changes(world, card, TokenChoice::Created, |body| {
-            body["paymentTypeDetails"]["creditcard"]["expMonth"] = Value::String(month);
-            body["paymentTypeDetails"]["creditcard"]["expYear"] = Value::String(year);
+    world
+        .check_async(async |world| {
+            pay_with_changes(world, card, TokenChoice::Created, |body| {
+                body["paymentTypeDetails"]["creditcard"]["expMonth"] = Value::String(month);
+                body["paymentTypeDetails"]["creditcard"]["expYear"] = Value::String(year);
+            })
+            .await
         })
         .await
-    })
-    .await;
-    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with {card} and the security code \"{}\"")]
@@ -375,14 +323,14 @@ async fn pays_with_security_code(
     card: CardChoice,
     cvv: String,
 ) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        pay_with_changes(world, card, TokenChoice::Created, |body| {
-            body["paymentTypeDetails"]["creditcard"]["CVV"] = Value::String(cvv);
+    world
+        .check_async(async |world| {
+            pay_with_changes(world, card, TokenChoice::Created, |body| {
+                body["paymentTypeDetails"]["creditcard"]["CVV"] = Value::String(cvv);
+            })
+            .await
         })
         .await
-    })
-    .await;
-    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with {card} as \"{}\" with e-mail \"{}\"")]
@@ -392,14 +340,14 @@ async fn pays_as_buyer(
     name: String,
     email: String,
 ) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        pay_with_changes(world, card, TokenChoice::Created, |body| {
-            body["buyer"] = json!({"name": name, "email": email});
+    world
+        .check_async(async |world| {
+            pay_with_changes(world, card, TokenChoice::Created, |body| {
+                body["buyer"] = json!({"name": name, "email": email});
+            })
+            .await
         })
         .await
-    })
-    .await;
-    world.settle(checked)
 }
 
 /// `DCC` as clients of the real service send it: the strings `"false"` and
@@ -410,14 +358,14 @@ async fn pays_with_dcc(
     card: CardChoice,
     dcc: String,
 ) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        pay_with_changes(world, card, TokenChoice::Created, |body| {
-            body["paymentTypeDetails"]["creditcard"]["DCC"] = Value::String(dcc);
+    world
+        .check_async(async |world| {
+            pay_with_changes(world, card, TokenChoice::Created, |body| {
+                body["paymentTypeDetails"]["creditcard"]["DCC"] = Value::String(dcc);
+            })
+            .await
         })
         .await
-    })
-    .await;
-    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with {card} without {field}")]
@@ -426,52 +374,52 @@ async fn pays_without_field(
     card: CardChoice,
     field: SubmitField,
 ) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        pay_with_changes(world, card, TokenChoice::Created, |body| {
-            let mut path: Vec<&str> = field.0.split('.').collect();
-            let last = path.pop().unwrap_or_default();
-            let parent = path.iter().try_fold(&mut *body, |v, key| v.get_mut(*key));
-            if let Some(Value::Object(object)) = parent {
-                object.remove(last);
-            }
+    world
+        .check_async(async |world| {
+            pay_with_changes(world, card, TokenChoice::Created, |body| {
+                let mut path: Vec<&str> = field.0.split('.').collect();
+                let last = path.pop().unwrap_or_default();
+                let parent = path.iter().try_fold(&mut *body, |v, key| v.get_mut(*key));
+                if let Some(Value::Object(object)) = parent {
+                    object.remove(last);
+                }
+            })
+            .await
         })
         .await
-    })
-    .await;
-    world.settle(checked)
 }
 
 #[when(expr = "the buyer pays with the card number {string}")]
 async fn pays_with_card_number(world: &mut PaymentWorld, number: String) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        world.ctx.redactor.add_card_number(&number);
-        pay_with_changes(
-            world,
-            CardChoice::Frictionless,
-            TokenChoice::Created,
-            |body| {
-                body["paymentTypeDetails"]["creditcard"]["number"] = Value::String(number);
-            },
-        )
+    world
+        .check_async(async |world| {
+            world.ctx.redactor.add_card_number(&number);
+            pay_with_changes(
+                world,
+                CardChoice(CardKind::NotEnrolled),
+                TokenChoice::Created,
+                |body| {
+                    body["paymentTypeDetails"]["creditcard"]["number"] = Value::String(number);
+                },
+            )
+            .await
+        })
         .await
-    })
-    .await;
-    world.settle(checked)
 }
 
 #[when("the buyer pays again with the same payment token")]
 async fn pays_again(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let token = world
-            .submitted_token
-            .clone()
-            .ok_or_else(|| Failure::plain("an earlier submit in the scenario"))?;
-        let body = world
-            .last_submit_body
-            .clone()
-            .ok_or_else(|| Failure::plain("an earlier submit in the scenario"))?;
-        submit(world, TokenChoice::Given(token), body).await
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let token = world
+                .submitted_token
+                .clone()
+                .ok_or_else(|| Failure::plain("an earlier submit in the scenario"))?;
+            let body = world
+                .last_submit_body
+                .clone()
+                .ok_or_else(|| Failure::plain("an earlier submit in the scenario"))?;
+            submit(world, TokenChoice::Given(token), body).await
+        })
+        .await
 }

@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::runner::{
     notifications::{Notification, signature},
     target_file::NotificationSettings,
-    world::{Failure, PaymentWorld, Settled, checked, checked_async},
+    world::{Failure, PaymentWorld, Settled},
 };
 
 /// The callback the spec describes notifications by.
@@ -27,7 +27,7 @@ fn tells_money(n: &Notification) -> bool {
 
 #[given("payconf listens for the merchant's server notifications")]
 fn listens(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let listener = world.ctx.notifications.as_ref().ok_or_else(|| {
             Failure::harness(
                 "a listener for notifications: the target file declares no [notifications]",
@@ -35,63 +35,62 @@ fn listens(world: &mut PaymentWorld) -> Result<(), Settled> {
         })?;
         world.mailbox = Some(listener.open());
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[given("payconf refuses the first notification with HTTP 500")]
 fn refuses_first(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         mailbox(world)?.refuse_next(1);
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("one notification of the payment arrives, saying it is paid")]
 async fn one_notification_paid(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let first = first_arrival(world).await?;
-        let body = describes_the_payment(world, &first)?;
-        if body.get("outcome").and_then(Value::as_str) != Some("paid") {
-            return Err(world.failure(
-                "a notification with outcome \"paid\"",
-                &shown(world, &first),
-            ));
-        }
-        let settled = tokio::time::Instant::now() + settings(world)?.second_look;
-        let all = mailbox(world)?.until(usize::MAX, settled).await;
-        let first_id = event_id(&first);
-        if let Some(other) = all
-            .iter()
-            .filter(|n| !tells_money(n))
-            .find(|n| event_id(n) != first_id)
-        {
-            return Err(world.failure(
-                "one notification of the payment's outcome: every delivery of it under one \
+    world
+        .check_async(async |world| {
+            let first = first_arrival(world).await?;
+            let body = describes_the_payment(world, &first)?;
+            if body.get("outcome").and_then(Value::as_str) != Some("paid") {
+                return Err(world.failure(
+                    "a notification with outcome \"paid\"",
+                    &shown(world, &first),
+                ));
+            }
+            let settled = tokio::time::Instant::now() + settings(world)?.second_look;
+            let all = mailbox(world)?.until(usize::MAX, settled).await;
+            let first_id = event_id(&first);
+            if let Some(other) = all
+                .iter()
+                .filter(|n| !tells_money(n))
+                .find(|n| event_id(n) != first_id)
+            {
+                return Err(world.failure(
+                    "one notification of the payment's outcome: every delivery of it under one \
                  event ID",
-                &format!(
-                    "two events for one outcome:\n  {}\n  {}",
-                    shown(world, &first),
-                    shown(world, other)
-                ),
-            ));
-        }
-        Ok(())
-    })
-    .await;
-    world.settle(checked)
+                    &format!(
+                        "two events for one outcome:\n  {}\n  {}",
+                        shown(world, &first),
+                        shown(world, other)
+                    ),
+                ));
+            }
+            Ok(())
+        })
+        .await
 }
 
 #[then("a notification of the payment arrives")]
 async fn a_notification(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async { first_arrival(world).await.map(drop) }).await;
-    world.settle(checked)
+    world
+        .check_async(async |world| first_arrival(world).await.map(drop))
+        .await
 }
 
 #[then("its signature verifies with the shop's signing secret")]
 fn signature_verifies(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let first = mailbox(world)?
             .received()
             .into_iter()
@@ -133,79 +132,78 @@ fn signature_verifies(world: &mut PaymentWorld) -> Result<(), Settled> {
                 crate::runner::target_file::SECRET_VARIABLE
             ))),
         }
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("it is posted again with the same event ID")]
 async fn posted_again(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let bound = settings(world)?.retry_within;
-        let mailbox = mailbox(world)?;
-        // The outcome's first delivery, and where it stands among all of
-        // them: a retry comes after it.
-        let (at, first) = mailbox
-            .received()
-            .into_iter()
-            .enumerate()
-            .find(|(_, n)| !tells_money(n))
-            .ok_or_else(|| Failure::plain("a notification received earlier in the scenario"))?;
-        let after = at + 1;
-        if first.answered != 500 {
-            return Err(Failure::harness(
-                "the first notification refused with HTTP 500, as the scenario asked; \
+    world
+        .check_async(async |world| {
+            let bound = settings(world)?.retry_within;
+            let mailbox = mailbox(world)?;
+            // The outcome's first delivery, and where it stands among all of
+            // them: a retry comes after it.
+            let (at, first) = mailbox
+                .received()
+                .into_iter()
+                .enumerate()
+                .find(|(_, n)| !tells_money(n))
+                .ok_or_else(|| Failure::plain("a notification received earlier in the scenario"))?;
+            let after = at + 1;
+            if first.answered != 500 {
+                return Err(Failure::harness(
+                    "the first notification refused with HTTP 500, as the scenario asked; \
                  payconf answered it otherwise",
-            ));
-        }
-        let Some(id) = event_id(&first) else {
-            return Err(world.failure(
-                "a notification with an event ID (eventID, Notification-Event-ID) that tells \
-                 a retry from a new notification",
-                &shown(world, &first),
-            ));
-        };
-        let deadline = tokio::time::Instant::now() + bound;
-        let mut seen = after;
-        loop {
-            let all = mailbox.until(seen + 1, deadline).await;
-            if let Some(again) = all[after.min(all.len())..]
-                .iter()
-                .find(|n| event_id(n).as_deref() == Some(id.as_str()))
-            {
-                world.leftovers.measured.push(format!(
-                    "the refused notification was posted again {:.1} s later",
-                    again.after.saturating_sub(first.after).as_secs_f64()
                 ));
-                return Ok(());
             }
-            if all.len() == seen || tokio::time::Instant::now() >= deadline {
-                let others: Vec<String> = all[after.min(all.len())..]
-                    .iter()
-                    .map(|n| shown(world, n))
-                    .collect();
-                let actual = if others.is_empty() {
-                    format!(
-                        "nothing more within {} s of the refused delivery, {}",
-                        bound.as_secs(),
-                        shown(world, &first)
-                    )
-                } else {
-                    format!("only other events: {}", others.join("; "))
-                };
+            let Some(id) = event_id(&first) else {
                 return Err(world.failure(
-                    &format!(
-                        "the notification refused with HTTP 500 posted again, with the same \
-                         event ID, within {} s (notifications.retry_within_secs)",
-                        bound.as_secs()
-                    ),
-                    &actual,
+                    "a notification with an event ID (eventID, Notification-Event-ID) that tells \
+                 a retry from a new notification",
+                    &shown(world, &first),
                 ));
+            };
+            let deadline = tokio::time::Instant::now() + bound;
+            let mut seen = after;
+            loop {
+                let all = mailbox.until(seen + 1, deadline).await;
+                if let Some(again) = all[after.min(all.len())..]
+                    .iter()
+                    .find(|n| event_id(n).as_deref() == Some(id.as_str()))
+                {
+                    world.leftovers.measured.push(format!(
+                        "the refused notification was posted again {:.1} s later",
+                        again.after.saturating_sub(first.after).as_secs_f64()
+                    ));
+                    return Ok(());
+                }
+                if all.len() == seen || tokio::time::Instant::now() >= deadline {
+                    let others: Vec<String> = all[after.min(all.len())..]
+                        .iter()
+                        .map(|n| shown(world, n))
+                        .collect();
+                    let actual = if others.is_empty() {
+                        format!(
+                            "nothing more within {} s of the refused delivery, {}",
+                            bound.as_secs(),
+                            shown(world, &first)
+                        )
+                    } else {
+                        format!("only other events: {}", others.join("; "))
+                    };
+                    return Err(world.failure(
+                        &format!(
+                            "the notification refused with HTTP 500 posted again, with the same \
+                         event ID, within {} s (notifications.retry_within_secs)",
+                            bound.as_secs()
+                        ),
+                        &actual,
+                    ));
+                }
+                seen = all.len();
             }
-            seen = all.len();
-        }
-    })
-    .await;
-    world.settle(checked)
+        })
+        .await
 }
 
 /// The first notification of the scenario's mailbox, within the bound;
@@ -264,7 +262,7 @@ async fn first_arrival(world: &mut PaymentWorld) -> Result<Notification, Failure
     )))
 }
 
-/// The notification's body, checked against the spec's callback and
+/// The notification's body against the spec's callback and
 /// naming the scenario's payment: its `paymentID` and `shopTransactionID`.
 fn describes_the_payment(world: &PaymentWorld, n: &Notification) -> Result<Value, Failure> {
     let expected = "a POST whose JSON body is a PaymentNotification (spec/openapi.yaml, \

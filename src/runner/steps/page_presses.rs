@@ -35,7 +35,7 @@ use crate::runner::{
     exchange::Exchange,
     steps::robustness::{fresh_payment, volleys_line},
     volley::{self, PagePresses, PressRound},
-    world::{Failure, PaymentWorld, Settled, checked_async},
+    world::{Failure, PaymentWorld, Settled},
 };
 
 /// Where these definitions are.
@@ -49,88 +49,97 @@ async fn presses_twice(
     first: CardChoice,
     second: CardChoice,
 ) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let page = declared(world)?;
-        if !page.steps.is_empty() {
-            return Err(Failure::harness(
-                "payconf presses pay twice by sending the page's form as the form driver reads \
+    world
+        .check_async(async |world| {
+            let page = declared(world)?;
+            if !page.steps.is_empty() {
+                return Err(Failure::harness(
+                    "payconf presses pay twice by sending the page's form as the form driver reads \
                  it, so it needs the page's inputs in payment_page.fields; [[payment_page.steps]] \
                  describe a page only a browser gets through",
-            ));
-        }
-        let cards = [card(world, first)?.clone(), card(world, second)?.clone()];
-        let values = cards.map(|card| card_values(world, &page, &card));
-        let rounds = world.target().robustness.volleys;
-        let mut measured = Vec::new();
-        let mut no_payment = None;
-        let mut pressed = Vec::new();
-        for round in 1..=rounds {
-            let (token, payment_id) = if round == 1 {
-                let payment = world.payment()?;
-                (payment.token.clone(), payment.payment_id.clone())
-            } else {
-                match fresh_payment(world).await {
-                    Some(created) => created,
-                    None => {
-                        no_payment = Some(round);
-                        break;
-                    }
-                }
-            };
-            let start = address(world, &page, &token, payment_id.as_deref())?;
-            let (document, cookie) = open(world, &start).await?;
-            let mut requests = Vec::new();
-            for values in &values {
-                let form = match html::page_action(&document, &start, Choice::Authenticate, values)
-                {
-                    Ok(PageAction::Answer(form)) => form,
-                    _ => {
-                        return Err(Failure::harness(format!(
-                            "payconf cannot press pay on the payment page at {start} without a \
-                             browser: no form of the page as served holds the inputs \
-                             payment_page.fields names, with a control that sends it"
-                        )));
+                ));
+            }
+            let cards = [
+                card(world, first.0)?.clone(),
+                card(world, second.0)?.clone(),
+            ];
+            let values = cards.map(|card| card_values(world, &page, &card));
+            let rounds = world.target().robustness.volleys;
+            let mut measured = Vec::new();
+            let mut no_payment = None;
+            let mut pressed = Vec::new();
+            for round in 1..=rounds {
+                let (token, payment_id) = if round == 1 {
+                    let payment = world.payment()?;
+                    (payment.token.clone(), payment.payment_id.clone())
+                } else {
+                    match fresh_payment(world).await {
+                        Some(created) => created,
+                        None => {
+                            no_payment = Some(round);
+                            break;
+                        }
                     }
                 };
-                let mut request = form.request();
-                if let Some(cookie) = &cookie {
-                    request = request.header("Cookie", cookie.clone());
+                let start = address(world, &page, &token, payment_id.as_deref())?;
+                let (document, cookie) = open(world, &start).await?;
+                let mut requests = Vec::new();
+                for values in &values {
+                    let form = match html::page_action(
+                        &document,
+                        &start,
+                        Choice::Authenticate,
+                        values,
+                    ) {
+                        Ok(PageAction::Answer(form)) => form,
+                        _ => {
+                            return Err(Failure::harness(format!(
+                                "payconf cannot press pay on the payment page at {start} without a \
+                             browser: no form of the page as served holds the inputs \
+                             payment_page.fields names, with a control that sends it"
+                            )));
+                        }
+                    };
+                    let mut request = form.request();
+                    if let Some(cookie) = &cookie {
+                        request = request.header("Cookie", cookie.clone());
+                    }
+                    requests.push(request);
                 }
-                requests.push(request);
+                let volley = volley::send(world.target(), &world.ctx.sender, requests)
+                    .await
+                    .map_err(|why| {
+                        Failure::harness(format!(
+                            "payconf could not press pay twice at once: {why}"
+                        ))
+                    })?;
+                world.also_sent(&volley.warm);
+                world.also_sent(&volley.exchanges);
+                measured.push(volley.spread);
+                let mut landed = Vec::new();
+                for exchange in volley.exchanges {
+                    let outcome = outcome_of(world, &exchange).await;
+                    landed.push((exchange, outcome));
+                }
+                pressed.push(PressRound {
+                    round,
+                    payment_id,
+                    landed,
+                });
             }
-            let volley = volley::send(world.target(), &world.ctx.sender, requests)
-                .await
-                .map_err(|why| {
-                    Failure::harness(format!("payconf could not press pay twice at once: {why}"))
-                })?;
-            world.also_sent(&volley.warm);
-            world.also_sent(&volley.exchanges);
-            measured.push(volley.spread);
-            let mut landed = Vec::new();
-            for exchange in volley.exchanges {
-                let outcome = outcome_of(world, &exchange).await;
-                landed.push((exchange, outcome));
-            }
-            pressed.push(PressRound {
-                round,
-                payment_id,
-                landed,
+            world.races.presses = Some(PagePresses {
+                cards: [first, second].map(CardChoice::words),
+                rounds: pressed,
             });
-        }
-        world.races.presses = Some(PagePresses {
-            cards: [first, second].map(CardChoice::words),
-            rounds: pressed,
-        });
-        world.leftovers.measured.push(volleys_line(
-            "two presses of pay on one payment's page, each on a fresh payment",
-            "press",
-            &measured,
-            no_payment,
-        ));
-        Ok(())
-    })
-    .await;
-    world.settle(checked)
+            world.leftovers.measured.push(volleys_line(
+                "two presses of pay on one payment's page, each on a fresh payment",
+                "press",
+                &measured,
+                no_payment,
+            ));
+            Ok(())
+        })
+        .await
 }
 
 /// Opens the page as the buyer's browser does, once for both tabs: the
@@ -188,56 +197,56 @@ async fn outcome_of(world: &mut PaymentWorld, exchange: &Exchange) -> Option<Url
 /// and its detail as the evidence.
 #[then("the service records at most one authorization of each payment pressed")]
 async fn one_authorization_recorded(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let Some(presses) = world.races.presses.take() else {
-            return Err(Failure::plain(
-                "presses of pay at once on the payment page earlier in the scenario",
-            ));
-        };
-        let key = world.target().api_key.clone();
-        for round in presses.rounds {
-            let Some(payment_id) = round.payment_id.clone() else {
-                return Err(Failure::harness(format!(
-                    "payconf cannot read what the service recorded of volley {}'s payment: its \
-                     create answered no paymentID",
-                    round.round
-                )));
+    world
+        .check_async(async |world| {
+            let Some(presses) = world.races.presses.take() else {
+                return Err(Failure::plain(
+                    "presses of pay at once on the payment page earlier in the scenario",
+                ));
             };
-            read_detail_of(world, &payment_id, &key).await?;
-            let answer = world.answer()?;
-            let recorded = authorizations(answer);
-            if recorded.len() <= 1 {
-                continue;
-            }
-            let said: Vec<String> = presses
-                .cards
-                .iter()
-                .zip(&round.landed)
-                .map(|(card, (_, landed))| {
-                    let page = landed.as_ref().map_or("no page".to_owned(), Url::to_string);
-                    format!("the press with {card} landed on {page}")
-                })
-                .collect();
-            let events: Vec<String> = recorded.iter().map(|e| e.to_string()).collect();
-            world
-                .trail
-                .exchanges
-                .extend(round.landed.into_iter().map(|(exchange, _)| exchange));
-            return Err(world.failure(
-                "one execution of one payment: of two presses of one token at once, at most \
+            let key = world.target().api_key.clone();
+            for round in presses.rounds {
+                let Some(payment_id) = round.payment_id.clone() else {
+                    return Err(Failure::harness(format!(
+                        "payconf cannot read what the service recorded of volley {}'s payment: its \
+                     create answered no paymentID",
+                        round.round
+                    )));
+                };
+                read_detail_of(world, &payment_id, &key).await?;
+                let answer = world.answer()?;
+                let recorded = authorizations(answer);
+                if recorded.len() <= 1 {
+                    continue;
+                }
+                let said: Vec<String> = presses
+                    .cards
+                    .iter()
+                    .zip(&round.landed)
+                    .map(|(card, (_, landed))| {
+                        let page = landed.as_ref().map_or("no page".to_owned(), Url::to_string);
+                        format!("the press with {card} landed on {page}")
+                    })
+                    .collect();
+                let events: Vec<String> = recorded.iter().map(|e| e.to_string()).collect();
+                world
+                    .trail
+                    .exchanges
+                    .extend(round.landed.into_iter().map(|(exchange, _)| exchange));
+                return Err(world.failure(
+                    "one execution of one payment: of two presses of one token at once, at most \
                  one authorization recorded in its payment/detail",
-                &format!(
-                    "in volley {}, {}; its detail records {} authorizations ({}): the payment \
+                    &format!(
+                        "in volley {}, {}; its detail records {} authorizations ({}): the payment \
                      was executed twice",
-                    round.round,
-                    said.join(" and "),
-                    recorded.len(),
-                    events.join(", ")
-                ),
-            ));
-        }
-        Ok(())
-    })
-    .await;
-    world.settle(checked)
+                        round.round,
+                        said.join(" and "),
+                        recorded.len(),
+                        events.join(", ")
+                    ),
+                ));
+            }
+            Ok(())
+        })
+        .await
 }

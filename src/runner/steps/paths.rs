@@ -9,7 +9,7 @@ use super::payment::create_body;
 use crate::runner::{
     exchange::RecordedRequest,
     merchant,
-    world::{PaymentWorld, Settled, checked_async},
+    world::{PaymentWorld, Settled},
 };
 
 /// Where these definitions are.
@@ -21,31 +21,31 @@ async fn sends_request_to(
     method: String,
     path: String,
 ) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let method =
-            Method::from_bytes(method.as_bytes()).expect("the pattern allows only valid methods");
-        let operation = if path.contains("/submit") {
-            "submitPayment"
-        } else {
-            "createPayment"
-        };
-        let target = world.target();
-        // An operation's own path goes in the target's path form.
-        let url = match path.as_str() {
-            merchant::CREATE_PATH => merchant::create_url(target),
-            merchant::SUBMIT_PATH => merchant::submit_url(target),
-            other => target.api_url(other),
-        };
-        let mut request =
-            merchant::with_key(RecordedRequest::new(method.clone(), url), &target.api_key);
-        if method != Method::GET {
-            let body = create_body(world).to_string();
-            request = request
-                .header("Content-Type", "application/json")
-                .body(body);
-        }
-        world.receive(operation, request).await.map(drop)
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let method = Method::from_bytes(method.as_bytes())
+                .expect("the pattern allows only valid methods");
+            let operation = if path.contains("/submit") {
+                "submitPayment"
+            } else {
+                "createPayment"
+            };
+            let target = world.target();
+            // An operation's own path goes in the target's path form.
+            let url = match path.as_str() {
+                merchant::CREATE_PATH => merchant::create_url(target),
+                merchant::SUBMIT_PATH => merchant::submit_url(target),
+                other => target.api_url(other),
+            };
+            let mut request =
+                merchant::with_key(RecordedRequest::new(method.clone(), url), &target.api_key);
+            if method != Method::GET {
+                let body = create_body(world).to_string();
+                request = request
+                    .header("Content-Type", "application/json")
+                    .body(body);
+            }
+            world.receive(operation, request).await.map(drop)
+        })
+        .await
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::runner::{
     exchange::RecordedRequest,
     merchant,
-    world::{CreatedPayment, Failure, PaymentWorld, Settled, checked, checked_async},
+    world::{CreatedPayment, Failure, PaymentWorld, Settled},
 };
 
 /// The create body the merchant sends, with a reference of its own.
@@ -84,42 +84,42 @@ async fn create_json(
 
 #[given("a payment created by the merchant")]
 async fn a_payment_created(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let body = create_body(world);
-        create_json(world, Credentials::MerchantKey, &body).await?;
-        if world.payments.is_empty() {
-            return Err(world.failure(
-                "a created payment: error.code \"0\" and a paymentToken",
-                "create did not answer a payment",
-            ));
-        }
-        Ok(())
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let body = create_body(world);
+            create_json(world, Credentials::MerchantKey, &body).await?;
+            if world.payments.is_empty() {
+                return Err(world.failure(
+                    "a created payment: error.code \"0\" and a paymentToken",
+                    "create did not answer a payment",
+                ));
+            }
+            Ok(())
+        })
+        .await
 }
 
 #[when("the merchant creates a payment")]
 async fn creates_a_payment(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let body = create_body(world);
-        create_json(world, Credentials::MerchantKey, &body).await
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let body = create_body(world);
+            create_json(world, Credentials::MerchantKey, &body).await
+        })
+        .await
 }
 
 #[when("the merchant creates two payments")]
 async fn creates_two_payments(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        for _ in 0..2 {
-            let body = create_body(world);
-            create_json(world, Credentials::MerchantKey, &body).await?;
-        }
-        Ok(())
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            for _ in 0..2 {
+                let body = create_body(world);
+                create_json(world, Credentials::MerchantKey, &body).await?;
+            }
+            Ok(())
+        })
+        .await
 }
 
 #[when(
@@ -130,13 +130,13 @@ async fn creates_with_field(
     field: String,
     value: String,
 ) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let mut body = create_body(world);
-        body[field.as_str()] = Value::String(value);
-        create_json(world, Credentials::MerchantKey, &body).await
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let mut body = create_body(world);
+            body[field.as_str()] = Value::String(value);
+            create_json(world, Credentials::MerchantKey, &body).await
+        })
+        .await
 }
 
 /// A field written as JSON rather than as a string: `10.00`, `null`, `true`.
@@ -148,51 +148,51 @@ async fn creates_with_json_field(
     field: String,
     json: String,
 ) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let value: Value = serde_json::from_str(&json).map_err(|e| {
-            Failure::plain(format!("a JSON value in the scenario, not {json:?}: {e}"))
-        })?;
-        let mut body = create_body(world);
-        body[field.as_str()] = value;
-        create_json(world, Credentials::MerchantKey, &body).await
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let value: Value = serde_json::from_str(&json).map_err(|e| {
+                Failure::plain(format!("a JSON value in the scenario, not {json:?}: {e}"))
+            })?;
+            let mut body = create_body(world);
+            body[field.as_str()] = value;
+            create_json(world, Credentials::MerchantKey, &body).await
+        })
+        .await
 }
 
 #[when(
     regex = r"^the merchant creates a payment without (shopLogin|amount|currency|shopTransactionID)$"
 )]
 async fn creates_without_field(world: &mut PaymentWorld, field: String) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let mut body = create_body(world);
-        if let Some(object) = body.as_object_mut() {
-            object.remove(&field);
-        }
-        create_json(world, Credentials::MerchantKey, &body).await
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let mut body = create_body(world);
+            if let Some(object) = body.as_object_mut() {
+                object.remove(&field);
+            }
+            create_json(world, Credentials::MerchantKey, &body).await
+        })
+        .await
 }
 
 #[when("the merchant creates a payment without the Authorization header")]
 async fn creates_without_authorization(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let body = create_body(world);
-        create_json(world, Credentials::Nothing, &body).await
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let body = create_body(world);
+            create_json(world, Credentials::Nothing, &body).await
+        })
+        .await
 }
 
 #[when(expr = "the merchant creates a payment with the API key {string}")]
 async fn creates_with_api_key(world: &mut PaymentWorld, key: String) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let body = create_body(world);
-        create_json(world, Credentials::Header(format!("apikey {key}")), &body).await
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let body = create_body(world);
+            create_json(world, Credentials::Header(format!("apikey {key}")), &body).await
+        })
+        .await
 }
 
 /// `{api_key}` in the header stands for the target's own key.
@@ -201,70 +201,70 @@ async fn creates_with_authorization(
     world: &mut PaymentWorld,
     header: String,
 ) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let header = header.replace("{api_key}", world.target().api_key.expose());
-        let body = create_body(world);
-        create_json(world, Credentials::Header(header), &body).await
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let header = header.replace("{api_key}", world.target().api_key.expose());
+            let body = create_body(world);
+            create_json(world, Credentials::Header(header), &body).await
+        })
+        .await
 }
 
 /// The body as written, `{shopLogin}` standing for the target's shop: a
 /// body that is refused must be refused for what it is, not for its shop.
 #[when("the merchant sends this body to create:")]
 async fn sends_body_to_create(world: &mut PaymentWorld, step: &Step) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let body = step
-            .docstring
-            .as_deref()
-            .unwrap_or("")
-            .trim()
-            .replace("{shopLogin}", &world.target().shop_login);
-        send_create(
-            world,
-            Credentials::MerchantKey,
-            "application/json",
-            body.into_bytes(),
-        )
+    world
+        .check_async(async |world| {
+            let body = step
+                .docstring
+                .as_deref()
+                .unwrap_or("")
+                .trim()
+                .replace("{shopLogin}", &world.target().shop_login);
+            send_create(
+                world,
+                Credentials::MerchantKey,
+                "application/json",
+                body.into_bytes(),
+            )
+            .await
+        })
         .await
-    })
-    .await;
-    world.settle(checked)
 }
 
 #[when(expr = "the merchant creates a payment sent as {string}")]
 async fn creates_sent_as(world: &mut PaymentWorld, media_type: String) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let body = create_body(world).to_string().into_bytes();
-        send_create(world, Credentials::MerchantKey, &media_type, body).await
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let body = create_body(world).to_string().into_bytes();
+            send_create(world, Credentials::MerchantKey, &media_type, body).await
+        })
+        .await
 }
 
 #[when(expr = "the merchant creates a payment with a body of {int} bytes")]
 async fn creates_with_body_of(world: &mut PaymentWorld, size: usize) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let mut body = create_body(world);
-        body["shopTransactionID"] = Value::String(String::new());
-        let padding = size.saturating_sub(body.to_string().len());
-        body["shopTransactionID"] = Value::String("x".repeat(padding));
-        send_create(
-            world,
-            Credentials::MerchantKey,
-            "application/json",
-            body.to_string().into_bytes(),
-        )
+    world
+        .check_async(async |world| {
+            let mut body = create_body(world);
+            body["shopTransactionID"] = Value::String(String::new());
+            let padding = size.saturating_sub(body.to_string().len());
+            body["shopTransactionID"] = Value::String("x".repeat(padding));
+            send_create(
+                world,
+                Credentials::MerchantKey,
+                "application/json",
+                body.to_string().into_bytes(),
+            )
+            .await
+        })
         .await
-    })
-    .await;
-    world.settle(checked)
 }
 
 #[then("the payment token is a UUID")]
 fn token_is_uuid(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let token = answer.str_at("/payload/paymentToken");
         match token.map(uuid::Uuid::try_parse) {
@@ -274,13 +274,12 @@ fn token_is_uuid(world: &mut PaymentWorld) -> Result<(), Settled> {
                 &shown(answer.at("/payload/paymentToken")),
             )),
         }
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("the payment ID is a string of digits")]
 fn id_is_digits(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         match answer.str_at("/payload/paymentID") {
             Some(id) if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) => Ok(()),
@@ -289,13 +288,12 @@ fn id_is_digits(world: &mut PaymentWorld) -> Result<(), Settled> {
                 &shown(answer.at("/payload/paymentID")),
             )),
         }
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("the payment ID has 10 to 12 digits")]
 fn id_has_ten_to_twelve_digits(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         match answer.str_at("/payload/paymentID") {
             Some(id) if (10..=12).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_digit()) => {
@@ -306,13 +304,12 @@ fn id_has_ten_to_twelve_digits(world: &mut PaymentWorld) -> Result<(), Settled> 
                 &shown(answer.at("/payload/paymentID")),
             )),
         }
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("their payment tokens differ")]
 fn tokens_differ(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let [.., first, second] = world.payments.as_slice() else {
             return Err(world.failure(
                 "two created payments",
@@ -323,13 +320,12 @@ fn tokens_differ(world: &mut PaymentWorld) -> Result<(), Settled> {
             return Err(world.failure("two different payment tokens", "the same token twice"));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("their payment IDs differ")]
 fn ids_differ(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let [.., first, second] = world.payments.as_slice() else {
             return Err(world.failure(
                 "two created payments",
@@ -347,13 +343,12 @@ fn ids_differ(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("no payment token is issued")]
 fn no_token(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         match answer.at("/payload/paymentToken") {
             None | Some(Value::Null) => Ok(()),
@@ -363,8 +358,7 @@ fn no_token(world: &mut PaymentWorld) -> Result<(), Settled> {
                 &format!("a token: {}", shown(Some(other))),
             )),
         }
-    });
-    world.settle(checked)
+    })
 }
 
 /// A payment ID as shown in a failure: quoted, or said to be missing.
@@ -382,14 +376,14 @@ pub fn shown(value: Option<&Value>) -> String {
 
 #[given("the payment's token has expired")]
 async fn token_has_expired(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let lifetime = world
-            .target()
-            .token_lifetime
-            .ok_or_else(|| Failure::plain("the target to name token_lifetime_secs"))?;
-        tokio::time::sleep(lifetime + std::time::Duration::from_millis(100)).await;
-        Ok(())
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let lifetime = world
+                .target()
+                .token_lifetime
+                .ok_or_else(|| Failure::plain("the target to name token_lifetime_secs"))?;
+            tokio::time::sleep(lifetime + std::time::Duration::from_millis(100)).await;
+            Ok(())
+        })
+        .await
 }

@@ -26,7 +26,7 @@ use crate::runner::{
     },
     exchange::RecordedRequest,
     target_file::{CardField, IssuerStep, PaymentPage, PaymentRefs, TestCard},
-    world::{Failure, PaymentWorld, Settled, checked, checked_async},
+    world::{Failure, PaymentWorld, Settled},
 };
 
 /// Where these definitions are.
@@ -125,7 +125,7 @@ async fn pays_on_page(
     issuer: bool,
 ) -> Result<(), Failure> {
     let page = declared(world)?;
-    let card = card(world, choice)?.clone();
+    let card = card(world, choice.0)?.clone();
     let start = page_address(world, &page)?;
     let values = card_values(world, &page, &card);
     let acs = configured_values(world);
@@ -149,7 +149,7 @@ async fn pays_on_page(
 
 #[when(expr = "the buyer pays on the payment page with {card}")]
 async fn pays_on_the_page(world: &mut PaymentWorld, choice: CardChoice) -> Result<(), Settled> {
-    let checked = checked_async(pays_on_page(world, choice, false)).await;
+    let checked = pays_on_page(world, choice, false).await;
     world.settle(checked)
 }
 
@@ -160,44 +160,43 @@ async fn pays_on_the_page_through_the_issuer(
     world: &mut PaymentWorld,
     choice: CardChoice,
 ) -> Result<(), Settled> {
-    let checked = checked_async(pays_on_page(world, choice, true)).await;
+    let checked = pays_on_page(world, choice, true).await;
     world.settle(checked)
 }
 
 #[when("the buyer chooses the alternative method on the payment page and approves the payment")]
 async fn approves_alternative(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let page = declared(world)?;
-        let method = page
-            .alternative
-            .clone()
-            .ok_or_else(|| Failure::plain("the target to declare [payment_page.alternative]"))?;
-        let start = page_address(world, &page)?;
-        let choose = [IssuerStep::click(&method.choose)];
-        let none = BTreeMap::new();
-        let approval: BTreeMap<String, String> = method
-            .fields
-            .iter()
-            .map(|(name, value)| (name.clone(), value.expose().to_owned()))
-            .collect();
-        let answers = [
-            Answer {
-                page: Page::MethodChoice,
-                choice: Choice::Authenticate,
-                values: &none,
-                steps: &choose,
-            },
-            Answer {
-                page: Page::MethodApproval,
-                choice: Choice::Authenticate,
-                values: &approval,
-                steps: &method.steps,
-            },
-        ];
-        journey(world, &start, &answers).await
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let page = declared(world)?;
+            let method = page.alternative.clone().ok_or_else(|| {
+                Failure::plain("the target to declare [payment_page.alternative]")
+            })?;
+            let start = page_address(world, &page)?;
+            let choose = [IssuerStep::click(&method.choose)];
+            let none = BTreeMap::new();
+            let approval: BTreeMap<String, String> = method
+                .fields
+                .iter()
+                .map(|(name, value)| (name.clone(), value.expose().to_owned()))
+                .collect();
+            let answers = [
+                Answer {
+                    page: Page::MethodChoice,
+                    choice: Choice::Authenticate,
+                    values: &none,
+                    steps: &choose,
+                },
+                Answer {
+                    page: Page::MethodApproval,
+                    choice: Choice::Authenticate,
+                    values: &approval,
+                    steps: &method.steps,
+                },
+            ];
+            journey(world, &start, &answers).await
+        })
+        .await
 }
 
 /// Opens the page at `url` as a buyer's browser does; the exchange's index
@@ -213,15 +212,15 @@ pub(super) async fn open_page(world: &mut PaymentWorld, url: Url) -> Result<usiz
 
 #[when("the buyer opens the payment page of a payment the service does not hold")]
 async fn opens_unknown_payment(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let page = declared(world)?;
-        let token = unknown_token(world);
-        let payment_id = (uuid::Uuid::new_v4().as_u128() % 1_000_000_000).to_string();
-        let url = address(world, &page, &token, Some(&payment_id))?;
-        open_page(world, url).await.map(drop)
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let page = declared(world)?;
+            let token = unknown_token(world);
+            let payment_id = (uuid::Uuid::new_v4().as_u128() % 1_000_000_000).to_string();
+            let url = address(world, &page, &token, Some(&payment_id))?;
+            open_page(world, url).await.map(drop)
+        })
+        .await
 }
 
 /// The page refuses a payment it does not hold: a client error (a server
@@ -229,7 +228,7 @@ async fn opens_unknown_payment(world: &mut PaymentWorld) -> Result<(), Settled> 
 /// number to type into.
 #[then("the payment page refuses it and offers no card form")]
 fn page_refuses(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let page = declared(world)?;
         let exchange = world
             .trail
@@ -257,8 +256,7 @@ fn page_refuses(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 /// The input of the card number on a page as served, as the target file

@@ -10,7 +10,7 @@ use url::Url;
 use super::payment::shown;
 use crate::runner::{
     buyer::{Choice, same_page},
-    world::{Failure, PaymentWorld, Settled, checked, checked_async},
+    world::{Failure, PaymentWorld, Settled},
 };
 
 /// The answer's `userRedirect.href` as an address the merchant can send the
@@ -43,7 +43,7 @@ fn redirect_address(world: &PaymentWorld) -> Result<Url, Failure> {
 
 #[then("the redirect address is null")]
 fn redirect_is_null(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         match answer.at("/payload/userRedirect") {
             Some(Value::Object(redirect)) if redirect.get("href") == Some(&Value::Null) => Ok(()),
@@ -52,14 +52,12 @@ fn redirect_is_null(world: &mut PaymentWorld) -> Result<(), Settled> {
                 &format!("payload.userRedirect {}", shown(other)),
             )),
         }
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("the redirect address is an absolute or scheme-relative http(s) address")]
 fn redirect_is_absolute(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| redirect_address(world).map(drop));
-    world.settle(checked)
+    world.check(|world| redirect_address(world).map(drop))
 }
 
 /// The redirect address resolved against the address of the request it
@@ -77,7 +75,7 @@ fn resolved_redirect(world: &PaymentWorld) -> Result<Url, Failure> {
 
 #[then("the redirect address is the merchant's failure page")]
 fn redirect_is_failure_page(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let page = world
             .target()
             .failure_url
@@ -91,8 +89,7 @@ fn redirect_is_failure_page(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 /// Where the buyer sent to the redirect address lands: the address itself
@@ -100,14 +97,14 @@ fn redirect_is_failure_page(world: &mut PaymentWorld) -> Result<(), Settled> {
 /// pages there (a result page of its own, say) send the buyer on.
 #[then("the buyer sent to the redirect address lands on the merchant's success page")]
 async fn sent_buyer_lands_on_success_page(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let address = resolved_redirect(world)?;
-        let result = world.follow(&address).await;
-        world.landing = Some(result?);
-        landed_on(world, world.target().success_url.as_ref(), "success_url")
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let address = resolved_redirect(world)?;
+            let result = world.follow(&address).await;
+            world.landing = Some(result?);
+            landed_on(world, world.target().success_url.as_ref(), "success_url")
+        })
+        .await
 }
 
 /// The issuer-authentication address is not the merchant's success page:
@@ -115,7 +112,7 @@ async fn sent_buyer_lands_on_success_page(world: &mut PaymentWorld) -> Result<()
 /// no success page gives nothing to compare, and the check holds.
 #[then("the redirect address is not the merchant's success page")]
 fn redirect_is_not_success_page(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let Some(success) = world.target().success_url.clone() else {
             return Ok(());
         };
@@ -127,8 +124,7 @@ fn redirect_is_not_success_page(world: &mut PaymentWorld) -> Result<(), Settled>
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 /// The redirect address is the page `expected` names, its own parameters
@@ -138,7 +134,7 @@ fn redirect_is_not_success_page(world: &mut PaymentWorld) -> Result<(), Settled>
 /// letter.
 #[then(expr = "the redirect address is the page {string}, with any parameters the service appends")]
 fn redirect_is_page(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let page = Url::parse(&expected)
             .map_err(|e| Failure::plain(format!("a valid address in the scenario: {e}")))?;
         let href = resolved_redirect(world)?;
@@ -152,8 +148,7 @@ fn redirect_is_page(world: &mut PaymentWorld, expected: String) -> Result<(), Se
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 /// Whether `href` returns the buyer to `page`: the same page, with every
@@ -169,7 +164,7 @@ fn returns_to(href: &Url, page: &Url) -> bool {
 
 #[then("the redirect address is on the service's own host")]
 fn redirect_on_service_host(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let href = redirect_address(world)?;
         let base = &world.target().base_url;
         if href.origin() != base.origin() {
@@ -179,8 +174,7 @@ fn redirect_on_service_host(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 /// The real service's address is `/pagam/pagam3d.aspx?a=<shop>&b=<token>`
@@ -190,7 +184,7 @@ fn redirect_on_service_host(world: &mut PaymentWorld) -> Result<(), Settled> {
 /// another's the token, each whole.
 #[then("the redirect address carries the shop login and the payment token as query values")]
 fn redirect_carries_references(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let href = redirect_address(world)?;
         let token = world.submitted_token.clone().unwrap_or_default();
         let shop_login = &world.target().shop_login;
@@ -203,8 +197,7 @@ fn redirect_carries_references(world: &mut PaymentWorld) -> Result<(), Settled> 
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 /// The values `acs.fields` gives the issuer page.
@@ -244,14 +237,14 @@ async fn drive(
 /// wrong code in the target file reads, step by step, as what it is).
 #[when("the buyer completes the issuer authentication")]
 async fn completes_authentication(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let values = configured_values(world);
-        let names: Vec<String> = values.keys().cloned().collect();
-        drive(world, Choice::Authenticate, values).await?;
-        landed_on_failure_after_typing(world, &names)
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let values = configured_values(world);
+            let names: Vec<String> = values.keys().cloned().collect();
+            drive(world, Choice::Authenticate, values).await?;
+            landed_on_failure_after_typing(world, &names)
+        })
+        .await
 }
 
 /// A journey of a scenario whose buyer is not to land on the failure page,
@@ -282,22 +275,22 @@ fn landed_on_failure_after_typing(world: &PaymentWorld, names: &[String]) -> Res
 /// Types `code` into every field `acs.fields` names.
 #[when(expr = "the buyer answers the issuer authentication with the one-time code {string}")]
 async fn answers_with_code(world: &mut PaymentWorld, code: String) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let values = configured_values(world)
-            .into_keys()
-            .map(|name| (name, code.clone()))
-            .collect();
-        drive(world, Choice::Authenticate, values).await
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let values = configured_values(world)
+                .into_keys()
+                .map(|name| (name, code.clone()))
+                .collect();
+            drive(world, Choice::Authenticate, values).await
+        })
+        .await
 }
 
 #[when("the buyer cancels the issuer authentication")]
 async fn cancels_authentication(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked =
-        checked_async(async { drive(world, Choice::Cancel, BTreeMap::new()).await }).await;
-    world.settle(checked)
+    world
+        .check_async(async |world| drive(world, Choice::Cancel, BTreeMap::new()).await)
+        .await
 }
 
 fn landed_on(world: &PaymentWorld, page: Option<&Url>, what: &str) -> Result<(), Failure> {
@@ -317,24 +310,21 @@ fn landed_on(world: &PaymentWorld, page: Option<&Url>, what: &str) -> Result<(),
 
 #[then("the buyer lands on the merchant's success page")]
 fn lands_on_success_page(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| landed_on(world, world.target().success_url.as_ref(), "success_url"));
-    world.settle(checked)
+    world.check(|world| landed_on(world, world.target().success_url.as_ref(), "success_url"))
 }
 
 #[then("the buyer lands on the merchant's failure page")]
 fn lands_on_failure_page(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| landed_on(world, world.target().failure_url.as_ref(), "failure_url"));
-    world.settle(checked)
+    world.check(|world| landed_on(world, world.target().failure_url.as_ref(), "failure_url"))
 }
 
 #[then(expr = "the buyer lands on {string}")]
 fn lands_on(world: &mut PaymentWorld, address: String) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let page = Url::parse(&address)
             .map_err(|e| Failure::plain(format!("a valid address in the scenario: {e}")))?;
         landed_on(world, Some(&page), &address)
-    });
-    world.settle(checked)
+    })
 }
 
 #[cfg(test)]

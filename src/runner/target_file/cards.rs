@@ -1,5 +1,6 @@
 //! The target's test cards, as the target file writes them, and their checks.
 
+use payconf_spec::card::CardKind;
 use serde::Deserialize;
 
 use super::{Secret, TargetError, target_error};
@@ -73,48 +74,47 @@ pub struct TestCards {
 }
 
 impl TestCards {
-    /// Every card's name in the target file, in the order they are listed.
-    pub const NAMES: [&'static str; 10] = [
-        "frictionless",
-        "three_ds",
-        "declined",
-        "frictionless_authenticated",
-        "authentication_failed",
-        "issuer_rejected",
-        "acs_technical_problem",
-        "acs_timeout",
-        "insufficient_credit",
-        "card_expired",
+    /// Every kind, in the order a target file lists them.
+    pub const ORDER: [CardKind; 10] = [
+        CardKind::NotEnrolled,
+        CardKind::Challenge,
+        CardKind::Declined,
+        CardKind::FrictionlessAuthenticated,
+        CardKind::AuthenticationFailed,
+        CardKind::IssuerRejected,
+        CardKind::AcsTechnicalProblem,
+        CardKind::AcsTimeout,
+        CardKind::InsufficientCredit,
+        CardKind::CardExpired,
     ];
 
-    /// The card a name in the target file stands for, when declared.
-    pub fn named(&self, name: &str) -> Option<&TestCard> {
-        match name {
-            "frictionless" => self.frictionless.as_ref(),
-            "three_ds" => self.three_ds.as_ref(),
-            "declined" => self.declined.as_ref(),
-            "frictionless_authenticated" => self.frictionless_authenticated.as_ref(),
-            "authentication_failed" => self.authentication_failed.as_ref(),
-            "issuer_rejected" => self.issuer_rejected.as_ref(),
-            "acs_technical_problem" => self.acs_technical_problem.as_ref(),
-            "acs_timeout" => self.acs_timeout.as_ref(),
-            "insufficient_credit" => self.insufficient_credit.as_ref(),
-            "card_expired" => self.card_expired.as_ref(),
-            _ => None,
+    /// The card of `kind`, when declared.
+    pub fn named(&self, kind: CardKind) -> Option<&TestCard> {
+        match kind {
+            CardKind::NotEnrolled => self.frictionless.as_ref(),
+            CardKind::Challenge => self.three_ds.as_ref(),
+            CardKind::Declined => self.declined.as_ref(),
+            CardKind::FrictionlessAuthenticated => self.frictionless_authenticated.as_ref(),
+            CardKind::AuthenticationFailed => self.authentication_failed.as_ref(),
+            CardKind::IssuerRejected => self.issuer_rejected.as_ref(),
+            CardKind::AcsTechnicalProblem => self.acs_technical_problem.as_ref(),
+            CardKind::AcsTimeout => self.acs_timeout.as_ref(),
+            CardKind::InsufficientCredit => self.insufficient_credit.as_ref(),
+            CardKind::CardExpired => self.card_expired.as_ref(),
         }
     }
 
-    /// Every declared card, by its name in the target file.
-    pub fn all(&self) -> impl Iterator<Item = (&'static str, &TestCard)> {
-        Self::NAMES
+    /// Every declared card, by its kind.
+    pub fn all(&self) -> impl Iterator<Item = (CardKind, &TestCard)> {
+        Self::ORDER
             .into_iter()
-            .filter_map(|name| self.named(name).map(|card| (name, card)))
+            .filter_map(|kind| self.named(kind).map(|card| (kind, card)))
     }
 
     /// Checks every declared card, and that the two every run needs are.
     pub(super) fn check(&self) -> Result<(), TargetError> {
-        for (name, card) in self.all() {
-            check_card(name, card)?;
+        for (kind, card) in self.all() {
+            check_card(kind.target_key(), card)?;
         }
         if self.frictionless.is_none() {
             return Err(target_error(

@@ -12,6 +12,7 @@
 
 use std::{path::Path, time::Duration};
 
+use payconf_spec::card::CardKind;
 use serde::Deserialize;
 use url::Url;
 
@@ -474,8 +475,8 @@ impl TargetConfig {
         crate::runner::redact::shown_url(&self.base_url)
     }
 
-    /// Every test card, by its name in the target file.
-    pub fn cards(&self) -> impl Iterator<Item = (&'static str, &TestCard)> {
+    /// Every test card, by its kind.
+    pub fn cards(&self) -> impl Iterator<Item = (CardKind, &TestCard)> {
         self.cards.all()
     }
 

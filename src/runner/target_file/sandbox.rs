@@ -135,8 +135,8 @@ impl PaymentPage {
 
 /// The sandbox's test cards, each under its name in a target file.
 fn sandbox_cards(card: impl Fn(&str) -> TestCard) -> TestCards {
-    use payconf_reference::CardBehaviour as B;
-    let of = |behaviour: B| Some(card(behaviour.default_card()));
+    use payconf_spec::card::CardKind as B;
+    let of = |kind: B| Some(card(payconf_reference::default_card(kind)));
     TestCards {
         frictionless: of(B::NotEnrolled),
         three_ds: of(B::Challenge),

@@ -13,7 +13,7 @@ impl TargetConfig {
             .cards()
             .map(|(name, card)| {
                 (
-                    name.to_owned(),
+                    name.target_key().to_owned(),
                     serde_json::json!({
                         "number": mask_pan(card.number.expose()),
                         "exp_month": card.exp_month,

@@ -60,7 +60,7 @@ pub struct RunContext {
 
 pub use crate::runner::result::Failure;
 pub use answer::{Answer, is_json_media_type};
-pub use settle::{Settled, checked, checked_async};
+pub use settle::Settled;
 
 tokio::task_local! {
     static CONTEXT: Arc<RunContext>;

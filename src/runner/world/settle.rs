@@ -20,6 +20,25 @@ impl PaymentWorld {
         target_failure(&self.ctx.redactor, expected, actual, exchange)
     }
 
+    /// Runs a step's checks on the world and settles their result: how
+    /// every step ends, `world.check(|world| { … })`.
+    pub fn check(
+        &mut self,
+        checks: impl FnOnce(&mut Self) -> Result<(), Failure>,
+    ) -> Result<(), Settled> {
+        let result = checks(self);
+        self.settle(result)
+    }
+
+    /// [`Self::check`], for checks that await.
+    pub async fn check_async(
+        &mut self,
+        checks: impl AsyncFnOnce(&mut Self) -> Result<(), Failure>,
+    ) -> Result<(), Settled> {
+        let result = checks(self).await;
+        self.settle(result)
+    }
+
     /// A step's end: a failure is redacted (an error's words name pages,
     /// whose addresses carry tokens) and kept in the world, where the
     /// recorder reads it whole, with whose fault it is and the
@@ -51,17 +70,4 @@ impl std::fmt::Display for Settled {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }
-}
-
-/// Runs a step's checks; with [`PaymentWorld::settle`], how every step
-/// ends: `let checked = checked(|| { … }); world.settle(checked)`.
-pub fn checked(step: impl FnOnce() -> Result<(), Failure>) -> Result<(), Failure> {
-    step()
-}
-
-/// [`checked`], for a step that awaits.
-pub async fn checked_async(
-    step: impl std::future::Future<Output = Result<(), Failure>>,
-) -> Result<(), Failure> {
-    step.await
 }

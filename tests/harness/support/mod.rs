@@ -17,6 +17,7 @@ pub mod twin;
 pub mod untrusted;
 pub mod zoo;
 
+use payconf_spec::card::CardKind;
 use std::sync::OnceLock;
 
 use payconf_reference::{
@@ -68,23 +69,14 @@ pub fn sandbox_target(base: &Url, extra: &str) -> runner::TempFile {
 pub fn reference_target_file(base: &Url, head: &str, acs: &str) -> String {
     let base = base.as_str().trim_end_matches('/');
     // The sandbox's card for each 3-D Secure outcome, under its target-file name.
-    use payconf_reference::CardBehaviour as B;
-    let outcome_cards: String = [
-        ("frictionless_authenticated", B::FrictionlessAuthenticated),
-        ("authentication_failed", B::AuthenticationFailed),
-        ("issuer_rejected", B::IssuerRejected),
-        ("acs_technical_problem", B::AcsTechnicalProblem),
-        ("acs_timeout", B::AcsTimeout),
-        ("insufficient_credit", B::InsufficientCredit),
-        ("card_expired", B::CardExpired),
-    ]
-    .into_iter()
-    .map(|(name, behaviour)| {
-        format!(
-            "[cards.{name}]\nnumber = \"{}\"\nexp_month = \"12\"\nexp_year = \"99\"\ncvv = \"123\"\n",
-            behaviour.default_card()
-        )
-    })
+    let outcome_cards: String = CardKind::outcomes()
+        .map(|kind| {
+            format!(
+                "[cards.{}]\nnumber = \"{}\"\nexp_month = \"12\"\nexp_year = \"99\"\ncvv = \"123\"\n",
+                kind.target_key(),
+                payconf_reference::default_card(kind)
+            )
+        })
     .collect();
     format!(
         r##"base_url = "{base}"

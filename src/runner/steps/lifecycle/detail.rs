@@ -15,7 +15,7 @@ use crate::runner::{
     merchant,
     steps::payment::shown,
     target_file::Secret,
-    world::{Answer, Failure, PaymentWorld, Settled, checked, checked_async},
+    world::{Answer, Failure, PaymentWorld, Settled},
 };
 
 /// How often a payment's detail is read while waiting for its settlement.
@@ -44,31 +44,31 @@ pub(in crate::runner::steps) async fn read_detail_of(
 
 #[when("the merchant reads the payment's detail by its payment ID")]
 async fn reads_detail(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(read_detail(world)).await;
+    let checked = read_detail(world).await;
     world.settle(checked)
 }
 
 #[when("the merchant looks the payment up by its shop transaction ID")]
 async fn looks_up_detail(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let payment = paid(world)?.clone();
-        let body = json!({
-            "shopLogin": payment.shop_login,
-            "shopTransactionID": payment.shop_transaction_id,
-        });
-        let path = lifecycle(world)?.path("/api/v1/payment/detail");
-        let request = merchant::keyed_post(
-            world.target().api_url(&path),
-            &payment.api_key,
-            body.to_string(),
-        );
-        world
-            .receive("searchPaymentDetail", request)
-            .await
-            .map(drop)
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let payment = paid(world)?.clone();
+            let body = json!({
+                "shopLogin": payment.shop_login,
+                "shopTransactionID": payment.shop_transaction_id,
+            });
+            let path = lifecycle(world)?.path("/api/v1/payment/detail");
+            let request = merchant::keyed_post(
+                world.target().api_url(&path),
+                &payment.api_key,
+                body.to_string(),
+            );
+            world
+                .receive("searchPaymentDetail", request)
+                .await
+                .map(drop)
+        })
+        .await
 }
 
 /// The words the real service's detail gives a result: `OK` or
@@ -87,7 +87,7 @@ fn result_words(result: &str) -> &'static [&'static str] {
 
 #[then(expr = "the detail's transaction result is {string}")]
 fn detail_result(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let result = answer.at("/payload/transactionResult");
         let words = result_words(&expected);
@@ -101,13 +101,12 @@ fn detail_result(world: &mut PaymentWorld, expected: String) -> Result<(), Settl
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("the detail names the payment")]
 fn detail_names_payment(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let expected = paid(world)?.payment_id.clone();
         let answer = world.answer()?;
         let found = answer.at("/payload/paymentID");
@@ -118,13 +117,12 @@ fn detail_names_payment(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[then(expr = "the payment's state is one of {string}")]
 fn state_is_one_of(world: &mut PaymentWorld, states: String) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let allowed: Vec<&str> = states.split(',').map(str::trim).collect();
         let answer = world.answer()?;
         let state = answer.at("/payload/transactionState");
@@ -135,8 +133,7 @@ fn state_is_one_of(world: &mut PaymentWorld, states: String) -> Result<(), Settl
                 &shown(state),
             )),
         }
-    });
-    world.settle(checked)
+    })
 }
 
 #[then(expr = "the payment's state is {string}")]
@@ -187,7 +184,7 @@ fn event_is(event: &Value, kind: &str, amount: u64) -> bool {
 
 #[then("the payment's first event is an authorization of its amount")]
 fn first_event_is_authorization(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let amount = paid(world)?.amount;
         let answer = world.answer()?;
         let events = events(answer);
@@ -198,13 +195,12 @@ fn first_event_is_authorization(world: &mut PaymentWorld) -> Result<(), Settled>
                 &shown(first.copied()),
             )),
         }
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("the payment's last event is of that amount")]
 fn last_event_of_amount(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let payment = paid(world)?;
         let amount = payment
             .last_amount
@@ -222,42 +218,41 @@ fn last_event_of_amount(world: &mut PaymentWorld) -> Result<(), Settled> {
                 &shown(last.copied()),
             )),
         }
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("the payment is settled by the service within the target's settlement time")]
 async fn settled_by_the_service(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let within = lifecycle(world)?.settles_within;
-        let started = Instant::now();
-        loop {
-            read_detail(world).await?;
-            let answer = world.answer()?;
-            let amount = paid(world)?.amount;
-            let settled = events(answer)
-                .iter()
-                .any(|event| event_is(event, "MOV", amount));
-            if settled {
-                if let Some(state) = world.lifecycle.as_mut() {
-                    state.settled = amount;
+    world
+        .check_async(async |world| {
+            let within = lifecycle(world)?.settles_within;
+            let started = Instant::now();
+            loop {
+                read_detail(world).await?;
+                let answer = world.answer()?;
+                let amount = paid(world)?.amount;
+                let settled = events(answer)
+                    .iter()
+                    .any(|event| event_is(event, "MOV", amount));
+                if settled {
+                    if let Some(state) = world.lifecycle.as_mut() {
+                        state.settled = amount;
+                    }
+                    return Ok(());
                 }
-                return Ok(());
-            }
-            if started.elapsed() >= within {
-                let state = shown(answer.at("/payload/transactionState"));
-                return Err(world.failure(
-                    &format!(
-                        "a MOV event of the payment's amount within {} s \
+                if started.elapsed() >= within {
+                    let state = shown(answer.at("/payload/transactionState"));
+                    return Err(world.failure(
+                        &format!(
+                            "a MOV event of the payment's amount within {} s \
                          (lifecycle.settles_within_secs)",
-                        within.as_secs()
-                    ),
-                    &format!("transactionState {state} after {} s", within.as_secs()),
-                ));
+                            within.as_secs()
+                        ),
+                        &format!("transactionState {state} after {} s", within.as_secs()),
+                    ));
+                }
+                tokio::time::sleep(SETTLEMENT_POLL).await;
             }
-            tokio::time::sleep(SETTLEMENT_POLL).await;
-        }
-    })
-    .await;
-    world.settle(checked)
+        })
+        .await
 }

@@ -24,9 +24,7 @@ use crate::runner::{
     exchange::RecordedRequest,
     merchant,
     target_file::{LifecycleSettings, SettlementMode},
-    world::{
-        CreatedPayment, Failure, LifecyclePayment, PaymentWorld, Settled, checked, checked_async,
-    },
+    world::{CreatedPayment, Failure, LifecyclePayment, PaymentWorld, Settled},
 };
 
 /// This file: its steps pay with card data (see [`super::CARD_DATA_DEFINITIONS`]).
@@ -142,7 +140,7 @@ pub(super) async fn pay_at(
         shop_transaction_id: Some(reference.clone()),
     });
 
-    let card = card(world, choice)?.clone();
+    let card = card(world, choice.0)?.clone();
     let mut submit = submit_body(world, &card);
     submit["shopLogin"] = json!(shop_login);
     let mut request = RecordedRequest::new(Method::POST, merchant::submit_url(&target))
@@ -177,7 +175,7 @@ pub(super) async fn pay_at(
 
 #[given(expr = "a payment paid with {card}")]
 async fn a_paid_payment(world: &mut PaymentWorld, choice: CardChoice) -> Result<(), Settled> {
-    let checked = checked_async(pay_at(world, None, choice)).await;
+    let checked = pay_at(world, None, choice).await;
     world.settle(checked)
 }
 
@@ -186,7 +184,7 @@ async fn a_paid_payment_separated(
     world: &mut PaymentWorld,
     choice: CardChoice,
 ) -> Result<(), Settled> {
-    let checked = checked_async(pay_at(world, Some(SettlementMode::Separated), choice)).await;
+    let checked = pay_at(world, Some(SettlementMode::Separated), choice).await;
     world.settle(checked)
 }
 
@@ -195,7 +193,7 @@ async fn a_paid_payment_unified(
     world: &mut PaymentWorld,
     choice: CardChoice,
 ) -> Result<(), Settled> {
-    let checked = checked_async(pay_at(world, Some(SettlementMode::Unified), choice)).await;
+    let checked = pay_at(world, Some(SettlementMode::Unified), choice).await;
     world.settle(checked)
 }
 
@@ -303,7 +301,7 @@ macro_rules! operation_step {
     ($name:ident, $text:literal, $operation:expr, $portion:expr) => {
         #[when($text)]
         async fn $name(world: &mut PaymentWorld) -> Result<(), Settled> {
-            let checked = checked_async(operate(world, $operation, $portion)).await;
+            let checked = operate(world, $operation, $portion).await;
             world.settle(checked)
         }
     };
@@ -360,7 +358,7 @@ operation_step!(
 
 #[then("the operation is done")]
 fn operation_done(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let code = answer.str_at("/error/code");
         let result = answer.str_at("/payload/transactionResult");
@@ -376,8 +374,7 @@ fn operation_done(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 /// The refusal's code, either way a server may say it: the envelope's, or
@@ -394,7 +391,7 @@ fn refusal_code(answer: &crate::runner::world::Answer) -> Option<&str> {
 
 #[then(expr = "the operation is refused with one of the codes {string}")]
 fn operation_refused(world: &mut PaymentWorld, codes: String) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let allowed: Vec<&str> = codes.split(',').map(str::trim).collect();
         match refusal_code(answer) {
@@ -415,8 +412,7 @@ fn operation_refused(world: &mut PaymentWorld, codes: String) -> Result<(), Sett
                 },
             )),
         }
-    });
-    world.settle(checked)
+    })
 }
 
 #[cfg(test)]

@@ -14,27 +14,27 @@ use serde_json::Value;
 use super::detail::read_detail_of;
 use crate::runner::{
     steps::payment::shown,
-    world::{Failure, PaymentWorld, Settled, checked, checked_async},
+    world::{Failure, PaymentWorld, Settled},
 };
 
 #[when("the merchant reads the detail of the payment the buyer paid")]
 async fn reads_detail_of_paid(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async {
-        let payment_id = world
-            .payment()?
-            .payment_id
-            .clone()
-            .ok_or_else(|| Failure::plain("create to have answered a paymentID"))?;
-        let api_key = world.target().api_key.clone();
-        read_detail_of(world, &payment_id, &api_key).await
-    })
-    .await;
-    world.settle(checked)
+    world
+        .check_async(async |world| {
+            let payment_id = world
+                .payment()?
+                .payment_id
+                .clone()
+                .ok_or_else(|| Failure::plain("create to have answered a paymentID"))?;
+            let api_key = world.target().api_key.clone();
+            read_detail_of(world, &payment_id, &api_key).await
+        })
+        .await
 }
 
 #[then(expr = "the detail's transaction error code is {string}")]
 fn detail_error_code(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let code = answer.at("/payload/transactionErrorCode");
         if code.and_then(Value::as_str) != Some(expected.as_str()) {
@@ -44,13 +44,12 @@ fn detail_error_code(world: &mut PaymentWorld, expected: String) -> Result<(), S
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[then(expr = "the detail's authentication level is {string}")]
 fn detail_authentication_level(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let level = ["authenticationResult", "AuthenticationResult"]
             .into_iter()
@@ -62,6 +61,5 @@ fn detail_authentication_level(world: &mut PaymentWorld, expected: String) -> Re
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }

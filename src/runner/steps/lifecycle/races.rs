@@ -5,6 +5,7 @@
 //! on a fresh payment each, until one volley shows the race or
 //! `robustness.volleys` have gone.
 
+use payconf_spec::card::CardKind;
 use std::time::Duration;
 
 use cucumber::{then, when};
@@ -15,7 +16,7 @@ use crate::runner::{
     steps::{card::CardChoice, robustness::volleys_line},
     target_file::SettlementMode,
     volley,
-    world::{Failure, LifecyclePayment, LifecycleRace as Raced, PaymentWorld, Settled, checked},
+    world::{Failure, LifecyclePayment, LifecycleRace as Raced, PaymentWorld, Settled},
 };
 
 /// Where these definitions are: their volleys pay fresh payments with
@@ -42,7 +43,7 @@ async fn fresh(world: &mut PaymentWorld, captured: bool) -> Result<LifecyclePaym
     pay_at(
         world,
         Some(SettlementMode::Separated),
-        CardChoice::Frictionless,
+        CardChoice(CardKind::NotEnrolled),
     )
     .await?;
     if captured {
@@ -142,7 +143,7 @@ async fn refunds_at_once(world: &mut PaymentWorld) -> Result<(), Settled> {
 
 #[then("the refunds done add up to at most the settled amount")]
 fn refunds_within_settled(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let raced = world
             .races
             .lifecycle
@@ -166,8 +167,7 @@ fn refunds_within_settled(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[when("the merchant captures and cancels the payment at once")]
@@ -195,7 +195,7 @@ async fn captures_and_cancels_at_once(world: &mut PaymentWorld) -> Result<(), Se
 
 #[then("exactly one of the capture and the cancel is done")]
 fn exactly_one_done(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let raced = world
             .races
             .lifecycle
@@ -215,6 +215,5 @@ fn exactly_one_done(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }

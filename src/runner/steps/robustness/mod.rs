@@ -17,10 +17,11 @@ pub(crate) use paying::volleys_line;
 
 use cucumber::{then, when};
 use futures_util::{StreamExt, stream};
+use payconf_spec::card::CardKind;
 use serde_json::Value;
 
 use super::{
-    card::{CardChoice, card, submit_body, submit_request},
+    card::{card, submit_body, submit_request},
     payment::create_body,
 };
 use crate::runner::{
@@ -29,7 +30,7 @@ use crate::runner::{
     merchant,
     result::HostileFinding,
     volley::{self, SubmitVolleys, load::Load},
-    world::{Failure, PaymentWorld, Settled, checked, checked_async, is_json_media_type},
+    world::{Failure, PaymentWorld, Settled, is_json_media_type},
 };
 
 /// Requests of one step in flight at once at first, for the generated
@@ -147,7 +148,7 @@ fn judged(answers: Vec<Exchange>, round: usize) -> SubmitVolleys {
 
 #[then("at most one of those answers executes the payment")]
 fn at_most_one_executes(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let Some(volleys) = world.races.volley.take() else {
             return Err(Failure::plain(
                 "submits of one token sent at once earlier in the scenario",
@@ -167,8 +168,7 @@ fn at_most_one_executes(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 /// A token still waiting for issuer authentication, submitted again: the
@@ -182,7 +182,7 @@ fn at_most_one_executes(world: &mut PaymentWorld) -> Result<(), Settled> {
     "the answer executes nothing: asking again for the issuer authentication still awaited is no execution"
 )]
 fn answer_pays_nothing(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let exchange = world.exchange_at(answer.exchange);
         if pays(exchange) {
@@ -194,8 +194,7 @@ fn answer_pays_nothing(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 /// Whether an answer made a payment: `error.code` "0" with
@@ -209,7 +208,7 @@ fn pays(exchange: &Exchange) -> bool {
 
 #[then("the answer executes nothing")]
 fn answer_executes_nothing(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let answer = world.answer()?;
         let exchange = world.exchange_at(answer.exchange);
         if executes(exchange) {
@@ -219,8 +218,7 @@ fn answer_executes_nothing(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 /// A create request of the merchant's, carrying this body.
@@ -230,7 +228,7 @@ fn create_request(world: &PaymentWorld, body: Vec<u8>) -> RecordedRequest {
 
 #[then("each payment has its own token and payment ID")]
 fn own_tokens_and_ids(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let tokens: std::collections::BTreeSet<&str> = world
             .races
             .payments
@@ -253,13 +251,12 @@ fn own_tokens_and_ids(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 #[then("each submit answers its own payment's ID")]
 fn own_ids_answered(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked(|| {
+    world.check(|world| {
         let wrong: Vec<String> = world
             .races
             .payments
@@ -279,8 +276,7 @@ fn own_ids_answered(world: &mut PaymentWorld) -> Result<(), Settled> {
             ));
         }
         Ok(())
-    });
-    world.settle(checked)
+    })
 }
 
 /// A card number that is no card: a service that pays it has executed a
@@ -294,7 +290,7 @@ fn generator(world: &PaymentWorld, operation: Operation) -> Result<Generator, Fa
             &["/shopLogin", "/amount", "/currency", "/shopTransactionID"],
         ),
         Operation::Submit => {
-            let card = card(world, CardChoice::Frictionless)?.clone();
+            let card = card(world, CardKind::NotEnrolled)?.clone();
             let mut body = submit_body(world, &card);
             body["paymentTypeDetails"]["creditcard"]["number"] = Value::from(NOT_A_CARD);
             Generator::new(
@@ -375,8 +371,9 @@ async fn send_hostile(world: &mut PaymentWorld, operation: Operation) -> Result<
 
 #[when("the merchant sends generated hostile bodies to create")]
 async fn hostile_creates(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async { send_hostile(world, Operation::Create).await }).await;
-    world.settle(checked)
+    world
+        .check_async(async |world| send_hostile(world, Operation::Create).await)
+        .await
 }
 
 /// A fresh payment's token, so that a shrunk submit is not refused only
@@ -443,14 +440,16 @@ async fn shrink(
 
 #[then("every answer is JSON with the envelope, within the timeout")]
 async fn every_hostile_answer_enveloped(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async { judge_hostile(world).await }).await;
-    world.settle(checked)
+    world
+        .check_async(async |world| judge_hostile(world).await)
+        .await
 }
 
 #[then("every answer is JSON with the envelope, within the timeout, and none pays")]
 async fn every_hostile_answer_enveloped_unpaid(world: &mut PaymentWorld) -> Result<(), Settled> {
-    let checked = checked_async(async { judge_hostile(world).await }).await;
-    world.settle(checked)
+    world
+        .check_async(async |world| judge_hostile(world).await)
+        .await
 }
 
 async fn judge_hostile(world: &mut PaymentWorld) -> Result<(), Failure> {

@@ -4,6 +4,8 @@
 //! named as the real service's document writes it in its prose. Each
 //! outcome defect breaks one `REF-OUT` requirement.
 
+use payconf_spec::card::CardKind;
+
 use super::{Defect, Twin};
 
 /// Authenticated without a challenge (`2F`) and paid.
@@ -21,19 +23,19 @@ pub const INSUFFICIENT_CREDIT_CARD: &str = "4917610000000513";
 /// Authenticated, then declined as expired (`433`).
 pub const CARD_EXPIRED_CARD: &str = "4917610000000695";
 
-/// Every outcome card, by its name in a target file.
-pub const OUTCOME_CARDS: [(&str, &str); 7] = [
-    (
-        "frictionless_authenticated",
-        FRICTIONLESS_AUTHENTICATED_CARD,
-    ),
-    ("authentication_failed", AUTHENTICATION_FAILED_CARD),
-    ("issuer_rejected", ISSUER_REJECTED_CARD),
-    ("acs_technical_problem", ACS_TECHNICAL_PROBLEM_CARD),
-    ("acs_timeout", ACS_TIMEOUT_CARD),
-    ("insufficient_credit", INSUFFICIENT_CREDIT_CARD),
-    ("card_expired", CARD_EXPIRED_CARD),
-];
+/// The twin's card of each 3-D Secure outcome.
+pub fn outcome_card(kind: CardKind) -> Option<&'static str> {
+    match kind {
+        CardKind::FrictionlessAuthenticated => Some(FRICTIONLESS_AUTHENTICATED_CARD),
+        CardKind::AuthenticationFailed => Some(AUTHENTICATION_FAILED_CARD),
+        CardKind::IssuerRejected => Some(ISSUER_REJECTED_CARD),
+        CardKind::AcsTechnicalProblem => Some(ACS_TECHNICAL_PROBLEM_CARD),
+        CardKind::AcsTimeout => Some(ACS_TIMEOUT_CARD),
+        CardKind::InsufficientCredit => Some(INSUFFICIENT_CREDIT_CARD),
+        CardKind::CardExpired => Some(CARD_EXPIRED_CARD),
+        CardKind::NotEnrolled | CardKind::Challenge | CardKind::Declined => None,
+    }
+}
 
 /// The twin's generic decline, for a card it does not know.
 pub const DO_NOT_HONOUR: &str = "D05";

@@ -2,6 +2,7 @@
 //! issuer, the shop), conformant, with a defect, in a style or a variation;
 //! and the target file that describes it to `payconf run`.
 
+use payconf_spec::card::CardKind;
 use std::sync::Arc;
 
 use tokio::{io::AsyncReadExt, net::TcpListener};
@@ -203,14 +204,15 @@ impl TwinService {
             ""
         };
         let by_code = self.variation == Some(Variation::WrongCodeFailsAuthentication);
-        let outcome_cards: String = super::outcomes::OUTCOME_CARDS
-            .iter()
-            .filter(|(name, _)| !(by_code && *name == "authentication_failed"))
-            .map(|(name, number)| {
-                format!(
-                    "[cards.{name}]\nnumber = \"{number}\"\nexp_month = \"03\"\n\
-                     exp_year = \"31\"\ncvv = \"737\"\n"
-                )
+        let outcome_cards: String = CardKind::outcomes()
+            .filter(|kind| !(by_code && *kind == CardKind::AuthenticationFailed))
+            .filter_map(|kind| {
+                let number = super::outcomes::outcome_card(kind)?;
+                Some(format!(
+                    "[cards.{}]\nnumber = \"{number}\"\nexp_month = \"03\"\n\
+                     exp_year = \"31\"\ncvv = \"737\"\n",
+                    kind.target_key()
+                ))
             })
             .collect();
         // A wrong passcode fails the twin's authentication (8027).
