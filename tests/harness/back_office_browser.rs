@@ -16,7 +16,7 @@ use payconf_reference::{
 };
 use serde_json::{Value, json};
 
-use crate::support::{merchant::MerchantServer, runner::browser_turn, untrusted::start_chromium};
+use crate::support::{merchant::MerchantServer, untrusted::start_chromium};
 
 /// axe-core's script, as `.ci/install-axe` puts it (or `PAYCONF_AXE_JS`).
 fn axe_script(test: &str) -> Option<String> {
@@ -176,12 +176,13 @@ async fn texts(client: &Client, css: &str) -> Vec<String> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: the back-office in the browser, with axe"]
 async fn a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_its_notification() {
     const TEST: &str =
         "a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_its_notification";
-    let Some(_turn) = browser_turn(TEST).await else {
+    if !crate::support::runner::browser_or_skip(TEST) {
         return;
-    };
+    }
     let Some(axe) = axe_script(TEST) else {
         return;
     };

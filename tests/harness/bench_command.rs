@@ -6,6 +6,7 @@
 use std::process::Command;
 
 #[test]
+#[ignore = "full tier: the bench"]
 fn bench_with_a_baseline_reports_ratios_the_log_and_the_runner() {
     let output = Command::new(env!("CARGO_BIN_EXE_payconf"))
         .args([
@@ -59,13 +60,11 @@ fn bench_with_a_baseline_reports_ratios_the_log_and_the_runner() {
 /// prints a row for each: the sandbox's full page with either driver, and
 /// its lightbox opened from a shop's page. The times are the benchmark's.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: the bench"]
 async fn bench_payment_pages_measures_each_style_of_page() {
-    let Some(_turn) =
-        crate::support::runner::browser_turn("bench_payment_pages_measures_each_style_of_page")
-            .await
-    else {
+    if !crate::support::runner::browser_or_skip("bench_payment_pages_measures_each_style_of_page") {
         return;
-    };
+    }
     let output = tokio::task::spawn_blocking(|| {
         Command::new(env!("CARGO_BIN_EXE_payconf"))
             .args(["bench", "--payment-pages"])
@@ -99,6 +98,7 @@ async fn bench_payment_pages_measures_each_style_of_page() {
 /// bundle, verifies the bundle, and prints a row for each and the bundle's
 /// size. The times are the benchmark's.
 #[test]
+#[ignore = "full tier: the bench"]
 fn bench_bundles_measures_writing_and_verifying_a_bundle() {
     let output = Command::new(env!("CARGO_BIN_EXE_payconf"))
         .args(["bench", "--bundles", "1"])
@@ -135,6 +135,7 @@ fn bench_bundles_measures_writing_and_verifying_a_bundle() {
 /// bodies each, reads their times from the run's record, and prints a row
 /// for each.
 #[test]
+#[ignore = "full tier: the bench"]
 fn bench_hostile_measures_both_generated_input_scenarios() {
     let output = Command::new(env!("CARGO_BIN_EXE_payconf"))
         .args(["bench", "--hostile", "5"])

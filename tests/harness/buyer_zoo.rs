@@ -6,15 +6,16 @@
 //! FAIL); every defective journey fails TDS-04, every defective page
 //! exactly the requirement its fault breaks.
 //!
-//! `cargo test` runs the fixed seeds below. In CI (`CI` set) each test also
-//! runs random seeds (`PAYCONF_ZOO_RANDOM` of them, 6 unless set), printing
+//! The default tier (`cargo test`) runs one seed of each zoo with every
+//! driver; the full tier runs the fixed seeds below, and in CI (`CI` set)
+//! random seeds too (`PAYCONF_ZOO_RANDOM` of them, 6 unless set), printing
 //! each: a seed that ever failed joins the fixed list. Each journey and the
 //! zoo's runtime are written to the terminal even when the test passes.
 
 use std::{io::Write, time::Instant};
 
 use crate::support::{
-    runner::{browser_or_skip, browser_turn, core_scenarios_checking},
+    runner::{at_once, browser_or_skip, core_scenarios_checking},
     untrusted::run_against,
     zoo::{
         FAULTS, Journey,
@@ -23,7 +24,6 @@ use crate::support::{
         server::Zoo,
     },
 };
-use tokio::{sync::Semaphore, task::JoinSet};
 
 /// Seeds of conforming journeys.
 const CONFORMING: [u64; 10] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -42,8 +42,10 @@ const CONFORMING_PAGES: [u64; 15] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 54, 52, 
 /// `seed % PAGE_FAULTS`, so the list holds every fault twice.
 const DEFECTIVE_PAGES: [u64; 8] = [11, 12, 13, 14, 15, 16, 17, 18];
 
-/// Form-driver runs at once: subprocesses, each quick.
-static FORM_RUNS: Semaphore = Semaphore::const_new(3);
+/// Runs at once within a zoo's test: each a `payconf run` (a browser run
+/// starts a Chromium). Between tests, the test runner schedules
+/// (`.config/nextest.toml`).
+const RUNS_AT_ONCE: usize = 3;
 
 /// Written to the terminal, past the test harness's capture: the zoo's
 /// journeys and runtime are shown on every run, not only on failure.
@@ -130,37 +132,26 @@ where
 {
     /// Runs every seed with each driver that judges it: as defective
     /// compositions, or conforming; `check` says whether a run is right.
-    async fn run<F, Fut>(&self, test: &str, fixed: &[u64], defective: bool, check: F)
+    async fn run<F, Fut>(&self, test: &str, seeds: Vec<u64>, defective: bool, check: F)
     where
         F: Fn(C, &'static str) -> Fut + Copy + Send + 'static,
         Fut: std::future::Future<Output = Result<(), String>> + Send,
     {
         let started = Instant::now();
         let browser = browser_or_skip(test);
-        let mut runs = JoinSet::new();
-        let seeds = seeds(fixed);
+        let mut runs = Vec::new();
         for &seed in &seeds {
             let composed = (self.compose)(seed, defective);
             say(&format!("{}: {composed}", self.name));
             for driver in (self.drivers)(&composed, defective, browser) {
-                let composed = composed.clone();
-                let test = test.to_owned();
-                runs.spawn(async move {
-                    let _turn = if driver == "browser" {
-                        browser_turn(&test).await.expect("the browser is there")
-                    } else {
-                        FORM_RUNS.acquire().await.expect("semaphore")
-                    };
-                    check(composed, driver).await
-                });
+                runs.push(check(composed.clone(), driver));
             }
         }
-        let mut wrong = Vec::new();
-        while let Some(outcome) = runs.join_next().await {
-            if let Err(why) = outcome.expect("the run finishes") {
-                wrong.push(why);
-            }
-        }
+        let wrong: Vec<String> = at_once(RUNS_AT_ONCE, runs)
+            .await
+            .into_iter()
+            .filter_map(Result::err)
+            .collect();
         say(&format!(
             "{}: {} {} {} with {} in {:.1} s",
             self.name,
@@ -205,10 +196,11 @@ const JOURNEYS: ZooRun<Journey> = ZooRun {
 
 /// Runs every seed with each driver: as defective journeys, or conforming.
 async fn run_zoo(test: &str, fixed: &[u64], defective: bool) {
-    JOURNEYS.run(test, fixed, defective, check).await;
+    JOURNEYS.run(test, seeds(fixed), defective, check).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: every seed of the journey zoo"]
 async fn every_conforming_journey_of_the_zoo_passes_core() {
     run_zoo(
         "every_conforming_journey_of_the_zoo_passes_core",
@@ -219,6 +211,7 @@ async fn every_conforming_journey_of_the_zoo_passes_core() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: every defective seed of the journey zoo"]
 async fn every_defective_journey_of_the_zoo_fails_tds04() {
     run_zoo(
         "every_defective_journey_of_the_zoo_fails_tds04",
@@ -294,10 +287,11 @@ const PAGES: ZooRun<PagePay> = ZooRun {
 
 /// Runs every page seed with each driver that judges it.
 async fn run_page_zoo(test: &str, fixed: &[u64], defective: bool) {
-    PAGES.run(test, fixed, defective, check_page).await;
+    PAGES.run(test, seeds(fixed), defective, check_page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: every seed of the page zoo"]
 async fn every_conforming_payment_page_of_the_zoo_passes_core() {
     run_page_zoo(
         "every_conforming_payment_page_of_the_zoo_passes_core",
@@ -308,6 +302,7 @@ async fn every_conforming_payment_page_of_the_zoo_passes_core() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: every defective seed of the page zoo"]
 async fn every_defective_payment_page_of_the_zoo_fails_exactly_its_requirement() {
     run_page_zoo(
         "every_defective_payment_page_of_the_zoo_fails_exactly_its_requirement",
@@ -315,6 +310,20 @@ async fn every_defective_payment_page_of_the_zoo_fails_exactly_its_requirement()
         true,
     )
     .await;
+}
+
+/// The default tier's proof of the zoos: the first conforming journey and
+/// the first conforming payment page, each with every driver that judges
+/// it, and the first defective journey failing TDS-04 (every seed, random
+/// ones too, runs in the full tier).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_journey_and_a_payment_page_of_each_zoo_are_judged_by_every_driver() {
+    let test = "a_journey_and_a_payment_page_of_each_zoo_are_judged_by_every_driver";
+    JOURNEYS.run(test, vec![CONFORMING[0]], false, check).await;
+    JOURNEYS.run(test, vec![DEFECTIVE[0]], true, check).await;
+    PAGES
+        .run(test, vec![CONFORMING_PAGES[0]], false, check_page)
+        .await;
 }
 
 /// The fixed seeds cover every value of every dimension of the page zoo:

@@ -185,6 +185,7 @@ fn cargo_calls(folder: &Folder) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: the CI installs"]
 async fn the_actions_install_takes_the_release_archive_and_puts_it_on_the_path() {
     for version in ["latest", VERSION] {
         let folder = Folder::new("action-install");
@@ -207,6 +208,7 @@ async fn the_actions_install_takes_the_release_archive_and_puts_it_on_the_path()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: the CI installs"]
 async fn the_actions_install_refuses_an_archive_that_is_not_its_checksums_and_builds_nothing() {
     let folder = Folder::new("action-tampered");
     let releases = host(release(&folder, true)).await;
@@ -225,6 +227,7 @@ async fn the_actions_install_refuses_an_archive_that_is_not_its_checksums_and_bu
 /// No archive to be had: `cargo install --root` builds it, and the binary
 /// is run, and put on the PATH, where that put it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: the CI installs"]
 async fn the_actions_install_builds_with_cargo_where_no_archive_is_and_runs_what_it_built() {
     let folder = Folder::new("action-fallback");
     let releases = host(BTreeMap::new()).await;
@@ -288,6 +291,7 @@ async fn component_install(folder: &Folder, releases: &str) -> (Ran, PathBuf) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: the CI installs"]
 async fn the_gitlab_components_install_takes_the_archive_refuses_a_tampered_one_and_falls_back_to_cargo()
  {
     let folder = Folder::new("component-install");

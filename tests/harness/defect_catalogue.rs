@@ -10,12 +10,12 @@
 //! the driver that can read it, and a page the form driver cannot read is
 //! an error of the harness, never a failure of the target.
 
-use std::{collections::BTreeSet, sync::Arc};
+use std::collections::BTreeSet;
 
 use crate::support::{
     runner::{
-        BROWSER_RUNS, RunOutput, TempFile, browser_or_skip, core_scenarios_checking, machine_alone,
-        payconf_run_async, scenarios_where,
+        RunOutput, TempFile, at_once, browser_or_skip, core_scenarios_checking, payconf_run_async,
+        scenarios_where,
     },
     twin::{Defect, IssuerStyle, PageStyle, TwinService, Variation},
 };
@@ -26,10 +26,13 @@ use payconf_spec::{
     features::{Features, ScenarioEntry},
     requirements::Requirements,
 };
-use tokio::{sync::Semaphore, task::JoinSet};
 
-/// Runs at most this many `payconf run`s at once.
-const PARALLEL_RUNS: usize = 4;
+/// Runs at most this many `payconf run`s at once: the test counts as two
+/// of the test runner's four places (`.config/nextest.toml`).
+const PARALLEL_RUNS: usize = 3;
+
+/// Browser runs at most at once within a test: each a Chromium.
+const BROWSER_RUNS: usize = 2;
 
 fn requirements() -> Requirements {
     Requirements::embedded().expect("requirements load")
@@ -45,7 +48,6 @@ async fn run_twin(defect: Option<Defect>) -> RunOutput {
 }
 
 async fn run_styled(defect: Option<Defect>, style: IssuerStyle, driver: &str) -> RunOutput {
-    let _browser = browser_permit(driver).await;
     // A robustness defect is judged in its own profile, as a user opts in
     // to it. (With the core scenarios running beside it, the defect that
     // mixes payments up under load would, rightly, also hit a core
@@ -56,28 +58,10 @@ async fn run_styled(defect: Option<Defect>, style: IssuerStyle, driver: &str) ->
 
 /// The conformant twin with a variation, under a driver.
 async fn run_varied(variation: Variation, driver: &str) -> RunOutput {
-    let _browser = browser_permit(driver).await;
     run_against(TwinService::start_varied(variation).await, driver, None).await
 }
 
-/// One of the few browser runs at a time, for the browser driver.
-async fn browser_permit(driver: &str) -> Option<tokio::sync::SemaphorePermit<'static>> {
-    if driver == "browser" {
-        Some(BROWSER_RUNS.acquire().await.expect("open semaphore"))
-    } else {
-        None
-    }
-}
-
 pub(crate) async fn run_against(twin: TwinService, driver: &str, tags: Option<&str>) -> RunOutput {
-    // A robustness run sends hundreds of requests at once and keeps both
-    // cores busy for a moment: no browser run shares the machine with it,
-    // so that neither's timing decides the other's verdict.
-    let _alone = if tags.is_some_and(|t| t.contains("robustness")) {
-        Some(machine_alone().await)
-    } else {
-        None
-    };
     let target = TempFile::new("twin-target.toml", &twin.target_toml_for(driver));
     // Short, so the hanging defect costs two seconds a scenario.
     let mut args = vec![
@@ -141,6 +125,7 @@ async fn the_conformant_twin_passes_the_robustness_profile() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: every variation of the twin"]
 async fn the_conformant_twin_passes_every_core_scenario_in_each_of_its_variations() {
     for variation in Variation::ALL {
         assert_passes_everything(&run_varied(variation, "form").await);
@@ -151,16 +136,13 @@ async fn the_conformant_twin_passes_every_core_scenario_in_each_of_its_variation
 /// to the service's own result page and on, and through scheme-relative
 /// addresses.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "full tier: every variation with the browser"]
 async fn the_browser_driver_passes_the_twin_in_each_of_its_variations() {
     if !browser_or_skip("the_browser_driver_passes_the_twin_in_each_of_its_variations") {
         return;
     }
-    let mut runs = JoinSet::new();
-    for variation in Variation::ALL {
-        runs.spawn(async move { (variation, run_varied(variation, "browser").await) });
-    }
-    while let Some(result) = runs.join_next().await {
-        let (variation, output) = result.expect("a run finishes");
+    let runs = Variation::ALL.map(|v| async move { (v, run_varied(v, "browser").await) });
+    for (variation, output) in at_once(BROWSER_RUNS, runs).await {
         assert_browser_passes_everything(variation, &output);
     }
 }
@@ -174,16 +156,13 @@ async fn the_form_driver_passes_the_twin_whose_issuer_page_is_framed_or_two_step
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "full tier: every issuer style with the browser"]
 async fn the_browser_driver_passes_the_twin_in_every_issuer_style() {
     if !browser_or_skip("the_browser_driver_passes_the_twin_in_every_issuer_style") {
         return;
     }
-    let mut runs = JoinSet::new();
-    for style in IssuerStyle::ALL {
-        runs.spawn(async move { (style, run_styled(None, style, "browser").await) });
-    }
-    while let Some(result) = runs.join_next().await {
-        let (style, output) = result.expect("a run finishes");
+    let runs = IssuerStyle::ALL.map(|s| async move { (s, run_styled(None, s, "browser").await) });
+    for (style, output) in at_once(BROWSER_RUNS, runs).await {
         assert_browser_passes_everything(style, &output);
     }
 }
@@ -193,27 +172,28 @@ async fn the_browser_driver_passes_the_twin_in_every_issuer_style() {
 /// each), each through with the driver it needs: every core scenario
 /// passes, the payment page's among them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "full tier: every payment page style"]
 async fn each_payment_page_style_passes_with_the_driver_it_needs() {
     let test = "each_payment_page_style_passes_with_the_driver_it_needs";
     let browser = browser_or_skip(test);
-    let mut runs = JoinSet::new();
-    for style in PageStyle::ALL {
-        let driver = if style.needs_browser() {
-            "browser"
-        } else {
-            "form"
-        };
-        if driver == "browser" && !browser {
-            continue;
-        }
-        runs.spawn(async move {
-            let _browser = browser_permit(driver).await;
+    let runs = PageStyle::ALL
+        .into_iter()
+        .map(|style| {
+            (
+                style,
+                if style.needs_browser() {
+                    "browser"
+                } else {
+                    "form"
+                },
+            )
+        })
+        .filter(|(_, driver)| *driver == "form" || browser)
+        .map(|(style, driver)| async move {
             let twin = TwinService::start_paging(None, style).await;
             (style, driver, run_against(twin, driver, None).await)
         });
-    }
-    while let Some(result) = runs.join_next().await {
-        let (style, driver, output) = result.expect("a run finishes");
+    for (style, driver, output) in at_once(BROWSER_RUNS, runs).await {
         if driver == "browser" {
             assert_browser_passes_everything(style, &output);
         } else {
@@ -294,27 +274,58 @@ fn judge(entry: &CatalogueEntry, output: &RunOutput) -> Option<String> {
     ))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn every_defect_fails_exactly_the_scenarios_of_the_requirement_it_breaks() {
-    let permits = Arc::new(Semaphore::new(PARALLEL_RUNS));
-    let mut runs = JoinSet::new();
-    for entry in catalogue().all().iter().cloned() {
+/// Runs each entry of the catalogue for which `keep` holds, `at_once` at a
+/// time; what went wrong, entry by entry.
+async fn judge_entries(keep: impl Fn(&CatalogueEntry) -> bool, at_most: usize) -> Vec<String> {
+    let entries: Vec<CatalogueEntry> = catalogue()
+        .all()
+        .iter()
+        .filter(|entry| keep(entry))
+        .filter(|entry| entry.driver() != "browser" || browser_or_skip(&entry.id))
+        .cloned()
+        .collect();
+    let runs = entries.into_iter().map(|entry| async move {
         let defect = Defect::from_id(&entry.id)
             .unwrap_or_else(|| panic!("the twin has no switch for {}", entry.id));
-        if entry.driver() == "browser" && !browser_or_skip(&entry.id) {
-            continue;
-        }
-        let permits = Arc::clone(&permits);
-        runs.spawn(async move {
-            let _permit = permits.acquire_owned().await.expect("open semaphore");
-            let output = run_styled(Some(defect), defect.issuer_style(), entry.driver()).await;
-            judge(&entry, &output)
-        });
-    }
-    let mut problems = Vec::new();
-    while let Some(result) = runs.join_next().await {
-        problems.extend(result.expect("a defect run finishes"));
-    }
+        let output = run_styled(Some(defect), defect.issuer_style(), entry.driver()).await;
+        judge(&entry, &output)
+    });
+    at_once(at_most, runs).await.into_iter().flatten().collect()
+}
+
+/// Whether a defect is judged in the robustness profile: its runs send
+/// hundreds of requests at once, and run one at a time, alone on the
+/// machine (`.config/nextest.toml`), so that no timing but its own decides.
+fn robustness(entry: &CatalogueEntry) -> bool {
+    Defect::from_id(&entry.id).is_some_and(|d| d.selects() == Some("@robustness"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "full tier: the whole defect catalogue"]
+async fn every_defect_fails_exactly_the_scenarios_of_the_requirement_it_breaks() {
+    let problems = judge_entries(|entry| !robustness(entry), PARALLEL_RUNS).await;
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: the whole defect catalogue, its robustness defects"]
+async fn every_robustness_defect_fails_exactly_the_scenarios_of_the_requirement_it_breaks() {
+    let problems = judge_entries(robustness, 1).await;
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+/// The default tier's proof that the suite bites: a defect of the form
+/// driver's, one of the browser's, and a race, each failing exactly the
+/// scenarios of the requirement it breaks (the whole catalogue runs in the
+/// full tier).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_defect_of_each_kind_is_caught_by_its_requirement_alone() {
+    const SAMPLE: [&str; 3] = [
+        "refusal-without-envelope",
+        "issuer-frame-server-error",
+        "concurrent-refunds-exceed-the-balance",
+    ];
+    let problems = judge_entries(|entry| SAMPLE.contains(&entry.id.as_str()), 1).await;
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
@@ -403,9 +414,8 @@ fn the_defect_page_shows_the_catalogue_as_it_is() {
 /// what kind of body it is, and comes with a `curl` that replays it; the same
 /// seed finds it again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: a robustness run, the machine alone"]
 async fn a_hostile_body_finding_is_shrunk_and_replays_from_its_seed() {
-    // Alone on the machine, as every robustness run here (see run_against).
-    let _alone = machine_alone().await;
     let run = || async {
         let twin = TwinService::start(Some(Defect::DeepNestingCrashes)).await;
         let target = TempFile::new("twin-target.toml", &twin.target_toml());

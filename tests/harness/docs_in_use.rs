@@ -6,14 +6,14 @@
 
 use payconf::docs::{Format, Site};
 
-use crate::support::runner::{Folder, browser_turn};
+use crate::support::runner::Folder;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_docs_mark_the_page_list_its_contents_and_search_offline() {
     let test = "the_docs_mark_the_page_list_its_contents_and_search_offline";
-    let Some(_browser) = browser_turn(test).await else {
+    if !crate::support::runner::browser_or_skip(test) {
         return;
-    };
+    }
     let folder = Folder::new("docs-browser");
     let site = Site::build(
         &payconf_spec::contract::Contract::embedded().expect("the spec"),

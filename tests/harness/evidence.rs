@@ -7,7 +7,7 @@
 
 use crate::support::{
     journeys::{JourneyFront, Quirk},
-    runner::browser_turn,
+    runner::browser_or_skip,
     untrusted::{Artifacts, BROWSER, FORM, run_against},
 };
 
@@ -21,16 +21,16 @@ async fn run(quirk: Quirk, acs: &str, more: &[&str]) -> Artifacts {
 
 /// The drivers a test runs with: the form driver always, the browser
 /// driver where Chromium is installed (always in CI).
-async fn drivers(test: &str) -> Vec<(&'static str, Option<tokio::sync::SemaphorePermit<'static>>)> {
-    let mut drivers = vec![(FORM, None)];
-    if let Some(permit) = browser_turn(test).await {
-        drivers.push((BROWSER, Some(permit)));
+fn drivers(test: &str) -> Vec<&'static str> {
+    let mut drivers = vec![FORM];
+    if browser_or_skip(test) {
+        drivers.push(BROWSER);
     }
     drivers
 }
 
 async fn assert_passes(quirk: Quirk, test: &str) {
-    for (acs, _permit) in drivers(test).await {
+    for acs in drivers(test) {
         let run = run(quirk, acs, &[]).await;
         assert_eq!(
             run.output.code,
@@ -42,6 +42,7 @@ async fn assert_passes(quirk: Quirk, test: &str) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: waits out a page"]
 async fn a_page_that_waits_before_sending_the_buyer_on_is_not_taken_for_the_landing() {
     let test = "a_page_that_waits_before_sending_the_buyer_on_is_not_taken_for_the_landing";
     assert_passes(
@@ -56,7 +57,7 @@ async fn a_page_that_waits_before_sending_the_buyer_on_is_not_taken_for_the_land
         seconds: 2,
         script: true,
     };
-    if let Some(_permit) = browser_turn(test).await {
+    if browser_or_skip(test) {
         let run = run(script, BROWSER, &[]).await;
         assert_eq!(run.output.code, Some(0), "{}", run.said());
     }
@@ -74,13 +75,14 @@ async fn controls_that_resend_the_code_or_return_to_the_shop_are_never_pressed_t
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: waits out a journey's bound"]
 async fn a_slow_bank_is_given_the_journeys_bound_and_a_journey_past_it_fails() {
     let test = "a_slow_bank_is_given_the_journeys_bound_and_a_journey_past_it_fails";
     // Six pages of two seconds: past the browser's old clock of ten.
     assert_passes(Quirk::SlowPages(6), test).await;
     // A slow answer to the code: the form shows until it comes.
     assert_passes(Quirk::SlowAnswer, test).await;
-    for (acs, _permit) in drivers(test).await {
+    for acs in drivers(test) {
         let bounded = format!("{acs}\njourney_timeout = 3");
         let run = run(Quirk::SlowPages(6), &bounded, &[]).await;
         assert_eq!(run.output.code, Some(1), "{acs}\n{}", run.said());
@@ -95,7 +97,7 @@ async fn a_slow_bank_is_given_the_journeys_bound_and_a_journey_past_it_fails() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_issuer_page_answering_an_http_error_fails_the_target_and_shows_that_page() {
     let test = "an_issuer_page_answering_an_http_error_fails_the_target_and_shows_that_page";
-    for (acs, _permit) in drivers(test).await {
+    for acs in drivers(test) {
         let run = run(Quirk::SessionLost, acs, &[]).await;
         assert_eq!(run.output.code, Some(1), "{acs}\n{}", run.said());
         let said = run.output.messages();
@@ -109,7 +111,7 @@ async fn an_issuer_page_answering_an_http_error_fails_the_target_and_shows_that_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_issuer_page_asking_again_for_the_typed_code_is_an_error_naming_the_setting() {
     let test = "an_issuer_page_asking_again_for_the_typed_code_is_an_error_naming_the_setting";
-    for (acs, _permit) in drivers(test).await {
+    for acs in drivers(test) {
         let run = run(Quirk::AsksAgain, acs, &[]).await;
         assert_eq!(run.output.code, Some(2), "{acs}\n{}", run.said());
         assert!(

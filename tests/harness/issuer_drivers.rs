@@ -12,8 +12,8 @@ use std::{
 
 use crate::support::{
     runner::{
-        BROWSER_RUNS, RunOutput, TempFile, assert_one_error_saying, browser_or_skip, machine_alone,
-        payconf_run_async, payconf_run_with, scenarios_where,
+        RunOutput, TempFile, assert_one_error_saying, browser_or_skip, payconf_run_async,
+        payconf_run_with, scenarios_where,
     },
     twin::{Defect, IssuerStyle, TwinService},
 };
@@ -35,11 +35,6 @@ fn reference_target(server: &RunningServer, driver: &str, acs: &str) -> String {
 const OTP_FIELD: &str = r#"fields = { otp = "123456" }"#;
 
 async fn run_reference(style: IssuerPage, driver: &str, acs: &str, tags: &str) -> RunOutput {
-    let _browser = if driver == "browser" {
-        Some(BROWSER_RUNS.acquire().await.expect("open semaphore"))
-    } else {
-        None
-    };
     let config = ReferenceConfig {
         issuer_page: style,
         ..ReferenceConfig::default()
@@ -92,6 +87,7 @@ async fn the_form_driver_gets_through_the_plain_framed_and_two_step_reference_pa
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: every reference page style with the browser"]
 async fn the_browser_driver_gets_through_every_reference_page_style() {
     if !browser_or_skip("the_browser_driver_gets_through_every_reference_page_style") {
         return;
@@ -209,7 +205,6 @@ async fn a_failed_browser_scenario_leaves_the_pages_and_a_screenshot_in_the_repo
     {
         return;
     }
-    let _browser = BROWSER_RUNS.acquire().await.expect("open semaphore");
     let twin = TwinService::start(Some(Defect::ScriptedIssuerLandsOnFailure)).await;
     let target = TempFile::new("target.toml", &twin.target_toml_for("browser"));
     let report = TempFile::new("report.html", "");
@@ -310,13 +305,11 @@ fn an_interrupted_run_closes_the_browser_and_exits_2() {
 /// ends each such journey as its own error within its bounds, and the run
 /// finishes, exit code 2, instead of waiting for the browser for ever.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: a frozen browser, the machine alone"]
 async fn a_page_that_freezes_the_browser_is_an_error_in_bounded_time_not_a_hang() {
     if !browser_or_skip("a_page_that_freezes_the_browser_is_an_error_in_bounded_time_not_a_hang") {
         return;
     }
-    // The frozen page keeps a core busy until the run ends: no other browser
-    // run shares the machine with it.
-    let _alone = machine_alone().await;
     let twin = TwinService::start_styled(None, IssuerStyle::Frozen).await;
     let target = TempFile::new("twin-target.toml", &twin.target_toml_for("browser"));
     let started = std::time::Instant::now();
@@ -349,7 +342,6 @@ async fn a_browser_that_stopped_answering_is_not_used_again() {
     if !browser_or_skip("a_browser_that_stopped_answering_is_not_used_again") {
         return;
     }
-    let _browser = BROWSER_RUNS.acquire().await.expect("open semaphore");
     let settings = BrowserSettings::default();
     let programs = locate(&settings, |name| std::env::var(name).ok()).expect("a browser");
     let chromium = Chromium::start(&programs, &settings, std::time::Duration::from_secs(10))
@@ -380,12 +372,12 @@ async fn a_browser_that_stopped_answering_is_not_used_again() {
 /// A Chromium that fails its first start (as Chromium now and then does on
 /// a cold or busy machine) is started again, and the run goes on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: a browser started twice"]
 async fn a_browser_that_fails_its_first_start_is_started_again() {
     use payconf::runner::chromium::{BrowserSettings, Chromium, locate};
     if !browser_or_skip("a_browser_that_fails_its_first_start_is_started_again") {
         return;
     }
-    let _browser = BROWSER_RUNS.acquire().await.expect("open semaphore");
     let real =
         locate(&BrowserSettings::default(), |name| std::env::var(name).ok()).expect("a browser");
     let folder = std::env::temp_dir().join(format!("payconf-flaky-{}", std::process::id()));

@@ -49,6 +49,7 @@ fn measured(output: &RunOutput) -> Vec<&str> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: repeated robustness runs"]
 async fn a_race_window_of_one_millisecond_fails_rob_01_in_every_run_of_the_whole_profile() {
     let twin = TwinService::start_racing(RACE_WINDOW).await;
     let rob_01 = checking("ROB-01");
@@ -79,6 +80,7 @@ async fn a_race_window_of_one_millisecond_fails_rob_01_in_every_run_of_the_whole
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: repeated robustness runs"]
 async fn a_server_without_a_race_passes_every_run_of_the_whole_profile() {
     // The three servers at once, each its runs one after another: a run
     // mostly waits (volleys settle, notifications come), and a server
@@ -138,6 +140,7 @@ async fn a_server_without_a_race_passes_every_run_of_the_whole_profile() {
 /// generated bodies) is sent again alone and passes on that answer.
 /// `cargo test` runs one run; `PAYCONF_BACKLOG_RUNS=20` counts twenty.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: repeated robustness runs"]
 async fn a_server_with_a_listen_backlog_of_five_passes_every_run_of_the_whole_profile() {
     let all = scenarios_where(|s| s.profile == Some(payconf_spec::Profile::Robustness));
     let runs = std::env::var("PAYCONF_BACKLOG_RUNS")

@@ -33,6 +33,7 @@ async fn the_conformant_twin_takes_what_clients_of_the_real_service_send() {
 /// lifecycle scenario, and so it does with events wrapped and with its
 /// settlement two seconds late.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: every lifecycle way of the twin"]
 async fn the_conformant_twin_passes_the_lifecycle_in_each_of_its_ways() {
     let expected = scenarios_where(|s| s.tags.iter().any(|t| format!("@{t}") == LIFECYCLE));
     assert!(expected.len() >= 9, "{expected:?}");
@@ -110,6 +111,7 @@ async fn varied_twin_passes(
 /// makes, ROB-05 what the service records, never a second `8006` or two
 /// landings.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: a robustness run"]
 async fn a_twin_keeping_tokens_valid_until_authorised_passes_the_robustness_profile() {
     let expected = scenarios_where(|s| s.profile == Some(payconf_spec::Profile::Robustness));
     for variation in [Variation::ResubmitWhileWaiting, Variation::DeclineThenPay] {
@@ -123,6 +125,7 @@ async fn a_twin_keeping_tokens_valid_until_authorised_passes_the_robustness_prof
 /// road to the failure page; every other outcome scenario passes. Both
 /// drivers say so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: the browser on a page without cancel"]
 async fn a_buyer_who_cancels_is_not_judged_where_the_issuer_page_cannot_cancel() {
     let cancelling = scenarios_where(|s| s.requirements().any(|id| id == "REF-OUT-07"));
     assert_eq!(cancelling.len(), 1, "{cancelling:?}");

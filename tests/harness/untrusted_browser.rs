@@ -12,18 +12,18 @@ use std::{
 
 use crate::support::{
     hostile::{Attack, HostileTarget},
-    runner::browser_turn,
     untrusted::{BROWSER, run_against, start_chromium},
 };
 use payconf_reference::RunningServer;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: browser attacks"]
 async fn an_issuer_page_can_neither_drive_chromedriver_nor_keep_windows_open() {
-    let Some(_turn) =
-        browser_turn("an_issuer_page_can_neither_drive_chromedriver_nor_keep_windows_open").await
-    else {
+    if !crate::support::runner::browser_or_skip(
+        "an_issuer_page_can_neither_drive_chromedriver_nor_keep_windows_open",
+    ) {
         return;
-    };
+    }
     let marker = std::env::temp_dir().join(format!("payconf-takeover-{}", uuid::Uuid::new_v4()));
     let target = HostileTarget::start(Attack::BrowserTakeover {
         marker: marker.clone(),
@@ -97,11 +97,11 @@ async fn an_issuer_page_can_neither_drive_chromedriver_nor_keep_windows_open() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_local_process_finds_the_port_but_cannot_drive_the_browser() {
-    let Some(_turn) =
-        browser_turn("another_local_process_finds_the_port_but_cannot_drive_the_browser").await
-    else {
+    if !crate::support::runner::browser_or_skip(
+        "another_local_process_finds_the_port_but_cannot_drive_the_browser",
+    ) {
         return;
-    };
+    }
     let chromium = start_chromium().await;
     let port = chromium.driver_port();
     let profile = chromium.profile().to_path_buf();
@@ -140,12 +140,13 @@ async fn another_local_process_finds_the_port_but_cannot_drive_the_browser() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: a page filling the memory bound"]
 async fn a_page_over_the_memory_bound_ends_its_journey_as_an_error() {
-    let Some(_turn) =
-        browser_turn("a_page_over_the_memory_bound_ends_its_journey_as_an_error").await
-    else {
+    if !crate::support::runner::browser_or_skip(
+        "a_page_over_the_memory_bound_ends_its_journey_as_an_error",
+    ) {
         return;
-    };
+    }
     let target = HostileTarget::start(Attack::MemoryHog).await;
     // Every journey meets the hog, one after the other: each is ended at
     // the bound, and the browser serves the next.
@@ -176,12 +177,13 @@ async fn a_page_over_the_memory_bound_ends_its_journey_as_an_error() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: a stalled browser waited out"]
 async fn a_stalled_browser_leaves_no_process_and_no_folder_behind() {
-    let Some(_turn) =
-        browser_turn("a_stalled_browser_leaves_no_process_and_no_folder_behind").await
-    else {
+    if !crate::support::runner::browser_or_skip(
+        "a_stalled_browser_leaves_no_process_and_no_folder_behind",
+    ) {
         return;
-    };
+    }
     let target = HostileTarget::start(Attack::Stall).await;
     let temp = std::env::temp_dir().join(format!("payconf-stall-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&temp).expect("folder");
@@ -240,11 +242,11 @@ fn processes_naming(path: &Path) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn screenshots_blank_every_frame_or_are_left_out_with_the_reason() {
-    let Some(_turn) =
-        browser_turn("screenshots_blank_every_frame_or_are_left_out_with_the_reason").await
-    else {
+    if !crate::support::runner::browser_or_skip(
+        "screenshots_blank_every_frame_or_are_left_out_with_the_reason",
+    ) {
         return;
-    };
+    }
     use payconf::runner::{NoScreenshot, blank_out};
     const CODE: &str = "4321";
     let inner = format!("<input id=code value={CODE}><p id=said>typed {CODE}</p>");
@@ -339,12 +341,11 @@ async fn screenshots_blank_every_frame_or_are_left_out_with_the_reason() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_browser_that_cannot_have_its_sandbox_runs_without_and_the_run_says_so() {
-    let Some(_turn) =
-        browser_turn("a_browser_that_cannot_have_its_sandbox_runs_without_and_the_run_says_so")
-            .await
-    else {
+    if !crate::support::runner::browser_or_skip(
+        "a_browser_that_cannot_have_its_sandbox_runs_without_and_the_run_says_so",
+    ) {
         return;
-    };
+    }
     use std::os::unix::fs::PermissionsExt;
     // A machine whose kernel refuses user namespaces: `unshare` says so.
     let bin = std::env::temp_dir().join(format!("payconf-no-userns-{}", uuid::Uuid::new_v4()));

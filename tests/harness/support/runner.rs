@@ -248,29 +248,19 @@ pub fn core_scenarios_checking(requirement: &str) -> BTreeSet<String> {
     })
 }
 
-/// Runs with a browser at once in a test binary: `PAYCONF_TEST_BROWSERS`,
-/// else three. Each starts a Chromium; a browser run spends about a third
-/// of its time waiting (pages settle, the target answers), so three keep
-/// the two cores of a CI machine busy without starving either.
-pub static BROWSER_RUNS: std::sync::LazyLock<tokio::sync::Semaphore> =
-    std::sync::LazyLock::new(|| tokio::sync::Semaphore::new(browsers_at_once() as usize));
-
-/// How many [`BROWSER_RUNS`] there are.
-pub fn browsers_at_once() -> u32 {
-    std::env::var("PAYCONF_TEST_BROWSERS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .filter(|n| *n > 0)
-        .unwrap_or(3)
-}
-
-/// The machine to one run: no browser run shares it while the permit is
-/// held (a run whose timing is its verdict, or one that keeps a core busy).
-pub async fn machine_alone() -> tokio::sync::SemaphorePermit<'static> {
-    BROWSER_RUNS
-        .acquire_many(browsers_at_once())
+/// Runs `runs` with at most `n` at once, and gives their outputs in the
+/// order they finish: a test's own bound on the runs it starts together
+/// (each a `payconf run`, a browser run a Chromium too). Between tests, the
+/// test runner schedules (`.config/nextest.toml`).
+pub async fn at_once<T, F>(n: usize, runs: impl IntoIterator<Item = F>) -> Vec<T>
+where
+    F: std::future::Future<Output = T>,
+{
+    use futures_util::StreamExt as _;
+    futures_util::stream::iter(runs)
+        .buffer_unordered(n)
+        .collect()
         .await
-        .expect("open semaphore")
 }
 
 /// Whether Chromium and ChromeDriver are installed for the browser driver.
@@ -289,15 +279,6 @@ pub fn browser_or_skip(test: &str) -> bool {
             false
         }
     }
-}
-
-/// The browser for one test: `None` (after saying why) where Chromium is not
-/// installed outside CI, else a place among the [`BROWSER_RUNS`].
-pub async fn browser_turn(test: &str) -> Option<tokio::sync::SemaphorePermit<'static>> {
-    if !browser_or_skip(test) {
-        return None;
-    }
-    Some(BROWSER_RUNS.acquire().await.expect("semaphore"))
 }
 
 /// The run judged nothing against the target: exit code 2, no scenario
