@@ -35,8 +35,7 @@ pub(crate) async fn create(
 ) -> Result<Response<Body>, ApiError> {
     let (parts, body) = request.into_parts();
     let merchant = authenticate(service, &parts.headers)?;
-    let body = service.json_body(&parts, body).await?;
-    exchange.request(&body);
+    let body = service.json_body(&parts, body, exchange).await?;
     let object = parse_json_object(&body)?;
     let CreateRequest {
         shop_login,

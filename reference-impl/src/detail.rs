@@ -20,6 +20,7 @@
 
 use http::{HeaderMap, Request, Response, header};
 use hyper::body::Incoming;
+use payconf_spec::transaction::TransactionResult;
 use serde::Serialize;
 use uuid::Uuid;
 
@@ -63,8 +64,7 @@ pub(crate) async fn search(
 ) -> Result<Response<Body>, ApiError> {
     let (parts, body) = request.into_parts();
     let caller = Caller::of(service, &parts.headers)?;
-    let body = service.json_body(&parts, body).await?;
-    exchange.request(&body);
+    let body = service.json_body(&parts, body, exchange).await?;
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
     service
@@ -148,7 +148,7 @@ fn answer(
 #[serde(rename_all = "camelCase")]
 struct DetailPayload {
     transaction_type: &'static str,
-    transaction_result: &'static str,
+    transaction_result: TransactionResult,
     transaction_state: &'static str,
     transaction_error_code: &'static str,
     transaction_error_description: &'static str,
@@ -222,10 +222,12 @@ impl DetailPayload {
     fn of(p: &Payment, shape: Shape) -> Self {
         let ledger = p.ledger();
         let result = match p.state {
-            PaymentState::Created => "UNSUBMITTED",
-            PaymentState::AwaitingAuthentication | PaymentState::AwaitingMethod => "WAITING",
-            PaymentState::Authorized => "OK",
-            PaymentState::Declined => "KO",
+            PaymentState::Created => TransactionResult::Unsubmitted,
+            PaymentState::AwaitingAuthentication | PaymentState::AwaitingMethod => {
+                TransactionResult::Waiting
+            }
+            PaymentState::Authorized => TransactionResult::Ok,
+            PaymentState::Declined => TransactionResult::Ko,
         };
         let paid = p.state == PaymentState::Authorized;
         let masked_pan = p.masked_pan.as_deref().unwrap_or("");

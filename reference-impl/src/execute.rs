@@ -4,6 +4,7 @@
 //! page: the check and the change happen under the payment's lock, so of
 //! two attempts at once exactly one executes.
 
+use payconf_spec::transaction::TransactionResult;
 use url::Url;
 use uuid::Uuid;
 
@@ -42,9 +43,9 @@ impl Outcome {
     /// code that sends the buyer to the issuer.
     fn answer(self) -> &'static str {
         match self {
-            Self::Authorized { .. } => "OK",
+            Self::Authorized { .. } => TransactionResult::Ok.word(),
             Self::Challenge(_) => transaction_code::AUTHENTICATION_REQUIRED,
-            Self::Declined { .. } => "KO",
+            Self::Declined { .. } => TransactionResult::Ko.word(),
         }
     }
 

@@ -13,6 +13,7 @@
 
 use http::{Request, Response};
 use hyper::body::Incoming;
+use payconf_spec::transaction::TransactionResult;
 use serde::Serialize;
 
 use crate::{
@@ -79,7 +80,7 @@ impl Operation {
 #[serde(rename_all = "camelCase")]
 struct OperationPayload {
     transaction_type: &'static str,
-    transaction_result: &'static str,
+    transaction_result: TransactionResult,
     #[serde(skip_serializing_if = "Option::is_none")]
     transaction_error_code: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -101,8 +102,7 @@ pub(crate) async fn handle(
 ) -> Result<Response<Body>, ApiError> {
     let (parts, body) = request.into_parts();
     let merchant = authenticate(service, &parts.headers)?;
-    let body = service.json_body(&parts, body).await?;
-    exchange.request(&body);
+    let body = service.json_body(&parts, body, exchange).await?;
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
     service
@@ -120,7 +120,7 @@ pub(crate) async fn handle(
             crate::notify::money(service, &token, p);
             let payload = OperationPayload {
                 transaction_type: operation.transaction_type(),
-                transaction_result: if outcome.is_ok() { "OK" } else { "KO" },
+                transaction_result: TransactionResult::of(outcome.is_ok()),
                 transaction_error_code: outcome.err().map(|r| r.code),
                 transaction_error_description: outcome.err().map(|r| r.description),
                 bank_transaction_id: p.bank_transaction_id().to_string(),
@@ -130,7 +130,7 @@ pub(crate) async fn handle(
             tracing::info!(
                 payment_id = p.id,
                 operation = operation.transaction_type(),
-                result = payload.transaction_result,
+                result = payload.transaction_result.word(),
                 code = payload.transaction_error_code.unwrap_or(""),
                 "payment operation"
             );

@@ -74,18 +74,22 @@ pub enum StartError {
 
 impl Service {
     /// A request's JSON body, within the service's limits (media type,
-    /// size, the time it may take): see [`crate::request_body`].
+    /// size, the time it may take): see [`crate::request_body`]; kept in
+    /// the call's `exchange` for the back-office's log.
     pub async fn json_body(
         &self,
         parts: &http::request::Parts,
         body: hyper::body::Incoming,
+        exchange: &mut crate::call_log::Exchange,
     ) -> Result<Bytes, crate::error::ApiError> {
-        crate::request_body::read_json_body(
+        let body = crate::request_body::read_json_body(
             &parts.headers,
             body,
             self.config.limits.body_read_timeout,
         )
-        .await
+        .await?;
+        exchange.request(&body);
+        Ok(body)
     }
 
     /// Builds the service for a configuration, standing at `site`;

@@ -5,6 +5,7 @@
 
 use http::{HeaderMap, Request, Response};
 use hyper::body::Incoming;
+use payconf_spec::transaction::TransactionResult;
 use serde::Serialize;
 use url::Url;
 use uuid::Uuid;
@@ -28,7 +29,7 @@ const MAX_URL_LEN: usize = 2048;
 #[serde(rename_all = "camelCase")]
 struct SubmitPayload<'a> {
     transaction_type: &'static str,
-    transaction_result: &'static str,
+    transaction_result: TransactionResult,
     #[serde(skip_serializing_if = "Option::is_none")]
     transaction_error_code: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -81,8 +82,7 @@ async fn submit_payment(
     // Refuse an unknown or expired token before reading card data for it.
     let (merchant, id) = service.store.with_payment(&token, |p| (p.merchant, p.id))?;
     exchange.about(merchant, id);
-    let body = service.json_body(&parts, body).await?;
-    exchange.request(&body);
+    let body = service.json_body(&parts, body, exchange).await?;
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
 
@@ -124,13 +124,17 @@ async fn submit_payment(
     )?;
 
     let (result, error_code, error_description) = match outcome {
-        Outcome::Authorized { .. } => ("OK", None, None),
+        Outcome::Authorized { .. } => (TransactionResult::Ok, None, None),
         Outcome::Challenge(_) => (
-            "",
+            TransactionResult::Undecided,
             Some(transaction_code::AUTHENTICATION_REQUIRED),
             Some(transaction_code::AUTHENTICATION_REQUIRED_DESCRIPTION),
         ),
-        Outcome::Declined { decline, .. } => ("KO", Some(decline.code), Some(decline.description)),
+        Outcome::Declined { decline, .. } => (
+            TransactionResult::Ko,
+            Some(decline.code),
+            Some(decline.description),
+        ),
     };
     Ok(envelope::ok(&SubmitPayload {
         transaction_type: "submit",

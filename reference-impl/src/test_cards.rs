@@ -7,6 +7,7 @@
 //! are the sandbox's; the codes and levels are [`crate::outcomes`]'.
 
 use payconf_spec::card::CardKind;
+use payconf_spec::transaction::TransactionResult;
 use serde::Serialize;
 
 use crate::{
@@ -87,7 +88,9 @@ pub fn table(config: &ReferenceConfig) -> Vec<TestCardRow> {
         .map(|card| {
             let behaviour = card.behaviour;
             let (submit, detail) = match CardOutcome::of(Some(behaviour)) {
-                CardOutcome::Authorized { level } => ("OK".to_owned(), ok_detail(level)),
+                CardOutcome::Authorized { level } => {
+                    (TransactionResult::Ok.word().to_owned(), ok_detail(level))
+                }
                 CardOutcome::Challenge(challenge) => (
                     "8006, to the issuer".to_owned(),
                     match challenge.answered(false, true) {

@@ -17,8 +17,10 @@
 //!   sources; the reference and robustness requirements name theirs.
 //! - [`Profile`]: the one word for core, reference and robustness, used by
 //!   all of the above.
-//! - [`json_ref`] resolves `$ref`s; [`card`] masks card numbers as the
-//!   contract lets them be shown; [`digest`] names a text by its SHA-256.
+//! - [`card`]: the kinds of test card ([`card::CardKind`]), and card
+//!   numbers masked as the contract lets them be shown; [`transaction`]:
+//!   `transactionResult` in the service's words; [`json_ref`] resolves
+//!   `$ref`s; [`digest`] names a text by its SHA-256.
 //!
 //! The contract itself is the document *Payment Initiation and Submission
 //! Service*;
@@ -33,5 +35,6 @@ pub mod json_ref;
 mod profile;
 pub mod real_service;
 pub mod requirements;
+pub mod transaction;
 
 pub use profile::Profile;

@@ -260,11 +260,13 @@ pub fn main(cli: Cli) -> ExitCode {
     };
     let is_run = matches!(cli.command, Command::Run(_));
     let result = match cli.command {
-        Command::Run(args) => runtime
-            .block_on(crate::runner::run(run_options(args, false)))
+        Command::Run(args) => run_options(args, false)
+            .map(|options| runtime.block_on(crate::runner::run(options)))
+            .and_then(|ran| ran)
             .map_err(anyhow::Error::from),
-        Command::Plan(args) => runtime
-            .block_on(crate::runner::run(run_options(args, true)))
+        Command::Plan(args) => run_options(args, true)
+            .map(|options| runtime.block_on(crate::runner::run(options)))
+            .and_then(|ran| ran)
             .map_err(anyhow::Error::from),
         Command::Serve(args) => runtime
             .block_on(crate::serve::serve(serve_options(args)))

@@ -256,7 +256,14 @@ fn report_files(args: &mut RunArgs) -> crate::runner::reports::ReportFiles {
 
 /// The options of `payconf run`, or of `payconf plan` (`plan`): the plan of
 /// that run, nothing sent.
-pub(super) fn run_options(args: Box<RunArgs>, plan: bool) -> crate::runner::RunOptions {
+///
+/// The command line reads the environment; the run reads only its options.
+/// A driver neither `form`, `browser` nor `none` stops it here, naming the
+/// flag or the variable that gave it.
+pub(super) fn run_options(
+    args: Box<RunArgs>,
+    plan: bool,
+) -> Result<crate::runner::RunOptions, crate::runner::NotRun> {
     let mut args = *args;
     let reports = report_files(&mut args);
     let named_by = namings(&args, |name| std::env::var_os(name));
@@ -265,9 +272,11 @@ pub(super) fn run_options(args: Box<RunArgs>, plan: bool) -> crate::runner::RunO
         embedded::Transport,
         target_file::{
             SECOND_SHOP_KEY_VARIABLE, SECRET_VARIABLE, TargetOverrides, TransportOverrides,
+            driver_override,
         },
     };
-    RunOptions {
+    let acs_driver = driver_override(args.acs_driver.as_deref(), |name| std::env::var(name).ok())?;
+    Ok(RunOptions {
         mode: if plan {
             Mode::Plan
         } else if args.list {
@@ -290,7 +299,7 @@ pub(super) fn run_options(args: Box<RunArgs>, plan: bool) -> crate::runner::RunO
                 base_url: given(args.base_url),
                 api_key: given(args.api_key),
                 shop_login: given(args.shop_login),
-                acs_driver: args.acs_driver,
+                acs_driver,
                 transport: TransportOverrides {
                     ca_file: given_path(args.tls_ca_file),
                     client_cert: given_path(args.tls_client_cert),
@@ -331,7 +340,7 @@ pub(super) fn run_options(args: Box<RunArgs>, plan: bool) -> crate::runner::RunO
                 std::env::var(name).ok()
             }),
         },
-    }
+    })
 }
 
 /// A `--rate` that is no number of requests a second payconf sends at.

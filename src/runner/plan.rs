@@ -369,7 +369,7 @@ pub(super) fn prepare(
     allow_production: bool,
     rerun: Option<EarlierRun>,
 ) -> Result<Prepared, NotRun> {
-    apply_driver_override(options, &mut target)?;
+    apply_driver_override(options, &mut target);
     let selection = select(
         options,
         suite,
@@ -438,15 +438,10 @@ pub(super) fn print_plan(options: &RunOptions, suite: &Suite) -> Result<ExitCode
 }
 
 /// `--acs-driver` or `PAYCONF_ACS_DRIVER` over the target file's driver.
-fn apply_driver_override(options: &RunOptions, target: &mut TargetConfig) -> Result<(), NotRun> {
-    let env = |name: &str| std::env::var(name).ok();
-    if let Some(driver) = crate::runner::target_file::driver_override(
-        options.target.overrides.acs_driver.as_deref(),
-        env,
-    )? {
+fn apply_driver_override(options: &RunOptions, target: &mut TargetConfig) {
+    if let Some(driver) = options.target.overrides.acs_driver {
         target.acs.driver = driver;
     }
-    Ok(())
 }
 
 /// An earlier run, read back from its results file: what `--rerun-failed`

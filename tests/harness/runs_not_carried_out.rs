@@ -3,7 +3,7 @@
 //! expression), and what `--list` shows. Servers broken on purpose (the
 //! defect catalogue against the conformant twin) are in defect_catalogue.rs.
 
-use crate::support::runner::{TempFile, payconf_run, payconf_run_with};
+use crate::support::runner::{TempFile, assert_stopped, payconf_run, payconf_run_with};
 use payconf::runner::record::Fault;
 
 #[test]
@@ -38,6 +38,30 @@ fn a_missing_setting_exits_2_naming_it() {
     let output = payconf_run(&["--base-url", "http://127.0.0.1:9"]);
     assert_eq!(output.code, Some(2));
     assert!(output.stderr.contains("api_key"), "{}", output.stderr);
+}
+
+/// The issuer driver is read by the command line, flag over variable: a
+/// name that is no driver stops the run before anything is sent, naming
+/// where it came from; an empty variable counts as unset.
+#[test]
+fn an_unknown_issuer_driver_exits_2_naming_the_flag_or_the_variable() {
+    let output = payconf_run(&["--acs-driver", "selenium"]);
+    assert_stopped(
+        &output,
+        &["--acs-driver", "\"selenium\" is not form, browser or none"],
+    );
+    let output = payconf_run_with(&[], &[("PAYCONF_ACS_DRIVER", "selenium")]);
+    assert_stopped(
+        &output,
+        &["PAYCONF_ACS_DRIVER", "is not form, browser or none"],
+    );
+    let output = payconf_run_with(
+        &["--acs-driver", "form", "--tags", "@req:AUTH-01"],
+        &[("PAYCONF_ACS_DRIVER", "selenium")],
+    );
+    assert_eq!(output.code, Some(0), "the flag wins: {}", output.stderr);
+    let output = payconf_run_with(&["--tags", "@req:AUTH-01"], &[("PAYCONF_ACS_DRIVER", "")]);
+    assert_eq!(output.code, Some(0), "empty is unset: {}", output.stderr);
 }
 
 #[test]

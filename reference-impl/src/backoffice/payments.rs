@@ -2,6 +2,7 @@
 //! payment's timeline. Cards are shown as the service keeps them: first
 //! six and last four digits.
 
+use payconf_spec::transaction::TransactionResult;
 use std::{cmp::Reverse, collections::BinaryHeap};
 
 use http::{Response, StatusCode};
@@ -366,10 +367,10 @@ pub(super) fn describe(what: &What, id: u64) -> String {
                 Channel::PaymentPage => "entered on the payment page",
                 Channel::Alternative => "taken by the alternative method",
             };
-            let result = match answer.as_ref() {
-                "OK" => "authorized (OK)".to_owned(),
-                "KO" => "declined (KO)".to_owned(),
-                code => format!("the issuer's authentication is needed ({})", escape(code)),
+            let result = match TransactionResult::of_word(answer) {
+                Some(TransactionResult::Ok) => "authorized (OK)".to_owned(),
+                Some(TransactionResult::Ko) => "declined (KO)".to_owned(),
+                _ => format!("the issuer's authentication is needed ({})", escape(answer)),
             };
             format!("card {} {how}: {result}.", escape(masked_pan))
         }

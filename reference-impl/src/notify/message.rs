@@ -6,6 +6,7 @@
 
 use crate::secrets::{hex, unhex};
 use hmac::{Hmac, Mac};
+use payconf_spec::transaction::TransactionResult;
 use serde::Serialize;
 use sha2::Sha256;
 use time::{OffsetDateTime, format_description::well_known::Rfc3339};
@@ -51,7 +52,7 @@ pub struct PaymentNotification<'a> {
     /// `paid` or `declined`.
     pub outcome: &'static str,
     /// `OK` or `KO`, as `payment/submit` answers.
-    pub transaction_result: &'static str,
+    pub transaction_result: TransactionResult,
     /// `submit`, `payment-page` or `alternative-method`.
     pub channel: &'static str,
     /// The card, first six and last four digits; absent for an
@@ -95,7 +96,7 @@ impl<'a> PaymentNotification<'a> {
             amount: payment.amount.to_string(),
             currency: payment.currency.code(),
             outcome: if paid { "paid" } else { "declined" },
-            transaction_result: if paid { "OK" } else { "KO" },
+            transaction_result: TransactionResult::of(paid),
             channel: payment.channel().unwrap_or(Channel::Submit).name(),
             masked_pan: payment.masked_pan.as_deref(),
             authentication: payment

@@ -16,6 +16,7 @@
 
 use http::{HeaderValue, Request, Response, StatusCode, header};
 use hyper::body::Incoming;
+use payconf_spec::transaction::TransactionResult;
 use uuid::Uuid;
 
 use super::{already_processed, payment_of, query_pairs, unknown_payment};
@@ -89,7 +90,7 @@ pub fn result(service: &Service, request: &Request<Incoming>) -> Response<Body> 
     };
     let message = serde_json::json!({
         "type": RESULT_MESSAGE,
-        "transactionResult": if success { "OK" } else { "KO" },
+        "transactionResult": TransactionResult::of(success),
         "paymentID": payment_id.to_string(),
         "redirect": destination.as_str(),
     });

@@ -3,6 +3,7 @@
 //! transaction fields.
 
 use cucumber::then;
+use payconf_spec::transaction::TransactionResult;
 use serde_json::Value;
 
 use super::payment::shown;
@@ -284,7 +285,7 @@ fn no_payment_executed(world: &mut PaymentWorld) -> Result<(), Settled> {
     world.check(|world| {
         let answer = world.answer()?;
         let executed = answer.str_at("/error/code") == Some("0")
-            && answer.str_at("/payload/transactionResult") == Some("OK");
+            && answer.str_at("/payload/transactionResult") == Some(TransactionResult::Ok.word());
         if executed {
             return Err(world.failure(
                 "no executed payment (not error.code \"0\" with transactionResult \"OK\")",
@@ -304,7 +305,7 @@ fn payment_executed(world: &mut PaymentWorld) -> Result<(), Settled> {
         let answer = world.answer()?;
         let result = answer.str_at("/payload/transactionResult");
         if answer.str_at("/error/code") != Some("0")
-            || !result.is_some_and(|r| r.eq_ignore_ascii_case("OK"))
+            || !result.is_some_and(|r| r.eq_ignore_ascii_case(TransactionResult::Ok.word()))
         {
             return Err(world.failure(
                 "the payment executed: error.code \"0\" and transactionResult \"OK\"",

@@ -149,8 +149,8 @@ pub struct TargetOverrides {
     pub api_key: Option<String>,
     /// `--shop-login`.
     pub shop_login: Option<String>,
-    /// `--acs-driver`.
-    pub acs_driver: Option<String>,
+    /// `--acs-driver`, else `PAYCONF_ACS_DRIVER` (see [`driver_override`]).
+    pub acs_driver: Option<AcsDriver>,
     /// `--tls-ca-file`, `--tls-client-cert`, `--tls-client-key`, `--proxy`.
     pub transport: TransportOverrides,
     /// `PAYCONF_NOTIFICATION_SECRET`: the shop's signing secret, over

@@ -7,11 +7,7 @@
 
 use std::{sync::Arc, time::Duration};
 
-use rustls::{
-    AlertDescription, DigitallySignedStruct, SignatureScheme,
-    client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier},
-    pki_types::{CertificateDer, ServerName, UnixTime},
-};
+use rustls::{AlertDescription, pki_types::ServerName};
 use tokio::net::TcpStream;
 use url::Url;
 use x509_parser::prelude::{FromDer, GeneralName, X509Certificate};
@@ -52,7 +48,7 @@ impl CertificateFacts {
 
 /// The certificate the server at `url` presents, read without trusting it.
 pub async fn fetch(url: &Url, timeout: Duration) -> Option<CertificateFacts> {
-    let config = reading_only()?.with_no_client_auth();
+    let config = reading_only(None)?;
     let handshake = async {
         let tls = handshake(url, config).await?.ok()?;
         let (_, session) = tls.get_ref();
@@ -76,19 +72,8 @@ pub async fn client_refusal(
     identity: Option<&[u8]>,
     timeout: Duration,
 ) -> Option<AlertDescription> {
-    use rustls::pki_types::{PrivateKeyDer, pem::PemObject};
     use tokio::io::AsyncReadExt;
-    let builder = reading_only()?;
-    let config = match identity {
-        Some(pem) => {
-            let chain = CertificateDer::pem_slice_iter(pem)
-                .collect::<Result<Vec<_>, _>>()
-                .ok()?;
-            let key = PrivateKeyDer::from_pem_slice(pem).ok()?;
-            builder.with_client_auth_cert(chain, key).ok()?
-        }
-        None => builder.with_no_client_auth(),
-    };
+    let config = reading_only(identity)?;
     let alert = |error: &std::io::Error| match error
         .get_ref()
         .and_then(|e| e.downcast_ref::<rustls::Error>())
@@ -105,19 +90,12 @@ pub async fn client_refusal(
     tokio::time::timeout(timeout, probe).await.ok().flatten()
 }
 
-/// A client configuration that trusts whatever the server presents: for
-/// handshakes that send nothing after them.
-fn reading_only()
--> Option<rustls::ConfigBuilder<rustls::ClientConfig, rustls::client::WantsClientCert>> {
-    Some(
-        rustls::ClientConfig::builder_with_provider(Arc::new(
-            rustls::crypto::aws_lc_rs::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .ok()?
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(ReadOnly)),
-    )
+/// A client configuration that trusts whatever the server presents, and
+/// presents `identity` when given: for handshakes that send nothing after
+/// them.
+fn reading_only(identity: Option<&[u8]>) -> Option<rustls::ClientConfig> {
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    super::trust::ServerTrust::read_only(provider).client_config(identity)
 }
 
 /// A TLS handshake with the server at `url`: the stream, or the
@@ -176,46 +154,5 @@ fn ip_text(bytes: &[u8]) -> Option<String> {
         4 => Some(std::net::Ipv4Addr::from(<[u8; 4]>::try_from(bytes).ok()?).to_string()),
         16 => Some(std::net::Ipv6Addr::from(<[u8; 16]>::try_from(bytes).ok()?).to_string()),
         _ => None,
-    }
-}
-
-/// Accepts whatever the server presents: used only to read it.
-#[derive(Debug)]
-struct ReadOnly;
-
-impl ServerCertVerifier for ReadOnly {
-    fn verify_server_cert(
-        &self,
-        _: &CertificateDer<'_>,
-        _: &[CertificateDer<'_>],
-        _: &ServerName<'_>,
-        _: &[u8],
-        _: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        _: &[u8],
-        _: &CertificateDer<'_>,
-        _: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        Ok(HandshakeSignatureValid::assertion())
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        _: &[u8],
-        _: &CertificateDer<'_>,
-        _: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        Ok(HandshakeSignatureValid::assertion())
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        rustls::crypto::aws_lc_rs::default_provider()
-            .signature_verification_algorithms
-            .supported_schemes()
     }
 }

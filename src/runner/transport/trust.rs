@@ -5,7 +5,7 @@
 //! certificate `openssl req -x509` makes is marked as a CA, and WebPKI
 //! refuses a CA's certificate as a server's own ("CaUsedAsEndEntity") even
 //! when it is the very certificate the user gave. So a run with a
-//! `tls.ca_file` verifies the server by [`PinnedOrWebPki`]: a certificate
+//! `tls.ca_file` verifies the server by [`ServerTrust`]: a certificate
 //! presented that is byte for byte one of the file's is trusted as itself
 //! (still checked for the name asked and for today's date, and its
 //! handshake signature still verified); any other is verified as before,
@@ -72,39 +72,39 @@ pub fn client_config(
         return None;
     }
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let verifier = PinnedOrWebPki::new(system, &tls.pinned, Arc::clone(&provider))?;
-    let builder = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .ok()?
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(verifier));
-    let mut config = match &tls.identity_pem {
-        Some(pem) => {
-            let chain = CertificateDer::pem_slice_iter(pem)
-                .collect::<Result<Vec<_>, _>>()
-                .ok()?;
-            let key = PrivateKeyDer::from_pem_slice(pem).ok()?;
-            builder.with_client_auth_cert(chain, key).ok()?
-        }
-        None => builder.with_no_client_auth(),
-    };
+    let mut config = ServerTrust::pinned_or_webpki(system, &tls.pinned, provider)?
+        .client_config(tls.identity_pem.as_deref())?;
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Some(config)
 }
 
-/// Trusts a presented certificate that is one of the pinned ones, and
-/// verifies any other by WebPKI.
+/// How payconf verifies the certificate a server presents: the one
+/// verifier of its own (reqwest's built-in one verifies every other
+/// connection).
 #[derive(Debug)]
-pub struct PinnedOrWebPki {
-    pinned: Vec<CertificateDer<'static>>,
-    webpki: Arc<WebPkiServerVerifier>,
+pub struct ServerTrust {
+    trust: Trust,
     provider: Arc<CryptoProvider>,
 }
 
-impl PinnedOrWebPki {
+#[derive(Debug)]
+enum Trust {
+    /// Whatever the server presents, signature and all: only for a
+    /// handshake that reads the certificate, or the server's refusal of the
+    /// client, and sends nothing after it ([`super::certificate`]).
+    ReadOnly,
+    /// A presented certificate that is one of `pinned` trusted as itself;
+    /// any other verified by WebPKI.
+    PinnedOrWebPki {
+        pinned: Vec<CertificateDer<'static>>,
+        webpki: Arc<WebPkiServerVerifier>,
+    },
+}
+
+impl ServerTrust {
     /// Pins `pinned`, and trusts `system` and `pinned` as CAs; `None` when
     /// no CA could be taken at all.
-    pub fn new(
+    pub fn pinned_or_webpki(
         system: &[CertificateDer<'static>],
         pinned: &[CertificateDer<'static>],
         provider: Arc<CryptoProvider>,
@@ -116,10 +116,42 @@ impl PinnedOrWebPki {
                 .build()
                 .ok()?;
         Some(Self {
-            pinned: pinned.to_vec(),
-            webpki,
+            trust: Trust::PinnedOrWebPki {
+                pinned: pinned.to_vec(),
+                webpki,
+            },
             provider,
         })
+    }
+
+    /// Trusts whatever the server presents: to read it, never to send a
+    /// request over the connection.
+    pub fn read_only(provider: Arc<CryptoProvider>) -> Self {
+        Self {
+            trust: Trust::ReadOnly,
+            provider,
+        }
+    }
+
+    /// A rustls client configuration that verifies servers this way and
+    /// presents `identity` (a PEM of the client's certificate chain and its
+    /// key) to a server that asks for one; `None` when it cannot be built.
+    pub fn client_config(self, identity: Option<&[u8]>) -> Option<rustls::ClientConfig> {
+        let builder = rustls::ClientConfig::builder_with_provider(Arc::clone(&self.provider))
+            .with_safe_default_protocol_versions()
+            .ok()?
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(self));
+        match identity {
+            Some(pem) => {
+                let chain = CertificateDer::pem_slice_iter(pem)
+                    .collect::<Result<Vec<_>, _>>()
+                    .ok()?;
+                let key = PrivateKeyDer::from_pem_slice(pem).ok()?;
+                builder.with_client_auth_cert(chain, key).ok()
+            }
+            None => Some(builder.with_no_client_auth()),
+        }
     }
 
     /// A pinned certificate, checked as curl checks it: for the name
@@ -146,9 +178,25 @@ impl PinnedOrWebPki {
         verify_server_name(&ParsedCertificate::try_from(end_entity)?, name)?;
         Ok(ServerCertVerified::assertion())
     }
+
+    /// A handshake's signature verified with `verify`, unless the trust is
+    /// read-only.
+    fn signature(
+        &self,
+        verify: impl FnOnce(
+            &rustls::crypto::WebPkiSupportedAlgorithms,
+        ) -> Result<HandshakeSignatureValid, rustls::Error>,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        match self.trust {
+            Trust::ReadOnly => Ok(HandshakeSignatureValid::assertion()),
+            Trust::PinnedOrWebPki { .. } => {
+                verify(&self.provider.signature_verification_algorithms)
+            }
+        }
+    }
 }
 
-impl ServerCertVerifier for PinnedOrWebPki {
+impl ServerCertVerifier for ServerTrust {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -157,15 +205,17 @@ impl ServerCertVerifier for PinnedOrWebPki {
         ocsp: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        if self
-            .pinned
-            .iter()
-            .any(|pin| pin.as_ref() == end_entity.as_ref())
-        {
-            return Self::verify_pinned(end_entity, name, now);
+        match &self.trust {
+            Trust::ReadOnly => Ok(ServerCertVerified::assertion()),
+            Trust::PinnedOrWebPki { pinned, .. }
+                if pinned.iter().any(|pin| pin.as_ref() == end_entity.as_ref()) =>
+            {
+                Self::verify_pinned(end_entity, name, now)
+            }
+            Trust::PinnedOrWebPki { webpki, .. } => {
+                webpki.verify_server_cert(end_entity, intermediates, name, ocsp, now)
+            }
         }
-        self.webpki
-            .verify_server_cert(end_entity, intermediates, name, ocsp, now)
     }
 
     fn verify_tls12_signature(
@@ -174,12 +224,9 @@ impl ServerCertVerifier for PinnedOrWebPki {
         certificate: &CertificateDer<'_>,
         signature: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            certificate,
-            signature,
-            &self.provider.signature_verification_algorithms,
-        )
+        self.signature(|algorithms| {
+            rustls::crypto::verify_tls12_signature(message, certificate, signature, algorithms)
+        })
     }
 
     fn verify_tls13_signature(
@@ -188,12 +235,9 @@ impl ServerCertVerifier for PinnedOrWebPki {
         certificate: &CertificateDer<'_>,
         signature: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            certificate,
-            signature,
-            &self.provider.signature_verification_algorithms,
-        )
+        self.signature(|algorithms| {
+            rustls::crypto::verify_tls13_signature(message, certificate, signature, algorithms)
+        })
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
@@ -230,7 +274,7 @@ mod tests {
         name: &str,
     ) -> Result<ServerCertVerified, rustls::Error> {
         let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-        let verifier = PinnedOrWebPki::new(&[], pinned, provider).expect("verifier");
+        let verifier = ServerTrust::pinned_or_webpki(&[], pinned, provider).expect("verifier");
         let name = ServerName::try_from(name.to_owned()).expect("name");
         verifier.verify_server_cert(presented, &[], &name, &[], UnixTime::now())
     }

@@ -3,6 +3,7 @@
 //! the events (flat, or each wrapped as `{"event": ...}`), and a unified
 //! shop's own settlement, awaited within `lifecycle.settles_within_secs`.
 
+use payconf_spec::transaction::TransactionResult;
 use std::time::{Duration, Instant};
 
 use cucumber::{then, when};
@@ -71,18 +72,12 @@ async fn looks_up_detail(world: &mut PaymentWorld) -> Result<(), Settled> {
         .await
 }
 
-/// The words the real service's detail gives a result: `OK` or
-/// `APPROVED`, `KO` or `DECLINED`, `PENDING` or `XX` (docs/real-service.md,
-/// §1.1); a target may write either.
+/// The words a target may give the result a scenario names: any of
+/// [`TransactionResult::words`] (the real service's detail writes `APPROVED`
+/// for `OK`, `DECLINED` for `KO`, `XX` for `PENDING`: docs/real-service.md,
+/// §1.1); none for a word that names no result.
 fn result_words(result: &str) -> &'static [&'static str] {
-    match result {
-        "OK" | "APPROVED" => &["OK", "APPROVED"],
-        "KO" | "DECLINED" => &["KO", "DECLINED"],
-        "PENDING" | "XX" => &["PENDING", "XX"],
-        "UNSUBMITTED" => &["UNSUBMITTED"],
-        "WAITING" => &["WAITING"],
-        _ => &[],
-    }
+    TransactionResult::of_word(result).map_or(&[], TransactionResult::words)
 }
 
 #[then(expr = "the detail's transaction result is {string}")]

@@ -13,6 +13,7 @@
 //! service's for that refusal.
 
 use cucumber::{given, then, when};
+use payconf_spec::transaction::TransactionResult;
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -153,7 +154,7 @@ pub(super) async fn pay_at(
     let answer = world.receive("submitPayment", request).await?;
     let result = answer.at("/payload/transactionResult").cloned();
     if answer.str_at("/error/code") != Some("0")
-        || result.as_ref().and_then(Value::as_str) != Some("OK")
+        || result.as_ref().and_then(Value::as_str) != Some(TransactionResult::Ok.word())
     {
         return Err(world.failure(
             "a paid submit: error.code \"0\", transactionResult \"OK\"",
@@ -284,7 +285,7 @@ pub(super) async fn operate(
     let request = operation_request(world, operation, amount)?;
     let answer = world.receive(operation.id(), request).await?;
     let done = answer.str_at("/error/code") == Some("0")
-        && answer.str_at("/payload/transactionResult") == Some("OK");
+        && answer.str_at("/payload/transactionResult") == Some(TransactionResult::Ok.word());
     if let (true, Some(state)) = (done, world.lifecycle.as_mut()) {
         let amount = amount.unwrap_or(0);
         match operation {
@@ -362,7 +363,7 @@ fn operation_done(world: &mut PaymentWorld) -> Result<(), Settled> {
         let answer = world.answer()?;
         let code = answer.str_at("/error/code");
         let result = answer.str_at("/payload/transactionResult");
-        if code != Some("0") || result != Some("OK") {
+        if code != Some("0") || result != Some(TransactionResult::Ok.word()) {
             return Err(world.failure(
                 "error.code \"0\" and transactionResult \"OK\"",
                 &format!(
@@ -381,7 +382,10 @@ fn operation_done(world: &mut PaymentWorld) -> Result<(), Settled> {
 /// `transactionErrorCode` beside `transactionResult "KO"`.
 fn refusal_code(answer: &crate::runner::world::Answer) -> Option<&str> {
     match answer.str_at("/error/code") {
-        Some("0") if answer.str_at("/payload/transactionResult") == Some("KO") => {
+        Some("0")
+            if answer.str_at("/payload/transactionResult")
+                == Some(TransactionResult::Ko.word()) =>
+        {
             answer.str_at("/payload/transactionErrorCode")
         }
         Some("0") | None => None,

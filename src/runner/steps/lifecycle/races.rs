@@ -6,6 +6,7 @@
 //! `robustness.volleys` have gone.
 
 use payconf_spec::card::CardKind;
+use payconf_spec::transaction::TransactionResult;
 use std::time::Duration;
 
 use cucumber::{then, when};
@@ -35,7 +36,7 @@ fn done(exchange: &Exchange) -> bool {
         && json
             .pointer("/payload/transactionResult")
             .and_then(|v| v.as_str())
-            == Some("OK")
+            == Some(TransactionResult::Ok.word())
 }
 
 /// A payment of the separated shop, paid and, with `captured`, captured whole.

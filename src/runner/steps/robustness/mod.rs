@@ -18,6 +18,7 @@ pub(crate) use paying::volleys_line;
 use cucumber::{then, when};
 use futures_util::{StreamExt, stream};
 use payconf_spec::card::CardKind;
+use payconf_spec::transaction::TransactionResult;
 use serde_json::Value;
 
 use super::{
@@ -49,7 +50,7 @@ fn executes(exchange: &Exchange) -> bool {
     };
     let text = |pointer: &str| json.pointer(pointer).and_then(Value::as_str);
     text("/error/code") == Some("0")
-        && (text("/payload/transactionResult") == Some("OK")
+        && (text("/payload/transactionResult") == Some(TransactionResult::Ok.word())
             || text("/payload/transactionErrorCode") == Some("8006"))
 }
 
@@ -202,7 +203,8 @@ fn answer_pays_nothing(world: &mut PaymentWorld) -> Result<(), Settled> {
 fn pays(exchange: &Exchange) -> bool {
     json_of(exchange).is_some_and(|json| {
         let text = |pointer: &str| json.pointer(pointer).and_then(Value::as_str);
-        text("/error/code") == Some("0") && text("/payload/transactionResult") == Some("OK")
+        text("/error/code") == Some("0")
+            && text("/payload/transactionResult") == Some(TransactionResult::Ok.word())
     })
 }
 
