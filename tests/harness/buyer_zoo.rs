@@ -44,8 +44,8 @@ const DEFECTIVE_PAGES: [u64; 8] = [11, 12, 13, 14, 15, 16, 17, 18];
 
 /// Runs at once within a zoo's test: each a `payconf run` (a browser run
 /// starts a Chromium). Between tests, the test runner schedules
-/// (`.config/nextest.toml`).
-const RUNS_AT_ONCE: usize = 3;
+/// (`.config/nextest.toml`: two browsers for the tests that run several).
+const RUNS_AT_ONCE: usize = 2;
 
 /// Written to the terminal, past the test harness's capture: the zoo's
 /// journeys and runtime are shown on every run, not only on failure.
