@@ -281,41 +281,22 @@ impl TargetFile {
     pub fn resolve(self) -> Result<TargetConfig, TargetError> {
         let mut problems = Problems::default();
         let base_url = problems.check(
-            self.base_url
-                .ok_or_else(|| {
-                    target_error(
-                        "base_url",
-                        "missing (target file, PAYCONF_BASE_URL or --base-url)",
-                    )
-                })
+            required(self.base_url, "base_url", "PAYCONF_BASE_URL or --base-url")
                 .and_then(|u| address::base_url(&u)),
         );
-        let api_key = problems.check(self.api_key.filter(|k| !k.expose().is_empty()).ok_or_else(
-            || {
-                target_error(
-                    "api_key",
-                    "missing (target file, PAYCONF_API_KEY or --api-key)",
-                )
-            },
+        let api_key = problems.check(required(
+            self.api_key.filter(|k| !k.expose().is_empty()),
+            "api_key",
+            "PAYCONF_API_KEY or --api-key",
         ));
-        let shop_login =
-            problems.check(self.shop_login.filter(|s| !s.is_empty()).ok_or_else(|| {
-                target_error(
-                    "shop_login",
-                    "missing (target file, PAYCONF_SHOP_LOGIN or --shop-login)",
-                )
-            }));
+        let shop_login = problems.check(required(
+            self.shop_login.filter(|s| !s.is_empty()),
+            "shop_login",
+            "PAYCONF_SHOP_LOGIN or --shop-login",
+        ));
         let currency = self.currency.unwrap_or_else(|| "EUR".to_owned());
-        if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_alphabetic()) {
-            problems.note(Err(target_error("currency", "must be a three-letter code")));
-        }
         let amount = self.amount.unwrap_or_else(|| "1.00".to_owned());
-        let well_formed = amount.split_once('.').is_some_and(|(u, d)| {
-            !u.is_empty() && d.len() == 2 && u.bytes().chain(d.bytes()).all(|b| b.is_ascii_digit())
-        });
-        if !well_formed {
-            problems.note(Err(target_error("amount", "must be written like 1.00")));
-        }
+        check_money(&currency, &amount, &mut problems);
         let base = base_url.as_ref();
         let success_url = self
             .success_url
@@ -331,43 +312,14 @@ impl TargetFile {
         }
         let token_lifetime = self.token_lifetime_secs.map(Duration::from_secs);
         problems.note(self.cards.check());
-        for (setting, value) in [
-            ("buyer_name", &self.buyer_name),
-            ("buyer_email", &self.buyer_email),
-        ] {
-            if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
-                problems.note(Err(target_error(setting, "must not be empty")));
-            }
-        }
-        if let Some(prefix) = &self.transaction_prefix {
-            if prefix.chars().count() > 32 || prefix.chars().any(char::is_control) {
-                problems.note(Err(target_error(
-                    "transaction_prefix",
-                    "must be at most 32 characters, none of them control characters",
-                )));
-            }
-        }
+        check_buyer(
+            self.buyer_name.as_deref(),
+            self.buyer_email.as_deref(),
+            self.transaction_prefix.as_deref(),
+            &mut problems,
+        );
         problems.note(self.robustness.check());
-        for (i, step) in self.acs.steps.iter().enumerate() {
-            if let Some(field) = step.field() {
-                if !self.acs.fields.contains_key(field) {
-                    problems.note(Err(target_error(
-                        &format!("acs.steps[{i}].field"),
-                        format!("{field:?} is not a name in acs.fields"),
-                    )));
-                }
-            }
-        }
-        for (i, origin) in self.acs.origins.iter().enumerate() {
-            problems.check(http_url(&format!("acs.origins[{i}]"), origin));
-        }
-        problems.note(self.acs.check_bounds());
-        if self.acs.browser.memory_mb.is_some_and(|mb| mb < 64) {
-            problems.note(Err(target_error(
-                "acs.browser.memory_mb",
-                "must be at least 64 (MiB): a browser needs that much to show any page",
-            )));
-        }
+        check_acs(&self.acs, &mut problems);
         let payment_page = self
             .payment_page
             .and_then(|page| problems.check(page.resolve(base)));
@@ -424,7 +376,71 @@ impl TargetFile {
     }
 }
 
-/// An absolute http(s) URL.
+/// The buyer's name and e-mail address, when given, are not blank, and
+/// the transaction prefix is short and printable.
+fn check_buyer(
+    name: Option<&str>,
+    email: Option<&str>,
+    prefix: Option<&str>,
+    problems: &mut Problems,
+) {
+    for (setting, value) in [("buyer_name", name), ("buyer_email", email)] {
+        if value.is_some_and(|v| v.trim().is_empty()) {
+            problems.note(Err(target_error(setting, "must not be empty")));
+        }
+    }
+    if prefix.is_some_and(|p| p.chars().count() > 32 || p.chars().any(char::is_control)) {
+        problems.note(Err(target_error(
+            "transaction_prefix",
+            "must be at most 32 characters, none of them control characters",
+        )));
+    }
+}
+
+/// A setting every target needs, or the problem of its absence, naming
+/// where it can be `given`.
+fn required<T>(value: Option<T>, setting: &str, given: &str) -> Result<T, TargetError> {
+    value.ok_or_else(|| target_error(setting, format!("missing (target file, {given})")))
+}
+
+/// The currency is a three-letter code, the amount written like `1.00`.
+fn check_money(currency: &str, amount: &str, problems: &mut Problems) {
+    if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_alphabetic()) {
+        problems.note(Err(target_error("currency", "must be a three-letter code")));
+    }
+    let well_formed = amount.split_once('.').is_some_and(|(u, d)| {
+        !u.is_empty() && d.len() == 2 && u.bytes().chain(d.bytes()).all(|b| b.is_ascii_digit())
+    });
+    if !well_formed {
+        problems.note(Err(target_error("amount", "must be written like 1.00")));
+    }
+}
+
+/// `[acs]`: every step's field one of `acs.fields`, every origin an http(s)
+/// address, the bounds and the browser's memory within reason.
+fn check_acs(acs: &AcsConfig, problems: &mut Problems) {
+    for (i, step) in acs.steps.iter().enumerate() {
+        if let Some(field) = step.field() {
+            if !acs.fields.contains_key(field) {
+                problems.note(Err(target_error(
+                    &format!("acs.steps[{i}].field"),
+                    format!("{field:?} is not a name in acs.fields"),
+                )));
+            }
+        }
+    }
+    for (i, origin) in acs.origins.iter().enumerate() {
+        problems.check(http_url(&format!("acs.origins[{i}]"), origin));
+    }
+    problems.note(acs.check_bounds());
+    if acs.browser.memory_mb.is_some_and(|mb| mb < 64) {
+        problems.note(Err(target_error(
+            "acs.browser.memory_mb",
+            "must be at least 64 (MiB): a browser needs that much to show any page",
+        )));
+    }
+}
+
 impl TargetConfig {
     /// An API path under the base address (which may itself carry a path).
     pub fn api_url(&self, path: &str) -> Url {
