@@ -108,65 +108,76 @@ pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
         writer.write_event(Event::End(BytesEnd::new("properties")))?;
 
         for result in results {
-            let mut case = BytesStart::new("testcase");
-            case.push_attribute(("name", clean(&result.name).as_str()));
-            case.push_attribute(("classname", file));
-            case.push_attribute(("file", format!("features/{file}").as_str()));
-            case.push_attribute(("line", result.line.to_string().as_str()));
-            case.push_attribute(("time", seconds(result.duration).as_str()));
-            let text = failure_text(&result.outcome);
-            let verdict = match &result.outcome {
-                Outcome::Passed => {
-                    writer.write_event(Event::Empty(case))?;
-                    continue;
-                }
-                // A pass, with the tries that were not (Surefire's flaky test).
-                Outcome::Flaky => None,
-                Outcome::Failed { failure, .. } => Some(("failure", failure.headline(), text)),
-                Outcome::Skipped(reason) => Some(("skipped", reason.clone(), String::new())),
-                // JUnit's own word for a test that could not be carried out.
-                Outcome::Error { failure, .. } => Some(("error", failure.headline(), text)),
-                Outcome::Waived { waivers, .. } => {
-                    Some(("skipped", format!("waived: {}", waivers.join("; ")), text))
-                }
-            };
-            writer.write_event(Event::Start(case))?;
-            if let Some((kind, message, text)) = verdict {
-                let mut element = BytesStart::new(kind);
-                element.push_attribute(("message", clean(&message).as_str()));
-                match &result.outcome {
-                    Outcome::Failed { step, .. } => {
-                        element.push_attribute(("type", clean(step).as_str()));
-                    }
-                    Outcome::Error { .. } => element.push_attribute(("type", "harness")),
-                    _ => {}
-                }
-                if text.is_empty() {
-                    writer.write_event(Event::Empty(element))?;
-                } else {
-                    writer.write_event(Event::Start(element))?;
-                    writer.write_event(Event::Text(BytesText::new(&clean(&text))))?;
-                    writer.write_event(Event::End(BytesEnd::new(kind)))?;
-                }
-            }
-            let reruns = if result.outcome == Outcome::Flaky {
-                "flaky"
-            } else {
-                "rerun"
-            };
-            write_tries(&mut writer, result, reruns)?;
-            let requirements: Vec<&str> = result.requirements().collect();
-            if !requirements.is_empty() {
-                writer.write_event(Event::Start(BytesStart::new("system-out")))?;
-                writer.write_event(Event::Text(BytesText::new(&checks_line(result))))?;
-                writer.write_event(Event::End(BytesEnd::new("system-out")))?;
-            }
-            writer.write_event(Event::End(BytesEnd::new("testcase")))?;
+            write_case(&mut writer, file, result)?;
         }
         writer.write_event(Event::End(BytesEnd::new("testsuite")))?;
     }
     writer.write_event(Event::End(BytesEnd::new("testsuites")))?;
     Ok(String::from_utf8(writer.into_inner())?)
+}
+
+/// One scenario's `testcase`: its verdict's element (none for a pass),
+/// its tries, and the requirements it checks.
+fn write_case(
+    writer: &mut Writer<Vec<u8>>,
+    file: &str,
+    result: &ScenarioResult,
+) -> Result<(), RenderError> {
+    let mut case = BytesStart::new("testcase");
+    case.push_attribute(("name", clean(&result.name).as_str()));
+    case.push_attribute(("classname", file));
+    case.push_attribute(("file", format!("features/{file}").as_str()));
+    case.push_attribute(("line", result.line.to_string().as_str()));
+    case.push_attribute(("time", seconds(result.duration).as_str()));
+    let text = failure_text(&result.outcome);
+    let verdict = match &result.outcome {
+        Outcome::Passed => {
+            writer.write_event(Event::Empty(case))?;
+            return Ok(());
+        }
+        // A pass, with the tries that were not (Surefire's flaky test).
+        Outcome::Flaky => None,
+        Outcome::Failed { failure, .. } => Some(("failure", failure.headline(), text)),
+        Outcome::Skipped(reason) => Some(("skipped", reason.clone(), String::new())),
+        // JUnit's own word for a test that could not be carried out.
+        Outcome::Error { failure, .. } => Some(("error", failure.headline(), text)),
+        Outcome::Waived { waivers, .. } => {
+            Some(("skipped", format!("waived: {}", waivers.join("; ")), text))
+        }
+    };
+    writer.write_event(Event::Start(case))?;
+    if let Some((kind, message, text)) = verdict {
+        let mut element = BytesStart::new(kind);
+        element.push_attribute(("message", clean(&message).as_str()));
+        match &result.outcome {
+            Outcome::Failed { step, .. } => {
+                element.push_attribute(("type", clean(step).as_str()));
+            }
+            Outcome::Error { .. } => element.push_attribute(("type", "harness")),
+            _ => {}
+        }
+        if text.is_empty() {
+            writer.write_event(Event::Empty(element))?;
+        } else {
+            writer.write_event(Event::Start(element))?;
+            writer.write_event(Event::Text(BytesText::new(&clean(&text))))?;
+            writer.write_event(Event::End(BytesEnd::new(kind)))?;
+        }
+    }
+    let reruns = if result.outcome == Outcome::Flaky {
+        "flaky"
+    } else {
+        "rerun"
+    };
+    write_tries(writer, result, reruns)?;
+    let requirements: Vec<&str> = result.requirements().collect();
+    if !requirements.is_empty() {
+        writer.write_event(Event::Start(BytesStart::new("system-out")))?;
+        writer.write_event(Event::Text(BytesText::new(&checks_line(result))))?;
+        writer.write_event(Event::End(BytesEnd::new("system-out")))?;
+    }
+    writer.write_event(Event::End(BytesEnd::new("testcase")))?;
+    Ok(())
 }
 
 /// A failed, waived or erred outcome's failing step and whole failure, as
