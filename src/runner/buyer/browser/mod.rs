@@ -347,31 +347,7 @@ impl BrowserJourney<'_> {
                 return Err(too_many_pages(way, None));
             }
             if Instant::now() > deadline {
-                let url = &state.url;
-                let still = self.last_move.elapsed() >= SETTLE;
-                return Err(if state.answered() || !still {
-                    over_bound(
-                        way,
-                        Some(url.as_str()),
-                        if still {
-                            "keeping the buyer waiting"
-                        } else {
-                            "still loading or moving"
-                        },
-                        None,
-                    )
-                } else {
-                    let answering = state.answering();
-                    Failure::harness(format!(
-                        "payconf could not get the buyer through {} within the journey's bound \
-                         (acs.journey_timeout, {} s); the browser is at {url}. See the \
-                         screenshot: name the page's fields in {}, or describe the page with {}",
-                        answering.name(),
-                        bound.as_secs_f64(),
-                        answering.fields_setting(),
-                        answering.steps_setting(),
-                    ))
-                });
+                return Err(self.past_the_bound(way, &state, bound));
             }
             // A page being replaced answers with errors: looked at again.
             match self.look(&mut state, deadline).await {
@@ -387,6 +363,37 @@ impl BrowserJourney<'_> {
             }
             tokio::time::sleep(POLL).await;
         }
+    }
+
+    /// The journey past its bound: the target's failure when payconf had
+    /// answered every page it asked for, or the page was still loading or
+    /// moving; payconf's own error when a settled page was one it could
+    /// not get the buyer through.
+    fn past_the_bound(&self, way: &Journey<'_>, state: &Progress<'_>, bound: Duration) -> Failure {
+        let url = &state.url;
+        let still = self.last_move.elapsed() >= SETTLE;
+        if state.answered() || !still {
+            return over_bound(
+                way,
+                Some(url.as_str()),
+                if still {
+                    "keeping the buyer waiting"
+                } else {
+                    "still loading or moving"
+                },
+                None,
+            );
+        }
+        let answering = state.answering();
+        Failure::harness(format!(
+            "payconf could not get the buyer through {} within the journey's bound \
+             (acs.journey_timeout, {} s); the browser is at {url}. See the \
+             screenshot: name the page's fields in {}, or describe the page with {}",
+            answering.name(),
+            bound.as_secs_f64(),
+            answering.fields_setting(),
+            answering.steps_setting(),
+        ))
     }
 
     async fn current_url(&self) -> Result<Url, CommandError> {
