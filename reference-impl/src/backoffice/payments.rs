@@ -73,28 +73,8 @@ pub fn list(service: &Service, signed_in: &SignedIn<'_>, query: Option<&str>) ->
     });
     let skipped = (asked.page - 1) * PER_PAGE;
     let rows: Vec<&Row> = rows.iter().skip(skipped).collect();
-    let options: String = FILTERS
-        .iter()
-        .map(|(value, label)| {
-            let selected = if *value == asked.state {
-                " selected"
-            } else {
-                ""
-            };
-            format!(r#"<option value="{value}"{selected}>{label}</option>"#)
-        })
-        .collect();
-    let sources: String = SOURCES
-        .iter()
-        .map(|(value, label)| {
-            let selected = if *value == asked.source {
-                " selected"
-            } else {
-                ""
-            };
-            format!(r#"<option value="{value}"{selected}>{label}</option>"#)
-        })
-        .collect();
+    let options = select_options(FILTERS.as_slice(), asked.state);
+    let sources = select_options(SOURCES.as_slice(), asked.source);
     let body: String = rows
         .iter()
         .map(|row| {
@@ -121,27 +101,7 @@ pub fn list(service: &Service, signed_in: &SignedIn<'_>, query: Option<&str>) ->
     } else {
         format!("{total} payment{}.", if total == 1 { "" } else { "s" })
     };
-    let mut pages = Vec::new();
-    if asked.page > 1 {
-        pages.push(format!(
-            r#"<a rel="prev" href="{}">Newer payments</a>"#,
-            escape(&asked.page_link(asked.page - 1))
-        ));
-    }
-    if skipped + rows.len() < total && asked.page < MAX_PAGE {
-        pages.push(format!(
-            r#"<a rel="next" href="{}">Older payments</a>"#,
-            escape(&asked.page_link(asked.page + 1))
-        ));
-    }
-    let pages = if pages.is_empty() {
-        String::new()
-    } else {
-        format!(
-            r#"<nav aria-label="Pages of payments" class="pages">{}</nav>"#,
-            pages.join(" ")
-        )
-    };
+    let pages = page_links(&asked, skipped + rows.len() < total);
     let unfiltered = asked.search.is_empty() && asked.state.is_empty() && asked.source.is_empty();
     let table = if rows.is_empty() && total == 0 && unfiltered {
         "<p>No payment yet. Create one with <code>payment/create</code> and this shop's API key.</p>".to_owned()
@@ -174,6 +134,43 @@ pub fn list(service: &Service, signed_in: &SignedIn<'_>, query: Option<&str>) ->
         search = escape(&asked.search),
     );
     page(StatusCode::OK, "Payments", Some(signed_in), &main)
+}
+
+/// The `<option>`s of a filter's `choices`, the `chosen` one selected.
+fn select_options(choices: &[(&str, &str)], chosen: &str) -> String {
+    choices
+        .iter()
+        .map(|(value, label)| {
+            let selected = if *value == chosen { " selected" } else { "" };
+            format!(r#"<option value="{value}"{selected}>{label}</option>"#)
+        })
+        .collect()
+}
+
+/// The links to the newer page and, when `older` payments are left, the
+/// older one; nothing when there is neither.
+fn page_links(asked: &Asked, older: bool) -> String {
+    let mut pages = Vec::new();
+    if asked.page > 1 {
+        pages.push(format!(
+            r#"<a rel="prev" href="{}">Newer payments</a>"#,
+            escape(&asked.page_link(asked.page - 1))
+        ));
+    }
+    if older && asked.page < MAX_PAGE {
+        pages.push(format!(
+            r#"<a rel="next" href="{}">Older payments</a>"#,
+            escape(&asked.page_link(asked.page + 1))
+        ));
+    }
+    if pages.is_empty() {
+        String::new()
+    } else {
+        format!(
+            r#"<nav aria-label="Pages of payments" class="pages">{}</nav>"#,
+            pages.join(" ")
+        )
+    }
 }
 
 /// The newest `keep` payments `matches` keeps, newest first, and how many
