@@ -8,6 +8,13 @@ use super::BrowserJourney;
 use crate::runner::buyer::browser::chromium::Turn;
 use crate::runner::target_file::TargetConfig;
 
+/// How long the capture itself may take: painting a page with its frames
+/// takes a busy two-core machine more than the two seconds the other
+/// evidence commands get (measured: a report without its screenshot in one
+/// full test run of two), and the whole screenshot is bounded by
+/// [`super::chromium::COMMAND_BOUND`] anyway.
+const CAPTURE_BOUND: std::time::Duration = std::time::Duration::from_secs(6);
+
 impl BrowserJourney<'_> {
     /// A screenshot of the top-level page with every secret on it blanked
     /// out first, in every frame; or why there is none (the browser cannot
@@ -44,7 +51,11 @@ impl BrowserJourney<'_> {
             match blank_out(&self.turn, &secrets).await {
                 Ok(()) => self
                     .turn
-                    .cdp_within("Page.captureScreenshot", json!({"format": "png"}))
+                    .cdp_bounded(
+                        "Page.captureScreenshot",
+                        json!({"format": "png"}),
+                        CAPTURE_BOUND,
+                    )
                     .await
                     .ok_or(NoScreenshot::NotTaken),
                 Err(why) => Err(why),

@@ -84,7 +84,13 @@ impl Turn<'_> {
     /// A DevTools command that must answer within two seconds, for evidence
     /// that is worth having but not worth waiting for; `None` otherwise.
     pub async fn cdp_within(&self, method: &str, params: Value) -> Option<Value> {
-        tokio::time::timeout(Duration::from_secs(2), self.cdp(method, params))
+        self.cdp_bounded(method, params, Duration::from_secs(2))
+            .await
+    }
+
+    /// A DevTools command that must answer within `bound`; `None` otherwise.
+    pub async fn cdp_bounded(&self, method: &str, params: Value, bound: Duration) -> Option<Value> {
+        tokio::time::timeout(bound, self.cdp(method, params))
             .await
             .ok()?
             .ok()
