@@ -128,14 +128,14 @@ struct ZooRun<C> {
 
 impl<C> ZooRun<C>
 where
-    C: Clone + std::fmt::Display + Send + 'static,
+    C: Clone + std::fmt::Display,
 {
     /// Runs every seed with each driver that judges it: as defective
     /// compositions, or conforming; `check` says whether a run is right.
     async fn run<F, Fut>(&self, test: &str, seeds: Vec<u64>, defective: bool, check: F)
     where
-        F: Fn(C, &'static str) -> Fut + Copy + Send + 'static,
-        Fut: std::future::Future<Output = Result<(), String>> + Send,
+        F: Fn(C, &'static str) -> Fut,
+        Fut: std::future::Future<Output = Result<(), String>>,
     {
         let started = Instant::now();
         let browser = browser_or_skip(test);
