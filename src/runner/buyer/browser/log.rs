@@ -10,7 +10,7 @@ use std::{
 
 use url::Url;
 
-use super::BrowserJourney;
+use super::{BrowserJourney, page::entered};
 use crate::runner::buyer::{browser::chromium::CommandError, journey::same_page};
 
 impl BrowserJourney<'_> {
@@ -61,7 +61,13 @@ impl BrowserJourney<'_> {
                         self.loading.failed_frame.get_or_insert(failed);
                     }
                 }
-                Some("Page.frameNavigated") | Some("Page.navigatedWithinDocument") => {
+                Some("Page.frameNavigated") => {
+                    self.last_move = Instant::now();
+                    if params["frame"]["parentId"].is_null() {
+                        self.loading.top_document_replaced();
+                    }
+                }
+                Some("Page.navigatedWithinDocument") => {
                     self.last_move = Instant::now();
                 }
                 _ => {}
@@ -180,7 +186,7 @@ impl BrowserJourney<'_> {
             .find_all(fantoccini::Locator::Css("iframe, frame"))
             .await?
         {
-            if frame.enter_frame().await.is_err() {
+            if !entered(client, &frame, depth).await? {
                 continue;
             }
             let state = client
@@ -247,6 +253,21 @@ pub(super) struct Loading {
     requested_at: HashMap<String, f64>,
     /// The first frame of the top-level page that did not load.
     pub failed_frame: Option<(Url, FrameFailure)>,
+}
+
+impl Loading {
+    /// A new top-level document: the frames of the one it replaces are
+    /// gone, and what they were loading with them (a frame of another
+    /// origin may never log the end of a load the new page cut short).
+    /// Its own frames are requested after it commits, so every frame's
+    /// request known now was the old document's.
+    fn top_document_replaced(&mut self) {
+        for id in self.frames.keys() {
+            self.under_way.remove(id);
+        }
+        self.frames.clear();
+        self.requested_at.clear();
+    }
 }
 
 /// Why a frame did not load.

@@ -18,6 +18,35 @@ use crate::runner::{
     target_file::{IssuerStep, StepAction, StepValue},
 };
 
+/// How long the page around hosted fields is given to hear them.
+const HEARING: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Counts payconf's marks (argument: the mark) that reach this document,
+/// and tells a waiter ([`HEARD`]) when they are all in.
+const LISTEN: &str = r#"
+const [mark] = arguments;
+const heard = { count: 0, wanted: Infinity, done: null };
+Object.defineProperty(window, mark, { value: heard });
+window.addEventListener('message', (event) => {
+  if (event.data !== mark) return;
+  heard.count++;
+  if (heard.done && heard.count >= heard.wanted) heard.done();
+});
+"#;
+
+/// Returns once `frames` marks have reached this document, or after
+/// `within` milliseconds (arguments: the mark, frames, within). The timer
+/// is cleared, not run, when the marks come first: the page's own timers
+/// are what the driver counts ([`super::settled`]).
+const HEARD: &str = r#"
+const [mark, frames, within, done] = arguments;
+const heard = window[mark];
+if (!heard || heard.count >= frames) { done(); return; }
+const timer = setTimeout(() => done(), within);
+heard.wanted = frames;
+heard.done = () => { clearTimeout(timer); done(); };
+"#;
+
 /// The key under which WebDriver returns an element from a script.
 const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
 
@@ -83,6 +112,7 @@ impl BrowserJourney<'_> {
                 type_into(&field, value).await?;
             }
         }
+        self.heard(found.values(), names).await?;
         let analysed = self.enter(&common, names).await?;
         let control = match form_or_page_control(&analysed, Choice::Authenticate) {
             Ok(control) => control.as_ref().and_then(|control| self.element(control)),
@@ -96,6 +126,47 @@ impl BrowserJourney<'_> {
         };
         click(self.turn.client, &control).await?;
         Ok(Acted::Answered)
+    }
+
+    /// Waits until the page around each field's frame has heard what the
+    /// frame said of the typing: a hosted field tells its page its value by
+    /// `postMessage`, which arrives later, in order; a buyer who pressed
+    /// pay at once would send the page's form without it. Each frame posts
+    /// a mark of payconf's after its own messages, and its parent counts
+    /// the marks ([`HEARD`]), for at most [`HEARING`]; a page that listens
+    /// to no message is waited on no longer than that.
+    async fn heard(
+        &self,
+        paths: impl Iterator<Item = &Vec<usize>>,
+        names: &[&String],
+    ) -> Result<(), CommandError> {
+        let client = self.turn.client;
+        let mut framed: Vec<&Vec<usize>> = paths.filter(|path| !path.is_empty()).collect();
+        framed.sort();
+        framed.dedup();
+        let mut parents: BTreeMap<&[usize], usize> = BTreeMap::new();
+        for path in &framed {
+            *parents.entry(&path[..path.len() - 1]).or_default() += 1;
+        }
+        let mark = format!("payconf-heard-{}", uuid::Uuid::new_v4().simple());
+        for parent in parents.keys() {
+            self.enter(parent, names).await?;
+            client.execute(LISTEN, vec![json!(mark)]).await?;
+        }
+        for path in &framed {
+            self.enter(path, names).await?;
+            client
+                .execute("parent.postMessage(arguments[0], '*')", vec![json!(mark)])
+                .await?;
+        }
+        for (parent, frames) in parents {
+            self.enter(parent, names).await?;
+            let within = u64::try_from(HEARING.as_millis()).unwrap_or(u64::MAX);
+            client
+                .execute_async(HEARD, vec![json!(mark), json!(frames), json!(within)])
+                .await?;
+        }
+        Ok(())
     }
 
     /// Where each of `names` is shown, by the index of its name: the frame
@@ -128,7 +199,7 @@ impl BrowserJourney<'_> {
             .filter_map(|frame| self.element(frame))
             .collect();
         for (index, frame) in frames.into_iter().enumerate() {
-            if frame.enter_frame().await.is_err() {
+            if !entered(client, &frame, path.len()).await? {
                 continue;
             }
             path.push(index);
@@ -144,13 +215,13 @@ impl BrowserJourney<'_> {
         let client = self.turn.client;
         self.turn.top_frame().await?;
         let mut analysed = client.execute(ANALYSE, vec![json!(names)]).await?;
-        for index in path {
+        for (depth, index) in path.iter().enumerate() {
             let frame = analysed["frames"]
                 .get(*index)
                 .and_then(|frame| self.element(frame));
             match frame {
-                Some(frame) => frame.enter_frame().await?,
-                None => return Ok(Value::Null),
+                Some(frame) if entered(client, &frame, depth).await? => {}
+                _ => return Ok(Value::Null),
             }
             analysed = client.execute(ANALYSE, vec![json!(names)]).await?;
         }
@@ -255,7 +326,7 @@ impl BrowserJourney<'_> {
             let Some(frame) = element(frame) else {
                 continue;
             };
-            if frame.enter_frame().await.is_err() {
+            if !entered(client, &frame, depth).await? {
                 continue;
             }
             let acted =
@@ -323,7 +394,7 @@ impl BrowserJourney<'_> {
             .find_all(fantoccini::Locator::Css("iframe, frame"))
             .await?
         {
-            if frame.enter_frame().await.is_err() {
+            if !entered(client, &frame, depth).await? {
                 continue;
             }
             if let Some(found) = Box::pin(self.find_in_frames(css, depth + 1)).await? {
@@ -370,6 +441,34 @@ async fn type_into(field: &Element, value: &str) -> Result<(), CommandError> {
     field.clear().await?;
     Ok(field.send_keys(value).await?)
 }
+
+/// Enters `frame`, a frame of the document `depth` frames below the top,
+/// and says whether the browser now runs scripts in it. A frame of another
+/// origin still being attached may leave ChromeDriver in the document it
+/// was in, saying it entered: what it read there would be taken for the
+/// frame's (fields found twice, a frame within itself). Left where it
+/// was, it is not entered; anywhere else, the page is looked at again.
+pub(super) async fn entered(
+    client: &fantoccini::Client,
+    frame: &Element,
+    depth: usize,
+) -> Result<bool, CommandError> {
+    if frame.enter_frame().await.is_err() {
+        return Ok(false);
+    }
+    let now = client.execute(DEPTH, Vec::new()).await?;
+    match now.as_u64().and_then(|now| usize::try_from(now).ok()) {
+        Some(now) if now == depth + 1 => Ok(true),
+        Some(now) if now == depth => Ok(false),
+        _ => Err(CommandError::Refused(
+            "the browser entered another frame than the one asked for".to_owned(),
+        )),
+    }
+}
+
+/// How many frames below the top the current document is.
+const DEPTH: &str =
+    "let depth = 0, w = window; while (w !== w.parent) { w = w.parent; depth++; } return depth;";
 
 /// Clicks as a person would; when the browser says something covers the
 /// control, clicks it the way a script would.
