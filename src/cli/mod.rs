@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use crate::{logging::LogStyle, runner::result::Verdict};
 
 mod bench;
+mod carry_out;
 mod run;
 
 pub use bench::{BenchArgs, BenchMode};
@@ -261,12 +262,10 @@ pub fn main(cli: Cli) -> ExitCode {
     let is_run = matches!(cli.command, Command::Run(_));
     let result = match cli.command {
         Command::Run(args) => run_options(args, false)
-            .map(|options| runtime.block_on(crate::runner::run(options)))
-            .and_then(|ran| ran)
+            .and_then(|options| runtime.block_on(carry_out::carry_out(options)))
             .map_err(anyhow::Error::from),
         Command::Plan(args) => run_options(args, true)
-            .map(|options| runtime.block_on(crate::runner::run(options)))
-            .and_then(|ran| ran)
+            .and_then(|options| runtime.block_on(carry_out::carry_out(options)))
             .map_err(anyhow::Error::from),
         Command::Serve(args) => runtime
             .block_on(crate::serve::serve(serve_options(args)))

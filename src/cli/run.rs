@@ -88,10 +88,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub spec: Option<PathBuf>,
     /// Seconds each request may take, from sending to the last byte.
-    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=600))]
+    #[arg(long, value_name = "SECS", default_value_t = crate::runner::options::DEFAULT_TIMEOUT_SECS, value_parser = clap::value_parser!(u64).range(1..=600))]
     pub timeout: u64,
     /// Scenarios run at the same time.
-    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long, value_name = "N", default_value_t = crate::runner::options::DEFAULT_CONCURRENCY, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub concurrency: u64,
     /// At most N requests a second to the target over the whole run, for a
     /// target whose rate limit is known (fractions allowed: 0.5 is one
@@ -275,7 +275,8 @@ pub(super) fn run_options(
             driver_override,
         },
     };
-    let acs_driver = driver_override(args.acs_driver.as_deref(), |name| std::env::var(name).ok())?;
+    let environment = crate::runner::options::Environment::of_process();
+    let acs_driver = driver_override(args.acs_driver.as_deref(), |name| environment.get(name))?;
     Ok(RunOptions {
         mode: if plan {
             Mode::Plan
@@ -319,7 +320,7 @@ pub(super) fn run_options(
         },
         sending: Sending {
             timeout: std::time::Duration::from_secs(args.timeout),
-            concurrency: usize::try_from(args.concurrency).unwrap_or(16),
+            concurrency: usize::try_from(args.concurrency).unwrap_or(1),
             rate: args.rate,
             seed: args.seed,
         },
@@ -334,12 +335,13 @@ pub(super) fn run_options(
             evidence: given_path(args.evidence),
             signing_key: given_path(args.signing_key),
             signing_key_pem: given(
-                std::env::var(crate::runner::bundle::keys::SIGNING_KEY_VARIABLE).ok(),
+                environment.get(crate::runner::bundle::keys::SIGNING_KEY_VARIABLE),
             ),
             github: crate::runner::options::GitHubActions::from_environment(|name| {
-                std::env::var(name).ok()
+                environment.get(name)
             }),
         },
+        environment,
     })
 }
 

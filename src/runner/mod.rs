@@ -1,14 +1,18 @@
-//! `payconf run`: checks a server against the scenarios.
+//! The run: checks a server against the scenarios, as a library call
+//! ([`run`]) that returns one typed outcome ([`Ran`], [`RunOutcome`]).
 //!
-//! The run loads the spec, the requirements and the features (embedded, or
-//! from `--spec` and `--features`), resolves the target (or starts the
-//! reference implementation in-process when none is given), makes sure the
-//! target answers at all, selects scenarios by tag expression, sets aside
-//! those the target cannot support with the reason, runs the rest
-//! concurrently, and turns the outcome into an exit code: 0 all passed,
-//! 1 a check failed, 2 the run could not be carried out.
+//! With the spec, the requirements and the features loaded ([`Suite`],
+//! embedded or from `--spec` and `--features`), the run resolves the target
+//! (or starts the reference implementation in-process when none is given),
+//! makes sure the target answers at all, selects scenarios by tag
+//! expression, sets aside those the target cannot support with the reason,
+//! runs the rest concurrently, and makes the record of the run. What it
+//! tells as it goes goes to a [`Watch`]. The command line (`payconf run`,
+//! [`crate::cli`]) owns the rest: the signals, the console, the reports and
+//! the evidence bundle written, and the exit code (0 all passed, 1 a check
+//! failed, 2 the run could not be carried out).
 
-use std::{process::ExitCode, sync::Arc};
+use std::sync::Arc;
 
 use cucumber::{gherkin::tagexpr::TagOperation, tag::Ext as _};
 use payconf_spec::{Profile, features::ScenarioEntry};
@@ -19,7 +23,7 @@ pub(crate) mod exchange;
 mod hostile;
 mod json;
 mod known_tags;
-mod list;
+pub mod list;
 pub(crate) mod merchant;
 pub(crate) mod neutral;
 pub(crate) mod notifications;
@@ -44,6 +48,7 @@ pub(crate) mod plan;
 pub mod production;
 mod scenarios;
 mod suite;
+mod watch;
 
 /// What the integration tests and tools reach from outside the runner:
 /// the browser (its attack tests start one of their own), the planted
@@ -65,8 +70,8 @@ pub use transport::certificate::client_refusal;
 pub(crate) use waivers::WaiversFile;
 pub use world::PaymentWorld;
 
-use crate::interruption::Interruption;
 use browser::start_browser;
+pub use console::Console;
 pub use console::{Ending, result_line};
 pub use needs::{
     ISSUER_TAG, LIFECYCLE_TAG, NOTIFICATION_TAG, OUTCOME_TAG, PAYMENT_PAGE_TAG, RESULT_PAGE_TAG,
@@ -74,55 +79,105 @@ pub use needs::{
 };
 pub use not_run::NotRun;
 pub use options::{Judging, Mode, Outputs, RunOptions, Scope, Sending, TargetChoice};
-use plan::{EarlierRun, Prepared, past_run, prepare, print_plan};
+pub use plan::plan_text;
+use plan::{EarlierRun, Prepared, past_run, prepare};
 pub use production::{PRODUCTION_SAFE, production_reason};
+/// A run's watch, and what it is told of: each scenario's result in the
+/// run's report.
+pub use result::{RunReport, ScenarioResult, recorder::Listener};
 use scenarios::{Execution, ScenarioServices, execute};
 pub use suite::{Preparsed, Suite};
+pub use watch::{Notice, Unwatched, Watch};
+
+pub use result::RunRecord;
 
 use crate::runner::{
-    exchange::Limits,
-    needs::TOKEN_LIFETIME_TAG,
-    options::default_tags,
-    reports::{Rendered, ReportInputs, RunFacts, write_reports},
-    result::Verdict,
-    target_file::TargetConfig,
-    waivers::Waivers,
+    exchange::Limits, needs::TOKEN_LIFETIME_TAG, options::default_tags, reports::ReportInputs,
+    result::Verdict, target_file::TargetConfig, waivers::Waivers,
 };
 
-/// Runs `payconf run`; returns the exit code. Top to bottom: the suite and
-/// the run's own files are read, the run is aimed at its target (the
-/// embedded reference implementation started when there is none) and
-/// planned, what it needs is launched (checks of the target, the browser,
-/// the notification listener), the scenarios are executed, and the record
-/// of the run is written as the reports and the evidence bundle.
-pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
-    // Listening from the start: a signal that comes while the browser starts
-    // is answered as soon as the scenarios would begin.
-    let mut interruption = Interruption::listen().map_err(NotRun::Signals)?;
-    let suite = Suite::load(&options)?;
-    match options.mode {
-        Mode::List if !options.target.given() => {
-            print!("{}", crate::runner::list::listing(&suite));
-            return Ok(ExitCode::SUCCESS);
-        }
-        Mode::List | Mode::Plan => return print_plan(&options, &suite),
-        Mode::Run => {}
+/// A run carried out: what it produced, and its record, made once here;
+/// what the reports and the evidence bundle render ([`Self::report_inputs`]).
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// The run's record: its identity, its verdict, every outcome.
+    pub record: RunRecord,
+    /// Each scenario's steps, exchanges and evidence.
+    pub report: RunReport,
+    /// The features run, for each scenario's steps as written.
+    pub features: payconf_spec::features::Features,
+    /// The target, as reports show it (secrets masked).
+    pub target: TargetConfig,
+    /// When the run started, to the nanosecond.
+    pub started: time::OffsetDateTime,
+}
+
+impl RunOutcome {
+    /// The run's verdict, which is its exit code.
+    pub fn verdict(&self) -> Verdict {
+        self.record.outcome
     }
+
+    /// What the reports and the bundle are rendered from.
+    pub fn report_inputs(&self) -> ReportInputs<'_> {
+        ReportInputs {
+            record: &self.record,
+            report: &self.report,
+            features: &self.features,
+            target: &self.target,
+            started: self.started,
+        }
+    }
+}
+
+/// What a run ends in, when it could be carried out.
+#[derive(Debug)]
+pub enum Ran {
+    /// The scenarios ran: the outcome.
+    Judged(Box<RunOutcome>),
+    /// A rerun of an earlier run's failures found none to run again.
+    NothingToRerun,
+}
+
+/// Runs the scenarios `options` select from `suite` against their target,
+/// and returns the outcome. Top to bottom: the run's own files are read
+/// (waivers, the earlier run it reruns), the run is aimed at its target
+/// (the embedded reference implementation started when there is none) and
+/// planned, what it needs is launched (checks of the target, the browser,
+/// the notification listener), and the scenarios are executed, until the
+/// end or until `stop` resolves (with what stopped it: a signal's name).
+/// It prints nothing, listens for no signal and reads no variable of the
+/// environment: what it tells as it goes goes to `watch`, and the caller
+/// writes the reports (the command line: [`crate::cli`]).
+pub async fn run(
+    options: &RunOptions,
+    suite: Suite,
+    mut watch: Box<dyn Watch>,
+    stop: impl std::future::Future<Output = &'static str>,
+) -> Result<Ran, NotRun> {
     if let Some(expression) = &options.scope.tags {
         plan::checked_tags(expression, &suite)?;
     }
-    let inputs = RunInputs::read(&options, &suite)?;
+    let inputs = RunInputs::read(options, &suite)?;
     let mut services = RunServices::default();
-    let aimed = match aim(&options, &suite, inputs.rerun, &mut services).await {
+    let aimed = match aim(options, &suite, inputs.rerun, &mut services, watch.as_mut()).await {
         Ok(Some(aimed)) => aimed,
         Ok(None) => {
             services.stop().await;
-            return Ok(ExitCode::SUCCESS);
+            return Ok(Ran::NothingToRerun);
         }
         Err(error) => return services.fail(error).await,
     };
     let selected: Vec<ScenarioEntry> = aimed.plan.selected().cloned().collect();
-    let launch = match launch(&options, &aimed.target, &selected, &mut services).await {
+    let launch = match launch(
+        options,
+        &aimed.target,
+        &selected,
+        &mut services,
+        watch.as_mut(),
+    )
+    .await
+    {
         Ok(launch) => launch,
         Err(error) => return services.fail(error).await,
     };
@@ -148,27 +203,28 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
                 concurrency: options.sending.concurrency.max(1),
                 seed: launch.seed,
                 har: options.outputs.reports.of(reports::Format::Har).is_some()
-                    || inputs.sealing.is_some(),
+                    || options.outputs.evidence.is_some(),
                 rate: options.sending.rate,
                 strict_waivers: options.judging.strict_waivers,
                 retries: options.judging.retries,
                 flaky_fails: options.judging.flaky_fails,
+                waivers: inputs.waivers.clone(),
             },
-            inputs.waivers.clone(),
             services.scenario.clone(),
+            watch,
         ) => outcome,
-        signal = interruption.next() => Err(NotRun::Interrupted(signal)),
+        signal = stop => Err(NotRun::Interrupted(signal)),
     };
     // Stopped whatever happened, before anything else is said.
     services.stop().await;
     let report = outcome?;
     let verdict = Verdict::of(&report);
-    let inputs_of_reports = ReportInputs::of(&RunFacts {
+    let record = RunRecord::of(&record::RunFacts {
         report: &report,
         requirements: &requirements,
         features: &features,
         contract: &contract,
-        target: &aimed.target,
+        target: aimed.target.summary(),
         tags: aimed.selection.expression,
         plan: aimed.plan.record(),
         left_out: aimed.selection.left_out,
@@ -178,36 +234,29 @@ pub async fn run(options: RunOptions) -> Result<ExitCode, NotRun> {
         duration: clock.elapsed(),
         verdict,
     });
-    Ok(record(
-        &options,
-        inputs.sealing.as_ref(),
-        &inputs_of_reports,
-        verdict,
-    ))
+    Ok(Ran::Judged(Box::new(RunOutcome {
+        record,
+        report,
+        features,
+        target: aimed.target,
+        started,
+    })))
 }
 
 /// What a run reads of its own before it aims at the target, each checked
-/// before anything is sent: where its reports go, the key that seals its
-/// bundle, its waivers, the earlier run it reruns.
+/// before anything is sent: its waivers, the earlier run it reruns.
 struct RunInputs {
-    sealing: Option<(std::path::PathBuf, ed25519_dalek::SigningKey)>,
     waivers: Waivers,
     rerun: Option<EarlierRun>,
 }
 
 impl RunInputs {
     fn read(options: &RunOptions, suite: &Suite) -> Result<Self, NotRun> {
-        options.outputs.reports.check_paths()?;
-        let sealing = match &options.outputs.evidence {
-            Some(path) => Some((path.clone(), evidence_key(path, options)?)),
-            None => None,
-        };
         let waivers = match &options.judging.waivers {
             Some(path) => Waivers::load(path, &suite.requirements)?,
             None => Waivers::none(),
         };
         Ok(Self {
-            sealing,
             waivers,
             rerun: past_run(options)?,
         })
@@ -216,13 +265,14 @@ impl RunInputs {
 
 /// Aims the run: the target the file names, or the embedded reference
 /// implementation started (into `services`) when it names none; then the
-/// plan ([`prepare`], which `payconf plan` shares), announced. `None` when
-/// a rerun finds nothing to run again.
+/// plan ([`prepare`], which `payconf plan` shares), told to `watch`. `None`
+/// when a rerun finds nothing to run again.
 async fn aim(
     options: &RunOptions,
     suite: &Suite,
     rerun: Option<EarlierRun>,
     services: &mut RunServices,
+    watch: &mut dyn Watch,
 ) -> Result<Option<Prepared>, NotRun> {
     // `--embedded-tls` names the embedded target by name, with its own
     // words for a target of the user's beside it.
@@ -233,15 +283,17 @@ async fn aim(
         Aim::Embedded => {
             let tokens = embedded_token_lifetime(options, suite);
             let (server, target) = embedded::start(options.target.embedded, tokens).await?;
-            println!(
-                "target: the reference implementation, in-process at {} (payconf's own, not \
-                 your server)",
-                server.base_url
-            );
+            watch.notice(&Notice::Embedded {
+                base_url: server.base_url.to_string(),
+            });
             services.embedded = Some(server);
             (target, true)
         }
         Aim::Target(file) => (file.resolve()?, false),
+    };
+    let target = TargetConfig {
+        proxy_variables: options.environment.only(&transport::proxy::VARIABLES),
+        ..target
     };
     let prepared = prepare(
         options,
@@ -252,10 +304,10 @@ async fn aim(
         rerun,
     )?;
     if let Some(why) = &prepared.selection.production {
-        println!("production: {why}; only @{PRODUCTION_SAFE} scenarios run");
-        for scenario in &prepared.selection.left_out {
-            println!("  left out (sends card data)  {scenario}");
-        }
+        watch.notice(&Notice::Production {
+            why: why.clone(),
+            left_out: prepared.selection.left_out.clone(),
+        });
     }
     let nothing =
         prepared.plan.selected().next().is_none() && prepared.plan.set_aside().next().is_none();
@@ -267,13 +319,12 @@ async fn aim(
     }
     if let Some(past) = &prepared.rerun {
         let again = prepared.plan.selected().count();
-        println!(
-            "rerun: {again} of the {} scenarios that failed or erred in {}",
-            past.record.failures(),
-            past.path
-        );
+        watch.notice(&Notice::Rerun {
+            again,
+            failures: past.record.failures(),
+            path: past.path.to_string(),
+        });
         if again == 0 {
-            println!("{}", console::result_line(console::Ending::NothingToRerun));
             return Ok(None);
         }
     }
@@ -316,15 +367,16 @@ async fn launch(
     target: &TargetConfig,
     selected: &[ScenarioEntry],
     services: &mut RunServices,
+    watch: &mut dyn Watch,
 ) -> Result<Launch, NotRun> {
     let limits = Limits {
         timeout: options.sending.timeout,
         ..Limits::default()
     };
     if services.embedded.is_none() {
-        println!("target: {}", target.shown_base_url());
+        watch.notice(&Notice::Target(target.shown_base_url()));
         if let Some(proxy) = crate::runner::transport::rules(target).describe(&target.base_url) {
-            println!("proxy: {proxy}");
+            watch.notice(&Notice::Proxy(proxy));
         }
         let client = crate::runner::transport::client(target, limits)?;
         crate::runner::transport::preflight(&client, target, limits.timeout).await?;
@@ -333,8 +385,9 @@ async fn launch(
         settings::check_credentials(&client, target, limits).await?;
     }
     settings::check_issuer(target, selected)?;
-    services.scenario.browser = start_browser(target, selected, limits).await?;
-    services.scenario.notifications = listen_for_notifications(target, selected).await?;
+    services.scenario.browser =
+        start_browser(target, selected, limits, &options.environment, watch).await?;
+    services.scenario.notifications = listen_for_notifications(target, selected, watch).await?;
     let seed = options
         .sending
         .seed
@@ -343,76 +396,13 @@ async fn launch(
         .iter()
         .any(|s| s.profile == Some(Profile::Robustness));
     if generates {
-        println!("seed: {seed} (generated inputs; --seed {seed} replays them)");
+        watch.notice(&Notice::Seed(seed));
     }
     Ok(Launch {
         limits,
         seed,
         generates,
     })
-}
-
-/// Writes the record of the run: the reports, then the evidence bundle
-/// sealed with `sealing`'s key. The exit code: the verdict's, or that of a
-/// run whose record could not be written.
-fn record(
-    options: &RunOptions,
-    sealing: Option<&(std::path::PathBuf, ed25519_dalek::SigningKey)>,
-    inputs: &ReportInputs<'_>,
-    verdict: Verdict,
-) -> ExitCode {
-    let rendered = Rendered::new(inputs);
-    if let Err(error) = write_reports(&options.outputs.reports, &rendered) {
-        eprintln!("payconf: {error}");
-        eprintln!("{}", console::result_line(console::Ending::ReportUnwritten));
-        return Verdict::NotRun.into();
-    }
-    if let Some((path, key)) = sealing {
-        match bundle::seal_run(path, key, &rendered) {
-            Ok(sealed) => println!(
-                "evidence: {} ({} files, {} bytes), signed by key {}",
-                path.display(),
-                sealed.files,
-                sealed.bytes,
-                sealed.signer
-            ),
-            Err(error) => {
-                eprintln!(
-                    "payconf: cannot write the evidence bundle {}: {error}",
-                    path.display()
-                );
-                eprintln!("{}", console::result_line(console::Ending::BundleUnwritten));
-                return Verdict::NotRun.into();
-            }
-        }
-    }
-    if let Some(github) = &options.outputs.github {
-        github_actions(github, &inputs.record);
-    }
-    verdict.into()
-}
-
-/// Under GitHub Actions: the annotations, printed, and the step summary,
-/// appended to its file. A summary that cannot be written is said, and
-/// changes no verdict: the reports asked for are written.
-fn github_actions(github: &options::GitHubActions, record: &result::RunRecord) {
-    print!("{}", reports::github::annotations(record));
-    let Some(path) = &github.summary else {
-        return;
-    };
-    let appended = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .and_then(|mut file| {
-            std::io::Write::write_all(&mut file, reports::github::summary(record).as_bytes())
-        });
-    if let Err(error) = appended {
-        eprintln!(
-            "payconf: cannot append the step summary to {} (GITHUB_STEP_SUMMARY): {error}",
-            path.display()
-        );
-    }
 }
 
 /// What a run started besides the scenarios (the embedded reference
@@ -446,24 +436,12 @@ impl RunServices {
     }
 }
 
-/// The key that signs a run's bundle at `path`, checked with the path
-/// before anything is sent: a run that cannot seal its evidence does not start.
-fn evidence_key(
-    path: &std::path::Path,
-    options: &RunOptions,
-) -> Result<ed25519_dalek::SigningKey, NotRun> {
-    reports::check_path("--evidence", path)?;
-    Ok(bundle::keys::signing_key(
-        options.outputs.signing_key.as_deref(),
-        options.outputs.signing_key_pem.as_deref(),
-    )?)
-}
-
 /// The run's listener of the target's notifications, started when the
 /// target file declares `[notifications]` and a selected scenario listens.
 async fn listen_for_notifications(
     target: &TargetConfig,
     selected: &[ScenarioEntry],
+    watch: &mut dyn Watch,
 ) -> Result<Option<Arc<notifications::Listener>>, NotRun> {
     let Some(settings) = &target.notifications else {
         return Ok(None);
@@ -472,10 +450,9 @@ async fn listen_for_notifications(
         return Ok(None);
     }
     let listener = notifications::Listener::start(settings).await?;
-    println!(
-        "notifications: payconf listens on {}; the target posts to {}",
-        listener.local(),
-        redact::shown_url(listener.url())
-    );
+    watch.notice(&Notice::Notifications {
+        local: listener.local().to_string(),
+        url: redact::shown_url(listener.url()),
+    });
     Ok(Some(listener))
 }

@@ -40,6 +40,57 @@ pub struct RunOptions {
     pub judging: Judging,
     /// What the run writes besides the console.
     pub outputs: Outputs,
+    /// The variables of the environment the run reads, taken once by the
+    /// command line: the run itself reads none.
+    pub environment: Environment,
+}
+
+/// The variables of a run's environment: `PATH` and the browser's
+/// variables (where Chromium and ChromeDriver are), the proxy variables
+/// (as curl reads them). Shown by name only: a value may be a secret.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Environment(std::collections::BTreeMap<String, String>);
+
+impl Environment {
+    /// This process's variables (those of UTF-8 names and values).
+    pub fn of_process() -> Self {
+        Self(
+            std::env::vars_os()
+                .filter_map(|(name, value)| {
+                    Some((name.into_string().ok()?, value.into_string().ok()?))
+                })
+                .collect(),
+        )
+    }
+
+    /// An environment of these variables alone.
+    pub fn of<'a>(variables: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        Self(
+            variables
+                .into_iter()
+                .map(|(name, value)| (name.to_owned(), value.to_owned()))
+                .collect(),
+        )
+    }
+
+    /// The variables of these `names` that are set.
+    pub fn only(&self, names: &[&str]) -> std::collections::BTreeMap<String, String> {
+        names
+            .iter()
+            .filter_map(|name| Some(((*name).to_owned(), self.get(name)?)))
+            .collect()
+    }
+
+    /// The value of the variable `name`, if set.
+    pub fn get(&self, name: &str) -> Option<String> {
+        self.0.get(name).cloned()
+    }
+}
+
+impl std::fmt::Debug for Environment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.0.keys()).finish()
+    }
 }
 
 /// What to run: the scenarios, and the spec they are judged by.
@@ -95,8 +146,14 @@ impl TargetChoice {
     }
 }
 
-/// How requests go out.
-#[derive(Clone, Debug, Default)]
+/// `--timeout` when not given: each request's bound, in seconds.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 10;
+/// `--concurrency` when not given: scenarios at the same time.
+pub const DEFAULT_CONCURRENCY: u64 = 16;
+
+/// How requests go out; by default as `payconf run` sends when given no
+/// flag.
+#[derive(Clone, Debug)]
 pub struct Sending {
     /// `--timeout SECS`.
     pub timeout: Duration,
@@ -106,6 +163,17 @@ pub struct Sending {
     pub rate: Option<f64>,
     /// `--seed N`: the seed of generated hostile inputs; random when absent.
     pub seed: Option<u64>,
+}
+
+impl Default for Sending {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECS),
+            concurrency: usize::try_from(DEFAULT_CONCURRENCY).unwrap_or(1),
+            rate: None,
+            seed: None,
+        }
+    }
 }
 
 /// How the run is judged.

@@ -5,7 +5,7 @@
 //! select). `payconf plan` prints it without sending anything; every run
 //! records it in its results, beside the declaration (redacted).
 
-use std::{fmt::Write as _, process::ExitCode};
+use std::fmt::Write as _;
 
 use cucumber::{gherkin::tagexpr::TagOperation, tag::Ext as _};
 use payconf_spec::{Profile, features::ScenarioEntry, requirements::Requirements};
@@ -393,9 +393,10 @@ pub(super) fn prepare(
 }
 
 /// `payconf plan` (and `run --list` with a target): the plan of the run
-/// these options describe, resolved from the target file alone; nothing
-/// is sent and nothing is started.
-pub(super) fn print_plan(options: &RunOptions, suite: &Suite) -> Result<ExitCode, NotRun> {
+/// these options describe, resolved from the target file alone (nothing
+/// is sent and nothing is started), as the command prints it: the
+/// selection, a production target's warning, and every scenario.
+pub fn plan_text(options: &RunOptions, suite: &Suite) -> Result<String, NotRun> {
     let aim = options.target.aim()?;
     let embedding = matches!(aim, super::target_file::Aim::Embedded);
     let (target, declaration) = match aim {
@@ -423,18 +424,17 @@ pub(super) fn print_plan(options: &RunOptions, suite: &Suite) -> Result<ExitCode
     let Prepared {
         selection, plan, ..
     } = prepare(options, suite, target, embedding, true, past_run(options)?)?;
-    println!("selection: --tags {}", selection.expression);
+    let mut text = format!("selection: --tags {}\n", selection.expression);
     if let Some(why) = &selection.production {
-        println!(
+        text.push_str(&format!(
             "production: {why}; payconf run refuses it without --allow-production, and then \
-             runs only the @{PRODUCTION_SAFE} scenarios"
-        );
+             runs only the @{PRODUCTION_SAFE} scenarios\n"
+        ));
     }
-    print!(
-        "{}",
-        crate::runner::neutral::block(&plan.render(&suite.requirements, &declaration))
-    );
-    Ok(ExitCode::SUCCESS)
+    text.push_str(&crate::runner::neutral::block(
+        &plan.render(&suite.requirements, &declaration),
+    ));
+    Ok(text)
 }
 
 /// `--acs-driver` or `PAYCONF_ACS_DRIVER` over the target file's driver.

@@ -1,11 +1,10 @@
 //! The cucumber run of the selected scenarios: which scenarios run and
 //! which are set aside (with the reason), the run context every scenario
 //! sees, the hooks that prepare each scenario's world and collect what it
-//! leaves behind, and the console that prints each result as it comes.
+//! leaves behind, and the run's watch, told of each result as it comes.
 
 use std::{
     collections::HashSet,
-    io::IsTerminal,
     path::PathBuf,
     sync::{Arc, Mutex},
 };
@@ -20,7 +19,6 @@ use super::{
 };
 use crate::runner::{
     buyer::browser::chromium::Chromium,
-    console::Console,
     exchange::{Limits, Sender},
     notifications::Listener,
     result::{
@@ -28,6 +26,7 @@ use crate::runner::{
     },
     target_file::TargetConfig,
     waivers::Waivers,
+    watch::Watch,
     world::{PaymentWorld, RunContext, with_context},
 };
 
@@ -50,6 +49,8 @@ pub(super) struct Execution {
     pub(super) retries: usize,
     /// `--flaky-fails`.
     pub(super) flaky_fails: bool,
+    /// The waivers the run is judged with.
+    pub(super) waivers: Waivers,
 }
 
 /// What the run started for its scenarios besides the target.
@@ -85,8 +86,8 @@ pub(super) async fn execute(
     plan: &Plan,
     limits: Limits,
     execution: Execution,
-    waivers: Waivers,
     services: ScenarioServices,
+    mut watch: Box<dyn Watch>,
 ) -> Result<RunReport, NotRun> {
     let (concurrency, seed, retries) = (execution.concurrency, execution.seed, execution.retries);
     let report = Arc::new(Mutex::new(RunReport {
@@ -95,8 +96,6 @@ pub(super) async fn execute(
         flaky_fails: execution.flaky_fails,
         ..RunReport::default()
     }));
-    let mut console = Console::new(Box::new(std::io::stdout()));
-
     let selected: HashSet<ScenarioKey> = plan
         .applying()
         .map(|scenario| ScenarioKey::new(scenario.file.clone(), scenario.line))
@@ -105,17 +104,16 @@ pub(super) async fn execute(
         .set_aside()
         .map(|(scenario, reason)| ScenarioResult::skipped(scenario.clone(), reason.to_owned()))
         .collect();
-    for result in &set_aside {
-        console.print_result(result);
+    {
+        let mut report = report.lock().unwrap_or_else(|e| e.into_inner());
+        for result in set_aside {
+            report.scenarios.push(result);
+            if let Some(result) = report.scenarios.last() {
+                watch.scenario(result, &report);
+            }
+        }
+        watch.starting(selected.len() + report.scenarios.len());
     }
-    if std::io::stdout().is_terminal() && std::env::var("TERM").map_or(true, |t| t != "dumb") {
-        console = console.with_progress(selected.len() + set_aside.len());
-    }
-    report
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .scenarios
-        .extend(set_aside);
 
     let client = crate::runner::transport::client(&target, limits)?;
     let alone = crate::runner::transport::alone_client(&target, limits)?;
@@ -134,9 +132,9 @@ pub(super) async fn execute(
 
     let leftovers_queue = LeftoverQueue::default();
     let recorder = Recorder::new(Arc::clone(&report), leftovers_queue.clone())
-        .with_waivers(waivers, execution.strict_waivers)
+        .with_waivers(execution.waivers, execution.strict_waivers)
         .with_requirements(context.requirements.clone())
-        .with_listener(console);
+        .with_listener(watch);
     let cucumber = PaymentWorld::cucumber::<PathBuf>()
         .max_concurrent_scenarios(concurrency)
         .retry_options(move |feature, rule, scenario, _| retry(retries, feature, rule, scenario))
@@ -154,7 +152,7 @@ pub(super) async fn execute(
         .with_parser(Preparsed(suite.features))
         .with_writer(cucumber::writer::Normalize::new(recorder))
         .fail_on_skipped()
-        .with_default_cli();
+        .with_cli(cucumber::cli::Opts::<_, _, _, cucumber::cli::Empty>::default());
     with_context(
         context,
         cucumber.filter_run((), move |feature, _, scenario| {

@@ -25,6 +25,7 @@ mod har;
 mod issuer_drivers;
 mod layers;
 mod layout;
+mod library;
 mod lightbox;
 mod notifications;
 mod plan;

@@ -72,7 +72,7 @@ pub fn contents(rendered: &Rendered<'_>) -> Result<Vec<Entry>, RenderError> {
         serde_json::to_vec_pretty(&inputs.record.plan)?,
     ));
     entries.push(Entry::new("features.sha256", inputs.features.listing()));
-    for result in crate::runner::reports::sorted(inputs.report) {
+    for result in inputs.report.sorted() {
         let name = format!(
             "{}-{}",
             result.file.trim_end_matches(".feature"),

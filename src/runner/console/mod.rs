@@ -14,12 +14,17 @@ mod lines;
 
 pub use lines::{Ending, result_line};
 
-use crate::runner::result::{RunReport, ScenarioResult, recorder::Listener};
+use crate::runner::{
+    result::{RunReport, ScenarioResult, recorder::Listener},
+    watch::{Notice, Watch},
+};
 
 /// The console.
 pub struct Console {
     out: Box<dyn Write + Send>,
-    /// On a terminal: the number of scenarios selected, for the progress line.
+    /// Whether a live progress line is kept under the results (a terminal).
+    live: bool,
+    /// Once the run starts, live: the number of scenarios, for the progress line.
     progress: Option<usize>,
     /// Whether a progress line is on screen, to be erased before the next line.
     progress_shown: bool,
@@ -36,14 +41,16 @@ impl Console {
     pub fn new(out: Box<dyn Write + Send>) -> Self {
         Self {
             out,
+            live: false,
             progress: None,
             progress_shown: false,
         }
     }
 
-    /// Keeps a live progress line under the results, for a terminal.
-    pub fn with_progress(mut self, selected: usize) -> Self {
-        self.progress = Some(selected);
+    /// Keeps a live progress line under the results once the scenarios
+    /// start, when `live` (a terminal that can erase a line).
+    pub fn live(mut self, live: bool) -> Self {
+        self.live = live;
         self
     }
 
@@ -94,5 +101,19 @@ impl Listener for Console {
 
     fn finished(&mut self, report: &RunReport) {
         self.print_summary(report);
+    }
+}
+
+impl Watch for Console {
+    fn notice(&mut self, notice: &Notice) {
+        for line in notice.to_string().lines() {
+            self.print(line);
+        }
+    }
+
+    fn starting(&mut self, scenarios: usize) {
+        if self.live {
+            self.progress = Some(scenarios);
+        }
     }
 }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::{RenderError, ReportInputs, sorted};
+use super::{RenderError, ReportInputs};
 use crate::runner::result::{Outcome, ScenarioResult};
 
 /// An id as Cucumber writes them: lower case, words joined by `-`.
@@ -91,7 +91,7 @@ fn element(result: &ScenarioResult, feature_id: &str) -> Value {
 /// The report as text.
 pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
     let mut by_file: BTreeMap<&str, Vec<&ScenarioResult>> = BTreeMap::new();
-    for result in sorted(inputs.report) {
+    for result in inputs.report.sorted() {
         by_file.entry(&result.file).or_default().push(result);
     }
     let features: Vec<Value> = by_file

@@ -33,8 +33,9 @@ fn the_run_of_every_outcome_renders_as_kept() {
     let report = every_outcome();
     let features = Features::embedded().expect("the features parse");
     let target = target(COMPLETE);
+    let record = record();
     let inputs = ReportInputs {
-        record: record(),
+        record: &record,
         report: &report,
         features: &features,
         target: &target,

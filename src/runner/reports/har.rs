@@ -17,14 +17,14 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use url::Url;
 
-use super::{RenderError, ReportInputs, sorted};
+use super::{RenderError, ReportInputs};
 use crate::runner::result::{ExchangeRecord, ScenarioResult};
 
 /// The report as text.
 pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
     let mut pages = Vec::new();
     let mut entries = Vec::new();
-    for scenario in sorted(inputs.report) {
+    for scenario in inputs.report.sorted() {
         // Every try's exchanges, earlier tries' first (`--retries`).
         let records: Vec<&ExchangeRecord> = scenario.har().collect();
         if scenario.leftovers.har.is_none() {

@@ -13,7 +13,7 @@ use minijinja::{Environment, context};
 use payconf_spec::features::html_id;
 use serde::Serialize;
 
-use super::{RenderError, ReportInputs, sorted};
+use super::{RenderError, ReportInputs};
 use crate::runner::result::{ExchangeRecord, IssuerEvidence, Outcome};
 
 const TEMPLATE: &str = include_str!("report.html");
@@ -146,7 +146,9 @@ fn millis(d: std::time::Duration) -> String {
 
 /// The report as text.
 pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
-    let scenarios: Vec<ScenarioView> = sorted(inputs.report)
+    let scenarios: Vec<ScenarioView> = inputs
+        .report
+        .sorted()
         .into_iter()
         .map(|r| {
             let failure = r.outcome.failure();

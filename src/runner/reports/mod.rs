@@ -27,20 +27,15 @@ pub mod results;
 use std::{
     collections::BTreeMap,
     path::{Path, PathBuf},
-    time::Duration,
 };
 
 use time::OffsetDateTime;
 
 use crate::runner::{
-    result::{
-        RequirementVerdict, RunRecord, RunReport, ScenarioResult, Verdict,
-        record::{RequirementRecord, ScenarioRef},
-    },
+    result::{RunRecord, RunReport},
     target_file::TargetConfig,
-    waivers::Waivers,
 };
-use payconf_spec::{contract::Contract, features::Features, requirements::Requirements};
+use payconf_spec::features::Features;
 
 /// A report format: its flag, its name in messages, and its writer. Every
 /// list of formats (the command line, the writers, the planted-secret test)
@@ -200,7 +195,7 @@ pub enum ReportPathError {
 #[derive(Debug)]
 pub struct ReportInputs<'a> {
     /// The run's record, as the results file is it serialised.
-    pub record: RunRecord,
+    pub record: &'a RunRecord,
     /// Each scenario's steps, exchanges and evidence.
     pub report: &'a RunReport,
     /// The features run, for each scenario's steps as written.
@@ -209,52 +204,6 @@ pub struct ReportInputs<'a> {
     pub target: &'a TargetConfig,
     /// When the run started, to the nanosecond (the HAR's times).
     pub started: OffsetDateTime,
-}
-
-impl<'a> ReportInputs<'a> {
-    /// The reports' inputs of the run `facts` describe: its record made once.
-    pub fn of(facts: &RunFacts<'a>) -> Self {
-        Self {
-            record: results::record(facts),
-            report: facts.report,
-            features: facts.features,
-            target: facts.target,
-            started: facts.started,
-        }
-    }
-}
-
-/// What a run's record is made from: what the run produced and what it was
-/// run with.
-#[derive(Debug)]
-pub struct RunFacts<'a> {
-    /// What the run produced.
-    pub report: &'a RunReport,
-    /// The requirements catalogue.
-    pub requirements: &'a Requirements,
-    /// The features run, for each scenario's steps as written.
-    pub features: &'a Features,
-    /// The spec, whose title, version and digest every report records.
-    pub contract: &'a Contract,
-    /// The target, as reports show it (secrets masked).
-    pub target: &'a TargetConfig,
-    /// The tag expression that selected the scenarios.
-    pub tags: String,
-    /// The plan: every scenario, applying under the declaration or not,
-    /// and why, as the record holds it.
-    pub plan: crate::runner::result::record::PlanRecord,
-    /// Scenarios the production guard left out, as `file:line  name`.
-    pub left_out: Vec<String>,
-    /// The waivers the run was judged with.
-    pub waivers: &'a Waivers,
-    /// The seed of the generated hostile inputs, when the run generated some.
-    pub seed: Option<u64>,
-    /// When the run started.
-    pub started: OffsetDateTime,
-    /// How long it took.
-    pub duration: Duration,
-    /// Its verdict, which is its exit code.
-    pub verdict: Verdict,
 }
 
 /// A report that could not be written.
@@ -342,62 +291,4 @@ pub fn write_reports(files: &ReportFiles, rendered: &Rendered<'_>) -> Result<(),
         std::fs::write(path, text).map_err(|e| error(RenderError::Write(e)))?;
     }
     Ok(())
-}
-
-/// Every requirement's outcome, in catalogue order.
-pub fn requirement_outcomes(inputs: &RunFacts<'_>) -> Vec<RequirementRecord> {
-    let all = sorted(inputs.report);
-    inputs
-        .requirements
-        .all()
-        .iter()
-        .map(|requirement| {
-            let results: Vec<&ScenarioResult> = all
-                .iter()
-                .copied()
-                .filter(|r| r.requirements().any(|id| id == requirement.id))
-                .collect();
-            // Judged step by step: a scenario that failed on another
-            // requirement's step counts for this one as its steps went.
-            let verdicts: Vec<RequirementVerdict> = results
-                .iter()
-                .map(|r| r.verdict_for(&requirement.id))
-                .collect();
-            RequirementRecord {
-                id: requirement.id.clone(),
-                profile: requirement.profile.name().to_owned(),
-                summary: requirement.summary.clone(),
-                outcome: RequirementVerdict::worst(&verdicts),
-                scenarios: results
-                    .iter()
-                    .zip(&verdicts)
-                    .map(|(r, verdict)| ScenarioRef {
-                        location: r.location(),
-                        name: r.name.clone(),
-                        outcome: *verdict,
-                    })
-                    .collect(),
-                waivers: inputs
-                    .waivers
-                    .of(&requirement.id)
-                    .map(|w| w.describe())
-                    .collect(),
-            }
-        })
-        .collect()
-}
-
-/// The scenarios in file and line order (they finish in any order).
-pub fn sorted(report: &RunReport) -> Vec<&ScenarioResult> {
-    let mut results: Vec<&ScenarioResult> = report.scenarios.iter().collect();
-    results.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
-    results
-}
-
-/// RFC 3339, to the second.
-pub fn timestamp(at: OffsetDateTime) -> String {
-    at.replace_nanosecond(0)
-        .unwrap_or(at)
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
 }

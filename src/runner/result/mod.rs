@@ -414,6 +414,13 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// The scenarios in file and line order (they finish in any order).
+    pub fn sorted(&self) -> Vec<&ScenarioResult> {
+        let mut results: Vec<&ScenarioResult> = self.scenarios.iter().collect();
+        results.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        results
+    }
+
     /// Scenario counts.
     pub fn scenario_counts(&self) -> Counts {
         let mut counts = Counts::default();

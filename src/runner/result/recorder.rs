@@ -112,8 +112,8 @@ impl Recorder {
     }
 
     /// Tells `listener` of each result and of the run's end.
-    pub fn with_listener(mut self, listener: impl Listener + 'static) -> Self {
-        self.listener = Some(Box::new(listener));
+    pub fn with_listener(mut self, listener: Box<dyn Listener>) -> Self {
+        self.listener = Some(listener);
         self
     }
 

@@ -223,6 +223,9 @@ pub struct TargetConfig {
     /// The proxy every request to the target goes through (never for a
     /// loopback address); `None`: the environment's, as curl reads it.
     pub proxy: Option<Url>,
+    /// The environment's variables the proxy rules read, by name, as the
+    /// run was given them (`RunOptions::environment`); empty: none set.
+    pub proxy_variables: std::collections::BTreeMap<String, String>,
 }
 
 impl TargetFile {
@@ -346,6 +349,7 @@ impl TargetFile {
         Ok(TargetConfig {
             tls,
             proxy,
+            proxy_variables: Default::default(),
             base_url,
             environment: self.environment,
             api_key,

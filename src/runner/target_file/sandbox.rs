@@ -95,6 +95,7 @@ impl TargetConfig {
             robustness: RobustnessSettings::default(),
             tls: TlsSettings::default(),
             proxy: None,
+            proxy_variables: Default::default(),
         }
     }
 }

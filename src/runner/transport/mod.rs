@@ -135,7 +135,9 @@ fn builder(target: &TargetConfig, limits: Limits) -> reqwest::ClientBuilder {
 
 /// The proxy rules of a run against `target`.
 pub fn rules(target: &TargetConfig) -> ProxyRules {
-    ProxyRules::new(target.proxy.clone(), |name| std::env::var(name).ok())
+    ProxyRules::new(target.proxy.clone(), |name| {
+        target.proxy_variables.get(name).cloned()
+    })
 }
 
 /// Reaches the target once before any scenario (TLS included): any HTTP

@@ -14,6 +14,17 @@ use std::net::IpAddr;
 
 use url::{Host, Url};
 
+/// The variables of the environment the rules read, curl's.
+pub const VARIABLES: [&str; 7] = [
+    "http_proxy",
+    "https_proxy",
+    "HTTPS_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+    "no_proxy",
+    "NO_PROXY",
+];
+
 /// The proxy choice of a run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProxyRules {

@@ -8,12 +8,14 @@ use super::BrowserJourney;
 use crate::runner::buyer::browser::chromium::Turn;
 use crate::runner::target_file::TargetConfig;
 
-/// How long the capture itself may take: painting a page with its frames
-/// takes a busy two-core machine more than the two seconds the other
-/// evidence commands get (measured: a report without its screenshot in one
-/// full test run of two), and the whole screenshot is bounded by
-/// [`super::chromium::COMMAND_BOUND`] anyway.
-const CAPTURE_BOUND: std::time::Duration = std::time::Duration::from_secs(6);
+/// How long each command of the capture may take (the page stopped, its
+/// scripts paused, its secrets blanked, the picture painted): painting a
+/// page with its frames takes a busy two-core machine more than two
+/// seconds (measured: a report without its screenshot in one full test
+/// run of two), and stopping a page while three other browsers run, too
+/// (one default-tier run in three). The evidence is taken after the
+/// verdict: a slow capture delays the report, a missing one loses it.
+const EVIDENCE_BOUND: std::time::Duration = std::time::Duration::from_secs(6);
 
 impl BrowserJourney<'_> {
     /// A screenshot of the top-level page with every secret on it blanked
@@ -35,14 +37,15 @@ impl BrowserJourney<'_> {
         // Frozen first: a page that moves on by script would not hold still.
         let frozen = self
             .turn
-            .cdp_within("Page.stopLoading", json!({}))
+            .cdp_bounded("Page.stopLoading", json!({}), EVIDENCE_BOUND)
             .await
             .is_some()
             && self
                 .turn
-                .cdp_within(
+                .cdp_bounded(
                     "Emulation.setScriptExecutionDisabled",
                     json!({"value": true}),
+                    EVIDENCE_BOUND,
                 )
                 .await
                 .is_some();
@@ -54,7 +57,7 @@ impl BrowserJourney<'_> {
                     .cdp_bounded(
                         "Page.captureScreenshot",
                         json!({"format": "png"}),
-                        CAPTURE_BOUND,
+                        EVIDENCE_BOUND,
                     )
                     .await
                     .ok_or(NoScreenshot::NotTaken),
@@ -64,9 +67,10 @@ impl BrowserJourney<'_> {
             Err(NoScreenshot::Moving)
         };
         self.turn
-            .cdp_within(
+            .cdp_bounded(
                 "Emulation.setScriptExecutionDisabled",
                 json!({"value": false}),
+                EVIDENCE_BOUND,
             )
             .await;
         let shot = shot?;
@@ -83,12 +87,13 @@ impl BrowserJourney<'_> {
 /// reached (another origin's), whose content a screenshot would show.
 pub async fn blank_out(turn: &Turn<'_>, secrets: &[(String, String)]) -> Result<(), NoScreenshot> {
     let evaluated = turn
-        .cdp_within(
+        .cdp_bounded(
             "Runtime.evaluate",
             json!({
                 "expression": format!("({BLANK_SECRETS})({})", json!(secrets)),
                 "returnByValue": true,
             }),
+            EVIDENCE_BOUND,
         )
         .await;
     let value = evaluated.as_ref().map(|answer| &answer["result"]["value"]);

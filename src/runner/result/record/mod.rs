@@ -12,11 +12,13 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+mod of_run;
 mod requirement;
 mod scenario;
 #[cfg(test)]
 mod tests;
 
+pub use of_run::RunFacts;
 pub use requirement::{RequirementRecord, RequirementVerdict, ScenarioRef};
 pub use scenario::{EarlierTryRecord, FailureRecord, ScenarioRecord};
 
