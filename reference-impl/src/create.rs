@@ -33,9 +33,7 @@ pub(crate) async fn create(
     request: Request<Incoming>,
     exchange: &mut Exchange,
 ) -> Result<Response<Body>, ApiError> {
-    let (parts, body) = request.into_parts();
-    let merchant = authenticate(service, &parts.headers)?;
-    let body = service.json_body(&parts, body, exchange).await?;
+    let (merchant, body) = merchant_call(service, request, exchange).await?;
     let object = parse_json_object(&body)?;
     let CreateRequest {
         shop_login,
@@ -128,6 +126,21 @@ pub(crate) fn read_currency(fields: &Fields<'_>) -> Result<Currency, ApiError> {
             "must be a three-letter upper-case ISO 4217 code",
         )
     })
+}
+
+/// A merchant's call to the API: its key checked first (a call with no
+/// key, or one the sandbox does not know, is refused before its body is
+/// read), then its JSON body read and logged. The merchant's shop and the
+/// body.
+pub(crate) async fn merchant_call(
+    service: &Service,
+    request: Request<Incoming>,
+    exchange: &mut Exchange,
+) -> Result<(u32, bytes::Bytes), ApiError> {
+    let (parts, body) = request.into_parts();
+    let merchant = authenticate(service, &parts.headers)?;
+    let body = service.json_body(&parts, body, exchange).await?;
+    Ok((merchant, body))
 }
 
 /// Finds the merchant whose key the `Authorization: apikey <KEY>` header

@@ -6,6 +6,8 @@ use http::{HeaderValue, Response, StatusCode, header};
 use http_body_util::Full;
 use serde::Serialize;
 
+use payconf_spec::transaction::TransactionResult;
+
 use crate::error::{ApiError, code};
 
 /// Description that goes with `error.code "0"`.
@@ -86,4 +88,22 @@ fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response<Full<By
 pub struct UserRedirect {
     /// The address; `null` in the create answer.
     pub href: Option<String>,
+}
+
+/// What every answer about a transaction opens its payload with: its type
+/// and result, and, when refused, the code and words for why. Flattened
+/// into each payload (`#[serde(flatten)]`), first.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Transaction {
+    /// `transactionType`: `submit`, `capture`, `refund`, `cancel`.
+    pub transaction_type: &'static str,
+    /// `transactionResult`.
+    pub transaction_result: TransactionResult,
+    /// `transactionErrorCode`, when refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transaction_error_code: Option<&'static str>,
+    /// `transactionErrorDescription`, when refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transaction_error_description: Option<&'static str>,
 }

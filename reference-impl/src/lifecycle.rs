@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::{
     call_log::Exchange,
-    create::{authenticate, parse_amount, read_amount, read_currency},
+    create::{merchant_call, parse_amount, read_amount, read_currency},
     error::{ApiError, code},
     ledger::{Environment, Refused, WRONG_CURRENCY},
     money::{Amount, Currency},
@@ -79,12 +79,8 @@ impl Operation {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct OperationPayload {
-    transaction_type: &'static str,
-    transaction_result: TransactionResult,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    transaction_error_code: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    transaction_error_description: Option<&'static str>,
+    #[serde(flatten)]
+    transaction: crate::envelope::Transaction,
     #[serde(rename = "bankTransactionID")]
     bank_transaction_id: String,
     #[serde(rename = "shopTransactionID")]
@@ -100,9 +96,7 @@ pub(crate) async fn handle(
     request: Request<Incoming>,
     exchange: &mut Exchange,
 ) -> Result<Response<Body>, ApiError> {
-    let (parts, body) = request.into_parts();
-    let merchant = authenticate(service, &parts.headers)?;
-    let body = service.json_body(&parts, body, exchange).await?;
+    let (merchant, body) = merchant_call(service, request, exchange).await?;
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
     service
@@ -119,10 +113,12 @@ pub(crate) async fn handle(
             // The money it moved (and a settlement made on the way), told.
             crate::notify::money(service, &token, p);
             let payload = OperationPayload {
-                transaction_type: operation.transaction_type(),
-                transaction_result: TransactionResult::of(outcome.is_ok()),
-                transaction_error_code: outcome.err().map(|r| r.code),
-                transaction_error_description: outcome.err().map(|r| r.description),
+                transaction: crate::envelope::Transaction {
+                    transaction_type: operation.transaction_type(),
+                    transaction_result: TransactionResult::of(outcome.is_ok()),
+                    transaction_error_code: outcome.err().map(|r| r.code),
+                    transaction_error_description: outcome.err().map(|r| r.description),
+                },
                 bank_transaction_id: p.bank_transaction_id().to_string(),
                 shop_transaction_id: p.shop_transaction_id.to_string(),
                 payment_id: p.id.to_string(),
@@ -130,8 +126,8 @@ pub(crate) async fn handle(
             tracing::info!(
                 payment_id = p.id,
                 operation = operation.transaction_type(),
-                result = payload.transaction_result.word(),
-                code = payload.transaction_error_code.unwrap_or(""),
+                result = payload.transaction.transaction_result.word(),
+                code = payload.transaction.transaction_error_code.unwrap_or(""),
                 "payment operation"
             );
             payload

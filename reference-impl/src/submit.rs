@@ -15,7 +15,7 @@ use crate::{
     card::{CardNumber, CardNumberError, Expiry, ExpiryError, cvv_well_formed},
     envelope::{self, UserRedirect},
     error::{ApiError, code, transaction_code},
-    execute::{Executed, Outcome, execute},
+    execute::{Outcome, execute},
     request_body::{Fields, parse_json_object},
     state::{Body, Service},
     store::{BuyerRedirects, PaymentState},
@@ -28,12 +28,8 @@ const MAX_URL_LEN: usize = 2048;
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct SubmitPayload<'a> {
-    transaction_type: &'static str,
-    transaction_result: TransactionResult,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    transaction_error_code: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    transaction_error_description: Option<&'static str>,
+    #[serde(flatten)]
+    transaction: envelope::Transaction,
     #[serde(rename = "paymentID")]
     payment_id: String,
     #[serde(rename = "shopTransactionID")]
@@ -107,14 +103,7 @@ async fn submit_payment(
             )
         })?;
     }
-    let Executed {
-        outcome,
-        payment_id,
-        shop_transaction_id,
-        currency,
-        masked_pan,
-        href,
-    } = execute(
+    let executed = execute(
         service,
         &token,
         shop_login,
@@ -123,7 +112,7 @@ async fn submit_payment(
         Channel::Submit,
     )?;
 
-    let (result, error_code, error_description) = match outcome {
+    let (result, error_code, error_description) = match &executed.outcome {
         Outcome::Authorized { .. } => (TransactionResult::Ok, None, None),
         Outcome::Challenge(_) => (
             TransactionResult::Undecided,
@@ -137,19 +126,22 @@ async fn submit_payment(
         ),
     };
     Ok(envelope::ok(&SubmitPayload {
-        transaction_type: "submit",
-        transaction_result: result,
-        transaction_error_code: error_code,
-        transaction_error_description: error_description,
-        payment_id: payment_id.to_string(),
-        shop_transaction_id: &shop_transaction_id,
-        currency: currency.code(),
-        masked_pan: &masked_pan,
-        authorization_code: outcome
+        transaction: envelope::Transaction {
+            transaction_type: "submit",
+            transaction_result: result,
+            transaction_error_code: error_code,
+            transaction_error_description: error_description,
+        },
+        payment_id: executed.payment_id.to_string(),
+        shop_transaction_id: &executed.shop_transaction_id,
+        currency: executed.currency.code(),
+        masked_pan: &executed.masked_pan,
+        authorization_code: executed
+            .outcome
             .paid()
-            .then(|| format!("{:06}", payment_id % 1_000_000)),
+            .then(|| format!("{:06}", executed.payment_id % 1_000_000)),
         user_redirect: UserRedirect {
-            href: Some(href.into()),
+            href: Some(executed.href.into()),
         },
     }))
 }

@@ -294,17 +294,7 @@ async fn a_declined_payment_is_ko_with_a_negative_authorization_and_nothing_afte
 #[tokio::test]
 async fn detail_reads_a_payment_by_any_of_its_identifiers_with_the_key_or_its_own_token() {
     let sandbox = sandbox().await;
-    let created = sandbox
-        .create_with(Some(DEFAULT_API_KEY), &create_body())
-        .await;
-    let id = created.payload()["paymentID"]
-        .as_str()
-        .expect("id")
-        .to_owned();
-    let token = created.payload()["paymentToken"]
-        .as_str()
-        .expect("token")
-        .to_owned();
+    let (token, id) = sandbox.create().await;
     let unsubmitted = detail(&sandbox, &id, ("paymentToken", token.clone())).await;
     assert_eq!(unsubmitted.payload()["transactionResult"], "UNSUBMITTED");
     assert_eq!(unsubmitted.payload()["transactionState"], "");
@@ -402,17 +392,7 @@ async fn the_operations_need_the_api_key_of_the_payments_shop() {
 #[tokio::test]
 async fn update_changes_the_amount_until_the_payment_is_submitted() {
     let sandbox = sandbox().await;
-    let created = sandbox
-        .create_with(Some(DEFAULT_API_KEY), &create_body())
-        .await;
-    let id = created.payload()["paymentID"]
-        .as_str()
-        .expect("id")
-        .to_owned();
-    let token = created.payload()["paymentToken"]
-        .as_str()
-        .expect("token")
-        .to_owned();
+    let (token, id) = sandbox.create().await;
     // A public client of the real service writes `paymentId`.
     let update = operation(
         &sandbox,

@@ -82,8 +82,7 @@ fn record(
     sealing: Option<&(std::path::PathBuf, ed25519_dalek::SigningKey)>,
     outcome: &RunOutcome,
 ) -> ExitCode {
-    let inputs = outcome.report_inputs();
-    let rendered = Rendered::new(&inputs);
+    let rendered = Rendered::new(outcome);
     if let Err(error) = write_reports(&options.outputs.reports, &rendered) {
         eprintln!("payconf: {error}");
         eprintln!("{}", result_line(Ending::ReportUnwritten));

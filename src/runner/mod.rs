@@ -44,6 +44,7 @@ pub(crate) mod embedded;
 mod needs;
 mod not_run;
 pub mod options;
+mod outcome;
 pub(crate) mod plan;
 pub mod production;
 mod scenarios;
@@ -79,6 +80,7 @@ pub use needs::{
 };
 pub use not_run::NotRun;
 pub use options::{Judging, Mode, Outputs, RunOptions, Scope, Sending, TargetChoice};
+pub use outcome::{Ran, RunOutcome};
 pub use plan::plan_text;
 use plan::{EarlierRun, Prepared, past_run, prepare};
 pub use production::{PRODUCTION_SAFE, production_reason};
@@ -92,52 +94,9 @@ pub use watch::{Notice, Unwatched, Watch};
 pub use result::RunRecord;
 
 use crate::runner::{
-    exchange::Limits, needs::TOKEN_LIFETIME_TAG, options::default_tags, reports::ReportInputs,
-    result::Verdict, target_file::TargetConfig, waivers::Waivers,
+    exchange::Limits, needs::TOKEN_LIFETIME_TAG, options::default_tags, result::Verdict,
+    target_file::TargetConfig, waivers::Waivers,
 };
-
-/// A run carried out: what it produced, and its record, made once here;
-/// what the reports and the evidence bundle render ([`Self::report_inputs`]).
-#[derive(Debug)]
-pub struct RunOutcome {
-    /// The run's record: its identity, its verdict, every outcome.
-    pub record: RunRecord,
-    /// Each scenario's steps, exchanges and evidence.
-    pub report: RunReport,
-    /// The features run, for each scenario's steps as written.
-    pub features: payconf_spec::features::Features,
-    /// The target, as reports show it (secrets masked).
-    pub target: TargetConfig,
-    /// When the run started, to the nanosecond.
-    pub started: time::OffsetDateTime,
-}
-
-impl RunOutcome {
-    /// The run's verdict, which is its exit code.
-    pub fn verdict(&self) -> Verdict {
-        self.record.outcome
-    }
-
-    /// What the reports and the bundle are rendered from.
-    pub fn report_inputs(&self) -> ReportInputs<'_> {
-        ReportInputs {
-            record: &self.record,
-            report: &self.report,
-            features: &self.features,
-            target: &self.target,
-            started: self.started,
-        }
-    }
-}
-
-/// What a run ends in, when it could be carried out.
-#[derive(Debug)]
-pub enum Ran {
-    /// The scenarios ran: the outcome.
-    Judged(Box<RunOutcome>),
-    /// A rerun of an earlier run's failures found none to run again.
-    NothingToRerun,
-}
 
 /// Runs the scenarios `options` select from `suite` against their target,
 /// and returns the outcome. Top to bottom: the run's own files are read

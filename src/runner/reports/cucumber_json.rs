@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::{RenderError, ReportInputs};
+use super::RenderError;
+use crate::runner::outcome::RunOutcome;
 use crate::runner::result::{Outcome, ScenarioResult};
 
 /// An id as Cucumber writes them: lower case, words joined by `-`.
@@ -89,7 +90,7 @@ fn element(result: &ScenarioResult, feature_id: &str) -> Value {
 }
 
 /// The report as text.
-pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
+pub fn render(inputs: &RunOutcome) -> Result<String, RenderError> {
     let mut by_file: BTreeMap<&str, Vec<&ScenarioResult>> = BTreeMap::new();
     for result in inputs.report.sorted() {
         by_file.entry(&result.file).or_default().push(result);

@@ -9,8 +9,9 @@
 use payconf_spec::features::Features;
 use time::OffsetDateTime;
 
-use super::{Format, Rendered, ReportInputs};
+use super::{Format, Rendered};
 use crate::runner::{
+    outcome::RunOutcome,
     result::{
         RunRecord,
         fixtures::{assert_golden, every_outcome},
@@ -33,12 +34,11 @@ fn the_run_of_every_outcome_renders_as_kept() {
     let report = every_outcome();
     let features = Features::embedded().expect("the features parse");
     let target = target(COMPLETE);
-    let record = record();
-    let inputs = ReportInputs {
-        record: &record,
-        report: &report,
-        features: &features,
-        target: &target,
+    let inputs = RunOutcome {
+        record: record(),
+        report,
+        features,
+        target,
         started: OffsetDateTime::UNIX_EPOCH,
     };
     let rendered = Rendered::new(&inputs);

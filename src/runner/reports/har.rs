@@ -17,11 +17,12 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use url::Url;
 
-use super::{RenderError, ReportInputs};
+use super::RenderError;
+use crate::runner::outcome::RunOutcome;
 use crate::runner::result::{ExchangeRecord, ScenarioResult};
 
 /// The report as text.
-pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
+pub fn render(inputs: &RunOutcome) -> Result<String, RenderError> {
     let mut pages = Vec::new();
     let mut entries = Vec::new();
     for scenario in inputs.report.sorted() {

@@ -13,7 +13,8 @@ use minijinja::{Environment, context};
 use payconf_spec::features::html_id;
 use serde::Serialize;
 
-use super::{RenderError, ReportInputs};
+use super::RenderError;
+use crate::runner::outcome::RunOutcome;
 use crate::runner::result::{ExchangeRecord, IssuerEvidence, Outcome};
 
 const TEMPLATE: &str = include_str!("report.html");
@@ -145,7 +146,7 @@ fn millis(d: std::time::Duration) -> String {
 }
 
 /// The report as text.
-pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
+pub fn render(inputs: &RunOutcome) -> Result<String, RenderError> {
     let scenarios: Vec<ScenarioView> = inputs
         .report
         .sorted()

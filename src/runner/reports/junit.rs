@@ -15,7 +15,8 @@ use quick_xml::{
     events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event},
 };
 
-use super::{RenderError, ReportInputs};
+use super::RenderError;
+use crate::runner::outcome::RunOutcome;
 use crate::runner::result::{EarlierTry, Outcome, ScenarioResult};
 
 /// Text a CI system shows as it reads and XML 1.0 can carry: control
@@ -37,7 +38,7 @@ fn seconds(d: std::time::Duration) -> String {
 }
 
 /// The report as text.
-pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
+pub fn render(inputs: &RunOutcome) -> Result<String, RenderError> {
     let mut by_file: BTreeMap<&str, Vec<&ScenarioResult>> = BTreeMap::new();
     for result in inputs.report.sorted() {
         by_file.entry(&result.file).or_default().push(result);

@@ -1,4 +1,4 @@
-//! The files a run writes on request, all from the same [`ReportInputs`]:
+//! The files a run writes on request, all from the same [`RunOutcome`]:
 //! the run's record ([`RunRecord`]: its identity, its verdict, every
 //! requirement's and scenario's outcome), made once, and what the record
 //! does not hold (each scenario's steps and exchanges); all redacted the
@@ -29,13 +29,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use time::OffsetDateTime;
-
-use crate::runner::{
-    result::{RunRecord, RunReport},
-    target_file::TargetConfig,
-};
-use payconf_spec::features::Features;
+use crate::runner::outcome::RunOutcome;
 
 /// A report format: its flag, its name in messages, and its writer. Every
 /// list of formats (the command line, the writers, the planted-secret test)
@@ -186,26 +180,6 @@ pub enum ReportPathError {
     },
 }
 
-/// What the reports render: the run's record (its identity, its
-/// judgement, every scenario's outcome: what the results file holds), and
-/// what the record leaves out (each scenario's steps and exchanges, the
-/// features' text, the target's address as shown, the start to the
-/// nanosecond). Every report takes the run's identity and verdict from the
-/// record, so they cannot say different things of one run.
-#[derive(Debug)]
-pub struct ReportInputs<'a> {
-    /// The run's record, as the results file is it serialised.
-    pub record: &'a RunRecord,
-    /// Each scenario's steps, exchanges and evidence.
-    pub report: &'a RunReport,
-    /// The features run, for each scenario's steps as written.
-    pub features: &'a Features,
-    /// The target, for its address as reports show it (secrets masked).
-    pub target: &'a TargetConfig,
-    /// When the run started, to the nanosecond (the HAR's times).
-    pub started: OffsetDateTime,
-}
-
 /// A report that could not be written.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write the {what} report {}: {reason}", path.display())]
@@ -240,19 +214,19 @@ pub enum RenderError {
 }
 
 /// Renders one kind of report.
-type Render = fn(&ReportInputs<'_>) -> Result<String, RenderError>;
+type Render = fn(&RunOutcome) -> Result<String, RenderError>;
 
 /// A run's reports, each rendered at most once, when first needed: the
 /// files asked for and the evidence bundle hold the same text.
 #[derive(Debug)]
 pub struct Rendered<'a> {
-    inputs: &'a ReportInputs<'a>,
+    inputs: &'a RunOutcome,
     texts: [std::cell::OnceCell<String>; Format::ALL.len()],
 }
 
 impl<'a> Rendered<'a> {
     /// Nothing rendered yet of the run `inputs` describe.
-    pub fn new(inputs: &'a ReportInputs<'a>) -> Self {
+    pub fn new(inputs: &'a RunOutcome) -> Self {
         Self {
             inputs,
             texts: Default::default(),
@@ -260,7 +234,7 @@ impl<'a> Rendered<'a> {
     }
 
     /// What the reports are made from.
-    pub fn inputs(&self) -> &ReportInputs<'a> {
+    pub fn inputs(&self) -> &RunOutcome {
         self.inputs
     }
 

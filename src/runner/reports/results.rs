@@ -4,9 +4,10 @@
 //! out, the plan (every scenario, applying or not, and why), the counts,
 //! and the outcome of every requirement and every scenario.
 
-use super::{RenderError, ReportInputs};
+use super::RenderError;
+use crate::runner::outcome::RunOutcome;
 
 /// The report as text.
-pub fn render(inputs: &ReportInputs<'_>) -> Result<String, RenderError> {
+pub fn render(inputs: &RunOutcome) -> Result<String, RenderError> {
     Ok(inputs.record.to_text()?)
 }
