@@ -152,12 +152,8 @@ struct DetailPayload {
     transaction_state: &'static str,
     transaction_error_code: &'static str,
     transaction_error_description: &'static str,
-    #[serde(rename = "bankTransactionID")]
-    bank_transaction_id: String,
-    #[serde(rename = "shopTransactionID")]
-    shop_transaction_id: String,
-    #[serde(rename = "paymentID")]
-    payment_id: String,
+    #[serde(flatten)]
+    ids: envelope::PaymentIds,
     authorization_code: String,
     currency: String,
     #[serde(rename = "maskedPAN")]
@@ -240,9 +236,7 @@ impl DetailPayload {
             transaction_state: ledger.map_or("", |l| l.state()),
             transaction_error_code: refusal.map_or("0", |d| d.code),
             transaction_error_description: refusal.map_or("", |d| d.description),
-            bank_transaction_id: p.bank_transaction_id().to_string(),
-            shop_transaction_id: p.shop_transaction_id.to_string(),
-            payment_id: p.id.to_string(),
+            ids: envelope::PaymentIds::of(p),
             authorization_code: if paid {
                 format!("{:06}", p.id % 1_000_000)
             } else {

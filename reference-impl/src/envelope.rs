@@ -107,3 +107,29 @@ pub struct Transaction {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transaction_error_description: Option<&'static str>,
 }
+
+/// The three identifiers every answer about a payment carries, the
+/// service's casing kept (`…ID`). Flattened into each payload.
+#[derive(Serialize)]
+pub struct PaymentIds {
+    /// `bankTransactionID`.
+    #[serde(rename = "bankTransactionID")]
+    pub bank_transaction_id: String,
+    /// `shopTransactionID`.
+    #[serde(rename = "shopTransactionID")]
+    pub shop_transaction_id: String,
+    /// `paymentID`.
+    #[serde(rename = "paymentID")]
+    pub payment_id: String,
+}
+
+impl PaymentIds {
+    /// The identifiers of `payment`.
+    pub fn of(payment: &crate::store::Payment) -> Self {
+        Self {
+            bank_transaction_id: payment.bank_transaction_id().to_string(),
+            shop_transaction_id: payment.shop_transaction_id.to_string(),
+            payment_id: payment.id.to_string(),
+        }
+    }
+}

@@ -81,12 +81,8 @@ impl Operation {
 struct OperationPayload {
     #[serde(flatten)]
     transaction: crate::envelope::Transaction,
-    #[serde(rename = "bankTransactionID")]
-    bank_transaction_id: String,
-    #[serde(rename = "shopTransactionID")]
-    shop_transaction_id: String,
-    #[serde(rename = "paymentID")]
-    payment_id: String,
+    #[serde(flatten)]
+    ids: crate::envelope::PaymentIds,
 }
 
 /// Answers one of the operations.
@@ -119,9 +115,7 @@ pub(crate) async fn handle(
                     transaction_error_code: outcome.err().map(|r| r.code),
                     transaction_error_description: outcome.err().map(|r| r.description),
                 },
-                bank_transaction_id: p.bank_transaction_id().to_string(),
-                shop_transaction_id: p.shop_transaction_id.to_string(),
-                payment_id: p.id.to_string(),
+                ids: crate::envelope::PaymentIds::of(p),
             };
             tracing::info!(
                 payment_id = p.id,

@@ -16,6 +16,26 @@ pub fn escape(text: &str) -> String {
 /// A complete page: `title` is text, `main` is HTML already escaped.
 pub fn layout(title: &str, main: &str) -> String {
     let title = escape(title);
+    document(&title, LAYOUT_STYLE, "", &title, main)
+}
+
+/// The buyer's pages' style sheet.
+const LAYOUT_STYLE: &str = "\
+body { font-family: system-ui, sans-serif; background: #f4f5f7; color: #1d2433; margin: 0; }
+main { max-width: 28rem; margin: 3rem auto; background: #fff; padding: 2rem; border-radius: 8px; box-shadow: 0 1px 4px rgba(0,0,0,.12); }
+h1 { font-size: 1.4rem; margin-top: 0; }
+dl { display: grid; grid-template-columns: auto 1fr; gap: .3rem 1rem; }
+dt { color: #5a6275; } dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
+label { display: block; margin: 1rem 0 .3rem; }
+input[type=text] { font-size: 1.2rem; padding: .4rem; width: 10rem; letter-spacing: .2rem; }
+button { font-size: 1rem; padding: .5rem 1.2rem; margin-top: 1rem; border-radius: 4px; border: 1px solid #1d4ed8; background: #1d4ed8; color: #fff; cursor: pointer; }
+button.secondary { background: #fff; color: #1d4ed8; }
+.note { color: #5a6275; font-size: .85rem; margin-top: 1.5rem; }";
+
+/// A complete HTML document, every text escaped by the caller: its
+/// `<title>`, its style sheet, what stands before `<main>` (a header),
+/// and `main` under a heading.
+pub fn document(title: &str, style: &str, before_main: &str, heading: &str, main: &str) -> String {
     format!(
         r#"<!DOCTYPE html>
 <html lang="en">
@@ -24,21 +44,12 @@ pub fn layout(title: &str, main: &str) -> String {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <style>
-body {{ font-family: system-ui, sans-serif; background: #f4f5f7; color: #1d2433; margin: 0; }}
-main {{ max-width: 28rem; margin: 3rem auto; background: #fff; padding: 2rem; border-radius: 8px; box-shadow: 0 1px 4px rgba(0,0,0,.12); }}
-h1 {{ font-size: 1.4rem; margin-top: 0; }}
-dl {{ display: grid; grid-template-columns: auto 1fr; gap: .3rem 1rem; }}
-dt {{ color: #5a6275; }} dd {{ margin: 0; font-weight: 600; overflow-wrap: anywhere; }}
-label {{ display: block; margin: 1rem 0 .3rem; }}
-input[type=text] {{ font-size: 1.2rem; padding: .4rem; width: 10rem; letter-spacing: .2rem; }}
-button {{ font-size: 1rem; padding: .5rem 1.2rem; margin-top: 1rem; border-radius: 4px; border: 1px solid #1d4ed8; background: #1d4ed8; color: #fff; cursor: pointer; }}
-button.secondary {{ background: #fff; color: #1d4ed8; }}
-.note {{ color: #5a6275; font-size: .85rem; margin-top: 1.5rem; }}
+{style}
 </style>
 </head>
 <body>
-<main>
-<h1>{title}</h1>
+{before_main}<main>
+<h1>{heading}</h1>
 {main}
 </main>
 </body>

@@ -193,10 +193,7 @@ async fn a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_
     let server = RunningServer::start(config).await.expect("the sandbox");
     let base = server.base_url.as_str().trim_end_matches('/').to_owned();
     let chromium = start_chromium().await;
-    let turn = chromium
-        .turn(chromium.reserve().await)
-        .await
-        .expect("a turn");
+    let turn = crate::support::untrusted::turn(&chromium).await;
     let client = turn.client;
     client
         .set_window_size(1280, 900)

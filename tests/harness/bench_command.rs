@@ -5,28 +5,37 @@
 
 use std::process::Command;
 
+/// Runs `payconf bench` with `args` as a user would, without the variables
+/// that change what it logs or how it drives the issuer page; what it
+/// printed, once it succeeded.
+fn bench(args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_payconf"))
+        .arg("bench")
+        .args(args)
+        .env_remove("PAYCONF_LOG")
+        .env_remove("PAYCONF_ACS_DRIVER")
+        .output()
+        .expect("payconf bench runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    stdout
+}
+
 #[test]
 #[ignore = "full tier: the bench"]
 fn bench_with_a_baseline_reports_ratios_the_log_and_the_runner() {
-    let output = Command::new(env!("CARGO_BIN_EXE_payconf"))
-        .args([
-            "bench",
-            "--baseline",
-            "--duration",
-            "1",
-            "--rounds",
-            "1",
-            "--connections",
-            "4",
-            "--live-payments",
-            "0",
-        ])
-        .env_remove("PAYCONF_LOG")
-        .output()
-        .expect("payconf bench runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let stdout = bench(&[
+        "--baseline",
+        "--duration",
+        "1",
+        "--rounds",
+        "1",
+        "--connections",
+        "4",
+        "--live-payments",
+        "0",
+    ]);
     let line = |start: &str| {
         stdout
             .lines()
@@ -65,18 +74,9 @@ async fn bench_payment_pages_measures_each_style_of_page() {
     if !crate::support::runner::browser_or_skip("bench_payment_pages_measures_each_style_of_page") {
         return;
     }
-    let output = tokio::task::spawn_blocking(|| {
-        Command::new(env!("CARGO_BIN_EXE_payconf"))
-            .args(["bench", "--payment-pages"])
-            .env_remove("PAYCONF_LOG")
-            .output()
-            .expect("payconf bench runs")
-    })
-    .await
-    .expect("the bench finishes");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let stdout = tokio::task::spawn_blocking(|| bench(&["--payment-pages"]))
+        .await
+        .expect("the bench finishes");
     for (style, scenarios) in [
         ("full page form ", 3),
         ("full page browser ", 3),
@@ -100,14 +100,7 @@ async fn bench_payment_pages_measures_each_style_of_page() {
 #[test]
 #[ignore = "full tier: the bench"]
 fn bench_bundles_measures_writing_and_verifying_a_bundle() {
-    let output = Command::new(env!("CARGO_BIN_EXE_payconf"))
-        .args(["bench", "--bundles", "1"])
-        .env_remove("PAYCONF_LOG")
-        .output()
-        .expect("payconf bench runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let stdout = bench(&["--bundles", "1"]);
     for row in [
         "payconf run  ",
         "payconf run --evidence ",
@@ -137,14 +130,7 @@ fn bench_bundles_measures_writing_and_verifying_a_bundle() {
 #[test]
 #[ignore = "full tier: the bench"]
 fn bench_hostile_measures_both_generated_input_scenarios() {
-    let output = Command::new(env!("CARGO_BIN_EXE_payconf"))
-        .args(["bench", "--hostile", "5"])
-        .env_remove("PAYCONF_ACS_DRIVER")
-        .output()
-        .expect("payconf bench runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let stdout = bench(&["--hostile", "5"]);
     let rows: Vec<&str> = stdout
         .lines()
         .filter(|l| l.contains("requests/s") && l.contains(" ms  Generated hostile bodies"))

@@ -55,13 +55,7 @@ fn issuer_scenarios(profile: Profile) -> std::collections::BTreeSet<String> {
 }
 
 fn assert_all_passed(output: &RunOutput, what: &str) {
-    assert_eq!(
-        output.code,
-        Some(0),
-        "{what}:\n{}\n{}",
-        output.stdout,
-        output.stderr
-    );
+    output.assert_exit(0, what);
     assert!(
         output.failed().is_empty() && output.errors().is_empty(),
         "{what}:\n{}",

@@ -41,13 +41,7 @@ async fn the_twin_passes_every_notification_scenario_and_so_does_its_late_variat
     let (conformant, late) = (conformant.target_toml(), late.target_toml());
     let (on_time, delayed) = tokio::join!(run(&conformant), run(&late));
     for (what, output) in [("conformant", &on_time), ("late and twice", &delayed)] {
-        assert_eq!(
-            output.code,
-            Some(0),
-            "{what}:\n{}\n{}",
-            output.stdout,
-            output.stderr
-        );
+        output.assert_exit(0, what);
         assert_eq!(
             output.passed(),
             notification_scenarios(),

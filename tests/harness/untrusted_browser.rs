@@ -268,10 +268,7 @@ async fn screenshots_blank_every_frame_or_are_left_out_with_the_reason() {
     ])
     .await;
     let chromium = start_chromium().await;
-    let turn = chromium
-        .turn(chromium.reserve().await)
-        .await
-        .expect("a turn");
+    let turn = crate::support::untrusted::turn(&chromium).await;
     let secrets = vec![(CODE.to_owned(), "***".to_owned())];
     // What a script reads of the page, once it can (`""` until then).
     let read = |script: &str| {

@@ -282,6 +282,39 @@ fn sign_in_form(
     page(status, "Sign in to the back-office", None, &main)
 }
 
+/// The back-office's style sheet.
+const STYLE: &str = "\
+body { font-family: system-ui, sans-serif; background: #f4f5f7; color: #1d2433; margin: 0; }
+header { background: #1d2433; color: #fff; padding: .8rem 1.5rem; display: flex; gap: 2rem; align-items: center; flex-wrap: wrap; }
+header p { margin: 0; font-weight: 700; }
+nav { display: flex; gap: 1.2rem; align-items: center; }
+nav a, button.link { color: #fff; font-size: 1rem; }
+main { max-width: 64rem; margin: 2rem auto; background: #fff; padding: 2rem; border-radius: 8px; box-shadow: 0 1px 4px rgba(0,0,0,.12); }
+h1 { font-size: 1.5rem; margin-top: 0; }
+h2 { font-size: 1.15rem; margin-top: 2rem; }
+a { color: #1d4ed8; }
+label { display: block; margin: 1rem 0 .3rem; font-weight: 600; }
+input[type=text], input[type=password], input[type=url], select { font-size: 1rem; padding: .45rem; width: 100%; max-width: 36rem; box-sizing: border-box; border: 1px solid #5a6275; border-radius: 4px; }
+button { font-size: 1rem; padding: .5rem 1.2rem; margin-top: 1rem; border-radius: 4px; border: 1px solid #1d4ed8; background: #1d4ed8; color: #fff; cursor: pointer; }
+button.link { background: none; border: none; padding: 0; margin: 0; text-decoration: underline; }
+form.inline { display: inline; }
+:focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
+table { border-collapse: collapse; width: 100%; margin-top: 1rem; }
+th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid #d5d9e0; }
+th { background: #eef0f4; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1.2rem; }
+dt { color: #4a5163; } dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
+ol.timeline li, ol.calls li { margin: .45rem 0; }
+pre { background: #eef0f4; padding: .6rem .8rem; border-radius: 4px; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .85rem; }
+h3 { font-size: 1rem; margin: .8rem 0 .3rem; }
+summary { cursor: pointer; }
+.problem { color: #a11d1d; font-weight: 600; }
+.done { color: #146c2e; font-weight: 600; }
+.hint { color: #4a5163; font-size: .9rem; margin: .2rem 0 0; }
+code { background: #eef0f4; padding: .1rem .3rem; border-radius: 3px; overflow-wrap: anywhere; }
+.test-mode { background: #fef3c7; color: #5c3d00; margin: 0; padding: .45rem 1.5rem; font-weight: 600; border-bottom: 1px solid #f59e0b; }";
+
 /// A back-office page: `main` is HTML already escaped.
 pub fn page(
     status: StatusCode,
@@ -304,56 +337,16 @@ pub fn page(
         )
     });
     let title = escape(title);
-    let body = format!(
-        r#"<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} · Sandbox back-office</title>
-<style>
-body {{ font-family: system-ui, sans-serif; background: #f4f5f7; color: #1d2433; margin: 0; }}
-header {{ background: #1d2433; color: #fff; padding: .8rem 1.5rem; display: flex; gap: 2rem; align-items: center; flex-wrap: wrap; }}
-header p {{ margin: 0; font-weight: 700; }}
-nav {{ display: flex; gap: 1.2rem; align-items: center; }}
-nav a, button.link {{ color: #fff; font-size: 1rem; }}
-main {{ max-width: 64rem; margin: 2rem auto; background: #fff; padding: 2rem; border-radius: 8px; box-shadow: 0 1px 4px rgba(0,0,0,.12); }}
-h1 {{ font-size: 1.5rem; margin-top: 0; }}
-h2 {{ font-size: 1.15rem; margin-top: 2rem; }}
-a {{ color: #1d4ed8; }}
-label {{ display: block; margin: 1rem 0 .3rem; font-weight: 600; }}
-input[type=text], input[type=password], input[type=url], select {{ font-size: 1rem; padding: .45rem; width: 100%; max-width: 36rem; box-sizing: border-box; border: 1px solid #5a6275; border-radius: 4px; }}
-button {{ font-size: 1rem; padding: .5rem 1.2rem; margin-top: 1rem; border-radius: 4px; border: 1px solid #1d4ed8; background: #1d4ed8; color: #fff; cursor: pointer; }}
-button.link {{ background: none; border: none; padding: 0; margin: 0; text-decoration: underline; }}
-form.inline {{ display: inline; }}
-:focus-visible {{ outline: 3px solid #f59e0b; outline-offset: 2px; }}
-table {{ border-collapse: collapse; width: 100%; margin-top: 1rem; }}
-th, td {{ text-align: left; padding: .45rem .6rem; border-bottom: 1px solid #d5d9e0; }}
-th {{ background: #eef0f4; }}
-td.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
-dl {{ display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1.2rem; }}
-dt {{ color: #4a5163; }} dd {{ margin: 0; font-weight: 600; overflow-wrap: anywhere; }}
-ol.timeline li, ol.calls li {{ margin: .45rem 0; }}
-pre {{ background: #eef0f4; padding: .6rem .8rem; border-radius: 4px; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .85rem; }}
-h3 {{ font-size: 1rem; margin: .8rem 0 .3rem; }}
-summary {{ cursor: pointer; }}
-.problem {{ color: #a11d1d; font-weight: 600; }}
-.done {{ color: #146c2e; font-weight: 600; }}
-.hint {{ color: #4a5163; font-size: .9rem; margin: .2rem 0 0; }}
-code {{ background: #eef0f4; padding: .1rem .3rem; border-radius: 3px; overflow-wrap: anywhere; }}
-.test-mode {{ background: #fef3c7; color: #5c3d00; margin: 0; padding: .45rem 1.5rem; font-weight: 600; border-bottom: 1px solid #f59e0b; }}
-</style>
-</head>
-<body>
-<header><p>Sandbox back-office</p>{nav}</header>
-<p class="test-mode" role="note" id="test-mode">Test mode: a sandbox. No payment here moves money; pay with its test cards.</p>
-<main>
-<h1>{title}</h1>
-{main}
-</main>
-</body>
-</html>
-"#
+    let body = crate::pages::document(
+        &format!("{title} · Sandbox back-office"),
+        STYLE,
+        &format!(
+            "<header><p>Sandbox back-office</p>{nav}</header>\n<p class=\"test-mode\" role=\"note\" \
+             id=\"test-mode\">Test mode: a sandbox. No payment here moves money; pay with its \
+             test cards.</p>\n"
+        ),
+        &title,
+        main,
     );
     let mut response = Response::new(Full::new(Bytes::from(body)));
     *response.status_mut() = status;

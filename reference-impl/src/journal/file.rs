@@ -145,7 +145,7 @@ pub enum DataError {
         /// The file.
         path: String,
         /// What is wrong.
-        reason: String,
+        reason: super::rows::Unreadable,
     },
 }
 

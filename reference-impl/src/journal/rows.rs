@@ -234,10 +234,41 @@ impl NotificationRow {
     }
 }
 
+/// What of the data file cannot be read back, and where.
+#[derive(Debug, thiserror::Error)]
+pub enum Unreadable {
+    /// SQLite could not read the table.
+    #[error("{table}: {error}")]
+    Table {
+        /// The table.
+        table: &'static str,
+        /// What SQLite said.
+        #[source]
+        error: rusqlite::Error,
+    },
+    /// A row holds a value the sandbox never writes.
+    #[error("{table}: {row}")]
+    Row {
+        /// The table.
+        table: &'static str,
+        /// The row and what of it.
+        row: BadRow,
+    },
+}
+
+/// A row that holds a value the sandbox never writes: which row, and what
+/// of it, in words.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadRow(String);
+
 /// Reads back everything the file holds.
-pub fn read(connection: &Connection) -> Result<Restored, String> {
+pub fn read(connection: &Connection) -> Result<Restored, Unreadable> {
     Ok(Restored {
-        digest_key: super::file::digest_key(connection).map_err(|e| format!("secrets: {e}"))?,
+        digest_key: super::file::digest_key(connection).map_err(|error| Unreadable::Table {
+            table: "secrets",
+            error,
+        })?,
         profiles: all(
             connection,
             "profiles",
@@ -267,35 +298,46 @@ pub fn read(connection: &Connection) -> Result<Restored, String> {
 /// be read stops it, named with `table`.
 fn all<T>(
     connection: &Connection,
-    table: &str,
+    table: &'static str,
     sql: &str,
     read: fn(&Row<'_>) -> Read<T>,
-) -> Result<Vec<T>, String> {
-    let failed = |e: rusqlite::Error| format!("{table}: {e}");
+) -> Result<Vec<T>, Unreadable> {
+    let failed = |error: rusqlite::Error| Unreadable::Table { table, error };
     let mut statement = connection.prepare(sql).map_err(failed)?;
     let rows = statement.query_map([], read).map_err(failed)?;
     let mut found = Vec::new();
     for row in rows {
-        found.push(row.map_err(failed)?.map_err(|e| format!("{table}: {e}"))?);
+        found.push(
+            row.map_err(failed)?
+                .map_err(|row| Unreadable::Row { table, row })?,
+        );
     }
     Ok(found)
 }
 
-type Read<T> = rusqlite::Result<Result<T, String>>;
+type Read<T> = rusqlite::Result<Result<T, BadRow>>;
 
 fn profile(row: &Row<'_>) -> Read<SavedProfile> {
     let notification: Option<String> = row.get(4)?;
     let notification_url = match notification.map(|u| Url::parse(&u)) {
         None => None,
         Some(Ok(url)) => Some(url),
-        Some(Err(e)) => return Ok(Err(format!("a profile's notification address: {e}"))),
+        Some(Err(e)) => {
+            return Ok(Err(BadRow(format!(
+                "a profile's notification address: {e}"
+            ))));
+        }
     };
     let settlement: String = row.get(7)?;
     let delay_ms: i64 = row.get(8)?;
     let settlement = match (settlement.as_str(), u64::try_from(delay_ms)) {
         ("unified", Ok(delay_ms)) => Settlement::Unified { delay_ms },
         ("separated", _) => Settlement::Separated,
-        _ => return Ok(Err(format!("a profile's settlement mode {settlement:?}"))),
+        _ => {
+            return Ok(Err(BadRow(format!(
+                "a profile's settlement mode {settlement:?}"
+            ))));
+        }
     };
     // A file written before keys and passwords were kept digested holds
     // them in plain text: they are digested as the profile is made, and
@@ -333,7 +375,7 @@ fn payment(row: &Row<'_>) -> Read<SavedPayment> {
     let redirects: Option<String> = row.get(10)?;
     let channel: Option<String> = row.get(11)?;
     let events: String = row.get(13)?;
-    let bad = |what: &str| Ok(Err(format!("payment {token}: {what}")));
+    let bad = |what: &str| Ok(Err(BadRow(format!("payment {token}: {what}"))));
     let (Ok(parsed_token), Ok(amount), Some(currency), Some(state)) = (
         Uuid::try_parse(&token),
         Amount::parse(&amount),
@@ -415,7 +457,7 @@ fn notification(row: &Row<'_>) -> Read<(String, Delivery)> {
         Uuid::try_parse(&token),
         Url::parse(&url),
     ) else {
-        return Ok(Err(format!("notification {event_id}: unreadable")));
+        return Ok(Err(BadRow(format!("notification {event_id}: unreadable"))));
     };
     Ok(Ok((
         row.get(2)?,

@@ -192,8 +192,8 @@ async fn until_done(
             attempt(service, client, &delivery).await
         };
         delivery.attempts += 1;
-        let delivered = answer.is_ok();
-        let answer_text = answer.unwrap_or_else(|why| why);
+        let delivered = answer.delivered();
+        let answer_text = answer.to_string();
         tracing::info!(
             event_id = %delivery.event_id,
             attempt = delivery.attempts,
@@ -276,13 +276,8 @@ pub fn resend(
     Ok(())
 }
 
-/// One POST: `Ok` with the status when it is a 2xx, else `Err` saying what
-/// came back instead.
-async fn attempt(
-    service: &Service,
-    client: &reqwest::Client,
-    delivery: &Delivery,
-) -> Result<String, String> {
+/// One POST, and what came of it.
+async fn attempt(service: &Service, client: &reqwest::Client, delivery: &Delivery) -> Attempted {
     // An address the policy does not allow (a notification owed from
     // before the sandbox listened beyond loopback) fails as a closed port
     // would, and nothing is sent to it.
@@ -292,7 +287,7 @@ async fn attempt(
         _ => None,
     };
     if literal.is_some_and(|ip| service.outbound.judge_ip(ip).is_err()) {
-        return Err(COULD_NOT_CONNECT.to_owned());
+        return Attempted::CouldNotConnect;
     }
     let secret = service
         .merchant(delivery.merchant)
@@ -312,22 +307,47 @@ async fn attempt(
         .send()
         .await;
     match sent {
-        Ok(response) if response.status().is_success() => {
-            Ok(format!("HTTP {}", response.status().as_u16()))
+        Ok(response) => Attempted::Answered(response.status()),
+        Err(error) if error.is_timeout() => {
+            Attempted::NoAnswer(service.config.limits.notification_timeout)
         }
-        Ok(response) => Err(format!("HTTP {}", response.status().as_u16())),
-        Err(error) if error.is_timeout() => Err(format!(
-            "no answer within {} s",
-            service.config.limits.notification_timeout.as_secs_f32()
-        )),
-        Err(error) if error.is_connect() => Err(COULD_NOT_CONNECT.to_owned()),
-        Err(_) => Err("the exchange failed".to_owned()),
+        Err(error) if error.is_connect() => Attempted::CouldNotConnect,
+        Err(_) => Attempted::Failed,
     }
 }
 
-/// What an attempt says when no connection was made, whether the port was
-/// closed or the address is one the sandbox may not send to.
-const COULD_NOT_CONNECT: &str = "could not connect";
+/// What came of one POST of a notification, as the payment's timeline and
+/// the log say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Attempted {
+    /// The merchant's server answered this status: delivered when a 2xx.
+    Answered(http::StatusCode),
+    /// No answer within this bound.
+    NoAnswer(Duration),
+    /// No connection was made: the port was closed, or the address is one
+    /// the sandbox may not send to (nothing is sent there).
+    CouldNotConnect,
+    /// The exchange failed otherwise.
+    Failed,
+}
+
+impl Attempted {
+    /// Whether the merchant's server took the notification.
+    fn delivered(self) -> bool {
+        matches!(self, Self::Answered(status) if status.is_success())
+    }
+}
+
+impl std::fmt::Display for Attempted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Answered(status) => write!(f, "HTTP {}", status.as_u16()),
+            Self::NoAnswer(bound) => write!(f, "no answer within {} s", bound.as_secs_f32()),
+            Self::CouldNotConnect => f.write_str("could not connect"),
+            Self::Failed => f.write_str("the exchange failed"),
+        }
+    }
+}
 
 /// The wait after the `attempts`-th failed attempt: `first`, then three
 /// times longer each time.

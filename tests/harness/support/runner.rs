@@ -21,6 +21,18 @@ pub struct RunOutput {
 }
 
 impl RunOutput {
+    /// Asserts the run ended with the exit `code`; else shows `what` and
+    /// all it printed.
+    pub fn assert_exit(&self, code: i32, what: &str) {
+        assert_eq!(
+            self.code,
+            Some(code),
+            "{what}:\n{}\n{}",
+            self.stdout,
+            self.stderr
+        );
+    }
+
     /// `file:line` of every failed scenario.
     pub fn failed(&self) -> BTreeSet<String> {
         self.scenarios_with_outcome(OutcomeKind::Failed)

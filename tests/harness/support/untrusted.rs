@@ -121,6 +121,16 @@ pub async fn start_chromium() -> payconf::runner::chromium::Chromium {
         .expect("the browser starts")
 }
 
+/// A turn in `chromium`'s window, as a journey takes one.
+pub async fn turn(
+    chromium: &payconf::runner::chromium::Chromium,
+) -> payconf::runner::chromium::Turn<'_> {
+    chromium
+        .turn(chromium.reserve().await)
+        .await
+        .expect("a turn")
+}
+
 /// The form driver's `[acs]` body.
 pub const FORM: &str = "driver = \"form\"\nfields = { otp = \"123456\" }";
 
