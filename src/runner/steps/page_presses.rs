@@ -25,13 +25,7 @@ use super::{
     payment_page::{address, card_values, declared, open_page},
 };
 use crate::runner::{
-    buyer::{
-        Choice,
-        form::{
-            html::{self, PageAction},
-            parse,
-        },
-    },
+    buyer::{Choice, form::served_page::ServedPage},
     exchange::Exchange,
     steps::robustness::{fresh_payment, volleys_line},
     volley::{self, PagePresses, PressRound},
@@ -85,14 +79,9 @@ async fn presses_twice(
                 let (document, cookie) = open(world, &start).await?;
                 let mut requests = Vec::new();
                 for values in &values {
-                    let form = match html::page_action(
-                        &document,
-                        &start,
-                        Choice::Authenticate,
-                        values,
-                    ) {
-                        Ok(PageAction::Answer(form)) => form,
-                        _ => {
+                    let form = match document.answer(Choice::Authenticate, values) {
+                        Some(form) => form,
+                        None => {
                             return Err(Failure::harness(format!(
                                 "payconf cannot press pay on the payment page at {start} without a \
                              browser: no form of the page as served holds the inputs \
@@ -147,7 +136,7 @@ async fn presses_twice(
 async fn open(
     world: &mut PaymentWorld,
     start: &Url,
-) -> Result<(scraper::Html, Option<String>), Failure> {
+) -> Result<(ServedPage, Option<String>), Failure> {
     let index = open_page(world, start.clone()).await?;
     let exchange = &world.trail.exchanges[index];
     let response = exchange
@@ -168,8 +157,7 @@ async fn open(
         .map(str::trim)
         .collect();
     let cookie = (!cookies.is_empty()).then(|| cookies.join("; "));
-    let body = String::from_utf8_lossy(&response.body);
-    let document = parse::document(&body).map_err(|why| {
+    let document = ServedPage::read(&response.body, start).map_err(|why| {
         Failure::harness(format!(
             "payconf could not read the payment page at {start}: {why}"
         ))

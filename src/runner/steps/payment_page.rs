@@ -22,7 +22,7 @@ use super::{
 use crate::runner::{
     buyer::{
         Answer, Choice, Page,
-        form::{self, parse},
+        form::{self, served_page::ServedPage},
     },
     exchange::RecordedRequest,
     target_file::{CardField, IssuerStep, PaymentPage, PaymentRefs, TestCard},
@@ -243,8 +243,7 @@ fn page_refuses(world: &mut PaymentWorld) -> Result<(), Settled> {
                 &format!("HTTP {}", response.status),
             ));
         }
-        let body = String::from_utf8_lossy(&response.body);
-        let document = parse::document(&body).map_err(|why| {
+        let document = ServedPage::read(&response.body, &exchange.request.url).map_err(|why| {
             Failure::harness(format!(
                 "payconf could not read the payment page's answer: {why}"
             ))
@@ -261,7 +260,7 @@ fn page_refuses(world: &mut PaymentWorld) -> Result<(), Settled> {
 
 /// The input of the card number on a page as served, as the target file
 /// names it (the input name, else the selector of the step that types it).
-fn card_input(document: &scraper::Html, page: &PaymentPage) -> Option<String> {
+fn card_input(document: &ServedPage, page: &PaymentPage) -> Option<String> {
     let css = match page.fields.get(&CardField::Number) {
         Some(name) => format!("[name=\"{}\"]", name.replace(['"', '\\'], "")),
         None => page
@@ -271,6 +270,5 @@ fn card_input(document: &scraper::Html, page: &PaymentPage) -> Option<String> {
             .selector()
             .to_owned(),
     };
-    let selector = scraper::Selector::parse(&css).ok()?;
-    document.select(&selector).next().map(|_| css)
+    document.has(&css).then_some(css)
 }

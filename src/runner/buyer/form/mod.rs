@@ -38,6 +38,7 @@ pub mod controls;
 pub mod html;
 pub mod parse;
 pub mod relay;
+pub mod served_page;
 pub mod served_steps;
 
 use self::{
