@@ -145,9 +145,37 @@ pub enum DataError {
         /// The file.
         path: String,
         /// What is wrong.
-        reason: super::rows::Unreadable,
+        reason: Unreadable,
     },
 }
+
+/// What of the data file cannot be read back, and where.
+#[derive(Debug, thiserror::Error)]
+pub enum Unreadable {
+    /// SQLite could not read the table.
+    #[error("{table}: {error}")]
+    Table {
+        /// The table.
+        table: &'static str,
+        /// What SQLite said.
+        #[source]
+        error: rusqlite::Error,
+    },
+    /// A row holds a value the sandbox never writes.
+    #[error("{table}: {row}")]
+    Row {
+        /// The table.
+        table: &'static str,
+        /// The row and what of it.
+        row: BadRow,
+    },
+}
+
+/// A row that holds a value the sandbox never writes: which row, and what
+/// of it, in words.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadRow(pub(super) String);
 
 /// Opens (or creates) the data file, takes it for this sandbox alone, and
 /// checks it is ours and of a version this sandbox reads.

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 use uuid::Uuid;
 
+use super::file::{BadRow, Unreadable};
 use crate::{
     config::Merchant,
     ledger::{Ledger, Settlement},
@@ -233,34 +234,6 @@ impl NotificationRow {
         Ok(())
     }
 }
-
-/// What of the data file cannot be read back, and where.
-#[derive(Debug, thiserror::Error)]
-pub enum Unreadable {
-    /// SQLite could not read the table.
-    #[error("{table}: {error}")]
-    Table {
-        /// The table.
-        table: &'static str,
-        /// What SQLite said.
-        #[source]
-        error: rusqlite::Error,
-    },
-    /// A row holds a value the sandbox never writes.
-    #[error("{table}: {row}")]
-    Row {
-        /// The table.
-        table: &'static str,
-        /// The row and what of it.
-        row: BadRow,
-    },
-}
-
-/// A row that holds a value the sandbox never writes: which row, and what
-/// of it, in words.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct BadRow(String);
 
 /// Reads back everything the file holds.
 pub fn read(connection: &Connection) -> Result<Restored, Unreadable> {
