@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::RenderError;
 use crate::runner::outcome::RunOutcome;
-use crate::runner::result::{ExchangeRecord, IssuerEvidence, Outcome};
+use crate::runner::result::{ExchangeRecord, IssuerEvidence, Outcome, ScenarioResult};
 
 const TEMPLATE: &str = include_str!("report.html");
 
@@ -145,73 +145,77 @@ fn millis(d: std::time::Duration) -> String {
     format!("{:.1}", d.as_secs_f64() * 1000.0)
 }
 
+impl ScenarioView {
+    /// The view of one scenario's result.
+    fn of(r: &ScenarioResult) -> Self {
+        let failure = r.outcome.failure();
+        ScenarioView {
+            anchor: html_id(&r.location()),
+            location: r.location(),
+            feature: r.feature.clone(),
+            name: r.name.clone(),
+            outcome: r.outcome.name(),
+            requirements: r.requirements().map(str::to_owned).collect(),
+            step: failure.map(|(step, _)| step.to_owned()),
+            message: failure.map(|(_, failure)| failure.to_string()),
+            brief: failure.map(|(_, failure)| brief(&failure.to_string())),
+            reason: r.outcome.skip_reason().map(str::to_owned),
+            waivers: r.outcome.waivers().to_vec(),
+            observations: r.leftovers.observations.clone(),
+            measured: r.leftovers.measured.clone(),
+            steps: r
+                .steps
+                .iter()
+                .map(|s| StepView {
+                    keyword: s.keyword.trim().to_owned(),
+                    text: s.text.clone(),
+                    status: s.status.name(),
+                    duration_ms: millis(s.duration),
+                    message: s.message.clone(),
+                })
+                .collect(),
+            exchanges: r.leftovers.exchanges.clone(),
+            // Kept for what needs explaining: a pass needs no screenshot.
+            issuer: r
+                .leftovers
+                .issuer
+                .as_ref()
+                .filter(|_| {
+                    matches!(
+                        r.outcome,
+                        Outcome::Failed { .. } | Outcome::Error { .. } | Outcome::Waived { .. }
+                    )
+                })
+                .map(IssuerView::of),
+            duration_ms: millis(r.duration),
+            earlier: r
+                .earlier
+                .iter()
+                .enumerate()
+                .filter_map(|(i, earlier)| {
+                    let (step, failure) = earlier.outcome.failure()?;
+                    Some(EarlierView {
+                        number: i + 1,
+                        outcome: earlier.outcome.name(),
+                        step: step.to_owned(),
+                        message: failure.to_string(),
+                        duration_ms: millis(earlier.duration),
+                    })
+                })
+                .collect(),
+            tries: r.tries(),
+        }
+    }
+}
+
 /// The report as text.
 pub fn render(inputs: &RunOutcome) -> Result<String, RenderError> {
-    let scenarios: Vec<ScenarioView> = inputs
+    let mut scenarios: Vec<ScenarioView> = inputs
         .report
         .sorted()
         .into_iter()
-        .map(|r| {
-            let failure = r.outcome.failure();
-            ScenarioView {
-                anchor: html_id(&r.location()),
-                location: r.location(),
-                feature: r.feature.clone(),
-                name: r.name.clone(),
-                outcome: r.outcome.name(),
-                requirements: r.requirements().map(str::to_owned).collect(),
-                step: failure.map(|(step, _)| step.to_owned()),
-                message: failure.map(|(_, failure)| failure.to_string()),
-                brief: failure.map(|(_, failure)| brief(&failure.to_string())),
-                reason: r.outcome.skip_reason().map(str::to_owned),
-                waivers: r.outcome.waivers().to_vec(),
-                observations: r.leftovers.observations.clone(),
-                measured: r.leftovers.measured.clone(),
-                steps: r
-                    .steps
-                    .iter()
-                    .map(|s| StepView {
-                        keyword: s.keyword.trim().to_owned(),
-                        text: s.text.clone(),
-                        status: s.status.name(),
-                        duration_ms: millis(s.duration),
-                        message: s.message.clone(),
-                    })
-                    .collect(),
-                exchanges: r.leftovers.exchanges.clone(),
-                // Kept for what needs explaining: a pass needs no screenshot.
-                issuer: r
-                    .leftovers
-                    .issuer
-                    .as_ref()
-                    .filter(|_| {
-                        matches!(
-                            r.outcome,
-                            Outcome::Failed { .. } | Outcome::Error { .. } | Outcome::Waived { .. }
-                        )
-                    })
-                    .map(IssuerView::of),
-                duration_ms: millis(r.duration),
-                earlier: r
-                    .earlier
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, earlier)| {
-                        let (step, failure) = earlier.outcome.failure()?;
-                        Some(EarlierView {
-                            number: i + 1,
-                            outcome: earlier.outcome.name(),
-                            step: step.to_owned(),
-                            message: failure.to_string(),
-                            duration_ms: millis(earlier.duration),
-                        })
-                    })
-                    .collect(),
-                tries: r.tries(),
-            }
-        })
+        .map(ScenarioView::of)
         .collect();
-    let mut scenarios = scenarios;
     scenarios.sort_by_key(|s| attention(s.outcome));
     let record = &inputs.record;
     let requirements = &record.requirements;
