@@ -116,7 +116,7 @@ fn record(
 /// Under GitHub Actions: the annotations, printed, and the step summary,
 /// appended to its file. A summary that cannot be written is said, and
 /// changes no verdict: the reports asked for are written.
-fn github_actions(github: &GitHubActions, record: &runner::RunRecord) {
+fn github_actions(github: &GitHubActions, record: &runner::record::RunRecord) {
     print!("{}", reports::github::annotations(record));
     let Some(path) = &github.summary else {
         return;

@@ -72,8 +72,7 @@ pub(crate) use waivers::WaiversFile;
 pub use world::PaymentWorld;
 
 use browser::start_browser;
-pub use console::Console;
-pub use console::{Ending, result_line};
+pub use console::{Console, Ending, result_line};
 pub use needs::{
     ISSUER_TAG, LIFECYCLE_TAG, NOTIFICATION_TAG, OUTCOME_TAG, PAYMENT_PAGE_TAG, RESULT_PAGE_TAG,
     SIGNATURE_TAG, drives_buyer, unmet_need,
@@ -91,10 +90,8 @@ use scenarios::{Execution, ScenarioServices, execute};
 pub use suite::{Preparsed, Suite};
 pub use watch::{Notice, Unwatched, Watch};
 
-pub use result::RunRecord;
-
 use crate::runner::{
-    exchange::Limits, needs::TOKEN_LIFETIME_TAG, options::default_tags, result::Verdict,
+    exchange::Limits, needs::TOKEN_LIFETIME_TAG, options::default_tags, result::RunRecord,
     target_file::TargetConfig, waivers::Waivers,
 };
 
@@ -177,7 +174,6 @@ pub async fn run(
     // Stopped whatever happened, before anything else is said.
     services.stop().await;
     let report = outcome?;
-    let verdict = Verdict::of(&report);
     let record = RunRecord::of(&record::RunFacts {
         report: &report,
         requirements: &requirements,
@@ -191,7 +187,6 @@ pub async fn run(
         seed: launch.generates.then_some(launch.seed),
         started,
         duration: clock.elapsed(),
-        verdict,
     });
     Ok(Ran::Judged(Box::new(RunOutcome {
         record,

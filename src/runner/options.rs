@@ -63,16 +63,6 @@ impl Environment {
         )
     }
 
-    /// An environment of these variables alone.
-    pub fn of<'a>(variables: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
-        Self(
-            variables
-                .into_iter()
-                .map(|(name, value)| (name.to_owned(), value.to_owned()))
-                .collect(),
-        )
-    }
-
     /// The variables of these `names` that are set.
     pub fn only(&self, names: &[&str]) -> std::collections::BTreeMap<String, String> {
         names

@@ -27,8 +27,8 @@ use super::{
 use crate::runner::{
     buyer::{Choice, form::served_page::ServedPage},
     exchange::Exchange,
-    steps::robustness::{fresh_payment, volleys_line},
-    volley::{self, PagePresses, PressRound},
+    steps::robustness::{fresh_payment, volley_of, volleys_line},
+    volley::{PagePresses, PressRound},
     world::{Failure, PaymentWorld, Settled},
 };
 
@@ -95,15 +95,7 @@ async fn presses_twice(
                     }
                     requests.push(request);
                 }
-                let volley = volley::send(world.target(), &world.ctx.sender, requests)
-                    .await
-                    .map_err(|why| {
-                        Failure::harness(format!(
-                            "payconf could not press pay twice at once: {why}"
-                        ))
-                    })?;
-                world.also_sent(&volley.warm);
-                world.also_sent(&volley.exchanges);
+                let volley = volley_of(world, "the two presses of pay", requests).await?;
                 measured.push(volley.spread);
                 let mut landed = Vec::new();
                 for exchange in volley.exchanges {

@@ -149,18 +149,25 @@ impl BrowserJourney<'_> {
             *parents.entry(&path[..path.len() - 1]).or_default() += 1;
         }
         let mark = format!("payconf-heard-{}", uuid::Uuid::new_v4().simple());
+        // A frame the browser cannot enter now is not waited on.
         for parent in parents.keys() {
-            self.enter(parent, names).await?;
+            if self.enter(parent, names).await?.is_null() {
+                continue;
+            }
             client.execute(LISTEN, vec![json!(mark)]).await?;
         }
         for path in &framed {
-            self.enter(path, names).await?;
+            if self.enter(path, names).await?.is_null() {
+                continue;
+            }
             client
                 .execute("parent.postMessage(arguments[0], '*')", vec![json!(mark)])
                 .await?;
         }
         for (parent, frames) in parents {
-            self.enter(parent, names).await?;
+            if self.enter(parent, names).await?.is_null() {
+                continue;
+            }
             let within = u64::try_from(HEARING.as_millis()).unwrap_or(u64::MAX);
             client
                 .execute_async(HEARD, vec![json!(mark), json!(frames), json!(within)])
@@ -210,7 +217,8 @@ impl BrowserJourney<'_> {
         Ok(())
     }
 
-    /// Enters the frame at `path` from the top, and reads it as [`ANALYSE`] does.
+    /// Enters the frame at `path` from the top, and reads it as [`ANALYSE`]
+    /// does; null when a frame on the way cannot be entered now.
     async fn enter(&self, path: &[usize], names: &[&String]) -> Result<Value, CommandError> {
         let client = self.turn.client;
         self.turn.top_frame().await?;

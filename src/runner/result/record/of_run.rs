@@ -48,14 +48,13 @@ pub struct RunFacts<'a> {
     pub started: OffsetDateTime,
     /// How long it took.
     pub duration: Duration,
-    /// Its verdict, which is its exit code.
-    pub verdict: Verdict,
 }
 
 impl RunRecord {
     /// The record of the run `inputs` describe.
     pub fn of(inputs: &RunFacts<'_>) -> Self {
         let report = inputs.report;
+        let verdict = Verdict::of(report);
         Self {
             format_version: FORMAT_VERSION,
             payconf: PayconfRecord {
@@ -81,8 +80,8 @@ impl RunRecord {
             seed: inputs.seed,
             started_at: timestamp(inputs.started),
             duration_ms: millis(inputs.duration),
-            outcome: inputs.verdict,
-            exit_code: inputs.verdict.exit_code(),
+            outcome: verdict,
+            exit_code: verdict.exit_code(),
             harness_errors: report.harness_errors.clone(),
             waivers: WaiverRecord {
                 no_longer_needed: report.stale_waivers.clone(),

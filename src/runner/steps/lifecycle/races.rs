@@ -14,9 +14,11 @@ use cucumber::{then, when};
 use super::{Operation, Portion, operate, operation_request, paid, pay_at, written};
 use crate::runner::{
     exchange::{Exchange, RecordedRequest},
-    steps::{card::CardChoice, robustness::volleys_line},
+    steps::{
+        card::CardChoice,
+        robustness::{volley_of, volleys_line},
+    },
     target_file::SettlementMode,
-    volley,
     world::{Failure, LifecyclePayment, LifecycleRace as Raced, PaymentWorld, Settled},
 };
 
@@ -60,22 +62,6 @@ async fn fresh(world: &mut PaymentWorld, captured: bool) -> Result<LifecyclePaym
     Ok(payment)
 }
 
-async fn volley_of(
-    world: &PaymentWorld,
-    requests: Vec<RecordedRequest>,
-) -> Result<volley::Volley, Failure> {
-    let volley = volley::send(world.target(), &world.ctx.sender, requests)
-        .await
-        .map_err(|why| {
-            Failure::harness(format!(
-                "payconf could not send the requests at once: {why}"
-            ))
-        })?;
-    world.also_sent(&volley.warm);
-    world.also_sent(&volley.exchanges);
-    Ok(volley)
-}
-
 /// Sends volleys of the requests `volley` makes of the scenario's payment
 /// (then of a fresh one each, `captured` whole or not), `robustness.volleys`
 /// of them, until one shows the race (`shows`); leaves the last in
@@ -98,7 +84,7 @@ async fn race(
         };
         let (requests, each) = volley(world, &payment)?;
         let sent = requests.len();
-        let answers = volley_of(world, requests).await?;
+        let answers = volley_of(world, "the requests", requests).await?;
         spreads.push(answers.spread);
         let raced = Raced {
             round,

@@ -13,7 +13,7 @@
 mod paying;
 
 pub use paying::DEFINED_IN as PAYING_DEFINED_IN;
-pub(crate) use paying::volleys_line;
+pub(crate) use paying::{volley_of, volleys_line};
 
 use cucumber::{then, when};
 use futures_util::{StreamExt, stream};

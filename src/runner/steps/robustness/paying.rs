@@ -31,8 +31,9 @@ use crate::runner::{
 /// Where these definitions are.
 pub const DEFINED_IN: &str = file!();
 
-/// Sends a volley, keeping every exchange for `--har`.
-async fn volley_of(
+/// Sends a volley of `what` (in words, for the error), keeping every
+/// exchange for `--har`.
+pub(crate) async fn volley_of(
     world: &PaymentWorld,
     what: &str,
     requests: Vec<RecordedRequest>,
