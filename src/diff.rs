@@ -138,47 +138,16 @@ fn only_in(run: &RunRecord, other: &RunRecord) -> Vec<String> {
         .collect()
 }
 
+/// One requirement's change: how, its id, its verdict before and after.
+type Row<'r> = (Change, &'r str, RequirementVerdict, RequirementVerdict);
+
 /// The Markdown summary, and whether anything regressed.
 pub fn summary(before: Compared<'_>, after: Compared<'_>) -> (String, bool) {
-    fn id(r: &RequirementRecord) -> &str {
-        r.id.as_str()
-    }
-    let mut ids: Vec<&str> = before
-        .record
-        .requirements
-        .iter()
-        .map(id)
-        .chain(after.record.requirements.iter().map(id))
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
     let (old_run, new_run) = (before.record, after.record);
-    let mut changes: Vec<(Change, &str, RequirementVerdict, RequirementVerdict)> = ids
-        .iter()
-        .filter_map(|id| {
-            fn find<'r>(run: &'r RunRecord, id: &str) -> Option<&'r RequirementRecord> {
-                run.requirements.iter().find(|r| r.id == id)
-            }
-            let old = shared_verdict(new_run, find(old_run, id));
-            let new = shared_verdict(old_run, find(new_run, id));
-            match (old, new) {
-                (Some(old), Some(new)) => {
-                    Change::of(old, new).map(|change| (change, *id, old, new))
-                }
-                // Checked in one run at most, by scenarios the other did
-                // not select: said, never judged.
-                _ => {
-                    let (old, new) = (old_run.requirement(id), new_run.requirement(id));
-                    let checked = |v: RequirementVerdict| v != RequirementVerdict::NotRun;
-                    (checked(old) || checked(new)).then_some((Change::NotCompared, *id, old, new))
-                }
-            }
-        })
-        .collect();
-    changes.sort_by_key(|(change, id, _, _)| (*change, *id));
+    let ids = requirement_ids(old_run, new_run);
+    let changes = changes(&ids, old_run, new_run);
     let count = |kind: Change| changes.iter().filter(|(c, ..)| *c == kind).count();
     let regressed = count(Change::Regressed);
-    let mut out = String::new();
     let mut heading = vec![format!("{regressed} regressed")];
     for kind in [
         Change::Fixed,
@@ -192,55 +161,12 @@ pub fn summary(before: Compared<'_>, after: Compared<'_>) -> (String, bool) {
             heading.push(format!("{n} {}", kind.words()));
         }
     }
-    out.push_str(&format!("### payconf diff: {}\n\n", heading.join(", ")));
+    let mut out = format!("### payconf diff: {}\n\n", heading.join(", "));
     for (label, run) in [("before", before), ("after", after)] {
-        out.push_str(&format!(
-            "- {label}: `{}`, {}, payconf {}, spec {} (sha256 {})\n",
-            cell(run.path),
-            run.record.outcome.name(),
-            cell(&run.record.payconf.version),
-            cell(&format!(
-                "{} {}",
-                run.record.spec.title, run.record.spec.version
-            )),
-            cell(
-                run.record
-                    .spec
-                    .sha256
-                    .get(..12)
-                    .unwrap_or(&run.record.spec.sha256)
-            ),
-        ));
+        out.push_str(&run_line(label, run));
     }
-    let (only_before, only_after) = (only_in(old_run, new_run), only_in(new_run, old_run));
-    if !only_before.is_empty() || !only_after.is_empty() {
-        out.push_str(&format!(
-            "\nThe runs selected different scenarios (before: `--tags {}`, after: `--tags {}`): \
-             only what both selected is compared.\n",
-            cell(&old_run.selection.tags),
-            cell(&new_run.selection.tags)
-        ));
-        for (label, only) in [("before", &only_before), ("after", &only_after)] {
-            if !only.is_empty() {
-                let shown: Vec<String> = only
-                    .iter()
-                    .take(20)
-                    .map(|l| format!("`{}`", cell(l)))
-                    .collect();
-                let more = only.len().saturating_sub(shown.len());
-                out.push_str(&format!(
-                    "- selected only {label}, not compared: {}{}\n",
-                    shown.join(", "),
-                    if more > 0 {
-                        format!(" and {more} more")
-                    } else {
-                        String::new()
-                    }
-                ));
-            }
-        }
-    }
-    if before.record.spec.sha256 != after.record.spec.sha256 {
+    out.push_str(&selection_note(old_run, new_run));
+    if old_run.spec.sha256 != new_run.spec.sha256 {
         out.push_str(
             "\nThe runs checked different specs: an outcome may have changed with the spec, \
              not the server.\n",
@@ -275,6 +201,97 @@ pub fn summary(before: Compared<'_>, after: Compared<'_>) -> (String, bool) {
         }
     ));
     (out, regressed > 0)
+}
+
+/// Every requirement either run lists, once each, in order.
+fn requirement_ids<'r>(old_run: &'r RunRecord, new_run: &'r RunRecord) -> Vec<&'r str> {
+    let mut ids: Vec<&str> = old_run
+        .requirements
+        .iter()
+        .chain(&new_run.requirements)
+        .map(|r| r.id.as_str())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// The requirements whose outcome changed, or that only one run checked
+/// (said, never judged), by change and id.
+fn changes<'r>(ids: &[&'r str], old_run: &RunRecord, new_run: &RunRecord) -> Vec<Row<'r>> {
+    fn find<'r>(run: &'r RunRecord, id: &str) -> Option<&'r RequirementRecord> {
+        run.requirements.iter().find(|r| r.id == id)
+    }
+    let mut changes: Vec<Row<'r>> = ids
+        .iter()
+        .filter_map(|id| {
+            let old = shared_verdict(new_run, find(old_run, id));
+            let new = shared_verdict(old_run, find(new_run, id));
+            match (old, new) {
+                (Some(old), Some(new)) => {
+                    Change::of(old, new).map(|change| (change, *id, old, new))
+                }
+                // Checked in one run at most, by scenarios the other did
+                // not select: said, never judged.
+                _ => {
+                    let (old, new) = (old_run.requirement(id), new_run.requirement(id));
+                    let checked = |v: RequirementVerdict| v != RequirementVerdict::NotRun;
+                    (checked(old) || checked(new)).then_some((Change::NotCompared, *id, old, new))
+                }
+            }
+        })
+        .collect();
+    changes.sort_by_key(|(change, id, _, _)| (*change, *id));
+    changes
+}
+
+/// A run as the summary names it: its file, outcome, payconf and spec.
+fn run_line(label: &str, run: Compared<'_>) -> String {
+    let spec = &run.record.spec;
+    format!(
+        "- {label}: `{}`, {}, payconf {}, spec {} (sha256 {})\n",
+        cell(run.path),
+        run.record.outcome.name(),
+        cell(&run.record.payconf.version),
+        cell(&format!("{} {}", spec.title, spec.version)),
+        cell(spec.sha256.get(..12).unwrap_or(&spec.sha256)),
+    )
+}
+
+/// Where the runs selected different scenarios: which, twenty at most a
+/// side; nothing where they selected the same.
+fn selection_note(old_run: &RunRecord, new_run: &RunRecord) -> String {
+    let (only_before, only_after) = (only_in(old_run, new_run), only_in(new_run, old_run));
+    if only_before.is_empty() && only_after.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "\nThe runs selected different scenarios (before: `--tags {}`, after: `--tags {}`): \
+         only what both selected is compared.\n",
+        cell(&old_run.selection.tags),
+        cell(&new_run.selection.tags)
+    );
+    for (label, only) in [("before", &only_before), ("after", &only_after)] {
+        if only.is_empty() {
+            continue;
+        }
+        let shown: Vec<String> = only
+            .iter()
+            .take(20)
+            .map(|l| format!("`{}`", cell(l)))
+            .collect();
+        let more = only.len().saturating_sub(shown.len());
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "- selected only {label}, not compared: {}{more}\n",
+            shown.join(", ")
+        ));
+    }
+    out
 }
 
 /// A value of a results file in a Markdown table cell: one harmless line,

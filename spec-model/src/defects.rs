@@ -6,7 +6,8 @@
 
 use serde::Deserialize;
 
-use crate::requirements::Requirements;
+use crate::driver::AcsDriver;
+use crate::requirements::{RequirementId, Requirements};
 
 /// The catalogue compiled into the binary.
 pub const EMBEDDED_DEFECTS: &str = include_str!("../../spec/defects.yaml");
@@ -18,28 +19,21 @@ pub struct Defect {
     /// How tests and the listing name it: `payment-id-as-number`, …
     pub id: String,
     /// The one core requirement it breaks.
-    pub requirement: String,
+    pub requirement: RequirementId,
     /// The way real servers go wrong that it stands for.
     pub kind: String,
     /// What the broken server does.
     pub breaks: String,
     /// The issuer driver that can see it: `browser` for an issuer page only
-    /// a browser gets through; the form driver otherwise.
+    /// a browser gets through; the form driver (the default) otherwise.
     #[serde(default)]
-    pub driver: Option<String>,
+    pub driver: AcsDriver,
     /// The tag expression a run judging it selects, for a defect of a
     /// reference requirement in an opt-in area that the twin follows the
     /// reference profile in (`@notification`): the scenarios of that
     /// requirement there are the ones it must fail.
     #[serde(default)]
     pub selects: Option<String>,
-}
-
-impl Defect {
-    /// The issuer driver a run must use to catch it.
-    pub fn driver(&self) -> &str {
-        self.driver.as_deref().unwrap_or("form")
-    }
 }
 
 #[derive(Deserialize)]
@@ -87,11 +81,10 @@ impl Defects {
                     defect.id
                 )));
             }
-            if !matches!(defect.driver(), "form" | "browser") {
+            if defect.driver == AcsDriver::None {
                 return Err(DefectsError::Invalid(format!(
-                    "{}: driver is form or browser, not {:?}",
-                    defect.id,
-                    defect.driver()
+                    "{}: driver is form or browser, not none",
+                    defect.id
                 )));
             }
             if file.defects[..i].iter().any(|d| d.id == defect.id) {
@@ -100,7 +93,7 @@ impl Defects {
                     defect.id
                 )));
             }
-            match requirements.get(&defect.requirement) {
+            match requirements.get(defect.requirement.as_str()) {
                 Some(r) if r.profile.binds_every_server() || defect.selects.is_some() => {}
                 Some(_) => {
                     return Err(DefectsError::Invalid(format!(
@@ -126,10 +119,13 @@ impl Defects {
     }
 
     /// The defects that break `requirement`.
-    pub fn breaking<'a>(&'a self, requirement: &'a str) -> impl Iterator<Item = &'a Defect> {
+    pub fn breaking<'a>(
+        &'a self,
+        requirement: &'a RequirementId,
+    ) -> impl Iterator<Item = &'a Defect> {
         self.list
             .iter()
-            .filter(move |d| d.requirement == requirement)
+            .filter(move |d| d.requirement == *requirement)
     }
 }
 
@@ -144,7 +140,7 @@ mod tests {
     #[test]
     fn the_embedded_catalogue_loads() {
         let defects = Defects::embedded(&requirements()).expect("loads");
-        assert!(defects.breaking("TDS-04").count() >= 1);
+        assert!(defects.breaking(&RequirementId::fixed("TDS-04")).count() >= 1);
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use cucumber::{feature::Ext as _, gherkin};
 
+use crate::requirements::{REQUIREMENT_TAG, RequirementId};
 use crate::{Profile, digest::sha256_hex};
 
 /// The feature files compiled into the binary, by file name.
@@ -107,7 +108,7 @@ pub struct ScenarioEntry {
 
 impl ScenarioEntry {
     /// The requirement ids of its `@req:` tags.
-    pub fn requirements(&self) -> impl Iterator<Item = &str> {
+    pub fn requirements(&self) -> impl Iterator<Item = RequirementId> {
         requirement_ids(&self.tags)
     }
 
@@ -139,8 +140,8 @@ pub fn html_id(location: &str) -> String {
 }
 
 /// The requirement ids among tags.
-pub fn requirement_ids(tags: &[String]) -> impl Iterator<Item = &str> {
-    tags.iter().filter_map(|t| t.strip_prefix(REQUIREMENT_TAG))
+pub fn requirement_ids(tags: &[String]) -> impl Iterator<Item = RequirementId> {
+    tags.iter().filter_map(|t| RequirementId::of_tag(t))
 }
 
 /// The tags that are neither a profile nor a requirement: areas and needs.
@@ -157,9 +158,6 @@ fn listing(digests: &[(String, String)]) -> String {
         .map(|(name, hex)| format!("{hex}  {name}\n"))
         .collect()
 }
-
-/// How a tag names a requirement: `@req:CREATE-01`.
-const REQUIREMENT_TAG: &str = "req:";
 
 impl Features {
     /// The embedded features.
@@ -304,7 +302,7 @@ impl Features {
             .scenarios()
             .into_iter()
             .flat_map(|scenario| scenario.tags)
-            .filter(|tag| !tag.starts_with("req:"))
+            .filter(|tag| !tag.starts_with(REQUIREMENT_TAG))
             .map(|tag| format!("@{tag}"))
             .collect();
         tags.into_iter().collect()

@@ -9,7 +9,8 @@
 //! - [`features`]: the Gherkin features, parsed and expanded, listed
 //!   scenario by scenario with their tags read once ([`features::ScenarioEntry`]).
 //! - [`requirements`]: `spec/requirements.yaml`, the contract's statements
-//!   numbered, and the ids the harness names in code ([`requirements::ids`]).
+//!   numbered ([`requirements::RequirementId`]), and the ids the harness
+//!   names in code ([`requirements::ids`]).
 //! - [`defects`]: `spec/defects.yaml`, servers broken on purpose, one
 //!   requirement each.
 //! - [`real_service`]: `spec/real-service.yaml`, what is known of the real
@@ -20,7 +21,8 @@
 //! - [`card`]: the kinds of test card ([`card::CardKind`]), and card
 //!   numbers masked as the contract lets them be shown; [`transaction`]:
 //!   `transactionResult` in the service's words; [`json_ref`] resolves
-//!   `$ref`s; [`digest`] names a text by its SHA-256.
+//!   `$ref`s; [`digest`] names a text by its SHA-256; [`driver`]: how the
+//!   buyer gets through the issuer's page ([`driver::AcsDriver`]).
 //!
 //! The contract itself is the document *Payment Initiation and Submission
 //! Service*;
@@ -30,6 +32,7 @@ pub mod card;
 pub mod contract;
 pub mod defects;
 pub mod digest;
+pub mod driver;
 pub mod features;
 pub mod json_ref;
 mod profile;

@@ -3,10 +3,10 @@
 //! or what a payment service must survive (`robustness`). Requirements,
 //! scenario tags, schema views and reports all say it with [`Profile`].
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Whose rule a requirement, a scenario or a check is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Profile {
     /// Stated by the contract: every conforming server must pass.

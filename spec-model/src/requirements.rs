@@ -2,9 +2,11 @@
 //! statement of the contract (core) and each choice of the reference profile
 //! (reference), numbered, with the parts of the answers that embody it.
 
+use std::borrow::{Borrow, Cow};
+use std::fmt;
 use std::path::Path;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::Profile;
 
@@ -14,13 +16,116 @@ pub const EMBEDDED_REQUIREMENTS: &str = include_str!("../../spec/requirements.ya
 /// The requirement ids the harness names in its own code, beyond the
 /// scenarios' tags. A test checks that each is in the catalogue.
 pub mod ids {
+    use super::RequirementId;
+
     /// Answers are JSON: a JSON media type and a body that parses.
-    pub const JSON_ANSWERS: &str = "ENV-02";
+    pub const JSON_ANSWERS: RequirementId = RequirementId::fixed("ENV-02");
     /// Processed requests answer 200; refusals the status and code of the
     /// spec's error table.
-    pub const REFERENCE_STATUSES_AND_ERRORS: &str = "REF-ENV-01";
+    pub const REFERENCE_STATUSES_AND_ERRORS: RequirementId = RequirementId::fixed("REF-ENV-01");
     /// Every id above.
-    pub const ALL: [&str; 2] = [JSON_ANSWERS, REFERENCE_STATUSES_AND_ERRORS];
+    pub const ALL: [RequirementId; 2] = [JSON_ANSWERS, REFERENCE_STATUSES_AND_ERRORS];
+}
+
+// Everything past the scenarios' tags (the catalogue, the defects, the
+// waivers, the results and the record) holds a requirement's id as this
+// type; strings only at the edges, files and reports.
+/// A requirement's id in `spec/requirements.yaml`: `CREATE-01`,
+/// `REF-VAL-03`, `ROB-01`. A scenario names it by a tag, `@req:CREATE-01`.
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(transparent)]
+pub struct RequirementId(#[schemars(regex(pattern = r"^[A-Z]+(-[A-Z0-9]+)+$"))] Cow<'static, str>);
+
+impl RequirementId {
+    /// An id as written in the catalogue.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self(Cow::Owned(id.into()))
+    }
+
+    /// An id the harness names in its own code ([`ids`]).
+    pub const fn fixed(id: &'static str) -> Self {
+        Self(Cow::Borrowed(id))
+    }
+
+    /// The id of a requirement tag (`req:CREATE-01`, without its `@`), or
+    /// `None` for any other tag.
+    pub fn of_tag(tag: &str) -> Option<Self> {
+        tag.strip_prefix(REQUIREMENT_TAG).map(Self::new)
+    }
+
+    /// The tag that names it on a scenario, without its `@`: `req:CREATE-01`.
+    pub fn tag(&self) -> String {
+        format!("{REQUIREMENT_TAG}{}", self.0)
+    }
+
+    /// The id as written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether it is written as the catalogue writes ids: upper-case words
+    /// and numbers joined by hyphens, at least two (`CREATE-01`); the
+    /// results' schema says the same.
+    pub fn is_well_formed(&self) -> bool {
+        let mut words = self.as_str().split('-');
+        let first = words.next().unwrap_or_default();
+        let rest: Vec<&str> = words.collect();
+        !first.is_empty()
+            && first.chars().all(|c| c.is_ascii_uppercase())
+            && !rest.is_empty()
+            && rest.iter().all(|w| {
+                !w.is_empty()
+                    && w.chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            })
+    }
+
+    /// Ids as a report lists them: `CREATE-01, CREATE-02`.
+    pub fn join(ids: &[Self], separator: &str) -> String {
+        let words: Vec<&str> = ids.iter().map(Self::as_str).collect();
+        words.join(separator)
+    }
+}
+
+/// How a tag names a requirement: `@req:CREATE-01`.
+pub const REQUIREMENT_TAG: &str = "req:";
+
+impl fmt::Display for RequirementId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl AsRef<str> for RequirementId {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Borrow<str> for RequirementId {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq<str> for RequirementId {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for RequirementId {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl From<&str> for RequirementId {
+    fn from(id: &str) -> Self {
+        Self::new(id)
+    }
 }
 
 /// One numbered requirement.
@@ -28,7 +133,7 @@ pub mod ids {
 #[serde(deny_unknown_fields)]
 pub struct Requirement {
     /// `CREATE-01`, `REF-VAL-03`, …
-    pub id: String,
+    pub id: RequirementId,
     /// Core or reference.
     pub profile: Profile,
     /// For a reference requirement, what it rests on; `section` cites it.
@@ -162,6 +267,12 @@ impl Requirements {
     pub fn from_yaml(text: &str) -> Result<Self, RequirementsError> {
         let file: CatalogueFile = serde_yaml_ng::from_str(text)?;
         for (i, requirement) in file.requirements.iter().enumerate() {
+            if !requirement.id.is_well_formed() {
+                return Err(RequirementsError::Invalid(format!(
+                    "{:?}: ids are upper-case words and numbers joined by hyphens (CREATE-01)",
+                    requirement.id.as_str()
+                )));
+            }
             if file.requirements[..i]
                 .iter()
                 .any(|r| r.id == requirement.id)
@@ -172,7 +283,8 @@ impl Requirements {
                 )));
             }
             let prefixed = |profile: Profile| {
-                !profile.id_prefix().is_empty() && requirement.id.starts_with(profile.id_prefix())
+                !profile.id_prefix().is_empty()
+                    && requirement.id.as_str().starts_with(profile.id_prefix())
             };
             let wrong = [Profile::Reference, Profile::Robustness]
                 .into_iter()
@@ -229,18 +341,18 @@ impl Requirements {
     pub fn named_by<'a>(
         &self,
         step: &str,
-        checked: impl IntoIterator<Item = &'a str>,
-    ) -> Vec<String> {
+        checked: impl IntoIterator<Item = &'a RequirementId>,
+    ) -> Vec<RequirementId> {
         checked
             .into_iter()
-            .filter(|id| self.get(id).is_some_and(|r| r.checked_by(step)))
-            .map(str::to_owned)
+            .filter(|id| self.get(id.as_str()).is_some_and(|r| r.checked_by(step)))
+            .cloned()
             .collect()
     }
 
     /// The requirements that govern the value at `pointer` of an answer to
     /// `operation_id`: those naming the pointer or one of its parents.
-    pub fn governing(&self, operation_id: &str, pointer: &str) -> Vec<&str> {
+    pub fn governing(&self, operation_id: &str, pointer: &str) -> Vec<&RequirementId> {
         let names = |field: &String, test: &dyn Fn(&str) -> bool| {
             field
                 .split_once(' ')
@@ -254,7 +366,7 @@ impl Requirements {
                     .any(|f| names(f, &|g| is_within(pointer, g)))
                     || r.exact_fields.iter().any(|f| names(f, &|g| g == pointer))
             })
-            .map(|r| r.id.as_str())
+            .map(|r| &r.id)
             .collect()
     }
 }
@@ -288,11 +400,27 @@ mod tests {
     }
 
     #[test]
+    fn an_id_not_written_as_the_catalogue_writes_them_is_refused() {
+        for id in ["create-01", "CREATE", "CREATE-", "-01", "CRE ATE-01"] {
+            let text = format!(
+                "requirements:\n  - {{id: \"{id}\", profile: core, section: s, summary: s}}\n"
+            );
+            let refused = Requirements::from_yaml(&text).expect_err(id);
+            assert!(
+                refused.to_string().contains("upper-case words"),
+                "{refused}"
+            );
+        }
+        let text = "requirements:\n  - {id: CREATE-01, profile: core, section: s, summary: s}\n";
+        assert!(Requirements::from_yaml(text).is_ok());
+    }
+
+    #[test]
     fn every_id_named_in_code_is_in_the_catalogue() {
         let requirements = Requirements::embedded().expect("valid");
         for id in ids::ALL {
             assert!(
-                requirements.get(id).is_some(),
+                requirements.get(id.as_str()).is_some(),
                 "{id} is not in spec/requirements.yaml"
             );
         }

@@ -46,7 +46,7 @@ pub struct ScenarioDoc {
     /// `core`, `reference` or `robustness`.
     pub profile: &'static str,
     /// The requirement ids it checks.
-    pub requirements: Vec<String>,
+    pub requirements: Vec<payconf_spec::requirements::RequirementId>,
     /// Its other tags (area, needs), without `@`.
     pub tags: Vec<String>,
     /// The feature's background steps, run before it.
@@ -139,7 +139,7 @@ pub fn scenarios(features: &Features) -> Vec<ScenarioDoc> {
                 // Every scenario has one profile tag (the suite's checks
                 // refuse it otherwise); core is what an untagged one would be.
                 profile: Profile::of_tags(&tags).unwrap_or(Profile::Core).name(),
-                requirements: requirement_ids(&tags).map(str::to_owned).collect(),
+                requirements: requirement_ids(&tags).collect(),
                 tags: other_tags(&tags).map(str::to_owned).collect(),
                 background: background.clone(),
                 steps,

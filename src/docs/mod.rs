@@ -207,7 +207,7 @@ fn tidy(markdown: &str) -> String {
 
 #[derive(Serialize)]
 struct RequirementView {
-    id: String,
+    id: payconf_spec::requirements::RequirementId,
     profile: &'static str,
     summary: String,
     /// For a reference requirement, what it rests on, in words.
@@ -241,9 +241,171 @@ fn page_of(scenario: &ScenarioDoc) -> String {
     }
 }
 
+/// The index: the service, its calls, pages and callbacks, the credentials
+/// each call takes, the envelope, the workflows, the scenarios of any request.
+fn index_page(
+    env: &Environment<'_>,
+    document: &serde_json::Value,
+    operations: &[OperationDoc],
+    scenarios: &[ScenarioDoc],
+    workflows: &Workflows,
+) -> Result<Page, DocsError> {
+    let (callbacks, operations_called): (Vec<&OperationDoc>, Vec<&OperationDoc>) =
+        operations.iter().partition(|op| !op.callback_of.is_empty());
+    let (api_calls, browser_pages): (Vec<&OperationDoc>, Vec<&OperationDoc>) = operations_called
+        .into_iter()
+        .partition(|op| op.path.starts_with("/api/"));
+    // The contract's two calls, and the reference profile's operations
+    // after submit (detail, capture, cancel, refund, update).
+    let (calls, management): (Vec<&OperationDoc>, Vec<&OperationDoc>) =
+        api_calls.iter().partition(|op| op.conformance == "core");
+    let envelope = model::fields(
+        document,
+        &serde_json::json!({"$ref": "#/components/schemas/Envelope"}),
+    );
+    let any_request: Vec<&ScenarioDoc> =
+        scenarios.iter().filter(|s| s.operation.is_none()).collect();
+    let info = |key: &str| {
+        document
+            .pointer(&format!("/info/{key}"))
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("")
+            .trim()
+            .to_owned()
+    };
+    Ok(Page {
+        path: "index".to_owned(),
+        title: info("title"),
+        markdown: env.get_template("index.md")?.render(context! {
+            title => info("title"), description => info("description"),
+            version => info("version"), calls => calls, management => management,
+            pages => browser_pages,
+            callbacks => callbacks,
+            servers => model::servers(document), authentication => authentication(&api_calls),
+            envelope => envelope, workflows => workflows.all(),
+            workflows_file => WORKFLOWS_FILE, spec_file => SPEC_FILE,
+            any_request => any_request, root => "",
+        })?,
+    })
+}
+
+/// The credentials the API's calls take, a header each.
+fn authentication(api_calls: &[&OperationDoc]) -> Vec<AuthenticationView> {
+    api_calls
+        .iter()
+        .flat_map(|op| {
+            op.parameters
+                .iter()
+                .filter(|p| p.location == "header")
+                .map(|p| AuthenticationView {
+                    name: p.name.clone(),
+                    used_by: format!("`{}`", op.id),
+                    // A credential of a reference operation is the
+                    // reference profile's, whatever its scheme says.
+                    conformance: if op.conformance == "core" {
+                        p.conformance.clone()
+                    } else {
+                        op.conformance.clone()
+                    },
+                    description: p.description.clone(),
+                })
+        })
+        .collect()
+}
+
+/// An operation's page: its fields and answers, its samples, its scenarios
+/// and the workflows that use it.
+fn operation_page(
+    env: &Environment<'_>,
+    document: &serde_json::Value,
+    op: &OperationDoc,
+    scenarios: &[ScenarioDoc],
+    workflows: &Workflows,
+) -> Result<Page, DocsError> {
+    let pointer = format!(
+        "/paths/{}/{}",
+        op.path.replace('~', "~0").replace('/', "~1"),
+        op.method.to_ascii_lowercase()
+    );
+    let samples = document
+        .pointer(&pointer)
+        .and_then(|raw| samples::samples(document, &op.path, &op.method.to_ascii_lowercase(), raw));
+    let mine: Vec<&ScenarioDoc> = scenarios
+        .iter()
+        .filter(|s| s.operation.as_deref() == Some(op.id.as_str()))
+        .collect();
+    Ok(Page {
+        path: format!("operations/{}", op.id),
+        title: op.summary.clone(),
+        markdown: env.get_template("operation.md")?.render(context! {
+            op => op, scenarios => mine, workflows => workflows.using(&op.id),
+            samples => samples, root => "../",
+        })?,
+    })
+}
+
+/// The requirements, each with the scenarios that check it.
+fn requirements_page(
+    env: &Environment<'_>,
+    requirements: &Requirements,
+    scenarios: &[ScenarioDoc],
+) -> Result<Page, DocsError> {
+    let views: Vec<RequirementView> = requirements
+        .all()
+        .iter()
+        .map(|r| RequirementView {
+            id: r.id.clone(),
+            profile: r.profile.name(),
+            summary: r.summary.clone(),
+            source: r.source.map(|source| source.words()),
+            section: r.section.clone(),
+            scenarios: scenarios
+                .iter()
+                .filter(|s| s.requirements.contains(&r.id))
+                .map(|s| ScenarioLink {
+                    name: md(&s.name),
+                    page: format!("{}.md", page_of(s)),
+                    anchor: s.anchor.clone(),
+                    file: s.file.clone(),
+                    line: s.line,
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(Page {
+        path: "requirements".to_owned(),
+        title: "Requirements".to_owned(),
+        markdown: env
+            .get_template("requirements.md")?
+            .render(context! { requirements => views })?,
+    })
+}
+
+/// The sandbox's defaults: its shop, key, password, secret and test cards.
+fn defaults_page(env: &Environment<'_>) -> Result<Page, DocsError> {
+    use payconf_reference as reference;
+    Ok(Page {
+        path: "reference-implementation".to_owned(),
+        title: "The reference implementation's defaults".to_owned(),
+        markdown: env
+            .get_template("reference-implementation.md")?
+            .render(context! {
+                shop_login => reference::DEFAULT_SHOP_LOGIN,
+                api_key => reference::DEFAULT_API_KEY,
+                password => reference::DEFAULT_PASSWORD,
+                signing_secret => reference::DEFAULT_SIGNING_SECRET,
+                cards => reference::test_cards::table(&reference::ReferenceConfig::default()),
+                issuer_code => reference::DEFAULT_ISSUER_CODE,
+                token_minutes => reference::DEFAULT_TOKEN_LIFETIME.as_secs() / 60,
+                max_body_kib => reference::MAX_BODY_BYTES / 1024,
+            })?,
+    })
+}
+
 impl Site {
     /// Builds every page from the spec, the features, the requirements and
-    /// the workflows.
+    /// the workflows: the index, a page an operation, the workflows, the
+    /// requirements and the sandbox's defaults.
     pub fn build(
         contract: &Contract,
         features: &Features,
@@ -259,88 +421,15 @@ impl Site {
         }
         let scenarios = behaviour::scenarios(features);
         let env = environment()?;
-        let mut pages = Vec::new();
-
-        let (callbacks, operations_called): (Vec<&OperationDoc>, Vec<&OperationDoc>) =
-            operations.iter().partition(|op| !op.callback_of.is_empty());
-        let (api_calls, browser_pages): (Vec<&OperationDoc>, Vec<&OperationDoc>) =
-            operations_called
-                .into_iter()
-                .partition(|op| op.path.starts_with("/api/"));
-        // The contract's two calls, and the reference profile's operations
-        // after submit (detail, capture, cancel, refund, update).
-        let (calls, management): (Vec<&OperationDoc>, Vec<&OperationDoc>) =
-            api_calls.iter().partition(|op| op.conformance == "core");
-        let authentication: Vec<AuthenticationView> = api_calls
-            .iter()
-            .flat_map(|op| {
-                op.parameters
-                    .iter()
-                    .filter(|p| p.location == "header")
-                    .map(|p| AuthenticationView {
-                        name: p.name.clone(),
-                        used_by: format!("`{}`", op.id),
-                        // A credential of a reference operation is the
-                        // reference profile's, whatever its scheme says.
-                        conformance: if op.conformance == "core" {
-                            p.conformance.clone()
-                        } else {
-                            op.conformance.clone()
-                        },
-                        description: p.description.clone(),
-                    })
-            })
-            .collect();
-        let envelope = model::fields(
+        let mut pages = vec![index_page(
+            &env,
             document,
-            &serde_json::json!({"$ref": "#/components/schemas/Envelope"}),
-        );
-        let any_request: Vec<&ScenarioDoc> =
-            scenarios.iter().filter(|s| s.operation.is_none()).collect();
-        let info = |key: &str| {
-            document
-                .pointer(&format!("/info/{key}"))
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or("")
-                .trim()
-                .to_owned()
-        };
-        pages.push(Page {
-            path: "index".to_owned(),
-            title: info("title"),
-            markdown: env.get_template("index.md")?.render(context! {
-                title => info("title"), description => info("description"),
-                version => info("version"), calls => calls, management => management,
-                pages => browser_pages,
-                callbacks => callbacks,
-                servers => model::servers(document), authentication => authentication,
-                envelope => envelope, workflows => workflows.all(),
-                workflows_file => WORKFLOWS_FILE, spec_file => SPEC_FILE,
-                any_request => any_request, root => "",
-            })?,
-        });
-
+            &operations,
+            &scenarios,
+            workflows,
+        )?];
         for op in &operations {
-            let pointer = format!(
-                "/paths/{}/{}",
-                op.path.replace('~', "~0").replace('/', "~1"),
-                op.method.to_ascii_lowercase()
-            );
-            let samples = document.pointer(&pointer).and_then(|raw| {
-                samples::samples(document, &op.path, &op.method.to_ascii_lowercase(), raw)
-            });
-            let mine: Vec<&ScenarioDoc> = scenarios
-                .iter()
-                .filter(|s| s.operation.as_deref() == Some(op.id.as_str()))
-                .collect();
-            pages.push(Page {
-                path: format!("operations/{}", op.id),
-                title: op.summary.clone(),
-                markdown: env.get_template("operation.md")?.render(context! {
-                    op => op, scenarios => mine, workflows => workflows.using(&op.id),
-                    samples => samples, root => "../",
-                })?,
-            });
+            pages.push(operation_page(&env, document, op, &scenarios, workflows)?);
         }
         pages.push(Page {
             path: "workflows".to_owned(),
@@ -349,55 +438,8 @@ impl Site {
                 workflows => workflows.all(), workflows_file => WORKFLOWS_FILE,
             })?,
         });
-
-        let requirement_views: Vec<RequirementView> = requirements
-            .all()
-            .iter()
-            .map(|r| RequirementView {
-                id: r.id.clone(),
-                profile: r.profile.name(),
-                summary: r.summary.clone(),
-                source: r.source.map(|source| source.words()),
-                section: r.section.clone(),
-                scenarios: scenarios
-                    .iter()
-                    .filter(|s| s.requirements.contains(&r.id))
-                    .map(|s| ScenarioLink {
-                        name: md(&s.name),
-                        page: format!("{}.md", page_of(s)),
-                        anchor: s.anchor.clone(),
-                        file: s.file.clone(),
-                        line: s.line,
-                    })
-                    .collect(),
-            })
-            .collect();
-        pages.push(Page {
-            path: "requirements".to_owned(),
-            title: "Requirements".to_owned(),
-            markdown: env
-                .get_template("requirements.md")?
-                .render(context! { requirements => requirement_views })?,
-        });
-
-        use payconf_reference as reference;
-        pages.push(Page {
-            path: "reference-implementation".to_owned(),
-            title: "The reference implementation's defaults".to_owned(),
-            markdown: env
-                .get_template("reference-implementation.md")?
-                .render(context! {
-                    shop_login => reference::DEFAULT_SHOP_LOGIN,
-                    api_key => reference::DEFAULT_API_KEY,
-                    password => reference::DEFAULT_PASSWORD,
-                    signing_secret => reference::DEFAULT_SIGNING_SECRET,
-                    cards => reference::test_cards::table(&reference::ReferenceConfig::default()),
-                    issuer_code => reference::DEFAULT_ISSUER_CODE,
-                    token_minutes => reference::DEFAULT_TOKEN_LIFETIME.as_secs() / 60,
-                    max_body_kib => reference::MAX_BODY_BYTES / 1024,
-                })?,
-        });
-
+        pages.push(requirements_page(&env, requirements, &scenarios)?);
+        pages.push(defaults_page(&env)?);
         for page in &mut pages {
             page.markdown = tidy(&page.markdown);
         }

@@ -268,6 +268,41 @@ fn operation_doc(
     operation: &Value,
     callback_of: &str,
 ) -> OperationDoc {
+    let request = operation.get("requestBody").map(|body| {
+        let body = resolve(document, body);
+        bodies(document, body.get("content"))
+            .into_iter()
+            .next()
+            .unwrap_or(BodyDoc {
+                media_type: String::new(),
+                fields: Vec::new(),
+                examples: Vec::new(),
+            })
+    });
+    let (responses, errors) = responses(document, operation);
+    OperationDoc {
+        id: text(operation.get("operationId")),
+        method: method.to_ascii_uppercase(),
+        path: path.to_owned(),
+        summary: text(operation.get("summary")),
+        description: text(operation.get("description")),
+        conformance: conformance(operation),
+        parameters: parameters(document, schemes, item, operation),
+        request,
+        responses,
+        errors,
+        callback_of: callback_of.to_owned(),
+    }
+}
+
+/// An operation's parameters: its credentials first, then the parameters
+/// of its path item and its own, each once.
+fn parameters(
+    document: &Value,
+    schemes: &Value,
+    item: Option<&Value>,
+    operation: &Value,
+) -> Vec<ParameterDoc> {
     let mut parameters = Vec::new();
     // Alternatives of security requirements: a scheme is required when
     // every alternative names it, and shown once.
@@ -301,19 +336,14 @@ fn operation_doc(
             description: text(scheme.get("description")),
         });
     }
-    for parameter in item
-        .and_then(|item| item.get("parameters"))
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .chain(
-            operation
-                .get("parameters")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten(),
-        )
-    {
+    fn declared(holder: Option<&Value>) -> impl Iterator<Item = &Value> {
+        holder
+            .and_then(|h| h.get("parameters"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+    }
+    for parameter in declared(item).chain(declared(Some(operation))) {
         let parameter = resolve(document, parameter);
         let (name, location) = (text(parameter.get("name")), text(parameter.get("in")));
         // A credential also declared as a parameter (for generators and
@@ -332,35 +362,25 @@ fn operation_doc(
             description: text(parameter.get("description")),
         });
     }
-    let request = operation.get("requestBody").map(|body| {
-        let body = resolve(document, body);
-        bodies(document, body.get("content"))
-            .into_iter()
-            .next()
-            .unwrap_or(BodyDoc {
-                media_type: String::new(),
-                fields: Vec::new(),
-                examples: Vec::new(),
-            })
-    });
+    parameters
+}
+
+/// An operation's answers, and the error codes their examples show.
+fn responses(document: &Value, operation: &Value) -> (Vec<ResponseDoc>, Vec<ErrorRow>) {
     let mut responses = Vec::new();
     let mut errors = Vec::new();
     for (status, response) in members(operation, "responses") {
         let response = resolve(document, response);
         let response_bodies = bodies(document, response.get("content"));
-        for body in &response_bodies {
-            for example in &body.examples {
-                let Ok(value) = serde_json::from_str::<Value>(&example.text) else {
-                    continue;
-                };
-                let code = text(value.pointer("/error/code"));
-                if !code.is_empty() && code != "0" {
-                    errors.push(ErrorRow {
-                        status: status.clone(),
-                        code,
-                        description: text(value.pointer("/error/description")),
-                    });
-                }
+        let examples = response_bodies.iter().flat_map(|body| &body.examples);
+        for value in examples.filter_map(|e| serde_json::from_str::<Value>(&e.text).ok()) {
+            let code = text(value.pointer("/error/code"));
+            if !code.is_empty() && code != "0" {
+                errors.push(ErrorRow {
+                    status: status.clone(),
+                    code,
+                    description: text(value.pointer("/error/description")),
+                });
             }
         }
         responses.push(ResponseDoc {
@@ -379,19 +399,7 @@ fn operation_doc(
             links: links(response),
         });
     }
-    OperationDoc {
-        id: text(operation.get("operationId")),
-        method: method.to_ascii_uppercase(),
-        path: path.to_owned(),
-        summary: text(operation.get("summary")),
-        description: text(operation.get("description")),
-        conformance: conformance(operation),
-        parameters,
-        request,
-        responses,
-        errors,
-        callback_of: callback_of.to_owned(),
-    }
+    (responses, errors)
 }
 
 /// The spec's servers.

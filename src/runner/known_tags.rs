@@ -8,7 +8,10 @@
 use std::collections::BTreeSet;
 
 use cucumber::gherkin::tagexpr::TagOperation;
-use payconf_spec::{features::Features, requirements::Requirements};
+use payconf_spec::{
+    features::Features,
+    requirements::{RequirementId, Requirements},
+};
 
 /// A tag the features do not carry, with the known tags nearest to it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,9 +65,7 @@ pub fn unknown_tags(
 /// requirement of the catalogue.
 fn known(tag: &str, carried: &BTreeSet<String>, requirements: &Requirements) -> bool {
     carried.contains(tag)
-        || tag
-            .strip_prefix("req:")
-            .is_some_and(|id| requirements.get(id).is_some())
+        || RequirementId::of_tag(tag).is_some_and(|id| requirements.get(id.as_str()).is_some())
 }
 
 /// The tags `expression` names, without their `@`, in the order written.
@@ -83,16 +84,16 @@ fn tags_of(expression: &TagOperation, into: &mut Vec<String>) {
 /// each at most half its length away: a requirement's tags for a `req:`
 /// tag, the features' others for the rest.
 fn nearest(tag: &str, carried: &BTreeSet<String>, requirements: &Requirements) -> Vec<String> {
-    let candidates: Vec<String> = if tag.starts_with("req:") {
+    let candidates: Vec<String> = if RequirementId::of_tag(tag).is_some() {
         requirements
             .all()
             .iter()
-            .map(|requirement| format!("req:{}", requirement.id))
+            .map(|requirement| requirement.id.tag())
             .collect()
     } else {
         carried
             .iter()
-            .filter(|known| !known.starts_with("req:"))
+            .filter(|known| RequirementId::of_tag(known).is_none())
             .cloned()
             .collect()
     };

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::runner::suite::Suite;
+use crate::runner::{suite::Suite, target_file::AcsDriver};
 
 /// The listing, as printed.
 pub fn listing(suite: &Suite) -> String {
@@ -32,7 +32,7 @@ pub fn listing(suite: &Suite) -> String {
             let _ = writeln!(out, "    (no defect proves these scenarios can fail)");
         }
         for defect in defects {
-            let seen_by = if defect.driver() == "browser" {
+            let seen_by = if defect.driver == AcsDriver::Browser {
                 " (seen with acs.driver = \"browser\")"
             } else {
                 ""

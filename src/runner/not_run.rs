@@ -35,7 +35,7 @@ pub enum NotRun {
         /// The scenario's `file:line`.
         location: String,
         /// The id it names.
-        id: String,
+        id: payconf_spec::requirements::RequirementId,
     },
     /// A scenario has no profile tag, or more than one.
     #[error("{0}: a scenario is tagged with exactly one of @core, @reference, @robustness")]

@@ -152,8 +152,8 @@ impl Plan {
                 .map(|p| PlannedRecord {
                     location: p.scenario.location(),
                     name: p.scenario.name.clone(),
-                    profile: p.scenario.profile.map(|profile| profile.name().to_owned()),
-                    requirements: p.scenario.requirements().map(str::to_owned).collect(),
+                    profile: p.scenario.profile,
+                    requirements: p.scenario.requirements().collect(),
                     applies: p.applies.is_ok(),
                     not_applied: p.applies.as_ref().err().map(|why| NotAppliedRecord {
                         kind: why.kind().to_owned(),
@@ -252,7 +252,10 @@ fn selecting(scenario: &ScenarioEntry) -> String {
         }
         _ => format!(
             "not selected by the tag expression: --tags @req:{} selects it",
-            scenario.requirements().next().unwrap_or("?")
+            scenario
+                .requirements()
+                .next()
+                .map_or_else(|| "?".to_owned(), |id| id.to_string())
         ),
     }
 }

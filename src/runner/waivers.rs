@@ -24,13 +24,13 @@ use std::path::Path;
 use serde::Deserialize;
 use time::{Date, format_description::well_known::Iso8601, macros::format_description};
 
-use payconf_spec::requirements::Requirements;
+use payconf_spec::requirements::{RequirementId, Requirements};
 
 /// One waiver.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Waiver {
     /// The requirement whose failures it covers.
-    pub requirement: String,
+    pub requirement: RequirementId,
     /// Why the failure is accepted.
     pub reason: String,
     /// The last day it is in force.
@@ -66,7 +66,7 @@ pub fn format_date(date: Date) -> String {
 #[serde(deny_unknown_fields)]
 struct WaiverEntry {
     /// The requirement's ID, as `payconf plan` lists it (`TDS-04`).
-    requirement: String,
+    requirement: RequirementId,
     /// Why it is waived, for whoever reads the report.
     reason: String,
     /// The last day it holds, `YYYY-MM-DD`; after it the waiver is spent.
@@ -144,7 +144,7 @@ impl Waivers {
         let mut list = Vec::new();
         for (i, entry) in file.waivers.into_iter().enumerate() {
             let place = format!("waiver {} ({})", i + 1, entry.requirement);
-            if requirements.get(&entry.requirement).is_none() {
+            if requirements.get(entry.requirement.as_str()).is_none() {
                 return Err(WaiversError::Invalid(format!(
                     "{place}: unknown requirement {}",
                     entry.requirement
@@ -171,14 +171,17 @@ impl Waivers {
     }
 
     /// The waivers of one requirement.
-    pub fn of<'a>(&'a self, requirement: &'a str) -> impl Iterator<Item = &'a Waiver> {
+    pub fn of<'a>(&'a self, requirement: &'a RequirementId) -> impl Iterator<Item = &'a Waiver> {
         self.list
             .iter()
-            .filter(move |w| w.requirement == requirement)
+            .filter(move |w| w.requirement == *requirement)
     }
 
     /// What the waivers make of a failed scenario checking `requirements`.
-    pub fn decide<'a>(&self, requirements: impl IntoIterator<Item = &'a str>) -> Decision {
+    pub fn decide<'a>(
+        &self,
+        requirements: impl IntoIterator<Item = &'a RequirementId>,
+    ) -> Decision {
         let mut in_force = Vec::new();
         let mut expired = Vec::new();
         let mut uncovered = false;
@@ -240,6 +243,10 @@ mod tests {
         expires = "2026-01-31"
     "#;
 
+    fn ids<const N: usize>(ids: [&'static str; N]) -> [RequirementId; N] {
+        ids.map(RequirementId::fixed)
+    }
+
     fn waivers_on(today: Date) -> Waivers {
         Waivers::from_toml(FILE, &requirements(), today).expect("valid")
     }
@@ -247,25 +254,25 @@ mod tests {
     #[test]
     fn a_failure_of_waived_requirements_only_is_waived_until_the_expiry_date_included() {
         let waivers = waivers_on(date!(2026 - 12 - 31));
-        assert!(matches!(waivers.decide(["SUBMIT-04"]), Decision::Waived(w) if w.len() == 1));
+        assert!(matches!(waivers.decide(&ids(["SUBMIT-04"])), Decision::Waived(w) if w.len() == 1));
         let later = waivers_on(date!(2027 - 01 - 01));
-        assert!(matches!(later.decide(["SUBMIT-04"]), Decision::Fails(w) if w.len() == 1));
+        assert!(matches!(later.decide(&ids(["SUBMIT-04"])), Decision::Fails(w) if w.len() == 1));
     }
 
     #[test]
     fn a_waiver_never_hides_a_failure_of_another_requirement() {
         let waivers = waivers_on(date!(2026 - 11 - 22));
         assert_eq!(
-            waivers.decide(["SUBMIT-03", "SUBMIT-04"]),
+            waivers.decide(&ids(["SUBMIT-03", "SUBMIT-04"])),
             Decision::Fails(Vec::new())
         );
-        assert_eq!(waivers.decide([]), Decision::Fails(Vec::new()));
+        assert_eq!(waivers.decide(&[]), Decision::Fails(Vec::new()));
     }
 
     #[test]
     fn an_expired_waiver_is_named_in_the_failure() {
         let waivers = waivers_on(date!(2026 - 11 - 22));
-        let Decision::Fails(expired) = waivers.decide(["SUBMIT-05"]) else {
+        let Decision::Fails(expired) = waivers.decide(&ids(["SUBMIT-05"])) else {
             panic!("expired");
         };
         assert_eq!(format_date(expired[0].expires), "2026-01-31");

@@ -11,7 +11,7 @@ use payconf_spec::{
     Profile,
     contract::Contract,
     features::{EMBEDDED_FEATURES, Features, effective_tags, scenarios_with_rules},
-    requirements::Requirements,
+    requirements::{RequirementId, Requirements},
 };
 
 fn requirements() -> Requirements {
@@ -52,11 +52,11 @@ fn every_scenario_names_known_requirements_of_its_own_profile() {
                 scenario.location()
             )
         });
-        let ids: Vec<&str> = scenario.requirements().collect();
+        let ids: Vec<RequirementId> = scenario.requirements().collect();
         assert!(!ids.is_empty(), "{}: no @req: tag", scenario.location());
         for id in ids {
             let requirement = requirements
-                .get(id)
+                .get(id.as_str())
                 .unwrap_or_else(|| panic!("{}: unknown requirement {id}", scenario.location()));
             assert_eq!(
                 requirement.profile,
@@ -251,7 +251,8 @@ fn every_check_of_a_core_scenario_names_one_of_its_requirements() {
             // Core and robustness checks are named; reference ones may be
             // (and the patterns they use count as used).
             let binds = Profile::of_tags(&tags).is_some_and(Profile::binds_every_server);
-            let checked: Vec<&str> = payconf_spec::features::requirement_ids(&tags).collect();
+            let checked: Vec<RequirementId> =
+                payconf_spec::features::requirement_ids(&tags).collect();
             let mut checking = false;
             for step in &scenario.steps {
                 match step.keyword.trim() {
@@ -259,9 +260,9 @@ fn every_check_of_a_core_scenario_names_one_of_its_requirements() {
                     "Given" | "When" => checking = false,
                     _ => {}
                 }
-                let named = requirements.named_by(&step.value, checked.iter().copied());
+                let named = requirements.named_by(&step.value, &checked);
                 for id in &named {
-                    let requirement = requirements.get(id).expect("a known requirement");
+                    let requirement = requirements.get(id.as_str()).expect("a known requirement");
                     for pattern in &requirement.steps {
                         if payconf_spec::requirements::wildcard_match(pattern, &step.value) {
                             used.insert((id.clone(), pattern.clone()));

@@ -23,8 +23,9 @@ use payconf::runner::record::{HostileFinding, OutcomeKind, ScenarioRecord, Verdi
 use payconf_spec::{
     Profile,
     defects::{Defect as CatalogueEntry, Defects},
+    driver::AcsDriver,
     features::{Features, ScenarioEntry},
-    requirements::Requirements,
+    requirements::{RequirementId, Requirements},
 };
 
 /// Runs at most this many `payconf run`s at once (a browser defect's with
@@ -260,8 +261,8 @@ fn judge(entry: &CatalogueEntry, output: &RunOutput) -> Option<String> {
         .filter(|s| s.outcome == OutcomeKind::Failed)
         .filter_map(|s| s.at_fault.as_ref())
         .filter(|ids| !ids.is_empty())
-        .map(|ids| ids.join(", "))
-        .filter(|ids| *ids != entry.requirement)
+        .map(|ids| RequirementId::join(ids, ", "))
+        .filter(|ids| *ids != entry.requirement.as_str())
         .collect();
     if output.code == Some(1) && failed == expected && verdict && misattributed.is_empty() {
         return None;
@@ -282,13 +283,13 @@ async fn judge_entries(keep: impl Fn(&CatalogueEntry) -> bool, at_most: usize) -
         .all()
         .iter()
         .filter(|entry| keep(entry))
-        .filter(|entry| entry.driver() != "browser" || browser_or_skip(&entry.id))
+        .filter(|entry| entry.driver != AcsDriver::Browser || browser_or_skip(&entry.id))
         .cloned()
         .collect();
     let runs = entries.into_iter().map(|entry| async move {
         let defect = Defect::from_id(&entry.id)
             .unwrap_or_else(|| panic!("the twin has no switch for {}", entry.id));
-        let output = run_styled(Some(defect), defect.issuer_style(), entry.driver()).await;
+        let output = run_styled(Some(defect), defect.issuer_style(), entry.driver.name()).await;
         judge(&entry, &output)
     });
     at_once(at_most, runs).await.into_iter().flatten().collect()
@@ -453,7 +454,7 @@ async fn a_hostile_body_finding_is_shrunk_and_replays_from_its_seed() {
         .expect("a failed scenario");
     assert_eq!(
         failed.at_fault.as_deref(),
-        Some(&["ROB-04".to_owned()][..]),
+        Some(&[RequirementId::fixed("ROB-04")][..]),
         "{failed:?}"
     );
     assert!(

@@ -337,7 +337,10 @@ fn every_operation_field_example_error_code_and_scenario_of_the_spec_and_feature
         }
     }
     for requirement in Requirements::embedded().expect("requirements").all() {
-        if !site.text_of("requirements.html").contains(&requirement.id) {
+        if !site
+            .text_of("requirements.html")
+            .contains(requirement.id.as_str())
+        {
             missing.push(format!("requirement {}", requirement.id));
         }
     }

@@ -46,7 +46,7 @@ fn every_reference_requirement_names_its_source_in_the_readings() {
             .source
             .expect("the catalogue refuses a reference requirement without a source");
         let expected = (source.words().to_owned(), requirement.section.clone());
-        match rows.get(&requirement.id) {
+        match rows.get(requirement.id.as_str()) {
             None => wrong.push(format!("{}: no row", requirement.id)),
             Some(row) if *row != expected => wrong.push(format!(
                 "{}: the row says {row:?}, the catalogue {expected:?}",

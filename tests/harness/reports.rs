@@ -50,7 +50,7 @@ fn one_run_writes_all_four_reports_and_each_parses() {
     let (robustness, others): (Vec<&RequirementRecord>, Vec<&RequirementRecord>) = results
         .requirements
         .iter()
-        .partition(|r| r.profile == "robustness");
+        .partition(|r| r.profile == payconf_spec::Profile::Robustness);
     assert!(!robustness.is_empty());
     assert!(
         robustness
@@ -293,8 +293,8 @@ fn scenarios_with_outcome(results: &RunRecord, outcome: OutcomeKind) -> Vec<&Sce
         .collect()
 }
 
-fn strings(list: &[String]) -> Vec<&str> {
-    list.iter().map(String::as_str).collect()
+fn strings<T: AsRef<str>>(list: &[T]) -> Vec<&str> {
+    list.iter().map(AsRef::as_ref).collect()
 }
 
 fn at_fault(scenario: &ScenarioRecord) -> Vec<&str> {

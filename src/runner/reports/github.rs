@@ -131,7 +131,7 @@ pub fn summary(record: &RunRecord) -> String {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} |",
-            cell(&requirement.id),
+            cell(requirement.id.as_str()),
             requirement.outcome.name(),
             cell(&requirement.summary),
             scenarios.join("<br>"),

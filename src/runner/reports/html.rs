@@ -35,7 +35,7 @@ struct ScenarioView {
     feature: String,
     name: String,
     outcome: &'static str,
-    requirements: Vec<String>,
+    requirements: Vec<payconf_spec::requirements::RequirementId>,
     step: Option<String>,
     message: Option<String>,
     /// The message's first line, cut to a line of the page's banner.
@@ -155,7 +155,7 @@ impl ScenarioView {
             feature: r.feature.clone(),
             name: r.name.clone(),
             outcome: r.outcome.name(),
-            requirements: r.requirements().map(str::to_owned).collect(),
+            requirements: r.requirements().collect(),
             step: failure.map(|(step, _)| step.to_owned()),
             message: failure.map(|(_, failure)| failure.to_string()),
             brief: failure.map(|(_, failure)| brief(&failure.to_string())),

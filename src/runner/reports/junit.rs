@@ -171,8 +171,7 @@ fn write_case(
         "rerun"
     };
     write_tries(writer, result, reruns)?;
-    let requirements: Vec<&str> = result.requirements().collect();
-    if !requirements.is_empty() {
+    if result.requirements().next().is_some() {
         writer.write_event(Event::Start(BytesStart::new("system-out")))?;
         writer.write_event(Event::Text(BytesText::new(&checks_line(result))))?;
         writer.write_event(Event::End(BytesEnd::new("system-out")))?;
@@ -231,8 +230,11 @@ fn checks_line(result: &crate::runner::result::ScenarioResult) -> String {
     let shown: Vec<String> = result
         .requirements()
         .map(|id| match result.outcome {
-            Outcome::Passed | Outcome::Flaky | Outcome::Skipped(_) => id.to_owned(),
-            _ => format!("{id} ({})", result.verdict_for(id).name().replace('-', " ")),
+            Outcome::Passed | Outcome::Flaky | Outcome::Skipped(_) => id.to_string(),
+            _ => format!(
+                "{id} ({})",
+                result.verdict_for(&id).name().replace('-', " ")
+            ),
         })
         .collect();
     format!("checks: {}", shown.join(", "))

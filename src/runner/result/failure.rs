@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use payconf_spec::requirements::RequirementId;
+
 /// Whose fault a failure is.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
@@ -57,7 +59,7 @@ pub struct FailureParts {
     pub exchange: Option<String>,
     /// The requirements the check that failed names; empty when it is the
     /// scenario's as a whole.
-    pub requirements: Vec<String>,
+    pub requirements: Vec<RequirementId>,
     /// What is said after it: a waiver that no longer covers it.
     pub notes: Vec<String>,
 }
@@ -97,7 +99,7 @@ impl Failure {
     }
 
     /// The same, blaming these requirements.
-    pub fn blaming(mut self, requirements: Vec<String>) -> Self {
+    pub fn blaming(mut self, requirements: Vec<RequirementId>) -> Self {
         self.requirements = requirements;
         self
     }

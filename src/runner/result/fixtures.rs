@@ -5,6 +5,8 @@
 
 use std::{path::PathBuf, time::Duration};
 
+use payconf_spec::requirements::RequirementId;
+
 use super::{
     Counts, EarlierTry, Failure, Leftovers, Outcome, RunReport, ScenarioResult, StepResult,
     StepStatus,
@@ -53,7 +55,7 @@ pub fn refused() -> Failure {
         "error.code \"1105\" (\"shopLogin\" is missing)",
     )
     .on("POST http://127.0.0.1:8080/api/v1/payment/create/\n  -> 422, 71 bytes, 3 ms")
-    .blaming(vec!["CREATE-01".to_owned()])
+    .blaming(vec![RequirementId::fixed("CREATE-01")])
 }
 
 /// One run with a scenario of every outcome.
@@ -92,7 +94,7 @@ pub fn every_outcome() -> RunReport {
             failure: refused(),
         },
     );
-    failed.blamed = vec!["CREATE-01".to_owned()];
+    failed.blamed = vec![RequirementId::fixed("CREATE-01")];
     failed.steps = vec![
         step(
             "When ",

@@ -7,6 +7,8 @@
 
 use std::time::Duration;
 
+use payconf_spec::requirements::RequirementId;
+
 mod checked;
 mod exchange;
 mod failure;
@@ -71,7 +73,7 @@ pub struct StepResult {
     /// Why it failed.
     pub message: Option<String>,
     /// The requirements of its scenario it checks (`steps` of the catalogue).
-    pub requirements: Vec<String>,
+    pub requirements: Vec<RequirementId>,
 }
 
 /// How a scenario ended.
@@ -242,7 +244,7 @@ pub struct ScenarioResult {
     /// The requirements at fault, when it failed, was waived or erred: those
     /// a spec violation blamed, or else those the failing step names, or
     /// else every requirement it checks.
-    pub blamed: Vec<String>,
+    pub blamed: Vec<RequirementId>,
     /// How long it took (its last try).
     pub duration: Duration,
     /// Its earlier tries, each failed or erred, when `--retries` ran it
@@ -256,7 +258,7 @@ pub struct EarlierTry {
     /// How it ended: failed, erred, or failed under a waiver.
     pub outcome: Outcome,
     /// The requirements at fault for it.
-    pub blamed: Vec<String>,
+    pub blamed: Vec<RequirementId>,
     /// How long it took.
     pub duration: Duration,
     /// Its exchanges and evidence, with new payments of its own.
@@ -319,7 +321,7 @@ impl ScenarioResult {
     }
 
     /// The requirement ids it checks.
-    pub fn requirements(&self) -> impl Iterator<Item = &str> {
+    pub fn requirements(&self) -> impl Iterator<Item = RequirementId> {
         payconf_spec::features::requirement_ids(&self.tags)
     }
 
@@ -328,7 +330,7 @@ impl ScenarioResult {
     /// pass, `passed` when a step that names the requirement passed, or else
     /// `not-reached` (its steps came after the failure); a flaky scenario's
     /// are all `flaky`.
-    pub fn verdict_for(&self, requirement: &str) -> RequirementVerdict {
+    pub fn verdict_for(&self, requirement: &RequirementId) -> RequirementVerdict {
         match self.outcome {
             Outcome::Passed | Outcome::Flaky | Outcome::Skipped(_) => self.outcome.kind().into(),
             _ if self.blamed.iter().any(|id| id == requirement) => self.outcome.kind().into(),

@@ -19,7 +19,10 @@ use cucumber::{
     event::{Cucumber, Feature, Retries, Rule, Scenario, Step, StepError},
     gherkin, parser,
 };
-use payconf_spec::{features::file_name, requirements::Requirements};
+use payconf_spec::{
+    features::file_name,
+    requirements::{RequirementId, Requirements},
+};
 
 use super::{
     Counts, Failure, LeftoverQueue, Outcome, RunReport, ScenarioKey, ScenarioResult, StepResult,
@@ -72,7 +75,7 @@ struct Running {
     /// Its first failure, if any.
     outcome: Outcome,
     /// The requirements the failing step names.
-    named: Vec<String>,
+    named: Vec<RequirementId>,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -174,16 +177,20 @@ impl Recorder {
     /// The requirements at fault for a scenario's failure: those the
     /// failing check blamed, or else those the failing step names, or else
     /// every requirement the scenario checks.
-    fn at_fault(tags: &[String], blamed: &[String], named: &[String]) -> Vec<String> {
-        let checked: Vec<&str> = payconf_spec::features::requirement_ids(tags).collect();
+    fn at_fault(
+        tags: &[String],
+        blamed: &[RequirementId],
+        named: &[RequirementId],
+    ) -> Vec<RequirementId> {
+        let checked: Vec<RequirementId> = payconf_spec::features::requirement_ids(tags).collect();
         let within =
-            |ids: &[String]| !ids.is_empty() && ids.iter().all(|id| checked.contains(&id.as_str()));
+            |ids: &[RequirementId]| !ids.is_empty() && ids.iter().all(|id| checked.contains(id));
         if within(blamed) {
             blamed.to_vec()
         } else if within(named) {
             named.to_vec()
         } else {
-            checked.into_iter().map(str::to_owned).collect()
+            checked
         }
     }
 
@@ -244,7 +251,7 @@ impl Recorder {
         scenario: &gherkin::Scenario,
     ) -> Running {
         let tags = payconf_spec::features::effective_tags(feature, rule, scenario);
-        let checked: Vec<&str> = payconf_spec::features::requirement_ids(&tags).collect();
+        let checked: Vec<RequirementId> = payconf_spec::features::requirement_ids(&tags).collect();
         let background = feature
             .background
             .iter()
@@ -259,9 +266,7 @@ impl Recorder {
                 status: StepStatus::Skipped,
                 duration: Duration::ZERO,
                 message: None,
-                requirements: self
-                    .requirements
-                    .named_by(&step.value, checked.iter().copied()),
+                requirements: self.requirements.named_by(&step.value, &checked),
             })
             .collect();
         Running {
@@ -452,11 +457,10 @@ fn no_longer_needed(waivers: &Waivers, report: &RunReport) -> Vec<String> {
 
 /// A failure, as the waivers see it: waived when every requirement at
 /// fault is.
-fn judged(waivers: &Waivers, outcome: Outcome, blamed: &[String]) -> Outcome {
+fn judged(waivers: &Waivers, outcome: Outcome, blamed: &[RequirementId]) -> Outcome {
     let Outcome::Failed { step, failure } = outcome else {
         return outcome;
     };
-    let blamed: Vec<&str> = blamed.iter().map(String::as_str).collect();
     match waivers.decide(blamed) {
         Decision::Waived(waivers) => Outcome::Waived {
             step,

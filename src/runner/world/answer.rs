@@ -6,7 +6,10 @@ use serde_json::Value;
 
 use super::{Failure, PaymentWorld};
 use crate::runner::exchange::RecordedRequest;
-use payconf_spec::{Profile, requirements::ids};
+use payconf_spec::{
+    Profile,
+    requirements::{RequirementId, ids},
+};
 
 /// Which operation an answer answers, as the spec names it.
 pub type OperationId = &'static str;
@@ -56,7 +59,7 @@ impl PaymentWorld {
             Err(failure) => {
                 // An API answer that never comes whole (a hang, a flood, a
                 // reset) is no JSON answer.
-                return Err(failure.blaming(vec![ids::JSON_ANSWERS.to_owned()]));
+                return Err(failure.blaming(vec![ids::JSON_ANSWERS]));
             }
         };
         let response = self.trail.exchanges[index]
@@ -109,7 +112,7 @@ impl PaymentWorld {
                     .requirements
                     .governing(operation, field)
                     .into_iter()
-                    .map(str::to_owned)
+                    .cloned()
                     .collect();
                 findings.push(Finding {
                     requirements,
@@ -125,7 +128,7 @@ impl PaymentWorld {
                 contract.check_response(operation, status, body, Profile::Reference)
             {
                 findings.push(Finding {
-                    requirements: vec![ids::REFERENCE_STATUSES_AND_ERRORS.to_owned()],
+                    requirements: vec![ids::REFERENCE_STATUSES_AND_ERRORS],
                     expected: format!("the reference profile's answer for {operation} {status}"),
                     actual: violations.to_string(),
                 });
@@ -150,7 +153,7 @@ impl PaymentWorld {
                 self.leftovers.observations.push(format!(
                     "{} ({})",
                     self.ctx.redactor.text(&finding.actual),
-                    finding.requirements.join(", ")
+                    RequirementId::join(&finding.requirements, ", ")
                 ));
             }
         }
@@ -159,7 +162,7 @@ impl PaymentWorld {
                 let requirements = if finding.requirements.is_empty() {
                     String::new()
                 } else {
-                    format!(" [{}]", finding.requirements.join(", "))
+                    format!(" [{}]", RequirementId::join(&finding.requirements, ", "))
                 };
                 let failure = self.failure(
                     &format!("{}{requirements}", finding.expected),
@@ -174,7 +177,7 @@ impl PaymentWorld {
 
 /// A problem found in an answer, and the requirements it breaks.
 struct Finding {
-    requirements: Vec<String>,
+    requirements: Vec<RequirementId>,
     expected: String,
     actual: String,
 }
@@ -182,7 +185,7 @@ struct Finding {
 impl Finding {
     fn envelope_json(expected: String) -> Self {
         Self {
-            requirements: vec![ids::JSON_ANSWERS.to_owned()],
+            requirements: vec![ids::JSON_ANSWERS],
             actual: "an answer that is not JSON".to_owned(),
             expected,
         }

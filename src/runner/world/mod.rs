@@ -177,7 +177,7 @@ pub struct PaymentWorld {
 #[derive(Debug, Default)]
 pub struct Held {
     /// The requirements it checks (its `@req:` tags).
-    pub checks: Vec<String>,
+    pub checks: Vec<payconf_spec::requirements::RequirementId>,
     /// Whether the API's answers are held to the reference profile's
     /// choices: in a `@reference` scenario, except one about notifications
     /// or the payment's life after submit, which check those areas of a
@@ -266,9 +266,7 @@ impl PaymentWorld {
         self.held.failure_page_expected = tags
             .iter()
             .any(|t| t == crate::runner::needs::FAILURE_PAGE_TAG);
-        self.held.checks = payconf_spec::features::requirement_ids(tags)
-            .map(str::to_owned)
-            .collect();
+        self.held.checks = payconf_spec::features::requirement_ids(tags).collect();
     }
 
     /// What the scenario leaves for its result, once it is over; the

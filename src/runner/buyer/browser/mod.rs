@@ -123,45 +123,7 @@ pub async fn authenticate(
         started: false,
         archive: trail.unreported.keeps().then(Archive::default),
     };
-    // Every command is bounded together: a browser that stops answering
-    // (a machine short of CPU, a renderer that hangs) ends the journey as
-    // an error of the harness, and is used no more in this run.
-    let bound = way.bound() + COMMAND_BOUND;
-    let answer_bound = way.sender.limits.timeout.max(MIN_ANSWER) + COMMAND_BOUND;
-    let heartbeat = journey.heartbeat.clone();
-    // The memory is watched beside the journey, not between its commands: a
-    // page that allocates without yielding holds every command up. Over
-    // the bound, the journey ends at once.
-    let mut watch = chromium
-        .memory_watch()
-        .map(|watch| tokio::spawn(watch.until_over(MEMORY_CHECK)));
-    let run = tokio::time::timeout(bound, journey.run(&way));
-    let (result, over_memory) = tokio::select! {
-        result = run => (result.unwrap_or_else(|_| {
-            let why = format!("no answer within {} s", bound.as_secs());
-            chromium.stall(&why);
-            Err(Failure::harness(format!(
-                "the browser stopped answering: {why}; payconf judges nothing more with it \
-                 in this run"
-            )))
-        }), None),
-        used = over_memory(&mut watch) => (
-            Err(over_memory_failure(used, chromium.memory_limit())),
-            Some(used),
-        ),
-        () = heartbeat.silent_for(answer_bound) => {
-            let why = format!("no answer within {} s", answer_bound.as_secs());
-            chromium.stall(&why);
-            (Err(Failure::harness(format!(
-                "the browser stopped answering: {why}; payconf judges nothing more with it \
-                 in this run"
-            ))), None)
-        }
-    };
-    if let Some(watch) = watch {
-        watch.abort();
-    }
-    let over_memory = over_memory.is_some();
+    let (result, over_memory) = journey.bounded(chromium, &way).await;
     let screenshot = if chromium.stalled().is_some() || over_memory {
         Err(if over_memory {
             NoScreenshot::OverMemory
@@ -284,6 +246,49 @@ enum Acted {
 }
 
 impl BrowserJourney<'_> {
+    /// Runs the journey within its bounds: every command bounded together,
+    /// the browser's memory watched beside it, and its heartbeat. A browser
+    /// that stops answering (a machine short of CPU, a renderer that
+    /// hangs) ends the journey as an error of the harness and is used no
+    /// more in this run; over the memory bound, the journey ends at once.
+    /// Whether it ended over the memory bound comes beside its result.
+    async fn bounded(
+        &mut self,
+        chromium: &Chromium,
+        way: &Journey<'_>,
+    ) -> (Result<Url, Failure>, bool) {
+        let bound = way.bound() + COMMAND_BOUND;
+        let answer_bound = way.sender.limits.timeout.max(MIN_ANSWER) + COMMAND_BOUND;
+        let heartbeat = self.heartbeat.clone();
+        // The memory is watched beside the journey, not between its
+        // commands: a page that allocates without yielding holds every
+        // command up.
+        let mut watch = chromium
+            .memory_watch()
+            .map(|watch| tokio::spawn(watch.until_over(MEMORY_CHECK)));
+        let stopped = |bound: Duration| {
+            let why = format!("no answer within {} s", bound.as_secs());
+            chromium.stall(&why);
+            Failure::harness(format!(
+                "the browser stopped answering: {why}; payconf judges nothing more with it \
+                 in this run"
+            ))
+        };
+        let run = tokio::time::timeout(bound, self.run(way));
+        let ended = tokio::select! {
+            result = run => (result.unwrap_or_else(|_| Err(stopped(bound))), false),
+            used = over_memory(&mut watch) => (
+                Err(over_memory_failure(used, chromium.memory_limit())),
+                true,
+            ),
+            () = heartbeat.silent_for(answer_bound) => (Err(stopped(answer_bound)), false),
+        };
+        if let Some(watch) = watch {
+            watch.abort();
+        }
+        ended
+    }
+
     async fn run(&mut self, way: &Journey<'_>) -> Result<Url, Failure> {
         let bound = way.bound();
         let deadline = Instant::now() + bound;

@@ -10,6 +10,7 @@
 
 use std::path::Path;
 
+use payconf_spec::requirements::RequirementId;
 use serde::{Deserialize, Serialize};
 
 mod of_run;
@@ -285,9 +286,9 @@ pub struct PlannedRecord {
     /// Its name.
     pub name: String,
     /// `core`, `reference` or `robustness`; none for an untagged scenario.
-    pub profile: Option<String>,
+    pub profile: Option<payconf_spec::Profile>,
     /// The requirements it checks.
-    pub requirements: Vec<String>,
+    pub requirements: Vec<RequirementId>,
     /// Whether it runs.
     pub applies: bool,
     /// Why it does not, and what would make it.

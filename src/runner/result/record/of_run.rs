@@ -111,7 +111,7 @@ fn scenario(r: &ScenarioResult) -> ScenarioRecord {
         feature: r.feature.clone(),
         name: r.name.clone(),
         tags: r.tags.clone(),
-        requirements: r.requirements().map(str::to_owned).collect(),
+        requirements: r.requirements().collect(),
         outcome: r.outcome.kind(),
         duration_ms: millis(r.duration),
         step: failed.map(|(step, _)| step.to_owned()),
@@ -168,7 +168,7 @@ fn requirement_outcomes(inputs: &RunFacts<'_>) -> Vec<RequirementRecord> {
                 .collect();
             RequirementRecord {
                 id: requirement.id.clone(),
-                profile: requirement.profile.name().to_owned(),
+                profile: requirement.profile,
                 summary: requirement.summary.clone(),
                 outcome: RequirementVerdict::worst(&verdicts),
                 scenarios: results

@@ -1,6 +1,7 @@
 //! How a requirement fared in a run: its record, the scenarios that
 //! checked it, and the verdicts a requirement can have.
 
+use payconf_spec::requirements::RequirementId;
 use serde::{Deserialize, Serialize};
 
 use crate::runner::result::OutcomeKind;
@@ -9,9 +10,9 @@ use crate::runner::result::OutcomeKind;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RequirementRecord {
     /// Its id in spec/requirements.yaml, which scenarios' `@req:` tags name.
-    pub id: String,
+    pub id: RequirementId,
     /// `core`, `reference` or `robustness`.
-    pub profile: String,
+    pub profile: payconf_spec::Profile,
     /// Its statement, so a report reads without the catalogue beside it.
     pub summary: String,
     /// The worst of its scenarios' verdicts for it.

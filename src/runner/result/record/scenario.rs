@@ -2,6 +2,7 @@
 //! it left (the issuer's pages, hostile findings, what it noted, waited for
 //! and measured) and its earlier tries.
 
+use payconf_spec::requirements::RequirementId;
 use serde::{Deserialize, Serialize};
 
 use crate::runner::result::{Drove, Fault, HostileFinding, OutcomeKind};
@@ -18,7 +19,7 @@ pub struct ScenarioRecord {
     /// Its tags, without `@`.
     pub tags: Vec<String>,
     /// The requirements it checks.
-    pub requirements: Vec<String>,
+    pub requirements: Vec<RequirementId>,
     /// How it ended (its last try).
     pub outcome: OutcomeKind,
     /// How long its last try took.
@@ -34,7 +35,7 @@ pub struct ScenarioRecord {
     pub failure: Option<FailureRecord>,
     /// The requirements at fault.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub at_fault: Option<Vec<String>>,
+    pub at_fault: Option<Vec<RequirementId>>,
     /// The driver that drove its buyer through the issuer's pages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driver: Option<Drove>,
@@ -87,7 +88,7 @@ pub struct EarlierTryRecord {
     /// How long it took.
     pub duration_ms: u64,
     /// The requirements at fault for it.
-    pub at_fault: Vec<String>,
+    pub at_fault: Vec<RequirementId>,
     /// The step that failed or erred.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<String>,
