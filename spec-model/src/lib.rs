@@ -24,20 +24,34 @@
 //!   `$ref`s; [`digest`] names a text by its SHA-256; [`driver`]: how the
 //!   buyer gets through the issuer's page ([`driver::AcsDriver`]).
 //!
+//! Without its default feature `contract`, the crate is [`card`] and
+//! [`transaction`] alone: the vocabulary the reference implementation
+//! shares with the runner, with nothing to load.
+//!
 //! The contract itself is the document *Payment Initiation and Submission
 //! Service*;
 //! `spec/requirements.yaml` cites its sections by title.
 
 pub mod card;
+#[cfg(feature = "contract")]
 pub mod contract;
+#[cfg(feature = "contract")]
 pub mod defects;
+#[cfg(feature = "contract")]
 pub mod digest;
+#[cfg(feature = "contract")]
 pub mod driver;
+#[cfg(feature = "contract")]
 pub mod features;
+#[cfg(feature = "contract")]
 pub mod json_ref;
+#[cfg(feature = "contract")]
 mod profile;
+#[cfg(feature = "contract")]
 pub mod real_service;
+#[cfg(feature = "contract")]
 pub mod requirements;
 pub mod transaction;
 
+#[cfg(feature = "contract")]
 pub use profile::Profile;

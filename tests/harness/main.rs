@@ -9,6 +9,7 @@ mod support;
 
 mod back_office_browser;
 mod bench_command;
+mod build_profile;
 mod bundle;
 mod bundle_refused;
 mod buyer_zoo;
