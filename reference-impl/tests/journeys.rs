@@ -18,27 +18,43 @@ const FRICTIONLESS: &str = DEFAULT_FRICTIONLESS_CARD;
 const THREE_DS: &str = DEFAULT_THREE_DS_CARD;
 const DECLINED: &str = DEFAULT_DECLINED_CARD;
 
-#[tokio::test]
-async fn frictionless_card_is_authorized_and_sent_to_the_success_page() {
-    let sandbox = Sandbox::start().await;
-    let (answer, _, payment_id) = sandbox.pay_with(FRICTIONLESS).await;
+/// Asserts that `url` is the default shop's merchant `page` (`success`,
+/// `failure`) on this sandbox.
+fn assert_shop_page(sandbox: &Sandbox, url: &str, page: &str) {
+    assert_eq!(
+        support::page_of(url, DEFAULT_SHOP_LOGIN),
+        sandbox
+            .url(&format!("/merchant/{DEFAULT_SHOP_LOGIN}/{page}"))
+            .as_str()
+    );
+}
 
+/// A payment paid with `card` on a fresh sandbox: the submit processed
+/// (200, code "0") for this payment, its payload, and the merchant page
+/// the buyer is sent to, which must be the shop's `page`.
+async fn paid_to(card: &str, page: &str) -> (Sandbox, serde_json::Value, String) {
+    let sandbox = Sandbox::start().await;
+    let (answer, _, payment_id) = sandbox.pay_with(card).await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.code(), "0");
     let payload = answer.payload();
+    assert_eq!(payload["paymentID"], payment_id.as_str());
+    let href = payload["userRedirect"]["href"]
+        .as_str()
+        .expect("href")
+        .to_owned();
+    assert_shop_page(&sandbox, &href, page);
+    (sandbox, payload.clone(), href)
+}
+
+#[tokio::test]
+async fn frictionless_card_is_authorized_and_sent_to_the_success_page() {
+    let (sandbox, payload, href) = paid_to(FRICTIONLESS, "success").await;
     assert_eq!(payload["transactionType"], "submit");
     assert_eq!(payload["transactionResult"], "OK");
-    assert_eq!(payload["paymentID"], payment_id.as_str());
     assert_eq!(payload["maskedPAN"], "477571******2026");
     assert!(payload.get("transactionErrorCode").is_none());
-    let href = payload["userRedirect"]["href"].as_str().expect("href");
-    assert_eq!(
-        support::page_of(href, DEFAULT_SHOP_LOGIN),
-        sandbox
-            .url(&format!("/merchant/{DEFAULT_SHOP_LOGIN}/success"))
-            .as_str()
-    );
-    let (status, _, page) = sandbox.get_page(href).await;
+    let (status, _, page) = sandbox.get_page(&href).await;
     assert_eq!(status, StatusCode::OK);
     assert!(page.contains("Payment successful"), "{page}");
 }
@@ -107,12 +123,7 @@ async fn enrolled_card_answers_8006_and_the_issuer_form_leads_to_the_success_pag
     let (status, location) = answer_issuer_form(&sandbox, href, &[("otp", "123456")]).await;
     assert_eq!(status, StatusCode::SEE_OTHER);
     let landing = location.expect("Location");
-    assert_eq!(
-        support::page_of(&landing, DEFAULT_SHOP_LOGIN),
-        sandbox
-            .url(&format!("/merchant/{DEFAULT_SHOP_LOGIN}/success"))
-            .as_str()
-    );
+    assert_shop_page(&sandbox, &landing, "success");
     let (status, _, page) = sandbox.get_page(&landing).await;
     assert_eq!(status, StatusCode::OK);
     assert!(page.contains("Payment successful"));
@@ -138,12 +149,7 @@ async fn wrong_issuer_code_declines_and_lands_on_the_failure_page() {
     let (status, location) = answer_issuer_form(&sandbox, &href, &[("otp", "000000")]).await;
     assert_eq!(status, StatusCode::SEE_OTHER);
     let landing = location.expect("Location");
-    assert_eq!(
-        support::page_of(&landing, DEFAULT_SHOP_LOGIN),
-        sandbox
-            .url(&format!("/merchant/{DEFAULT_SHOP_LOGIN}/failure"))
-            .as_str()
-    );
+    assert_shop_page(&sandbox, &landing, "failure");
     let (_, _, page) = sandbox.get_page(&landing).await;
     assert!(page.contains("Payment not completed"));
 }
@@ -175,24 +181,9 @@ async fn cancel_at_the_issuer_lands_on_the_failure_page() {
 
 #[tokio::test]
 async fn declined_card_answers_ko_and_the_failure_page() {
-    let sandbox = Sandbox::start().await;
-    let (answer, _, payment_id) = sandbox.pay_with(DECLINED).await;
-
-    assert_eq!(answer.status, StatusCode::OK);
-    assert_eq!(answer.code(), "0");
-    let payload = answer.payload();
+    let (_, payload, _) = paid_to(DECLINED, "failure").await;
     assert_eq!(payload["transactionResult"], "KO");
     assert_eq!(payload["transactionErrorCode"], "74");
-    assert_eq!(payload["paymentID"], payment_id.as_str());
-    assert_eq!(
-        support::page_of(
-            payload["userRedirect"]["href"].as_str().expect("href"),
-            DEFAULT_SHOP_LOGIN
-        ),
-        sandbox
-            .url(&format!("/merchant/{DEFAULT_SHOP_LOGIN}/failure"))
-            .as_str()
-    );
 }
 
 #[tokio::test]

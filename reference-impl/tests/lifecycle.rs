@@ -13,6 +13,8 @@ use serde_json::{Value, json};
 use support::{Answer, Sandbox, create_body, submit_body, with};
 
 /// A second shop, whose payments wait for the merchant's capture or cancel.
+/// The card every payment of these tests pays with, unless it is declined.
+const FRICTIONLESS: &str = DEFAULT_FRICTIONLESS_CARD;
 const SEPARATED_SHOP: &str = "SEPARATED_SHOP";
 const SEPARATED_KEY: &str = "separated-api-key";
 
@@ -146,13 +148,7 @@ fn assert_result(answer: &Answer, result: &str, code: Option<&str>) {
 async fn a_unified_shops_payment_settles_by_itself_and_is_refunded_in_parts_up_to_the_settled_amount()
  {
     let sandbox = sandbox().await;
-    let (_, id) = paid(
-        &sandbox,
-        UNIFIED,
-        DEFAULT_FRICTIONLESS_CARD,
-        "order-unified",
-    )
-    .await;
+    let (_, id) = paid(&sandbox, UNIFIED, FRICTIONLESS, "order-unified").await;
     let read = detail(
         &sandbox,
         &id,
@@ -200,13 +196,7 @@ async fn a_unified_shops_payment_settles_by_itself_and_is_refunded_in_parts_up_t
 async fn a_separated_shop_captures_once_at_most_the_authorised_amount_or_cancels_before_settlement()
 {
     let sandbox = sandbox().await;
-    let (_, captured) = paid(
-        &sandbox,
-        SEPARATED,
-        DEFAULT_FRICTIONLESS_CARD,
-        "order-capture",
-    )
-    .await;
+    let (_, captured) = paid(&sandbox, SEPARATED, FRICTIONLESS, "order-capture").await;
     let ids = json!({"paymentID": captured, "currency": "EUR"});
     let refund = operation(&sandbox, SEPARATED, "refund", for_amount(&ids, "1.00")).await;
     assert_result(&refund, "KO", Some("8016"));
@@ -231,13 +221,7 @@ async fn a_separated_shop_captures_once_at_most_the_authorised_amount_or_cancels
     .await;
     assert_result(&in_dollars, "KO", Some("65"));
 
-    let (_, cancelled) = paid(
-        &sandbox,
-        SEPARATED,
-        DEFAULT_FRICTIONLESS_CARD,
-        "order-cancel",
-    )
-    .await;
+    let (_, cancelled) = paid(&sandbox, SEPARATED, FRICTIONLESS, "order-cancel").await;
     let ids = json!({"paymentID": cancelled, "currency": "EUR"});
     assert_result(
         &operation(&sandbox, SEPARATED, "cancel", ids.clone()).await,
@@ -345,7 +329,7 @@ async fn detail_reads_a_payment_by_any_of_its_identifiers_with_the_key_or_its_ow
     .await
     .assert_refused(400, "2012", "name the paymentID");
     // A token reads its own payment only.
-    let (_, other) = paid(&sandbox, UNIFIED, DEFAULT_FRICTIONLESS_CARD, "order-other").await;
+    let (_, other) = paid(&sandbox, UNIFIED, FRICTIONLESS, "order-other").await;
     detail(&sandbox, &other, ("paymentToken", token))
         .await
         .assert_refused(400, "2011", "");
@@ -361,7 +345,7 @@ async fn detail_reads_a_payment_by_any_of_its_identifiers_with_the_key_or_its_ow
 #[tokio::test]
 async fn the_operations_need_the_api_key_of_the_payments_shop() {
     let sandbox = sandbox().await;
-    let (_, id) = paid(&sandbox, SEPARATED, DEFAULT_FRICTIONLESS_CARD, "order-keys").await;
+    let (_, id) = paid(&sandbox, SEPARATED, FRICTIONLESS, "order-keys").await;
     let body =
         json!({"shopLogin": SEPARATED_SHOP, "paymentID": id, "amount": "1.00", "currency": "EUR"});
     for path in ["capture", "cancel", "refund", "update"] {
@@ -428,7 +412,7 @@ async fn update_changes_the_amount_until_the_payment_is_submitted() {
 #[tokio::test]
 async fn a_token_reads_its_payments_detail_five_times_then_the_key_is_needed() {
     let sandbox = sandbox().await;
-    let (token, id) = paid(&sandbox, UNIFIED, DEFAULT_FRICTIONLESS_CARD, "order-reads").await;
+    let (token, id) = paid(&sandbox, UNIFIED, FRICTIONLESS, "order-reads").await;
     for read in 1..=5 {
         let answer = detail(&sandbox, &id, ("paymentToken", token.clone())).await;
         assert_eq!(answer.code(), "0", "read {read}: {:#}", answer.body);
