@@ -25,6 +25,14 @@ fn create_headers() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// Sends `body` to create and asserts the refusal of a body that is not
+/// the JSON create reads: 400, code 1105, a description naming `mentions`.
+async fn refused_with_1105(sandbox: &Sandbox, body: impl Into<Vec<u8>>, mentions: &str) {
+    create_raw(sandbox, body)
+        .await
+        .assert_refused(400, "1105", mentions);
+}
+
 async fn create_raw(sandbox: &Sandbox, body: impl Into<Vec<u8>>) -> support::Answer {
     sandbox
         .post_raw(
@@ -67,9 +75,7 @@ async fn malformed_and_truncated_json_is_refused_with_1105() {
         b"\x00\x01\x02",
         br#"{"shopLogin": "ACME"} trailing"#,
     ] {
-        create_raw(&sandbox, body)
-            .await
-            .assert_refused(400, "1105", "JSON");
+        refused_with_1105(&sandbox, body, "JSON").await;
     }
     still_serves(&sandbox).await;
 }
@@ -91,9 +97,7 @@ async fn deeply_nested_json_is_refused_without_exhausting_the_stack() {
         );
     }
     let within_limit = format!("{}1{}", "[".repeat(5_000), "]".repeat(5_000));
-    create_raw(&sandbox, within_limit)
-        .await
-        .assert_refused(400, "1105", "recursion");
+    refused_with_1105(&sandbox, within_limit, "recursion").await;
     still_serves(&sandbox).await;
 }
 
@@ -132,9 +136,7 @@ async fn a_key_given_twice_is_refused_and_changes_nothing() {
     let duplicate_amount = format!(
         r#"{{"shopLogin":"{DEFAULT_SHOP_LOGIN}","amount":"10.00","currency":"EUR","shopTransactionID":"o-1","amount":"99999.00"}}"#
     );
-    create_raw(&sandbox, duplicate_amount)
-        .await
-        .assert_refused(400, "1105", "twice");
+    refused_with_1105(&sandbox, duplicate_amount, "twice").await;
 
     let (token, id) = sandbox.create().await;
     let body = submit_body(DEFAULT_FRICTIONLESS_CARD).to_string();
@@ -235,9 +237,7 @@ async fn invalid_utf8_is_refused_with_1105() {
     let mut body = br#"{"shopLogin":"DEMO_"#.to_vec();
     body.extend_from_slice(&[0xff, 0xfe, 0xc3]);
     body.extend_from_slice(br#"","amount":"10.00","currency":"EUR","shopTransactionID":"o"}"#);
-    create_raw(&sandbox, body)
-        .await
-        .assert_refused(400, "1105", "JSON");
+    refused_with_1105(&sandbox, body, "JSON").await;
     still_serves(&sandbox).await;
 }
 

@@ -29,6 +29,18 @@ fn assert_shop_page(sandbox: &Sandbox, url: &str, page: &str) {
     );
 }
 
+/// A payment of the 3-D Secure card on a fresh sandbox, and the issuer's
+/// page its submit sends the buyer to.
+async fn at_the_issuer() -> (Sandbox, String) {
+    let sandbox = Sandbox::start().await;
+    let (answer, _, _) = sandbox.pay_with(THREE_DS).await;
+    let href = answer.payload()["userRedirect"]["href"]
+        .as_str()
+        .expect("href")
+        .to_owned();
+    (sandbox, href)
+}
+
 /// A payment paid with `card` on a fresh sandbox: the submit processed
 /// (200, code "0") for this payment, its payload, and the merchant page
 /// the buyer is sent to, which must be the shop's `page`.
@@ -139,12 +151,7 @@ async fn enrolled_card_answers_8006_and_the_issuer_form_leads_to_the_success_pag
 
 #[tokio::test]
 async fn wrong_issuer_code_declines_and_lands_on_the_failure_page() {
-    let sandbox = Sandbox::start().await;
-    let (answer, _, _) = sandbox.pay_with(THREE_DS).await;
-    let href = answer.payload()["userRedirect"]["href"]
-        .as_str()
-        .expect("href")
-        .to_owned();
+    let (sandbox, href) = at_the_issuer().await;
 
     let (status, location) = answer_issuer_form(&sandbox, &href, &[("otp", "000000")]).await;
     assert_eq!(status, StatusCode::SEE_OTHER);
@@ -156,12 +163,7 @@ async fn wrong_issuer_code_declines_and_lands_on_the_failure_page() {
 
 #[tokio::test]
 async fn cancel_at_the_issuer_lands_on_the_failure_page() {
-    let sandbox = Sandbox::start().await;
-    let (answer, _, _) = sandbox.pay_with(THREE_DS).await;
-    let href = answer.payload()["userRedirect"]["href"]
-        .as_str()
-        .expect("href")
-        .to_owned();
+    let (sandbox, href) = at_the_issuer().await;
 
     let (status, location) =
         answer_issuer_form(&sandbox, &href, &[("otp", "123456"), ("action", "cancel")]).await;
