@@ -44,14 +44,25 @@ async fn create_raw(sandbox: &Sandbox, body: impl Into<Vec<u8>>) -> support::Ans
         .await
 }
 
-/// Sends raw bytes on a fresh connection and reads until the server closes it.
-async fn raw_exchange(sandbox: &Sandbox, bytes: &[u8]) -> String {
-    let address = sandbox
+/// The sandbox's socket address.
+fn address(sandbox: &Sandbox) -> std::net::SocketAddr {
+    sandbox
         .server
         .base_url
         .socket_addrs(|| None)
-        .expect("address")[0];
-    let mut stream = TcpStream::connect(address).await.expect("connects");
+        .expect("address")[0]
+}
+
+/// A fresh connection to the sandbox.
+async fn connect(sandbox: &Sandbox) -> TcpStream {
+    TcpStream::connect(address(sandbox))
+        .await
+        .expect("connects")
+}
+
+/// Sends raw bytes on a fresh connection and reads until the server closes it.
+async fn raw_exchange(sandbox: &Sandbox, bytes: &[u8]) -> String {
+    let mut stream = connect(sandbox).await;
     stream.write_all(bytes).await.expect("sends");
     let mut answer = Vec::new();
     let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer)).await;
@@ -350,12 +361,7 @@ fn short_limits() -> ReferenceConfig {
 #[tokio::test]
 async fn a_client_sending_its_headers_a_byte_a_second_is_cut_off() {
     let sandbox = Sandbox::start_with(short_limits()).await;
-    let address = sandbox
-        .server
-        .base_url
-        .socket_addrs(|| None)
-        .expect("address")[0];
-    let mut stream = TcpStream::connect(address).await.expect("connects");
+    let mut stream = connect(&sandbox).await;
     let request = b"POST /api/v1/payment/create/ HTTP/1.1\r\nHost: localhost\r\n";
     let mut cut_off = false;
     for byte in request.iter().cycle().take(30) {
@@ -391,12 +397,7 @@ async fn a_body_sent_too_slowly_is_refused_with_408() {
          Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
-    let address = sandbox
-        .server
-        .base_url
-        .socket_addrs(|| None)
-        .expect("address")[0];
-    let mut stream = TcpStream::connect(address).await.expect("connects");
+    let mut stream = connect(&sandbox).await;
     stream.write_all(head.as_bytes()).await.expect("head sent");
     stream
         .write_all(&body.as_bytes()[..5])
@@ -415,11 +416,7 @@ async fn a_body_sent_too_slowly_is_refused_with_408() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thousands_of_idle_connections_do_not_stop_new_requests() {
     let sandbox = Sandbox::start().await;
-    let address = sandbox
-        .server
-        .base_url
-        .socket_addrs(|| None)
-        .expect("address")[0];
+    let address = address(&sandbox);
     let mut idle = Vec::new();
     for _ in 0..2_000 {
         idle.push(
