@@ -120,20 +120,13 @@ impl Twin {
 </form>"#
             )
         };
-        page(
-            "Twin Store: pay",
-            &format!(
-                r#"<h1>Pay 42.00 USD</h1>
-<form method="post" action="/checkout/pay/charge" id="card">
-  <input type="hidden" name="t" value="{token}"><input type="hidden" name="framed" value="{framed}">
-  <label>Card number <input name="pan" inputmode="numeric" autocomplete="cc-number"></label>
+        charge_page(
+            token,
+            framed,
+            r#"  <label>Card number <input name="pan" inputmode="numeric" autocomplete="cc-number"></label>
   <label>Expiry (MM/YY) <input name="exp" autocomplete="cc-exp"></label>
-  <label>Security code <input name="csc" autocomplete="cc-csc"></label>
-  <label>Name on card <input name="cardholder" autocomplete="cc-name"></label>
-  <button type="submit">Pay now</button>
-</form>
-{method}"#
-            ),
+  <label>Security code <input name="csc" autocomplete="cc-csc"></label>"#,
+            &method,
         )
     }
 
@@ -148,20 +141,17 @@ impl Twin {
                 r#"<iframe src="{fields}/checkout/field?name={name}&amp;parent={own}" title="{name}" style="height:3em;border:1px solid #999"></iframe>"#
             )
         };
-        page(
-            "Twin Store: pay",
-            &format!(
-                r#"<h1>Pay 42.00 USD</h1>
-<form method="post" action="/checkout/pay/charge" id="card">
-  <input type="hidden" name="t" value="{token}"><input type="hidden" name="framed" value="0">
-  <input type="hidden" name="pan"><input type="hidden" name="exp"><input type="hidden" name="csc">
+        let inputs = format!(
+            r#"  <input type="hidden" name="pan"><input type="hidden" name="exp"><input type="hidden" name="csc">
   <label>Card number {pan}</label>
   <label>Expiry (MM/YY) {exp}</label>
-  <label>Security code {csc}</label>
-  <label>Name on card <input name="cardholder" autocomplete="cc-name"></label>
-  <button type="submit">Pay now</button>
-</form>
-<form method="post" action="/checkout/apm/start">
+  <label>Security code {csc}</label>"#,
+            pan = frame("pan"),
+            exp = frame("exp"),
+            csc = frame("csc"),
+        );
+        let after = format!(
+            r#"<form method="post" action="/checkout/apm/start">
   <input type="hidden" name="t" value="{token}">
   <button type="submit" id="twinpay">TwinPay</button>
 </form>
@@ -170,13 +160,9 @@ window.addEventListener('message', function (event) {{
   if (event.origin !== {fields:?} || !event.data || !event.data.hostedField) return;
   document.querySelector('#card input[type=hidden][name="' + event.data.hostedField + '"]').value = event.data.value;
 }});
-</script>"#,
-                pan = frame("pan"),
-                exp = frame("exp"),
-                csc = frame("csc"),
-                fields = fields,
-            ),
-        )
+</script>"#
+        );
+        charge_page(token, "0", &inputs, &after)
     }
 
     /// `GET /checkout/field`: one hosted field, on the processor's origin,
@@ -397,4 +383,22 @@ document.querySelector('input').addEventListener('input', function (event) {{
         };
         redirect(302, &Self::at(&self.shop, &path))
     }
+}
+
+/// The page of the card form: the charge form around `inputs` (the card's
+/// inputs, plain or hosted), the name and the pay button, then `after`.
+fn charge_page(token: &str, framed: &str, inputs: &str, after: &str) -> ResponseTemplate {
+    page(
+        "Twin Store: pay",
+        &format!(
+            r#"<h1>Pay 42.00 USD</h1>
+<form method="post" action="/checkout/pay/charge" id="card">
+  <input type="hidden" name="t" value="{token}"><input type="hidden" name="framed" value="{framed}">
+{inputs}
+  <label>Name on card <input name="cardholder" autocomplete="cc-name"></label>
+  <button type="submit">Pay now</button>
+</form>
+{after}"#
+        ),
+    )
 }
