@@ -14,6 +14,8 @@
 
 use std::{path::Path, process::ExitCode};
 
+use payconf_spec::requirements::RequirementId;
+
 use crate::runner::{
     neutral::inline,
     result::{
@@ -139,7 +141,12 @@ fn only_in(run: &RunRecord, other: &RunRecord) -> Vec<String> {
 }
 
 /// One requirement's change: how, its id, its verdict before and after.
-type Row<'r> = (Change, &'r str, RequirementVerdict, RequirementVerdict);
+type Row<'r> = (
+    Change,
+    &'r RequirementId,
+    RequirementVerdict,
+    RequirementVerdict,
+);
 
 /// The Markdown summary, and whether anything regressed.
 pub fn summary(before: Compared<'_>, after: Compared<'_>) -> (String, bool) {
@@ -183,7 +190,7 @@ pub fn summary(before: Compared<'_>, after: Compared<'_>) -> (String, bool) {
     for (change, id, old, new) in &changes {
         out.push_str(&format!(
             "| {} | {} | {} | {} |\n",
-            cell(id),
+            cell(id.as_str()),
             old.name(),
             new.name(),
             change.words()
@@ -204,12 +211,12 @@ pub fn summary(before: Compared<'_>, after: Compared<'_>) -> (String, bool) {
 }
 
 /// Every requirement either run lists, once each, in order.
-fn requirement_ids<'r>(old_run: &'r RunRecord, new_run: &'r RunRecord) -> Vec<&'r str> {
-    let mut ids: Vec<&str> = old_run
+fn requirement_ids<'r>(old_run: &'r RunRecord, new_run: &'r RunRecord) -> Vec<&'r RequirementId> {
+    let mut ids: Vec<&RequirementId> = old_run
         .requirements
         .iter()
         .chain(&new_run.requirements)
-        .map(|r| r.id.as_str())
+        .map(|r| &r.id)
         .collect();
     ids.sort_unstable();
     ids.dedup();
@@ -218,9 +225,13 @@ fn requirement_ids<'r>(old_run: &'r RunRecord, new_run: &'r RunRecord) -> Vec<&'
 
 /// The requirements whose outcome changed, or that only one run checked
 /// (said, never judged), by change and id.
-fn changes<'r>(ids: &[&'r str], old_run: &RunRecord, new_run: &RunRecord) -> Vec<Row<'r>> {
-    fn find<'r>(run: &'r RunRecord, id: &str) -> Option<&'r RequirementRecord> {
-        run.requirements.iter().find(|r| r.id == id)
+fn changes<'r>(
+    ids: &[&'r RequirementId],
+    old_run: &RunRecord,
+    new_run: &RunRecord,
+) -> Vec<Row<'r>> {
+    fn find<'r>(run: &'r RunRecord, id: &RequirementId) -> Option<&'r RequirementRecord> {
+        run.requirements.iter().find(|r| r.id == *id)
     }
     let mut changes: Vec<Row<'r>> = ids
         .iter()

@@ -93,7 +93,7 @@ impl Defects {
                     defect.id
                 )));
             }
-            match requirements.get(defect.requirement.as_str()) {
+            match requirements.get(&defect.requirement) {
                 Some(r) if r.profile.binds_every_server() || defect.selects.is_some() => {}
                 Some(_) => {
                     return Err(DefectsError::Invalid(format!(

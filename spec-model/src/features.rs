@@ -112,6 +112,11 @@ impl ScenarioEntry {
         requirement_ids(&self.tags)
     }
 
+    /// Whether one of its `@req:` tags names the requirement `id`.
+    pub fn checks(&self, id: impl AsRef<str>) -> bool {
+        names_requirement(&self.tags, id.as_ref())
+    }
+
     /// Where it is, as every report and message names a scenario.
     pub fn location(&self) -> String {
         location(&self.file, self.line)
@@ -142,6 +147,13 @@ pub fn html_id(location: &str) -> String {
 /// The requirement ids among tags.
 pub fn requirement_ids(tags: &[String]) -> impl Iterator<Item = RequirementId> {
     tags.iter().filter_map(|t| RequirementId::of_tag(t))
+}
+
+/// Whether one of `tags` names the requirement `id` (`req:<id>`), read
+/// where the tags are, with nothing made.
+pub fn names_requirement(tags: &[String], id: &str) -> bool {
+    tags.iter()
+        .any(|t| t.strip_prefix(REQUIREMENT_TAG) == Some(id))
 }
 
 /// The tags that are neither a profile nor a requirement: areas and needs.

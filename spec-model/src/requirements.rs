@@ -81,12 +81,6 @@ impl RequirementId {
                         .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
             })
     }
-
-    /// Ids as a report lists them: `CREATE-01, CREATE-02`.
-    pub fn join(ids: &[Self], separator: &str) -> String {
-        let words: Vec<&str> = ids.iter().map(Self::as_str).collect();
-        words.join(separator)
-    }
 }
 
 /// How a tag names a requirement: `@req:CREATE-01`.
@@ -104,6 +98,7 @@ impl AsRef<str> for RequirementId {
     }
 }
 
+// Also what lets a list of ids be joined as words: `ids.join(", ")`.
 impl Borrow<str> for RequirementId {
     fn borrow(&self) -> &str {
         self.as_str()
@@ -119,12 +114,6 @@ impl PartialEq<str> for RequirementId {
 impl PartialEq<&str> for RequirementId {
     fn eq(&self, other: &&str) -> bool {
         self.as_str() == *other
-    }
-}
-
-impl From<&str> for RequirementId {
-    fn from(id: &str) -> Self {
-        Self::new(id)
     }
 }
 
@@ -331,7 +320,8 @@ impl Requirements {
     }
 
     /// The requirement with this id.
-    pub fn get(&self, id: &str) -> Option<&Requirement> {
+    pub fn get(&self, id: impl AsRef<str>) -> Option<&Requirement> {
+        let id = id.as_ref();
         self.list.iter().find(|r| r.id == id)
     }
 
@@ -345,7 +335,7 @@ impl Requirements {
     ) -> Vec<RequirementId> {
         checked
             .into_iter()
-            .filter(|id| self.get(id.as_str()).is_some_and(|r| r.checked_by(step)))
+            .filter(|id| self.get(id).is_some_and(|r| r.checked_by(step)))
             .cloned()
             .collect()
     }
@@ -420,7 +410,7 @@ mod tests {
         let requirements = Requirements::embedded().expect("valid");
         for id in ids::ALL {
             assert!(
-                requirements.get(id.as_str()).is_some(),
+                requirements.get(&id).is_some(),
                 "{id} is not in spec/requirements.yaml"
             );
         }

@@ -65,7 +65,7 @@ pub fn unknown_tags(
 /// requirement of the catalogue.
 fn known(tag: &str, carried: &BTreeSet<String>, requirements: &Requirements) -> bool {
     carried.contains(tag)
-        || RequirementId::of_tag(tag).is_some_and(|id| requirements.get(id.as_str()).is_some())
+        || RequirementId::of_tag(tag).is_some_and(|id| requirements.get(&id).is_some())
 }
 
 /// The tags `expression` names, without their `@`, in the order written.

@@ -19,7 +19,7 @@ pub fn listing(suite: &Suite) -> String {
         );
         let checking: Vec<_> = scenarios
             .iter()
-            .filter(|s| s.requirements().any(|id| id == requirement.id))
+            .filter(|s| s.checks(&requirement.id))
             .collect();
         if checking.is_empty() {
             let _ = writeln!(out, "    (no scenario)");

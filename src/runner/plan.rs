@@ -179,7 +179,7 @@ impl Plan {
             let planned: Vec<&Planned> = self
                 .entries
                 .iter()
-                .filter(|p| p.scenario.requirements().any(|id| id == requirement.id))
+                .filter(|p| p.scenario.checks(&requirement.id))
                 .collect();
             let applying = planned.iter().filter(|p| p.applies.is_ok()).count();
             let verdict = match (applying, planned.len()) {

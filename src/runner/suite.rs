@@ -52,7 +52,7 @@ impl Suite {
     fn check_tags(&self) -> Result<(), NotRun> {
         for scenario in self.features.scenarios() {
             for id in scenario.requirements() {
-                if self.requirements.get(id.as_str()).is_none() {
+                if self.requirements.get(&id).is_none() {
                     return Err(NotRun::UnknownRequirement {
                         location: scenario.location(),
                         id,

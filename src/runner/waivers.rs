@@ -144,7 +144,7 @@ impl Waivers {
         let mut list = Vec::new();
         for (i, entry) in file.waivers.into_iter().enumerate() {
             let place = format!("waiver {} ({})", i + 1, entry.requirement);
-            if requirements.get(entry.requirement.as_str()).is_none() {
+            if requirements.get(&entry.requirement).is_none() {
                 return Err(WaiversError::Invalid(format!(
                     "{place}: unknown requirement {}",
                     entry.requirement

@@ -29,11 +29,7 @@ fn every_requirement_is_checked_by_a_scenario() {
     let unchecked: Vec<&str> = requirements
         .all()
         .iter()
-        .filter(|r| {
-            !scenarios
-                .iter()
-                .any(|s| s.requirements().any(|id| id == r.id))
-        })
+        .filter(|r| !scenarios.iter().any(|s| s.checks(&r.id)))
         .map(|r| r.id.as_str())
         .collect();
     assert!(
@@ -56,7 +52,7 @@ fn every_scenario_names_known_requirements_of_its_own_profile() {
         assert!(!ids.is_empty(), "{}: no @req: tag", scenario.location());
         for id in ids {
             let requirement = requirements
-                .get(id.as_str())
+                .get(&id)
                 .unwrap_or_else(|| panic!("{}: unknown requirement {id}", scenario.location()));
             assert_eq!(
                 requirement.profile,
@@ -262,7 +258,7 @@ fn every_check_of_a_core_scenario_names_one_of_its_requirements() {
                 }
                 let named = requirements.named_by(&step.value, &checked);
                 for id in &named {
-                    let requirement = requirements.get(id.as_str()).expect("a known requirement");
+                    let requirement = requirements.get(id).expect("a known requirement");
                     for pattern in &requirement.steps {
                         if payconf_spec::requirements::wildcard_match(pattern, &step.value) {
                             used.insert((id.clone(), pattern.clone()));

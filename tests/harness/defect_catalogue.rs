@@ -241,7 +241,7 @@ async fn assert_unjudged_by_the_form_driver(style: IssuerStyle) {
 /// requirement, among the core and robustness scenarios; or, for a
 /// reference requirement's defect, judged in the area it selects, any.
 fn catches(entry: &CatalogueEntry, scenario: &ScenarioEntry) -> bool {
-    scenario.requirements().any(|id| id == entry.requirement)
+    scenario.checks(&entry.requirement)
         && (entry.selects.is_some() || scenario.profile.is_some_and(Profile::binds_every_server))
 }
 
@@ -261,7 +261,7 @@ fn judge(entry: &CatalogueEntry, output: &RunOutput) -> Option<String> {
         .filter(|s| s.outcome == OutcomeKind::Failed)
         .filter_map(|s| s.at_fault.as_ref())
         .filter(|ids| !ids.is_empty())
-        .map(|ids| RequirementId::join(ids, ", "))
+        .map(|ids| ids.join(", "))
         .filter(|ids| *ids != entry.requirement.as_str())
         .collect();
     if output.code == Some(1) && failed == expected && verdict && misattributed.is_empty() {

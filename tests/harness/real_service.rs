@@ -167,7 +167,7 @@ fn contradictions(
         for (rule, scenario) in scenarios_with_rules(feature) {
             let tags = effective_tags(feature, rule, scenario);
             let mut resting: Vec<&Fact> = payconf_spec::features::requirement_ids(&tags)
-                .filter_map(|id| requirements.get(id.as_str()))
+                .filter_map(|id| requirements.get(&id))
                 .flat_map(|r| r.facts.iter())
                 .filter_map(|id| facts.get(id))
                 .collect();

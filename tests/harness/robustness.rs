@@ -33,7 +33,7 @@ async fn profile(twin: &TwinService, more: &[String]) -> RunOutput {
 }
 
 fn checking(requirement: &str) -> BTreeSet<String> {
-    scenarios_where(|s| s.requirements().any(|r| r == requirement))
+    scenarios_where(|s| s.checks(requirement))
 }
 
 /// The `measured:` lines of a run's console.

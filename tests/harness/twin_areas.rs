@@ -127,7 +127,7 @@ async fn a_twin_keeping_tokens_valid_until_authorised_passes_the_robustness_prof
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "full tier: the browser on a page without cancel"]
 async fn a_buyer_who_cancels_is_not_judged_where_the_issuer_page_cannot_cancel() {
-    let cancelling = scenarios_where(|s| s.requirements().any(|id| id == "REF-OUT-07"));
+    let cancelling = scenarios_where(|s| s.checks("REF-OUT-07"));
     assert_eq!(cancelling.len(), 1, "{cancelling:?}");
     let outcomes = scenarios_where(|s| s.tags.iter().any(|t| format!("@{t}") == OUTCOME));
     let mut drivers = vec!["form"];

@@ -325,6 +325,11 @@ impl ScenarioResult {
         payconf_spec::features::requirement_ids(&self.tags)
     }
 
+    /// Whether it checks the requirement `id` (one of its `@req:` tags).
+    pub fn checks(&self, id: impl AsRef<str>) -> bool {
+        payconf_spec::features::names_requirement(&self.tags, id.as_ref())
+    }
+
     /// How one requirement it checks fared in it: the scenario's outcome for
     /// the requirements at fault; for the others of a scenario that did not
     /// pass, `passed` when a step that names the requirement passed, or else

@@ -446,7 +446,7 @@ fn no_longer_needed(waivers: &Waivers, report: &RunReport) -> Vec<String> {
             let verdicts: Vec<super::RequirementVerdict> = report
                 .scenarios
                 .iter()
-                .filter(|r| r.requirements().any(|id| id == waiver.requirement))
+                .filter(|r| r.checks(&waiver.requirement))
                 .map(|r| r.verdict_for(&waiver.requirement))
                 .collect();
             super::RequirementVerdict::worst(&verdicts) == super::RequirementVerdict::Passed

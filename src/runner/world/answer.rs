@@ -153,7 +153,7 @@ impl PaymentWorld {
                 self.leftovers.observations.push(format!(
                     "{} ({})",
                     self.ctx.redactor.text(&finding.actual),
-                    RequirementId::join(&finding.requirements, ", ")
+                    finding.requirements.join(", ")
                 ));
             }
         }
@@ -162,7 +162,7 @@ impl PaymentWorld {
                 let requirements = if finding.requirements.is_empty() {
                     String::new()
                 } else {
-                    format!(" [{}]", RequirementId::join(&finding.requirements, ", "))
+                    format!(" [{}]", finding.requirements.join(", "))
                 };
                 let failure = self.failure(
                     &format!("{}{requirements}", finding.expected),

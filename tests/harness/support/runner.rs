@@ -254,10 +254,7 @@ pub fn scenarios_where(keep: impl Fn(&ScenarioEntry) -> bool) -> BTreeSet<String
 /// `file:line` of the scenarios selected by `@core` that check `requirement`.
 pub fn core_scenarios_checking(requirement: &str) -> BTreeSet<String> {
     // Robustness scenarios check only robustness requirements.
-    scenarios_where(|s| {
-        s.profile.is_some_and(Profile::binds_every_server)
-            && s.requirements().any(|id| id == requirement)
-    })
+    scenarios_where(|s| s.profile.is_some_and(Profile::binds_every_server) && s.checks(requirement))
 }
 
 /// Runs `runs` with at most `n` at once, and gives their outputs in the

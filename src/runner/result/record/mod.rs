@@ -153,7 +153,8 @@ impl RunRecord {
     }
 
     /// A requirement's outcome; `not-run` when the run did not list it.
-    pub fn requirement(&self, id: &str) -> RequirementVerdict {
+    pub fn requirement(&self, id: impl AsRef<str>) -> RequirementVerdict {
+        let id = id.as_ref();
         self.requirements
             .iter()
             .find(|r| r.id == id)

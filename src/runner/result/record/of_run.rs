@@ -158,7 +158,7 @@ fn requirement_outcomes(inputs: &RunFacts<'_>) -> Vec<RequirementRecord> {
             let results: Vec<&ScenarioResult> = all
                 .iter()
                 .copied()
-                .filter(|r| r.requirements().any(|id| id == requirement.id))
+                .filter(|r| r.checks(&requirement.id))
                 .collect();
             // Judged step by step: a scenario that failed on another
             // requirement's step counts for this one as its steps went.
