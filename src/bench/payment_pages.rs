@@ -22,30 +22,7 @@ use super::issuer_pages::{measure, slowest_and_mean, target_file};
 /// button first, then the card form in the overlay. For a page opened by a
 /// click, steps describe the way; the lightbox test pastes the documented
 /// snippet and pays with these same steps.
-pub const LIGHTBOX_STEPS: &str = r##"
-[[payment_page.steps]]
-click = "#pay"
-[[payment_page.steps]]
-type = "[name=cardNumber]"
-field = "number"
-[[payment_page.steps]]
-type = "[name=expMonth]"
-field = "exp_month"
-[[payment_page.steps]]
-type = "[name=expYear]"
-field = "exp_year"
-[[payment_page.steps]]
-type = "[name=cvv]"
-field = "cvv"
-[[payment_page.steps]]
-type = "[name=holder]"
-field = "name"
-[[payment_page.steps]]
-type = "[name=email]"
-field = "email"
-[[payment_page.steps]]
-click = "#card button[value=card]"
-"##;
+pub const LIGHTBOX_STEPS: &str = include_str!("lightbox-steps.toml");
 
 /// The sandbox's own page, its inputs named, and its wallet.
 fn page_section(base: &str) -> String {

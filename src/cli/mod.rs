@@ -17,11 +17,26 @@ use run::run_options;
 
 /// Conformance harness for the hosted payment service contract.
 #[derive(Debug, Parser)]
-#[command(name = "payconf", version, about, propagate_version = true)]
+#[command(
+    name = "payconf",
+    version,
+    about,
+    propagate_version = true,
+    mut_subcommands = env_values_hidden
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The help names a flag's variable and never shows its value, in every
+/// command: some are secrets (`PAYCONF_API_KEY`), and a help text is pasted
+/// into tickets and CI logs.
+fn env_values_hidden(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| arg.hide_env_values(true))
+        .mut_subcommands(env_values_hidden)
 }
 
 /// The subcommands.
@@ -117,12 +132,7 @@ pub struct VerifyArgs {
     /// maker handed it over: only against it is a bundle VERIFIED. Without
     /// it, the bundle's own signer.pub proves the bundle whole but not who
     /// made it: INTACT, exit code 3
-    #[arg(
-        long,
-        value_name = "PUBLIC",
-        env = "PAYCONF_VERIFY_KEY",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "PUBLIC", env = "PAYCONF_VERIFY_KEY")]
     pub key: Option<PathBuf>,
 }
 

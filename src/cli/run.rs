@@ -11,28 +11,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub target: Option<PathBuf>,
     /// Base address of the server under test, over the target file's.
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "PAYCONF_BASE_URL",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "URL", env = "PAYCONF_BASE_URL")]
     pub base_url: Option<String>,
     /// The merchant's API key, over the target file's.
-    #[arg(
-        long,
-        value_name = "KEY",
-        env = "PAYCONF_API_KEY",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "KEY", env = "PAYCONF_API_KEY")]
     pub api_key: Option<String>,
     /// The merchant's shop login, over the target file's.
-    #[arg(
-        long,
-        value_name = "LOGIN",
-        env = "PAYCONF_SHOP_LOGIN",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "LOGIN", env = "PAYCONF_SHOP_LOGIN")]
     pub shop_login: Option<String>,
     /// The issuer-authentication driver, over the target file's `acs.driver`
     /// (also `PAYCONF_ACS_DRIVER`): `form`, `browser` (headless Chromium) or `none`.
@@ -41,41 +26,21 @@ pub struct RunArgs {
     /// PEM bundle of CA certificates to trust besides the system's, for a
     /// target whose certificate a private CA signed; over the file's
     /// `tls.ca_file`.
-    #[arg(
-        long,
-        value_name = "FILE",
-        env = "PAYCONF_TLS_CA_FILE",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "FILE", env = "PAYCONF_TLS_CA_FILE")]
     pub tls_ca_file: Option<PathBuf>,
     /// Client certificate (PEM) for a target that asks for one (mutual
     /// TLS); over the file's `tls.client_cert`.
-    #[arg(
-        long,
-        value_name = "FILE",
-        env = "PAYCONF_TLS_CLIENT_CERT",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "FILE", env = "PAYCONF_TLS_CLIENT_CERT")]
     pub tls_client_cert: Option<PathBuf>,
     /// The client certificate's private key (PEM); over the file's
     /// `tls.client_key`.
-    #[arg(
-        long,
-        value_name = "FILE",
-        env = "PAYCONF_TLS_CLIENT_KEY",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "FILE", env = "PAYCONF_TLS_CLIENT_KEY")]
     pub tls_client_key: Option<PathBuf>,
     /// The proxy to reach the target through (http:// or https://), over
     /// the file's `proxy`; without one, HTTPS_PROXY, HTTP_PROXY and
     /// NO_PROXY are read as curl reads them. Loopback addresses are never
     /// proxied.
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "PAYCONF_PROXY",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "URL", env = "PAYCONF_PROXY")]
     pub proxy: Option<String>,
     /// Cucumber tag expression selecting scenarios. Default: `@core` against a
     /// target, `@core or @reference` against the embedded reference implementation.

@@ -376,6 +376,14 @@ async fn a_browser_that_fails_its_first_start_is_started_again() {
         locate(&BrowserSettings::default(), |name| std::env::var(name).ok()).expect("a browser");
     let folder = std::env::temp_dir().join(format!("payconf-flaky-{}", std::process::id()));
     std::fs::create_dir_all(&folder).expect("a folder");
+    // Open to the browser's user: as root, Chromium runs as `nobody`, which
+    // could not leave the marker, so every sandboxed start failed (four
+    // starts, 82 s) and only the unsandboxed second one got through.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o1777))
+            .expect("a folder the browser's user writes in");
+    }
     let started_once = folder.join("started-once");
     let wrapper = TempFile::new(
         "flaky-chromium.sh",

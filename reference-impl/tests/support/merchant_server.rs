@@ -7,7 +7,7 @@ use std::{collections::VecDeque, convert::Infallible, sync::Arc, time::Duration}
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::{Request, Response, server::conn::http1, service::service_fn};
+use hyper::{Request, Response, body::Incoming, server::conn::http1, service::service_fn};
 use hyper_util::rt::TokioIo;
 use parking_lot::Mutex;
 use tokio::{net::TcpListener, sync::Notify};
@@ -21,6 +21,16 @@ pub struct Received {
 }
 
 impl Received {
+    /// The request's headers, and its body read whole.
+    async fn read(request: Request<Incoming>) -> Self {
+        let headers = request.headers().clone();
+        let body = request.into_body().collect().await;
+        Self {
+            headers,
+            body: body.map(|b| b.to_bytes()).unwrap_or_default(),
+        }
+    }
+
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_slice(&self.body).expect("a notification is JSON")
     }
@@ -48,6 +58,28 @@ pub struct MerchantServer {
     shared: Arc<Shared>,
 }
 
+/// Keeps the request, waits while answers are held, and answers the next
+/// status told (200 once they run out).
+async fn answer(
+    shared: Arc<Shared>,
+    request: Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    let received = Received::read(request).await;
+    shared.received.lock().push(received);
+    shared.arrived.notify_waiters();
+    loop {
+        let released = shared.released.notified();
+        if !*shared.held.lock() {
+            break;
+        }
+        released.await;
+    }
+    let status = shared.statuses.lock().pop_front().unwrap_or(200);
+    let mut response = Response::new(Full::new(Bytes::new()));
+    *response.status_mut() = http::StatusCode::from_u16(status).expect("a status");
+    Ok(response)
+}
+
 impl MerchantServer {
     /// Answers 200 to every notification.
     pub async fn start() -> Self {
@@ -72,34 +104,7 @@ impl MerchantServer {
                 };
                 let shared = Arc::clone(&serving);
                 tokio::spawn(async move {
-                    let handler = service_fn(move |request: Request<hyper::body::Incoming>| {
-                        let shared = Arc::clone(&shared);
-                        async move {
-                            let (parts, body) = request.into_parts();
-                            let body = body
-                                .collect()
-                                .await
-                                .map(|b| b.to_bytes())
-                                .unwrap_or_default();
-                            shared.received.lock().push(Received {
-                                headers: parts.headers,
-                                body,
-                            });
-                            shared.arrived.notify_waiters();
-                            loop {
-                                let released = shared.released.notified();
-                                if !*shared.held.lock() {
-                                    break;
-                                }
-                                released.await;
-                            }
-                            let status = shared.statuses.lock().pop_front().unwrap_or(200);
-                            let mut response = Response::new(Full::new(Bytes::new()));
-                            *response.status_mut() =
-                                http::StatusCode::from_u16(status).expect("a status");
-                            Ok::<_, Infallible>(response)
-                        }
-                    });
+                    let handler = service_fn(move |request| answer(Arc::clone(&shared), request));
                     let _ = http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), handler)
                         .await;

@@ -112,3 +112,15 @@ signing_secret = "{DEFAULT_SIGNING_SECRET}"
 "##
     )
 }
+
+/// A shop's checkout that shows the payment page in an overlay: a dialog
+/// over the shop's basket (`inset` from the window's edges), the page in a
+/// frame from `frame`. The body of a page titled "`shop` checkout".
+pub fn overlay_checkout(shop: &str, basket: &str, inset: &str, frame: &str) -> String {
+    format!(
+        r#"<h1>{shop}</h1><p>Your basket: {basket}</p>
+<div role="dialog" aria-label="Payment" style="position:fixed;inset:{inset};background:#fff">
+<iframe src="{frame}" title="Payment" style="width:100%;height:100%;border:0"></iframe>
+</div>"#
+    )
+}

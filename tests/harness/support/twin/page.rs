@@ -10,6 +10,8 @@
 
 use wiremock::{Request, ResponseTemplate};
 
+use crate::support::overlay_checkout;
+
 use super::{
     Defect, FRICTIONLESS_CARD, THREE_DS_CARD, Twin, Variation, answer, form_fields,
     outcomes::{DO_NOT_HONOUR, Ending},
@@ -86,11 +88,11 @@ impl Twin {
             PageStyle::FullPage => self.card_form(&token, false),
             PageStyle::Overlay => page(
                 "Twin Store checkout",
-                &format!(
-                    r#"<h1>Twin Store</h1><p>Your basket: 42.00 USD</p>
-<div role="dialog" aria-label="Payment" style="position:fixed;inset:10%;background:#fff">
-<iframe src="/checkout/pay/frame?t={token}" title="Payment" style="width:100%;height:100%;border:0"></iframe>
-</div>"#
+                &overlay_checkout(
+                    "Twin Store",
+                    "42.00 USD",
+                    "10%",
+                    &format!("/checkout/pay/frame?t={token}"),
                 ),
             ),
             PageStyle::HostedFields => self.hosted_fields(&token),

@@ -3,6 +3,7 @@
 //! [`super::page_server`] serves.
 
 use super::page::{Expiry, Offer, PagePay, Style, words};
+use crate::support::overlay_checkout;
 
 impl PagePay {
     /// Whether 3-D Secure opens inside the overlay's frame.
@@ -19,12 +20,7 @@ impl PagePay {
             Style::Full => self.card_form(sid, framed),
             Style::Overlay { .. } => document(
                 "Zoo Shop checkout",
-                &format!(
-                    r#"<h1>Zoo Shop</h1><p>Your basket: 10.00 EUR</p>
-<div role="dialog" aria-label="Payment" style="position:fixed;inset:5%;background:#fff">
-<iframe src="/zp/{sid}/frame" title="Payment" style="width:100%;height:100%;border:0"></iframe>
-</div>"#
-                ),
+                &overlay_checkout("Zoo Shop", "10.00 EUR", "5%", &format!("/zp/{sid}/frame")),
             ),
             Style::HostedFields => self.hosted_page(sid, origins),
         }
