@@ -22,7 +22,7 @@
 use std::{collections::BTreeMap, path::Path, process::ExitCode};
 
 use base64::Engine;
-use ed25519_dalek::Signature;
+use ed25519_dalek::{Signature, VerifyingKey};
 use payconf_spec::{contract::Contract, digest::sha256_hex, features::Features};
 
 use crate::runner::{
@@ -149,21 +149,7 @@ pub fn verify(path: &Path, key: Option<&Path>) -> Result<ExitCode, VerifyError> 
         });
     }
 
-    println!(
-        "bundle: {shown}, made by payconf {}, run started {}",
-        inline(&manifest.payconf),
-        inline(&manifest.started_at)
-    );
-    println!(
-        "signature: {}, by key {}{}",
-        if verified { "good" } else { "BAD" },
-        id(&signed_by),
-        if trusted.is_some() {
-            " (the key given with --key)"
-        } else {
-            " (the bundle's own signer.pub, which proves the bundle whole, not who signed it)"
-        }
-    );
+    say_signature(&shown, &manifest, verified, &signed_by, trusted.is_some());
     check_files(&manifest, &mut files, &mut findings);
     check_verdict(&manifest, &files, &mut findings);
     say_provenance(&manifest);
@@ -173,6 +159,32 @@ pub fn verify(path: &Path, key: Option<&Path>) -> Result<ExitCode, VerifyError> 
         Signer::Unchecked
     };
     Ok(conclude(&shown, &findings, signer))
+}
+
+/// The bundle's maker and start, and whether its signature verifies, by
+/// which key (`given` with `--key`, or the bundle's own).
+fn say_signature(
+    shown: &str,
+    manifest: &Manifest,
+    verified: bool,
+    signed_by: &VerifyingKey,
+    given: bool,
+) {
+    println!(
+        "bundle: {shown}, made by payconf {}, run started {}",
+        inline(&manifest.payconf),
+        inline(&manifest.started_at)
+    );
+    println!(
+        "signature: {}, by key {}{}",
+        if verified { "good" } else { "BAD" },
+        id(signed_by),
+        if given {
+            " (the key given with --key)"
+        } else {
+            " (the bundle's own signer.pub, which proves the bundle whole, not who signed it)"
+        }
+    );
 }
 
 /// Whether the key the signature was checked with is one the verifier

@@ -24,7 +24,7 @@ use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
 use url::Url;
 
 use crate::{
-    config::ReferenceConfig,
+    config::{ReferenceConfig, ServerLimits},
     envelope,
     error::ApiError,
     journal::DataError,
@@ -126,64 +126,22 @@ impl Prepared {
         let notifications = tokio::spawn(crate::notify::deliver(Arc::clone(&service)));
         let limits = service.config.limits;
 
-        let mut http = http1::Builder::new();
-        http.timer(TokioTimer::new())
-            .header_read_timeout(limits.header_read_timeout)
-            .max_buf_size(MAX_HEAD_BUFFER)
-            .keep_alive(true);
-        let mut http2 = http2::Builder::new(TokioExecutor::new());
-        http2.timer(TokioTimer::new());
+        let (http, http2) = builders(&limits);
         let graceful = GracefulShutdown::new();
         let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
             tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, _peer)) => {
-                        // Small request-answer exchanges: send each answer at once.
-                        let _ = stream.set_nodelay(true);
-                        let service = Arc::clone(&service);
-                        let handler = service_fn(move |request| {
-                            let service = Arc::clone(&service);
-                            async move { Ok::<_, Infallible>(answer(&service, request).await) }
-                        });
-                        let Some(acceptor) = acceptor.clone() else {
-                            let connection =
-                                graceful.watch(http.serve_connection(TokioIo::new(stream), handler));
-                            tokio::spawn(async move {
-                                if let Err(error) = connection.await {
-                                    tracing::debug!(%error, "connection ended with an error");
-                                }
-                            });
-                            continue;
-                        };
-                        // Watched from the start: a shutdown waits for the handshake too.
-                        let (http, http2, watcher) = (http.clone(), http2.clone(), graceful.watcher());
-                        let handshake_bound = limits.header_read_timeout;
-                        tokio::spawn(async move {
-                            let stream = match tokio::time::timeout(handshake_bound, acceptor.accept(stream)).await {
-                                Ok(Ok(stream)) => stream,
-                                Ok(Err(error)) => {
-                                    tracing::debug!(%error, "TLS handshake failed");
-                                    return;
-                                }
-                                Err(_) => {
-                                    tracing::debug!("TLS handshake not completed in time");
-                                    return;
-                                }
-                            };
-                            let h2 = stream.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
-                            let io = TokioIo::new(stream);
-                            let ended = if h2 {
-                                watcher.watch(http2.serve_connection(io, handler)).await
-                            } else {
-                                watcher.watch(http.serve_connection(io, handler)).await
-                            };
-                            if let Err(error) = ended {
-                                tracing::debug!(%error, "connection ended with an error");
-                            }
-                        });
-                    }
+                    Ok((stream, _peer)) => connection(
+                        &service,
+                        stream,
+                        acceptor.as_ref(),
+                        &http,
+                        &http2,
+                        &graceful,
+                        limits.header_read_timeout,
+                    ),
                     // Out of file descriptors and the like: wait a little and go on
                     // rather than stop serving.
                     Err(error) => {
@@ -195,21 +153,94 @@ impl Prepared {
             }
         }
         drop(listener);
-        sweeper.abort();
-        settler.abort();
-        notifications.abort();
-        tracing::info!("shutting down: waiting for requests in flight");
-        tokio::select! {
-            () = graceful.shutdown() => tracing::info!("all connections closed"),
-            () = tokio::time::sleep(limits.shutdown_grace) => {
-                tracing::warn!(grace = ?limits.shutdown_grace, "connections still open; closing them");
-            }
+        for task in [sweeper, settler, notifications] {
+            task.abort();
         }
-        if let Some(journal) = service.journal.clone() {
-            // The file is let go before the server says it has stopped.
-            let _ = tokio::task::spawn_blocking(move || journal.close()).await;
-        }
+        wind_down(&service, graceful, limits.shutdown_grace).await;
         Ok(())
+    }
+}
+
+/// Serves one accepted connection on a task of its own, watched by the
+/// shutdown: plain HTTP/1.1, or over TLS (the handshake within
+/// `handshake_bound`) HTTP/2 when the client chose it, else HTTP/1.1.
+fn connection(
+    service: &Arc<Service>,
+    stream: tokio::net::TcpStream,
+    acceptor: Option<&tokio_rustls::TlsAcceptor>,
+    http: &http1::Builder,
+    http2: &http2::Builder<TokioExecutor>,
+    graceful: &GracefulShutdown,
+    handshake_bound: Duration,
+) {
+    // Small request-answer exchanges: send each answer at once.
+    let _ = stream.set_nodelay(true);
+    let service = Arc::clone(service);
+    let handler = service_fn(move |request| {
+        let service = Arc::clone(&service);
+        async move { Ok::<_, Infallible>(answer(&service, request).await) }
+    });
+    let Some(acceptor) = acceptor.cloned() else {
+        let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), handler));
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "connection ended with an error");
+            }
+        });
+        return;
+    };
+    // Watched from the start: a shutdown waits for the handshake too.
+    let (http, http2, watcher) = (http.clone(), http2.clone(), graceful.watcher());
+    tokio::spawn(async move {
+        let stream = match tokio::time::timeout(handshake_bound, acceptor.accept(stream)).await {
+            Ok(Ok(stream)) => stream,
+            Ok(Err(error)) => {
+                tracing::debug!(%error, "TLS handshake failed");
+                return;
+            }
+            Err(_) => {
+                tracing::debug!("TLS handshake not completed in time");
+                return;
+            }
+        };
+        let h2 = stream.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
+        let io = TokioIo::new(stream);
+        let ended = if h2 {
+            watcher.watch(http2.serve_connection(io, handler)).await
+        } else {
+            watcher.watch(http.serve_connection(io, handler)).await
+        };
+        if let Err(error) = ended {
+            tracing::debug!(%error, "connection ended with an error");
+        }
+    });
+}
+
+/// How connections are served: HTTP/1.1 with the limits' bound on a
+/// request's head, and HTTP/2 (offered over TLS only).
+fn builders(limits: &ServerLimits) -> (http1::Builder, http2::Builder<TokioExecutor>) {
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout)
+        .max_buf_size(MAX_HEAD_BUFFER)
+        .keep_alive(true);
+    let mut http2 = http2::Builder::new(TokioExecutor::new());
+    http2.timer(TokioTimer::new());
+    (http, http2)
+}
+
+/// Waits for the requests in flight (at most `grace`), then lets the
+/// journal's file go, before the server says it has stopped.
+async fn wind_down(service: &Service, graceful: GracefulShutdown, grace: Duration) {
+    tracing::info!("shutting down: waiting for requests in flight");
+    tokio::select! {
+        () = graceful.shutdown() => tracing::info!("all connections closed"),
+        () = tokio::time::sleep(grace) => {
+            tracing::warn!(?grace, "connections still open; closing them");
+        }
+    }
+    if let Some(journal) = service.journal.clone() {
+        let _ = tokio::task::spawn_blocking(move || journal.close()).await;
     }
 }
 

@@ -145,28 +145,7 @@ impl Service {
             journal.clone().map(|j| j as Arc<dyn PaymentLog>),
         );
         let notifier = Notifier::default();
-        let (payments, owed) = (restored.payments.len(), restored.notifications.len());
-        for mut saved in restored.payments {
-            match profiles.find(&saved.shop_login) {
-                Some((index, _)) => {
-                    saved.payment.merchant = index;
-                    store.restore(saved.token, saved.payment, saved.expires_unix_ms);
-                }
-                None => tracing::warn!(
-                    shop = saved.shop_login,
-                    "a saved payment's shop is unknown; not restored"
-                ),
-            }
-        }
-        for (shop_login, mut delivery) in restored.notifications {
-            if let Some((index, _)) = profiles.find(&shop_login) {
-                delivery.merchant = index;
-                notifier.enqueue(delivery);
-            }
-        }
-        if journal.is_some() {
-            tracing::info!(payments, notifications = owed, "data file read back");
-        }
+        put_back(restored, &profiles, &store, &notifier, journal.is_some());
         Ok(Self {
             config,
             profiles,
@@ -204,5 +183,39 @@ impl Service {
     /// The profile of the merchant at an index, as it is now.
     pub fn merchant(&self, index: u32) -> Arc<Profile> {
         self.profiles.get(index)
+    }
+}
+
+/// Puts back what the data file held: each payment under its shop, each
+/// notification still owed queued again; a shop no longer known is
+/// skipped with a warning.
+fn put_back(
+    restored: Restored,
+    profiles: &Profiles,
+    store: &PaymentStore,
+    notifier: &Notifier,
+    journaled: bool,
+) {
+    let (payments, owed) = (restored.payments.len(), restored.notifications.len());
+    for mut saved in restored.payments {
+        match profiles.find(&saved.shop_login) {
+            Some((index, _)) => {
+                saved.payment.merchant = index;
+                store.restore(saved.token, saved.payment, saved.expires_unix_ms);
+            }
+            None => tracing::warn!(
+                shop = saved.shop_login,
+                "a saved payment's shop is unknown; not restored"
+            ),
+        }
+    }
+    for (shop_login, mut delivery) in restored.notifications {
+        if let Some((index, _)) = profiles.find(&shop_login) {
+            delivery.merchant = index;
+            notifier.enqueue(delivery);
+        }
+    }
+    if journaled {
+        tracing::info!(payments, notifications = owed, "data file read back");
     }
 }

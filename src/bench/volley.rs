@@ -36,7 +36,7 @@ use url::Url;
 
 use crate::runner::{
     exchange::{Limits, RecordedRequest},
-    target_file::{TargetConfig, TlsSettings},
+    target_file::{TlsSettings, reference_defaults},
     transport::volley_client,
     volley,
 };
@@ -103,7 +103,7 @@ pub async fn volley(rounds: usize) -> Result<(), BenchError> {
             }
         };
         let url = serve(arrivals.clone(), tls).await?;
-        let mut target = TargetConfig::reference_defaults(url.clone(), Duration::from_secs(900));
+        let mut target = reference_defaults(url.clone(), Duration::from_secs(900));
         target.tls = TlsSettings::trusting("the bench's CA", material.ca_pem.as_bytes())
             .ok_or_else(|| BenchError::start("the bench's CA")("it did not read back"))?;
         let limits = Limits::default();

@@ -295,44 +295,53 @@ pub fn main(cli: Cli) -> ExitCode {
             crate::verify::verify(&args.bundle, args.key.as_deref()).map_err(anyhow::Error::from)
         }
         Command::Keygen(args) => keygen(&args),
-        Command::Bench(args) => match args.mode() {
-            BenchMode::Hostile(n) => runtime.block_on(crate::bench::hostile(n)),
-            BenchMode::Volley(rounds) => runtime.block_on(crate::bench::volley(rounds)),
-            BenchMode::Evidence(rounds) => crate::bench::evidence(rounds),
-            BenchMode::IssuerPages => runtime.block_on(crate::bench::issuer_pages()),
-            BenchMode::PaymentPages => runtime.block_on(crate::bench::payment_pages()),
-            BenchMode::Service(options) => runtime.block_on(crate::bench::bench(options)),
+        Command::Bench(args) => run_bench(&runtime, args),
+        Command::BenchHelper { helper } => run_bench_helper(&runtime, helper),
+    };
+    result.unwrap_or_else(|error| {
+        eprintln!(
+            "payconf: {}",
+            crate::runner::neutral::block(&format!("{error:#}"))
+        );
+        if is_run {
+            eprintln!(
+                "{}",
+                crate::runner::result_line(crate::runner::Ending::NotRun)
+            );
         }
-        .map(|()| ExitCode::SUCCESS)
-        .map_err(anyhow::Error::msg),
-        Command::BenchHelper {
-            helper: BenchHelper::Baseline { body },
-        } => runtime
+        // Usage, configuration, an unreachable target: nothing was
+        // judged, so no command's failure is the target's.
+        Verdict::NotRun.into()
+    })
+}
+
+/// `payconf bench`: the measurement its flags name.
+fn run_bench(runtime: &tokio::runtime::Runtime, args: BenchArgs) -> anyhow::Result<ExitCode> {
+    match args.mode() {
+        BenchMode::Hostile(n) => runtime.block_on(crate::bench::hostile(n)),
+        BenchMode::Volley(rounds) => runtime.block_on(crate::bench::volley(rounds)),
+        BenchMode::Evidence(rounds) => crate::bench::evidence(rounds),
+        BenchMode::IssuerPages => runtime.block_on(crate::bench::issuer_pages()),
+        BenchMode::PaymentPages => runtime.block_on(crate::bench::payment_pages()),
+        BenchMode::Service(options) => runtime.block_on(crate::bench::bench(options)),
+    }
+    .map(|()| ExitCode::SUCCESS)
+    .map_err(anyhow::Error::msg)
+}
+
+/// The processes `payconf bench` starts of itself: the bare server it
+/// measures against, and a measured child.
+fn run_bench_helper(
+    runtime: &tokio::runtime::Runtime,
+    helper: BenchHelper,
+) -> anyhow::Result<ExitCode> {
+    match helper {
+        BenchHelper::Baseline { body } => runtime
             .block_on(crate::bench::serve_baseline(body))
             .map(|()| ExitCode::SUCCESS),
-        Command::BenchHelper {
-            helper: BenchHelper::Measure { args },
-        } => crate::bench::measure_child(&args)
+        BenchHelper::Measure { args } => crate::bench::measure_child(&args)
             .map(|()| ExitCode::SUCCESS)
             .map_err(anyhow::Error::msg),
-    };
-    match result {
-        Ok(code) => code,
-        Err(error) => {
-            eprintln!(
-                "payconf: {}",
-                crate::runner::neutral::block(&format!("{error:#}"))
-            );
-            if is_run {
-                eprintln!(
-                    "{}",
-                    crate::runner::result_line(crate::runner::Ending::NotRun)
-                );
-            }
-            // Usage, configuration, an unreachable target: nothing was
-            // judged, so no command's failure is the target's.
-            Verdict::NotRun.into()
-        }
     }
 }
 

@@ -233,15 +233,11 @@ pub(super) fn run_options(
     let reports = report_files(&mut args);
     let named_by = namings(&args, |name| std::env::var_os(name));
     use crate::runner::{
-        Judging, Mode, Outputs, RunOptions, Scope, Sending, TargetChoice,
-        embedded::Transport,
-        target_file::{
-            SECOND_SHOP_KEY_VARIABLE, SECRET_VARIABLE, TargetOverrides, TransportOverrides,
-            driver_override,
-        },
+        Judging, Mode, Outputs, RunOptions, Scope, Sending, target_file::driver_override,
     };
     let environment = crate::runner::options::Environment::of_process();
     let acs_driver = driver_override(args.acs_driver.as_deref(), |name| environment.get(name))?;
+    let target = target_choice(&mut args, acs_driver, named_by);
     Ok(RunOptions {
         mode: if plan {
             Mode::Plan
@@ -257,32 +253,7 @@ pub(super) fn run_options(
             rerun_failed: args.rerun_failed,
             allow_production: args.allow_production,
         },
-        target: TargetChoice {
-            file: args.target,
-            // A flag, or else its PAYCONF_* variable (clap's `env`), overrides
-            // the target file; a variable set but empty counts as unset.
-            overrides: TargetOverrides {
-                base_url: given(args.base_url),
-                api_key: given(args.api_key),
-                shop_login: given(args.shop_login),
-                acs_driver,
-                transport: TransportOverrides {
-                    ca_file: given_path(args.tls_ca_file),
-                    client_cert: given_path(args.tls_client_cert),
-                    client_key: given_path(args.tls_client_key),
-                    proxy: given(args.proxy),
-                },
-                notification_secret: given(std::env::var(SECRET_VARIABLE).ok()),
-                second_shop_api_key: given(std::env::var(SECOND_SHOP_KEY_VARIABLE).ok()),
-            },
-            named_by,
-            by_name: args.embedded || args.embedded_tls,
-            embedded: if args.embedded_tls {
-                Transport::Https
-            } else {
-                Transport::Http
-            },
-        },
+        target,
         sending: Sending {
             timeout: std::time::Duration::from_secs(args.timeout),
             concurrency: usize::try_from(args.concurrency).unwrap_or(1),
@@ -308,6 +279,48 @@ pub(super) fn run_options(
         },
         environment,
     })
+}
+
+/// The target the run is aimed at: the target file, what the flags and
+/// their variables say over it, and the embedded sandbox when it is named.
+fn target_choice(
+    args: &mut RunArgs,
+    acs_driver: Option<crate::runner::target_file::AcsDriver>,
+    named_by: Vec<crate::runner::target_file::Naming>,
+) -> crate::runner::TargetChoice {
+    use crate::runner::{
+        TargetChoice,
+        embedded::Transport,
+        target_file::{
+            SECOND_SHOP_KEY_VARIABLE, SECRET_VARIABLE, TargetOverrides, TransportOverrides,
+        },
+    };
+    TargetChoice {
+        file: args.target.take(),
+        // A flag, or else its PAYCONF_* variable (clap's `env`), overrides
+        // the target file; a variable set but empty counts as unset.
+        overrides: TargetOverrides {
+            base_url: given(args.base_url.take()),
+            api_key: given(args.api_key.take()),
+            shop_login: given(args.shop_login.take()),
+            acs_driver,
+            transport: TransportOverrides {
+                ca_file: given_path(args.tls_ca_file.take()),
+                client_cert: given_path(args.tls_client_cert.take()),
+                client_key: given_path(args.tls_client_key.take()),
+                proxy: given(args.proxy.take()),
+            },
+            notification_secret: given(std::env::var(SECRET_VARIABLE).ok()),
+            second_shop_api_key: given(std::env::var(SECOND_SHOP_KEY_VARIABLE).ok()),
+        },
+        named_by,
+        by_name: args.embedded || args.embedded_tls,
+        embedded: if args.embedded_tls {
+            Transport::Https
+        } else {
+            Transport::Http
+        },
+    }
 }
 
 /// A `--rate` that is no number of requests a second payconf sends at.

@@ -14,6 +14,7 @@ use super::not_run::NotRun;
 const EMBEDDED_FIRST_RETRY: std::time::Duration = std::time::Duration::from_millis(200);
 use crate::runner::target_file::{
     EMBEDDED_SETTLEMENT_DELAY, SEPARATED_SHOP, SEPARATED_SHOP_KEY, TargetConfig, TlsSettings,
+    reference_defaults,
 };
 
 /// The token lifetime of the embedded reference implementation, short so the
@@ -97,7 +98,7 @@ pub async fn start(
             .map_err(NotRun::embedded)?;
         (server, None)
     };
-    let mut target = TargetConfig::reference_defaults(server.base_url.clone(), lifetime);
+    let mut target = reference_defaults(server.base_url.clone(), lifetime);
     if let Some(ca_pem) = trusted {
         let source = "the embedded sandbox's own CA, made for this run";
         target.tls = TlsSettings::trusting(source, ca_pem.as_bytes())

@@ -148,24 +148,7 @@ pub async fn run(
             aimed.target.clone(),
             &aimed.plan,
             launch.limits,
-            Execution {
-                checked: if services.embedded.is_some() {
-                    result::CheckedTarget::Embedded
-                } else {
-                    result::CheckedTarget::Server {
-                        base_url: aimed.target.shown_base_url(),
-                    }
-                },
-                concurrency: options.sending.concurrency.max(1),
-                seed: launch.seed,
-                har: options.outputs.reports.of(reports::Format::Har).is_some()
-                    || options.outputs.evidence.is_some(),
-                rate: options.sending.rate,
-                strict_waivers: options.judging.strict_waivers,
-                retries: options.judging.retries,
-                flaky_fails: options.judging.flaky_fails,
-                waivers: inputs.waivers.clone(),
-            },
+            execution(options, &aimed.target, &launch, &services, &inputs.waivers),
             services.scenario.clone(),
             watch,
         ) => outcome,
@@ -195,6 +178,35 @@ pub async fn run(
         target: aimed.target,
         started,
     })))
+}
+
+/// How the scenarios are executed: on which target, how many at once and
+/// how fast, the seed of generated inputs, and how they are judged.
+fn execution(
+    options: &RunOptions,
+    target: &TargetConfig,
+    launch: &Launch,
+    services: &RunServices,
+    waivers: &Waivers,
+) -> Execution {
+    Execution {
+        checked: if services.embedded.is_some() {
+            result::CheckedTarget::Embedded
+        } else {
+            result::CheckedTarget::Server {
+                base_url: target.shown_base_url(),
+            }
+        },
+        concurrency: options.sending.concurrency.max(1),
+        seed: launch.seed,
+        har: options.outputs.reports.of(reports::Format::Har).is_some()
+            || options.outputs.evidence.is_some(),
+        rate: options.sending.rate,
+        strict_waivers: options.judging.strict_waivers,
+        retries: options.judging.retries,
+        flaky_fails: options.judging.flaky_fails,
+        waivers: waivers.clone(),
+    }
 }
 
 /// What a run reads of its own before it aims at the target, each checked

@@ -80,6 +80,21 @@ fn retry(
     })
 }
 
+/// The scenarios the plan sets aside, each in the report as skipped with
+/// its reason and told to `watch`; then how many the run holds in all.
+fn set_aside(plan: &Plan, report: &Mutex<RunReport>, watch: &mut dyn Watch, selected: usize) {
+    let mut report = report.lock().unwrap_or_else(|e| e.into_inner());
+    for (scenario, reason) in plan.set_aside() {
+        report
+            .scenarios
+            .push(ScenarioResult::skipped(scenario.clone(), reason.to_owned()));
+        if let Some(result) = report.scenarios.last() {
+            watch.scenario(result, &report);
+        }
+    }
+    watch.starting(selected + report.scenarios.len());
+}
+
 pub(super) async fn execute(
     suite: Suite,
     target: TargetConfig,
@@ -100,20 +115,7 @@ pub(super) async fn execute(
         .applying()
         .map(|scenario| ScenarioKey::new(scenario.file.clone(), scenario.line))
         .collect();
-    let set_aside: Vec<ScenarioResult> = plan
-        .set_aside()
-        .map(|(scenario, reason)| ScenarioResult::skipped(scenario.clone(), reason.to_owned()))
-        .collect();
-    {
-        let mut report = report.lock().unwrap_or_else(|e| e.into_inner());
-        for result in set_aside {
-            report.scenarios.push(result);
-            if let Some(result) = report.scenarios.last() {
-                watch.scenario(result, &report);
-            }
-        }
-        watch.starting(selected.len() + report.scenarios.len());
-    }
+    set_aside(plan, &report, watch.as_mut(), selected.len());
 
     let client = crate::runner::transport::client(&target, limits)?;
     let alone = crate::runner::transport::alone_client(&target, limits)?;

@@ -58,17 +58,7 @@ pub async fn handle(service: &Service, request: Request<Incoming>) -> Response<B
         ("", Method::GET) => see_other(&format!("{BACK_OFFICE_PATH}/payments"), None),
         ("/payments", Method::GET) => payments::list(service, &signed_in, request.uri().query()),
         ("/profile", Method::GET) => profile::show(service, &signed_in, None, StatusCode::OK),
-        ("/test-cards", Method::GET) => page(
-            StatusCode::OK,
-            "Test cards",
-            Some(&signed_in),
-            &format!(
-                "<p class=\"hint\">What each of the sandbox's test cards leads to, as the real \
-                 service names its 3-D Secure outcomes. These numbers pay nothing; a buyer's card \
-                 is never shown whole.</p>\n{}",
-                crate::test_cards::html_table(&service.config)
-            ),
-        ),
+        ("/test-cards", Method::GET) => test_cards(service, &signed_in),
         ("/profile" | "/api-key" | "/sign-out", Method::POST) => {
             let Some(form) = change_form(service, &signed_in, request).await else {
                 return forbidden();
@@ -110,20 +100,45 @@ pub async fn handle(service: &Service, request: Request<Incoming>) -> Response<B
                 return forbidden();
             };
             let id = id.to_owned();
-            let Some(form) = change_form(service, &signed_in, request).await else {
-                return forbidden();
-            };
-            let outcome = money::act(service, &signed_in, &id, action, &form);
-            let mut shown = payments::show(service, &signed_in, &id, outcome.as_ref());
-            if matches!(outcome, Some(money::Outcome::Refused(_)))
-                && shown.status() == StatusCode::OK
-            {
-                *shown.status_mut() = StatusCode::CONFLICT;
-            }
-            shown
+            move_money(service, &signed_in, request, &id, action).await
         }
         _ => not_found(&signed_in),
     }
+}
+
+/// The sandbox's test cards and what each leads to.
+fn test_cards(service: &Service, signed_in: &SignedIn<'_>) -> Response<Body> {
+    page(
+        StatusCode::OK,
+        "Test cards",
+        Some(signed_in),
+        &format!(
+            "<p class=\"hint\">What each of the sandbox's test cards leads to, as the real \
+             service names its 3-D Secure outcomes. These numbers pay nothing; a buyer's card \
+             is never shown whole.</p>\n{}",
+            crate::test_cards::html_table(&service.config)
+        ),
+    )
+}
+
+/// A capture, refund or cancel asked for on a payment's page, and the
+/// page shown again with its outcome: 409 when it was refused.
+async fn move_money(
+    service: &Service,
+    signed_in: &SignedIn<'_>,
+    request: Request<Incoming>,
+    id: &str,
+    action: money::Action,
+) -> Response<Body> {
+    let Some(form) = change_form(service, signed_in, request).await else {
+        return forbidden();
+    };
+    let outcome = money::act(service, signed_in, id, action, &form);
+    let mut shown = payments::show(service, signed_in, id, outcome.as_ref());
+    if matches!(outcome, Some(money::Outcome::Refused(_))) && shown.status() == StatusCode::OK {
+        *shown.status_mut() = StatusCode::CONFLICT;
+    }
+    shown
 }
 
 fn not_found(signed_in: &SignedIn<'_>) -> Response<Body> {

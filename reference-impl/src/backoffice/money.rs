@@ -80,17 +80,7 @@ pub fn section(
             "{notice}<h2>Money</h2>\n<p>No money has moved: the payment was not paid.</p>"
         );
     };
-    let state = match ledger.state() {
-        "AUT" if !ledger.authorized => "declined".to_owned(),
-        "AUT" => match (settlement, ledger.settles_at_ms) {
-            (_, Some(at)) => format!("authorised; the service settles it at {}", when(at)),
-            _ => "authorised, waiting for a capture or a cancel".to_owned(),
-        },
-        "MOV" => "settled".to_owned(),
-        "CAN" => "cancelled".to_owned(),
-        "STO" => "refunded in part or whole".to_owned(),
-        other => other.to_owned(),
-    };
+    let state = state_said(ledger, settlement);
     let events: Vec<String> = ledger
         .events
         .iter()
@@ -110,24 +100,8 @@ pub fn section(
         && !ledger.cancelled()
         && ledger.settles_at_ms.is_none();
     let left = ledger.settled_minor.saturating_sub(ledger.refunded_minor);
-    let token = token_field(signed_in);
     let form = |action: Action, label: &str, amount: Option<u64>| {
-        let verb = action.verb();
-        let amount_input = amount.map_or(String::new(), |minor| {
-            format!(
-                r#"<label for="{verb}-amount">Amount</label>
-<input id="{verb}-amount" name="amount" inputmode="decimal" value="{}.{:02}" required>
-"#,
-                minor / 100,
-                minor % 100
-            )
-        });
-        format!(
-            r#"<form method="post" action="{BACK_OFFICE_PATH}/payments/{payment_id}/{verb}">
-{token}
-{amount_input}<button type="submit">{label}</button>
-</form>"#
-        )
+        button(signed_in, payment_id, action, label, amount)
     };
     let mut buttons = Vec::new();
     if open {
@@ -147,6 +121,49 @@ pub fn section(
         ledger.refunded_minor % 100,
         events.join("\n"),
         buttons.join("\n")
+    )
+}
+
+/// The payment's money state, in words.
+fn state_said(ledger: &Ledger, settlement: Settlement) -> String {
+    match ledger.state() {
+        "AUT" if !ledger.authorized => "declined".to_owned(),
+        "AUT" => match (settlement, ledger.settles_at_ms) {
+            (_, Some(at)) => format!("authorised; the service settles it at {}", when(at)),
+            _ => "authorised, waiting for a capture or a cancel".to_owned(),
+        },
+        "MOV" => "settled".to_owned(),
+        "CAN" => "cancelled".to_owned(),
+        "STO" => "refunded in part or whole".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+/// A button of the section: `action` on the payment, with the amount
+/// field filled in with `amount` where the action takes one.
+fn button(
+    signed_in: &SignedIn<'_>,
+    payment_id: u64,
+    action: Action,
+    label: &str,
+    amount: Option<u64>,
+) -> String {
+    let token = token_field(signed_in);
+    let verb = action.verb();
+    let amount_input = amount.map_or(String::new(), |minor| {
+        format!(
+            r#"<label for="{verb}-amount">Amount</label>
+<input id="{verb}-amount" name="amount" inputmode="decimal" value="{}.{:02}" required>
+"#,
+            minor / 100,
+            minor % 100
+        )
+    });
+    format!(
+        r#"<form method="post" action="{BACK_OFFICE_PATH}/payments/{payment_id}/{verb}">
+{token}
+{amount_input}<button type="submit">{label}</button>
+</form>"#
     )
 }
 

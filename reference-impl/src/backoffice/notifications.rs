@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::{SignedIn, page, payments::describe, see_other, token_field, when};
 use crate::{
-    call_log::{KEPT, ResendRefused, redacted},
+    call_log::{KEPT, ResendRefused, Sent, redacted},
     notify,
     pages::escape,
     paths::BACK_OFFICE_PATH,
@@ -39,32 +39,7 @@ pub fn show(
             )
         })
         .collect();
-    let (state, resend) = match &sent {
-        None => (
-            "not known: its body is no longer kept".to_owned(),
-            format!(
-                "<p class=\"hint\">Its body is no longer kept (the sandbox keeps each shop's \
-                 last {KEPT} notifications, in memory, since it started), so it cannot be sent \
-                 again.</p>"
-            ),
-        ),
-        Some(sent) if !sent.settled => (
-            "being delivered: an attempt or a retry is to come".to_owned(),
-            "<p class=\"hint\">It can be sent again once it is delivered or abandoned.</p>"
-                .to_owned(),
-        ),
-        Some(sent) => (
-            format!("settled after {} attempts", sent.attempts),
-            format!(
-                r#"<form method="post" action="{BACK_OFFICE_PATH}/payments/{id}/notifications/{event_id}/resend">
-{token}
-<p class="hint">The same event ID and body, signed anew: a server that takes each event once, by its ID, takes it once.</p>
-<button type="submit">Send it again</button>
-</form>"#,
-                token = token_field(signed_in),
-            ),
-        ),
-    };
+    let (state, resend) = delivery_said(sent.as_ref(), signed_in, id, event_id);
     let refusal = match refused {
         Some(ResendRefused::InProgress) => {
             "<p class=\"problem\" role=\"alert\">Not sent again: it is still being delivered.</p>\n"
@@ -113,6 +88,41 @@ pub fn show(
         Some(signed_in),
         &main,
     )
+}
+
+/// The notification's state, and how (or why not) it is sent again.
+fn delivery_said(
+    sent: Option<&Sent>,
+    signed_in: &SignedIn<'_>,
+    id: u64,
+    event_id: Uuid,
+) -> (String, String) {
+    match sent {
+        None => (
+            "not known: its body is no longer kept".to_owned(),
+            format!(
+                "<p class=\"hint\">Its body is no longer kept (the sandbox keeps each shop's \
+                 last {KEPT} notifications, in memory, since it started), so it cannot be sent \
+                 again.</p>"
+            ),
+        ),
+        Some(sent) if !sent.settled => (
+            "being delivered: an attempt or a retry is to come".to_owned(),
+            "<p class=\"hint\">It can be sent again once it is delivered or abandoned.</p>"
+                .to_owned(),
+        ),
+        Some(sent) => (
+            format!("settled after {} attempts", sent.attempts),
+            format!(
+                r#"<form method="post" action="{BACK_OFFICE_PATH}/payments/{id}/notifications/{event_id}/resend">
+{token}
+<p class="hint">The same event ID and body, signed anew: a server that takes each event once, by its ID, takes it once.</p>
+<button type="submit">Send it again</button>
+</form>"#,
+                token = token_field(signed_in),
+            ),
+        ),
+    }
 }
 
 /// `POST /payments/{id}/notifications/{event}/resend`, its form checked.

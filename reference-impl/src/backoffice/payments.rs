@@ -13,6 +13,7 @@ use super::{
     money, page, when,
 };
 use crate::{
+    ledger::Ledger,
     pages::escape,
     paths::BACK_OFFICE_PATH,
     state::{Body, Service},
@@ -75,32 +76,8 @@ pub fn list(service: &Service, signed_in: &SignedIn<'_>, query: Option<&str>) ->
     let rows: Vec<&Row> = rows.iter().skip(skipped).collect();
     let options = select_options(FILTERS.as_slice(), asked.state);
     let sources = select_options(SOURCES.as_slice(), asked.source);
-    let body: String = rows
-        .iter()
-        .map(|row| {
-            format!(
-                r#"<tr><td>{created}</td><td><a href="{BACK_OFFICE_PATH}/payments/{id}">{id}</a></td><td>{reference}</td><td class="num">{amount}</td><td>{currency}</td><td>{card}</td><td>{outcome}</td></tr>"#,
-                created = when(row.created_ms),
-                id = row.id,
-                reference = escape(&row.shop_transaction_id),
-                amount = escape(&row.amount),
-                currency = escape(&row.currency),
-                card = escape(&row.masked_pan),
-                outcome = escape(&row.outcome),
-            )
-        })
-        .collect();
-    let shown = if rows.is_empty() {
-        format!("None of {total} payments.")
-    } else if total > rows.len() {
-        format!(
-            "Payments {} to {} of {total}.",
-            skipped + 1,
-            skipped + rows.len()
-        )
-    } else {
-        format!("{total} payment{}.", if total == 1 { "" } else { "s" })
-    };
+    let body: String = rows.iter().map(|row| row.html()).collect();
+    let shown = how_many(rows.len(), skipped, total);
     let pages = page_links(&asked, skipped + rows.len() < total);
     let unfiltered = asked.search.is_empty() && asked.state.is_empty() && asked.source.is_empty();
     let table = if rows.is_empty() && total == 0 && unfiltered {
@@ -134,6 +111,37 @@ pub fn list(service: &Service, signed_in: &SignedIn<'_>, query: Option<&str>) ->
         search = escape(&asked.search),
     );
     page(StatusCode::OK, "Payments", Some(signed_in), &main)
+}
+
+/// How many payments the page shows (`on_page`, after `skipped`), of `total`.
+fn how_many(on_page: usize, skipped: usize, total: usize) -> String {
+    if on_page == 0 {
+        format!("None of {total} payments.")
+    } else if total > on_page {
+        format!(
+            "Payments {} to {} of {total}.",
+            skipped + 1,
+            skipped + on_page
+        )
+    } else {
+        format!("{total} payment{}.", if total == 1 { "" } else { "s" })
+    }
+}
+
+impl Row {
+    /// The payment as a row of the list's table.
+    fn html(&self) -> String {
+        format!(
+            r#"<tr><td>{created}</td><td><a href="{BACK_OFFICE_PATH}/payments/{id}">{id}</a></td><td>{reference}</td><td class="num">{amount}</td><td>{currency}</td><td>{card}</td><td>{outcome}</td></tr>"#,
+            created = when(self.created_ms),
+            id = self.id,
+            reference = escape(&self.shop_transaction_id),
+            amount = escape(&self.amount),
+            currency = escape(&self.currency),
+            card = escape(&self.masked_pan),
+            outcome = escape(&self.outcome),
+        )
+    }
 }
 
 /// The `<option>`s of a filter's `choices`, the `chosen` one selected.
@@ -239,25 +247,7 @@ pub fn show(
     outcome: Option<&money::Outcome>,
 ) -> Response<Body> {
     let merchant = signed_in.session.merchant;
-    let now = crate::timeline::now_ms();
-    let found = id
-        .parse::<u64>()
-        .ok()
-        .and_then(|id| service.store.token_of(id))
-        .and_then(|token| {
-            service
-                .store
-                .with_payment(&token, |p| {
-                    (p.merchant == merchant).then(|| {
-                        crate::notify::money_now(service, &token, p, now);
-                        let mut row = Row::of(p);
-                        row.events = p.events().to_vec();
-                        (row, p.ledger().cloned())
-                    })
-                })
-                .ok()
-                .flatten()
-        });
+    let found = merchants_payment(service, merchant, id);
     let Some((row, ledger)) = found else {
         return page(
             StatusCode::NOT_FOUND,
@@ -268,17 +258,7 @@ pub fn show(
             ),
         );
     };
-    let mut timeline = vec![format!(
-        "<li><time>{}</time>: created by <code>payment/create</code>.</li>",
-        when(row.created_ms)
-    )];
-    timeline.extend(row.events.iter().map(|event| {
-        format!(
-            "<li><time>{}</time>: {}</li>",
-            when(event.at_ms),
-            describe(&event.what, row.id)
-        )
-    }));
+    let timeline = timeline(&row);
     let main = format!(
         r#"<dl>
 <dt>Payment ID</dt><dd>{id}</dd>
@@ -322,6 +302,46 @@ pub fn show(
     )
 }
 
+/// The merchant's payment `id` as a row with its events, and its ledger
+/// (the money brought up to now first); `None` when the merchant has no
+/// such payment.
+fn merchants_payment(service: &Service, merchant: u32, id: &str) -> Option<(Row, Option<Ledger>)> {
+    let now = crate::timeline::now_ms();
+    id.parse::<u64>()
+        .ok()
+        .and_then(|id| service.store.token_of(id))
+        .and_then(|token| {
+            service
+                .store
+                .with_payment(&token, |p| {
+                    (p.merchant == merchant).then(|| {
+                        crate::notify::money_now(service, &token, p, now);
+                        let mut row = Row::of(p);
+                        row.events = p.events().to_vec();
+                        (row, p.ledger().cloned())
+                    })
+                })
+                .ok()
+                .flatten()
+        })
+}
+
+/// The payment's timeline, one item an event, its creation first.
+fn timeline(row: &Row) -> Vec<String> {
+    let mut timeline = vec![format!(
+        "<li><time>{}</time>: created by <code>payment/create</code>.</li>",
+        when(row.created_ms)
+    )];
+    timeline.extend(row.events.iter().map(|event| {
+        format!(
+            "<li><time>{}</time>: {}</li>",
+            when(event.at_ms),
+            describe(&event.what, row.id)
+        )
+    }));
+    timeline
+}
+
 /// A payment's outcome in words.
 fn outcome(payment: &Payment) -> String {
     let by = match payment.channel() {
@@ -358,19 +378,7 @@ pub(super) fn describe(what: &What, id: u64) -> String {
             channel,
             masked_pan,
             answer,
-        } => {
-            let how = match channel {
-                Channel::Submit => "submitted by <code>payment/submit</code>",
-                Channel::PaymentPage => "entered on the payment page",
-                Channel::Alternative => "taken by the alternative method",
-            };
-            let result = match TransactionResult::of_word(answer) {
-                Some(TransactionResult::Ok) => "authorized (OK)".to_owned(),
-                Some(TransactionResult::Ko) => "declined (KO)".to_owned(),
-                _ => format!("the issuer's authentication is needed ({})", escape(answer)),
-            };
-            format!("card {} {how}: {result}.", escape(masked_pan))
-        }
+        } => paid(*channel, masked_pan, answer),
         What::SubmitRefused { code } => format!(
             "a <code>payment/submit</code> was refused with error code {}.",
             escape(code)
@@ -433,6 +441,21 @@ pub(super) fn describe(what: &What, id: u64) -> String {
         }
         What::Truncated => "later events were not kept (too many for one payment).".to_owned(),
     }
+}
+
+/// A card payment: the card, where it was entered, and the answer.
+fn paid(channel: Channel, masked_pan: &str, answer: &str) -> String {
+    let how = match channel {
+        Channel::Submit => "submitted by <code>payment/submit</code>",
+        Channel::PaymentPage => "entered on the payment page",
+        Channel::Alternative => "taken by the alternative method",
+    };
+    let result = match TransactionResult::of_word(answer) {
+        Some(TransactionResult::Ok) => "authorized (OK)".to_owned(),
+        Some(TransactionResult::Ko) => "declined (KO)".to_owned(),
+        _ => format!("the issuer's authentication is needed ({})", escape(answer)),
+    };
+    format!("card {} {how}: {result}.", escape(masked_pan))
 }
 
 #[cfg(test)]

@@ -41,25 +41,7 @@ pub fn show_with(
 ) -> Response<Body> {
     let profile = service.merchant(signed_in.session.merchant);
     let merchant = &profile.merchant;
-    let (notice_html, refused_name) = match &notice {
-        None => (String::new(), None),
-        Some(Notice::Saved) => (
-            r#"<p class="done" role="status">The profile was saved.</p>"#.to_owned(),
-            None,
-        ),
-        Some(Notice::Refused {
-            field,
-            name,
-            reason,
-        }) => (
-            format!(
-                r#"<p class="problem" role="alert" id="problem">{}: {}. Nothing was changed.</p>"#,
-                escape(field),
-                escape(reason)
-            ),
-            Some(*name),
-        ),
-    };
+    let (notice_html, refused_name) = notice_said(notice.as_ref());
     let invalid = |name: &str| {
         if refused_name == Some(name) {
             r#" aria-invalid="true" aria-describedby="problem""#
@@ -67,14 +49,7 @@ pub fn show_with(
             ""
         }
     };
-    let key_html = match new_key {
-        Some(key) => format!(
-            r#"<p class="done" role="status">The API key was rotated: the previous key no longer works. Copy the new key now; the back-office shows it only this once.</p>
-<p><code id="new-key">{}</code></p>"#,
-            escape(key)
-        ),
-        None => String::new(),
-    };
+    let key_html = new_key.map(new_key_said).unwrap_or_default();
     let main = format!(
         r#"{notice_html}
 <dl>
@@ -147,6 +122,38 @@ pub fn show_with(
     page(status, "Merchant profile", Some(signed_in), &main)
 }
 
+/// The notice above the form, and the field a refusal names.
+fn notice_said<'a>(notice: Option<&Notice<'a>>) -> (String, Option<&'a str>) {
+    match notice {
+        None => (String::new(), None),
+        Some(Notice::Saved) => (
+            r#"<p class="done" role="status">The profile was saved.</p>"#.to_owned(),
+            None,
+        ),
+        Some(Notice::Refused {
+            field,
+            name,
+            reason,
+        }) => (
+            format!(
+                r#"<p class="problem" role="alert" id="problem">{}: {}. Nothing was changed.</p>"#,
+                escape(field),
+                escape(reason)
+            ),
+            Some(*name),
+        ),
+    }
+}
+
+/// A new key, shown this once after a rotation.
+fn new_key_said(key: &str) -> String {
+    format!(
+        r#"<p class="done" role="status">The API key was rotated: the previous key no longer works. Copy the new key now; the back-office shows it only this once.</p>
+<p><code id="new-key">{}</code></p>"#,
+        escape(key)
+    )
+}
+
 /// `GET`: the profile form, with a notice when given.
 pub fn show(
     service: &Service,
@@ -205,32 +212,7 @@ pub async fn update(
                 given.to_owned()
             }
         };
-        // A form without the settlement (an older page's) keeps the shop's.
-        let settlement = match field(form, "settlement").map(str::trim) {
-            None => m.settlement,
-            Some("separated") => Settlement::Separated,
-            Some("unified") => {
-                let delay = value("settlementDelaySecs")
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|secs| *secs <= MAX_SETTLEMENT_DELAY_SECS)
-                    .ok_or((
-                        "Unified settlement delay",
-                        "settlementDelaySecs",
-                        "must be a whole number of seconds, at most 2592000 (30 days)".to_owned(),
-                    ))?;
-                Settlement::Unified {
-                    delay_ms: delay * 1000,
-                }
-            }
-            Some(_) => {
-                return Err((
-                    "Settlement",
-                    "settlement",
-                    "must be unified or separated".to_owned(),
-                ));
-            }
-        };
+        let settlement = settlement_asked(form, m.settlement)?;
         m.success_url = success.into();
         m.failure_url = failure.into();
         m.notification_url = notification;
@@ -252,6 +234,41 @@ pub async fn update(
         ),
         Err(_) => not_changed(service, signed_in, "Profile", "could not be saved"),
     }
+}
+
+/// The settlement the form asks for; a form without one (an older
+/// page's) keeps the shop's (`kept`). A refusal names the field.
+fn settlement_asked(
+    form: &[(String, String)],
+    kept: Settlement,
+) -> Result<Settlement, (&'static str, &'static str, String)> {
+    Ok(match field(form, "settlement").map(str::trim) {
+        None => kept,
+        Some("separated") => Settlement::Separated,
+        Some("unified") => {
+            let delay = field(form, "settlementDelaySecs")
+                .unwrap_or("")
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|secs| *secs <= MAX_SETTLEMENT_DELAY_SECS)
+                .ok_or((
+                    "Unified settlement delay",
+                    "settlementDelaySecs",
+                    "must be a whole number of seconds, at most 2592000 (30 days)".to_owned(),
+                ))?;
+            Settlement::Unified {
+                delay_ms: delay * 1000,
+            }
+        }
+        Some(_) => {
+            return Err((
+                "Settlement",
+                "settlement",
+                "must be unified or separated".to_owned(),
+            ));
+        }
+    })
 }
 
 /// `POST`: a new API key; the previous one stops working at once.

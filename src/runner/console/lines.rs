@@ -200,30 +200,32 @@ pub fn result_line(ending: Ending<'_>) -> String {
             scenarios.errors,
             plural(scenarios.total(), "scenario")
         ),
-        Reason::Passed(scenarios, stale) => {
-            let mut but = Vec::new();
-            if scenarios.flaky > 0 {
-                but.push(format!("{} flaky", scenarios.flaky));
-            }
-            if scenarios.skipped > 0 {
-                but.push(format!("{} skipped", scenarios.skipped));
-            }
-            if scenarios.waived > 0 {
-                but.push(format!("{} failed under a waiver", scenarios.waived));
-            }
-            if stale > 0 {
-                but.push(format!("{} no longer needed", plural(stale, "waiver")));
-            }
-            format!(
-                "result: PASSED against {target}, every selected scenario passed{} (exit code \
-                 {code})",
-                if but.is_empty() {
-                    String::new()
-                } else {
-                    format!(" but {}", but.join(" and "))
-                }
-            )
-        }
+        Reason::Passed(scenarios, stale) => format!(
+            "result: PASSED against {target}, every selected scenario passed{} (exit code {code})",
+            passed_but(&scenarios, stale)
+        ),
+    }
+}
+
+/// What a pass comes with, if anything: ` but 1 flaky and 2 skipped`.
+fn passed_but(scenarios: &Counts, stale: usize) -> String {
+    let mut but = Vec::new();
+    if scenarios.flaky > 0 {
+        but.push(format!("{} flaky", scenarios.flaky));
+    }
+    if scenarios.skipped > 0 {
+        but.push(format!("{} skipped", scenarios.skipped));
+    }
+    if scenarios.waived > 0 {
+        but.push(format!("{} failed under a waiver", scenarios.waived));
+    }
+    if stale > 0 {
+        but.push(format!("{} no longer needed", plural(stale, "waiver")));
+    }
+    if but.is_empty() {
+        String::new()
+    } else {
+        format!(" but {}", but.join(" and "))
     }
 }
 

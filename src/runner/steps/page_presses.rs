@@ -16,6 +16,8 @@
 //! that loses answers (the result again, an "already paid" page, an error
 //! page) is the service's own.
 
+use std::collections::BTreeMap;
+
 use cucumber::{then, when};
 use url::Url;
 
@@ -26,7 +28,7 @@ use super::{
 };
 use crate::runner::{
     buyer::{Choice, form::served_page::ServedPage},
-    exchange::Exchange,
+    exchange::{Exchange, RecordedRequest},
     steps::robustness::{fresh_payment, volley_of, volleys_line},
     volley::{PagePresses, PressRound},
     world::{Failure, PaymentWorld, Settled},
@@ -76,25 +78,7 @@ async fn presses_twice(
                     }
                 };
                 let start = address(world, &page, &token, payment_id.as_deref())?;
-                let (document, cookie) = open(world, &start).await?;
-                let mut requests = Vec::new();
-                for values in &values {
-                    let form = match document.answer(Choice::Authenticate, values) {
-                        Some(form) => form,
-                        None => {
-                            return Err(Failure::harness(format!(
-                                "payconf cannot press pay on the payment page at {start} without a \
-                             browser: no form of the page as served holds the inputs \
-                             payment_page.fields names, with a control that sends it"
-                            )));
-                        }
-                    };
-                    let mut request = form.request();
-                    if let Some(cookie) = &cookie {
-                        request = request.header("Cookie", cookie.clone());
-                    }
-                    requests.push(request);
-                }
+                let requests = presses(world, &start, &values).await?;
                 let volley = volley_of(world, "the two presses of pay", requests).await?;
                 measured.push(volley.spread);
                 let mut landed = Vec::new();
@@ -121,6 +105,33 @@ async fn presses_twice(
             Ok(())
         })
         .await
+}
+
+/// The page at `start` opened once, as the buyer's two tabs show it, and
+/// pay pressed in each with its card's `values`: the two requests, not
+/// yet sent.
+async fn presses(
+    world: &mut PaymentWorld,
+    start: &Url,
+    values: &[BTreeMap<String, String>; 2],
+) -> Result<Vec<RecordedRequest>, Failure> {
+    let (document, cookie) = open(world, start).await?;
+    let mut requests = Vec::new();
+    for values in values {
+        let Some(form) = document.answer(Choice::Authenticate, values) else {
+            return Err(Failure::harness(format!(
+                "payconf cannot press pay on the payment page at {start} without a browser: no \
+                 form of the page as served holds the inputs payment_page.fields names, with a \
+                 control that sends it"
+            )));
+        };
+        let mut request = form.request();
+        if let Some(cookie) = &cookie {
+            request = request.header("Cookie", cookie.clone());
+        }
+        requests.push(request);
+    }
+    Ok(requests)
 }
 
 /// Opens the page as the buyer's browser does, once for both tabs: the

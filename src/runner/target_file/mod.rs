@@ -48,7 +48,9 @@ pub use payment_page::{Alternative, CardField, PaymentPage, PaymentPageFile, Pay
 pub use problems::TargetError;
 use problems::{Problems, target_error};
 pub use robustness::RobustnessSettings;
-pub use sandbox::{EMBEDDED_SETTLEMENT_DELAY, SEPARATED_SHOP, SEPARATED_SHOP_KEY};
+pub use sandbox::{
+    EMBEDDED_SETTLEMENT_DELAY, SEPARATED_SHOP, SEPARATED_SHOP_KEY, reference_defaults,
+};
 pub use secret::Secret;
 pub use steps::{IssuerStep, StepAction, StepValue};
 pub use tls::{TlsFile, TlsSettings, TransportOverrides};
@@ -283,20 +285,8 @@ impl TargetFile {
     /// is refused naming every one.
     pub fn resolve(self) -> Result<TargetConfig, TargetError> {
         let mut problems = Problems::default();
-        let base_url = problems.check(
-            required(self.base_url, "base_url", "PAYCONF_BASE_URL or --base-url")
-                .and_then(|u| address::base_url(&u)),
-        );
-        let api_key = problems.check(required(
-            self.api_key.filter(|k| !k.expose().is_empty()),
-            "api_key",
-            "PAYCONF_API_KEY or --api-key",
-        ));
-        let shop_login = problems.check(required(
-            self.shop_login.filter(|s| !s.is_empty()),
-            "shop_login",
-            "PAYCONF_SHOP_LOGIN or --shop-login",
-        ));
+        let (base_url, api_key, shop_login) =
+            required_settings(self.base_url, self.api_key, self.shop_login, &mut problems);
         let currency = self.currency.unwrap_or_else(|| "EUR".to_owned());
         let amount = self.amount.unwrap_or_else(|| "1.00".to_owned());
         check_money(&currency, &amount, &mut problems);
@@ -378,6 +368,32 @@ impl TargetFile {
             robustness: self.robustness,
         })
     }
+}
+
+/// The settings every target needs (its base URL, the API key and the
+/// shop login), each checked; `None` where one is missing or wrong, its
+/// problem noted.
+fn required_settings(
+    base_url: Option<String>,
+    api_key: Option<Secret>,
+    shop_login: Option<String>,
+    problems: &mut Problems,
+) -> (Option<Url>, Option<Secret>, Option<String>) {
+    let base_url = problems.check(
+        required(base_url, "base_url", "PAYCONF_BASE_URL or --base-url")
+            .and_then(|u| address::base_url(&u)),
+    );
+    let api_key = problems.check(required(
+        api_key.filter(|k| !k.expose().is_empty()),
+        "api_key",
+        "PAYCONF_API_KEY or --api-key",
+    ));
+    let shop_login = problems.check(required(
+        shop_login.filter(|s| !s.is_empty()),
+        "shop_login",
+        "PAYCONF_SHOP_LOGIN or --shop-login",
+    ));
+    (base_url, api_key, shop_login)
 }
 
 /// The buyer's name and e-mail address, when given, are not blank, and

@@ -25,112 +25,108 @@ pub const SEPARATED_SHOP_KEY: &str = "separated-api-key";
 /// settles by itself.
 pub const EMBEDDED_SETTLEMENT_DELAY: Duration = Duration::from_millis(500);
 
-impl TargetConfig {
-    /// The target for the reference implementation's built-in defaults at `base_url`.
-    pub fn reference_defaults(base_url: Url, token_lifetime: Duration) -> Self {
-        use payconf_reference as reference;
-        let card = |number: &str| TestCard {
-            number: Secret::new(number),
-            exp_month: "12".to_owned(),
-            exp_year: "99".to_owned(),
-            cvv: Secret::new("123"),
-        };
-        let page = |outcome: &str| {
-            base_url
-                .join(&format!(
-                    "/merchant/{}/{outcome}",
-                    reference::DEFAULT_SHOP_LOGIN
-                ))
-                .expect("a path joins any http base URL")
-        };
-        Self {
-            success_url: Some(page("success")),
-            failure_url: Some(page("failure")),
-            base_url: base_url.clone(),
-            environment: Some(Environment::Sandbox),
-            api_key: Secret::new(reference::DEFAULT_API_KEY),
-            shop_login: reference::DEFAULT_SHOP_LOGIN.to_owned(),
-            currency: "EUR".to_owned(),
-            amount: "1.00".to_owned(),
-            token_lifetime: Some(token_lifetime),
-            submit_authorization: true,
-            trailing_slash: true,
-            buyer_name: DEFAULT_BUYER_NAME.to_owned(),
-            buyer_email: DEFAULT_BUYER_EMAIL.to_owned(),
-            transaction_prefix: DEFAULT_TRANSACTION_PREFIX.to_owned(),
-            cards: sandbox_cards(card),
-            acs: AcsConfig {
-                driver: AcsDriver::Form,
-                fields: BTreeMap::from([(
-                    "otp".to_owned(),
-                    Secret::new(reference::DEFAULT_ISSUER_CODE),
-                )]),
-                failing_fields: BTreeMap::new(),
-                steps: Vec::new(),
-                browser: BrowserSettings::default(),
-                origins: Vec::new(),
-                journey_timeout: None,
-            },
-            payment_page: Some(PaymentPage::sandbox(&base_url)),
-            notifications: Some(NotificationSettings::sandbox(
-                reference::DEFAULT_SIGNING_SECRET,
-            )),
-            lifecycle: Some(LifecycleSettings {
-                operations: LifecycleOperation::ALL.into_iter().collect(),
-                shops: vec![
-                    LifecycleShop {
-                        shop_login: reference::DEFAULT_SHOP_LOGIN.to_owned(),
-                        api_key: None,
-                        settlement: SettlementMode::Unified,
-                    },
-                    LifecycleShop {
-                        shop_login: SEPARATED_SHOP.to_owned(),
-                        api_key: Some(Secret::new(SEPARATED_SHOP_KEY)),
-                        settlement: SettlementMode::Separated,
-                    },
-                ],
-                settles_within: Duration::from_secs(10),
-                trailing_slash: None,
-            }),
-            robustness: RobustnessSettings::default(),
-            tls: TlsSettings::default(),
-            proxy: None,
-            proxy_variables: Default::default(),
-        }
+/// The target for the reference implementation's built-in defaults at `base_url`.
+pub fn reference_defaults(base_url: Url, token_lifetime: Duration) -> TargetConfig {
+    use payconf_reference as reference;
+    let card = |number: &str| TestCard {
+        number: Secret::new(number),
+        exp_month: "12".to_owned(),
+        exp_year: "99".to_owned(),
+        cvv: Secret::new("123"),
+    };
+    let page = |outcome: &str| {
+        base_url
+            .join(&format!(
+                "/merchant/{}/{outcome}",
+                reference::DEFAULT_SHOP_LOGIN
+            ))
+            .expect("a path joins any http base URL")
+    };
+    TargetConfig {
+        success_url: Some(page("success")),
+        failure_url: Some(page("failure")),
+        base_url: base_url.clone(),
+        environment: Some(Environment::Sandbox),
+        api_key: Secret::new(reference::DEFAULT_API_KEY),
+        shop_login: reference::DEFAULT_SHOP_LOGIN.to_owned(),
+        currency: "EUR".to_owned(),
+        amount: "1.00".to_owned(),
+        token_lifetime: Some(token_lifetime),
+        submit_authorization: true,
+        trailing_slash: true,
+        buyer_name: DEFAULT_BUYER_NAME.to_owned(),
+        buyer_email: DEFAULT_BUYER_EMAIL.to_owned(),
+        transaction_prefix: DEFAULT_TRANSACTION_PREFIX.to_owned(),
+        cards: sandbox_cards(card),
+        acs: AcsConfig {
+            driver: AcsDriver::Form,
+            fields: BTreeMap::from([(
+                "otp".to_owned(),
+                Secret::new(reference::DEFAULT_ISSUER_CODE),
+            )]),
+            failing_fields: BTreeMap::new(),
+            steps: Vec::new(),
+            browser: BrowserSettings::default(),
+            origins: Vec::new(),
+            journey_timeout: None,
+        },
+        payment_page: Some(payment_page(&base_url)),
+        notifications: Some(NotificationSettings::sandbox(
+            reference::DEFAULT_SIGNING_SECRET,
+        )),
+        lifecycle: Some(LifecycleSettings {
+            operations: LifecycleOperation::ALL.into_iter().collect(),
+            shops: vec![
+                LifecycleShop {
+                    shop_login: reference::DEFAULT_SHOP_LOGIN.to_owned(),
+                    api_key: None,
+                    settlement: SettlementMode::Unified,
+                },
+                LifecycleShop {
+                    shop_login: SEPARATED_SHOP.to_owned(),
+                    api_key: Some(Secret::new(SEPARATED_SHOP_KEY)),
+                    settlement: SettlementMode::Separated,
+                },
+            ],
+            settles_within: Duration::from_secs(10),
+            trailing_slash: None,
+        }),
+        robustness: RobustnessSettings::default(),
+        tls: TlsSettings::default(),
+        proxy: None,
+        proxy_variables: Default::default(),
     }
 }
 
-impl PaymentPage {
-    /// The sandbox's own page under `base_url`, with its card inputs and
-    /// its wallet, as `payconf run` declares it for the embedded sandbox.
-    pub fn sandbox(base_url: &Url) -> Self {
-        use payconf_reference as reference;
-        let mut address = base_url.clone();
-        address.set_path(reference::PAGE_PATH);
-        address.set_query(None);
-        let fields = [
-            (CardField::Number, "cardNumber"),
-            (CardField::ExpMonth, "expMonth"),
-            (CardField::ExpYear, "expYear"),
-            (CardField::Cvv, "cvv"),
-            (CardField::Name, "holder"),
-            (CardField::Email, "email"),
-        ];
-        Self {
-            address: format!(
-                "{address}?shopLogin={{shopLogin}}&paymentToken={{paymentToken}}&paymentID={{paymentID}}"
-            ),
-            fields: fields
-                .into_iter()
-                .map(|(field, input)| (field, input.to_owned()))
-                .collect(),
+/// The sandbox's own page under `base_url`, with its card inputs and
+/// its wallet, as `payconf run` declares it for the embedded sandbox.
+fn payment_page(base_url: &Url) -> PaymentPage {
+    use payconf_reference as reference;
+    let mut address = base_url.clone();
+    address.set_path(reference::PAGE_PATH);
+    address.set_query(None);
+    let fields = [
+        (CardField::Number, "cardNumber"),
+        (CardField::ExpMonth, "expMonth"),
+        (CardField::ExpYear, "expYear"),
+        (CardField::Cvv, "cvv"),
+        (CardField::Name, "holder"),
+        (CardField::Email, "email"),
+    ];
+    PaymentPage {
+        address: format!(
+            "{address}?shopLogin={{shopLogin}}&paymentToken={{paymentToken}}&paymentID={{paymentID}}"
+        ),
+        fields: fields
+            .into_iter()
+            .map(|(field, input)| (field, input.to_owned()))
+            .collect(),
+        steps: Vec::new(),
+        alternative: Some(Alternative {
+            choose: "#wallet button".to_owned(),
+            fields: BTreeMap::new(),
             steps: Vec::new(),
-            alternative: Some(Alternative {
-                choose: "#wallet button".to_owned(),
-                fields: BTreeMap::new(),
-                steps: Vec::new(),
-            }),
-        }
+        }),
     }
 }
 

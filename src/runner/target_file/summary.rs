@@ -2,7 +2,7 @@
 
 use payconf_spec::card::mask_pan;
 
-use super::{Environment, TargetConfig};
+use super::{Environment, PaymentPage, TargetConfig, TestCard};
 use crate::runner::redact::{MASK, shown_url};
 
 impl TargetConfig {
@@ -11,17 +11,7 @@ impl TargetConfig {
     pub fn summary(&self) -> serde_json::Value {
         let cards: serde_json::Map<String, serde_json::Value> = self
             .cards()
-            .map(|(name, card)| {
-                (
-                    name.target_key().to_owned(),
-                    serde_json::json!({
-                        "number": mask_pan(card.number.expose()),
-                        "exp_month": card.exp_month,
-                        "exp_year": card.exp_year,
-                        "cvv": MASK,
-                    }),
-                )
-            })
+            .map(|(name, card)| (name.target_key().to_owned(), card.summary()))
             .collect();
         let fields: serde_json::Map<String, serde_json::Value> = self
             .acs
@@ -51,24 +41,7 @@ impl TargetConfig {
                 "steps": self.acs.steps.iter().map(ToString::to_string).collect::<Vec<_>>(),
                 "journey_timeout_secs": self.acs.journey_bound().as_secs_f64(),
             },
-            "payment_page": self.payment_page.as_ref().map(|page| serde_json::json!({
-                "address": page.address,
-                "fields": page
-                    .fields
-                    .iter()
-                    .map(|(field, input)| (field.name().to_owned(), serde_json::json!(input)))
-                    .collect::<serde_json::Map<_, _>>(),
-                "steps": page.steps.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                "alternative": page.alternative.as_ref().map(|method| serde_json::json!({
-                    "choose": method.choose,
-                    "fields": method
-                        .fields
-                        .keys()
-                        .map(|name| (name.clone(), serde_json::json!(MASK)))
-                        .collect::<serde_json::Map<_, _>>(),
-                    "steps": method.steps.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                })),
-            })),
+            "payment_page": self.payment_page.as_ref().map(PaymentPage::summary),
             "notifications": self.notifications.as_ref().map(|n| serde_json::json!({
                 "listen": n.listen.to_string(),
                 "url": n.url.as_ref().map(shown_url),
@@ -96,6 +69,44 @@ impl TargetConfig {
                 "parallel_flows": self.robustness.parallel_flows,
                 "hostile_requests": self.robustness.hostile_requests,
             },
+        })
+    }
+}
+
+impl PaymentPage {
+    /// The payment page as reports show it: the alternative method's
+    /// values masked.
+    fn summary(&self) -> serde_json::Value {
+        serde_json::json!({
+            "address": self.address,
+            "fields": self
+                .fields
+                .iter()
+                .map(|(field, input)| (field.name().to_owned(), serde_json::json!(input)))
+                .collect::<serde_json::Map<_, _>>(),
+            "steps": self.steps.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "alternative": self.alternative.as_ref().map(|method| serde_json::json!({
+                "choose": method.choose,
+                "fields": method
+                    .fields
+                    .keys()
+                    .map(|name| (name.clone(), serde_json::json!(MASK)))
+                    .collect::<serde_json::Map<_, _>>(),
+                "steps": method.steps.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            })),
+        })
+    }
+}
+
+impl TestCard {
+    /// A test card as reports show it: the number as its first six and
+    /// last four digits, the CVV masked.
+    fn summary(&self) -> serde_json::Value {
+        serde_json::json!({
+            "number": mask_pan(self.number.expose()),
+            "exp_month": self.exp_month,
+            "exp_year": self.exp_year,
+            "cvv": MASK,
         })
     }
 }

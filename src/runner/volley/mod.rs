@@ -290,7 +290,7 @@ mod tests {
     };
 
     use super::*;
-    use crate::runner::target_file::TargetConfig;
+    use crate::runner::target_file::reference_defaults;
 
     /// What a raw server saw of one POST.
     #[derive(Clone, Debug)]
@@ -363,7 +363,7 @@ mod tests {
     }
 
     async fn volley_to(url: &Url, count: usize) -> Volley {
-        let target = TargetConfig::reference_defaults(url.clone(), Duration::from_secs(900));
+        let target = reference_defaults(url.clone(), Duration::from_secs(900));
         let limits = Limits::default();
         let client = crate::runner::transport::volley_client(&target, limits).expect("a client");
         let requests = (0..count)

@@ -103,42 +103,71 @@ impl BrowserJourney<'_> {
                 (next.choice, next.values)
             });
         if let Some(step) = state.steps.front().copied() {
-            match self.step(step, &state.url, values).await? {
-                StepDone::Done => {
-                    state.steps.pop_front();
-                    if matches!(step.action, StepAction::Click(_)) {
-                        self.navigations = 0;
-                        if state.steps.is_empty() {
-                            state.advance();
-                        }
-                    }
-                    self.last_move = Instant::now();
-                }
-                // A script may build what the step names late (a lightbox's
-                // frame, a form drawn after the page loads): the step is
-                // given STEP_PATIENCE after the page last moved, and past
-                // it waits on while a script of the page has a request, a
-                // timer or a refresh pending (the journey's bound ends the
-                // wait). A document still loading is waited for above.
-                StepDone::NotYet(_) if self.last_move.elapsed() < STEP_PATIENCE => {}
-                StepDone::NotYet(_) if self.still_busy(values, deadline).await? => {}
-                StepDone::NotYet(why) => {
-                    return Ok(Look::Unreadable(Failure::harness(format!(
-                        "payconf could not run the step \"{step}\" of {}: {why}; the browser \
-                         is at {}. See the screenshot and check {}",
-                        state.answering().name(),
-                        state.url,
-                        state.answering().steps_setting(),
-                    ))));
-                }
-            }
-            return Ok(Look::Continue);
+            return self.take_step(state, step, values, deadline).await;
         }
         let answered = state.answered();
         if answered && !settled {
             return Ok(Look::Continue);
         }
-        match self.act(choice, values, answered).await? {
+        let acted = self.act(choice, values, answered).await?;
+        self.acted(acted, state, values, answered, deadline).await
+    }
+
+    /// The page's next explicit step run; one that names nothing on the
+    /// page yet is given time, and past it an error of the target file.
+    async fn take_step(
+        &mut self,
+        state: &mut Progress<'_>,
+        step: &IssuerStep,
+        values: &BTreeMap<String, String>,
+        deadline: Instant,
+    ) -> Result<Look, CommandError> {
+        match self.step(step, &state.url, values).await? {
+            StepDone::Done => {
+                state.steps.pop_front();
+                if matches!(step.action, StepAction::Click(_)) {
+                    self.navigations = 0;
+                    if state.steps.is_empty() {
+                        state.advance();
+                    }
+                }
+                self.last_move = Instant::now();
+            }
+            // A script may build what the step names late (a lightbox's
+            // frame, a form drawn after the page loads): the step is
+            // given STEP_PATIENCE after the page last moved, and past
+            // it waits on while a script of the page has a request, a
+            // timer or a refresh pending (the journey's bound ends the
+            // wait). A document still loading is waited for above.
+            StepDone::NotYet(_) if self.last_move.elapsed() < STEP_PATIENCE => {}
+            StepDone::NotYet(_) if self.still_busy(values, deadline).await? => {}
+            StepDone::NotYet(why) => {
+                return Ok(Look::Unreadable(Failure::harness(format!(
+                    "payconf could not run the step \"{step}\" of {}: {why}; the browser \
+                     is at {}. See the screenshot and check {}",
+                    state.answering().name(),
+                    state.url,
+                    state.answering().steps_setting(),
+                ))));
+            }
+        }
+        Ok(Look::Continue)
+    }
+
+    /// What payconf does after it acted on the page: on to the next page,
+    /// a lone form walked, the page unreadable, or, once the buyer has
+    /// answered all (`answered`, before it acted) and the page is still,
+    /// the landing.
+    async fn acted(
+        &mut self,
+        acted: Acted,
+        state: &mut Progress<'_>,
+        values: &BTreeMap<String, String>,
+        answered: bool,
+        deadline: Instant,
+    ) -> Result<Look, CommandError> {
+        let no_values = BTreeMap::new();
+        match acted {
             Acted::Answered => {
                 state.advance();
                 self.navigations = 0;

@@ -49,7 +49,7 @@ use super::{
     Drove, IssuerEvidence, Journey, Landing,
     navigation::{MAX_PAGES, Visited, error_status, over_bound, too_many_pages},
 };
-use crate::runner::{exchange::Trail, result::Failure};
+use crate::runner::{exchange::Trail, result::Failure, target_file::TargetConfig};
 
 /// How often the page is looked at.
 const POLL: Duration = Duration::from_millis(50);
@@ -105,39 +105,9 @@ pub async fn authenticate(
     // The browser's requests to the target are its own, not payconf's to
     // hold one by one: the journey shares the volley lock for its whole length.
     let _shared = way.sender.volley_lock.share().await;
-    let mut journey = BrowserJourney {
-        turn,
-        merchant: way.merchant.to_vec(),
-        visited: Visited::default(),
-        top_frame: None,
-        last_move: Instant::now(),
-        navigations: 0,
-        requests: std::collections::HashMap::new(),
-        failed_load: None,
-        failed_status: None,
-        loading: Loading::default(),
-        page_exchange: None,
-        counter: None,
-        heartbeat: Heartbeat::new(),
-        issuer: way.start.clone(),
-        started: false,
-        archive: trail.unreported.keeps().then(Archive::default),
-    };
+    let mut journey = BrowserJourney::new(turn, &way, &trail);
     let (result, over_memory) = journey.bounded(chromium, &way).await;
-    let screenshot = if chromium.stalled().is_some() || over_memory {
-        Err(if over_memory {
-            NoScreenshot::OverMemory
-        } else {
-            NoScreenshot::Stalled
-        })
-    } else {
-        tokio::time::timeout(COMMAND_BOUND, journey.screenshot(way.target))
-            .await
-            .unwrap_or_else(|_| {
-                chromium.stall("no screenshot within its bound");
-                Err(NoScreenshot::Late)
-            })
-    };
+    let screenshot = journey.last_look(chromium, way.target, over_memory).await;
     // The windows the journey's pages opened run nothing after it.
     if chromium.stalled().is_none()
         && tokio::time::timeout(COMMAND_BOUND, journey.turn.one_window())
@@ -210,6 +180,56 @@ struct BrowserJourney<'a> {
     started: bool,
     /// With `--har`: the journey's document requests, for the HAR file.
     archive: Option<Archive>,
+}
+
+impl<'a> BrowserJourney<'a> {
+    /// The journey `way` starts in `turn`, nothing seen yet; its pages
+    /// archived when the trail keeps what it does not report.
+    fn new(turn: Turn<'a>, way: &Journey<'_>, trail: &Trail) -> Self {
+        Self {
+            turn,
+            merchant: way.merchant.to_vec(),
+            visited: Visited::default(),
+            top_frame: None,
+            last_move: Instant::now(),
+            navigations: 0,
+            requests: std::collections::HashMap::new(),
+            failed_load: None,
+            failed_status: None,
+            loading: Loading::default(),
+            page_exchange: None,
+            counter: None,
+            heartbeat: Heartbeat::new(),
+            issuer: way.start.clone(),
+            started: false,
+            archive: trail.unreported.keeps().then(Archive::default),
+        }
+    }
+
+    /// The screenshot at the journey's end, unless the browser stalled or
+    /// went over its memory, or it took longer than a command may (then
+    /// the browser is taken to have stalled).
+    async fn last_look(
+        &self,
+        chromium: &Chromium,
+        target: &TargetConfig,
+        over_memory: bool,
+    ) -> Result<Vec<u8>, NoScreenshot> {
+        if chromium.stalled().is_some() || over_memory {
+            Err(if over_memory {
+                NoScreenshot::OverMemory
+            } else {
+                NoScreenshot::Stalled
+            })
+        } else {
+            tokio::time::timeout(COMMAND_BOUND, self.screenshot(target))
+                .await
+                .unwrap_or_else(|_| {
+                    chromium.stall("no screenshot within its bound");
+                    Err(NoScreenshot::Late)
+                })
+        }
+    }
 }
 
 /// What a look at the page came to.

@@ -255,83 +255,15 @@ impl BrowserJourney<'_> {
     ) -> Result<Option<Acted>, CommandError> {
         let client = self.turn.client;
         let found = client.execute(ANALYSE, vec![json!(names)]).await?;
-        let choice = if cancelling {
-            Choice::Cancel
-        } else {
-            Choice::Authenticate
+        let acted = match pass {
+            Pass::Answer => self.answer_here(&found, names, values, cancelling).await?,
+            Pass::Walk => self.walk_here(&found, cancelling, answered).await?,
         };
-        let element = |value: &Value| self.element(value);
-        match pass {
-            Pass::Answer => {
-                let fields: Vec<Option<Element>> = found["fields"]
-                    .as_array()
-                    .map(|a| a.iter().map(element).collect())
-                    .unwrap_or_default();
-                let all_fields = !fields.is_empty() && fields.iter().all(Option::is_some);
-                if cancelling || all_fields || names.is_empty() {
-                    let control = match form_or_page_control(&found, choice) {
-                        Ok(control) => control.as_ref().and_then(element),
-                        Err(Choosing::Unclear(labels)) => {
-                            return Ok(Some(Acted::Unclear(Choosing::Unclear(labels).words())));
-                        }
-                        Err(Choosing::None(_)) => None,
-                    };
-                    if let Some(control) = control {
-                        if !cancelling {
-                            for (field, name) in fields.iter().flatten().zip(names) {
-                                let value = values.get(*name).map_or("", String::as_str);
-                                type_into(field, value).await?;
-                            }
-                        }
-                        click(client, &control).await?;
-                        return Ok(Some(Acted::Answered));
-                    }
-                }
-            }
-            Pass::Walk => {
-                let typed: Vec<String> = found["loneTyped"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_owned)
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                // After the answer only a form with nothing to type is walked.
-                if answered && !typed.is_empty() {
-                    return Ok(None);
-                }
-                match pick(&found["loneControls"], Choice::Authenticate) {
-                    // A form that asks for something typed is walked by no
-                    // one, as the form driver walks only a form that asks
-                    // nothing: a buyer who cancels presses its cancel
-                    // control (the answer pass, on this look or the next:
-                    // a script may build the form between the two passes),
-                    // never its confirm; one who answers is told of the
-                    // fields no setting names.
-                    Ok(Some(_)) if !typed.is_empty() && !cancelling => {
-                        return Ok(Some(Acted::UnnamedFields(typed)));
-                    }
-                    Ok(Some(_)) if !typed.is_empty() => {}
-                    Ok(Some(control)) => {
-                        if let Some(control) = element(&control) {
-                            click(client, &control).await?;
-                            return Ok(Some(Acted::Walked));
-                        }
-                    }
-                    Err(Choosing::Unclear(labels)) if !answered => {
-                        return Ok(Some(Acted::Unclear(Choosing::Unclear(labels).words())));
-                    }
-                    _ => {}
-                }
-            }
-        }
-        if depth >= 4 {
-            return Ok(None);
+        if acted.is_some() || depth >= 4 {
+            return Ok(acted);
         }
         for frame in found["frames"].as_array().into_iter().flatten() {
-            let Some(frame) = element(frame) else {
+            let Some(frame) = self.element(frame) else {
                 continue;
             };
             if !entered(client, &frame, depth).await? {
@@ -344,6 +276,100 @@ impl BrowserJourney<'_> {
                 return Ok(acted);
             }
             client.enter_parent_frame().await?;
+        }
+        Ok(None)
+    }
+
+    /// The answer pass in the current document: the fields named typed
+    /// into and the form's (or the page's) control for the buyer's choice
+    /// pressed.
+    async fn answer_here(
+        &self,
+        found: &Value,
+        names: &[&String],
+        values: &BTreeMap<String, String>,
+        cancelling: bool,
+    ) -> Result<Option<Acted>, CommandError> {
+        let client = self.turn.client;
+        let element = |value: &Value| self.element(value);
+        let choice = if cancelling {
+            Choice::Cancel
+        } else {
+            Choice::Authenticate
+        };
+        let fields: Vec<Option<Element>> = found["fields"]
+            .as_array()
+            .map(|a| a.iter().map(element).collect())
+            .unwrap_or_default();
+        let all_fields = !fields.is_empty() && fields.iter().all(Option::is_some);
+        if cancelling || all_fields || names.is_empty() {
+            let control = match form_or_page_control(found, choice) {
+                Ok(control) => control.as_ref().and_then(element),
+                Err(Choosing::Unclear(labels)) => {
+                    return Ok(Some(Acted::Unclear(Choosing::Unclear(labels).words())));
+                }
+                Err(Choosing::None(_)) => None,
+            };
+            if let Some(control) = control {
+                if !cancelling {
+                    for (field, name) in fields.iter().flatten().zip(names) {
+                        let value = values.get(*name).map_or("", String::as_str);
+                        type_into(field, value).await?;
+                    }
+                }
+                click(client, &control).await?;
+                return Ok(Some(Acted::Answered));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The walk pass in the current document: a lone form's control
+    /// pressed, when the form asks for nothing typed (after the answer,
+    /// only such a form).
+    async fn walk_here(
+        &self,
+        found: &Value,
+        cancelling: bool,
+        answered: bool,
+    ) -> Result<Option<Acted>, CommandError> {
+        let client = self.turn.client;
+        let element = |value: &Value| self.element(value);
+        let typed: Vec<String> = found["loneTyped"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        // After the answer only a form with nothing to type is walked.
+        if answered && !typed.is_empty() {
+            return Ok(None);
+        }
+        match pick(&found["loneControls"], Choice::Authenticate) {
+            // A form that asks for something typed is walked by no
+            // one, as the form driver walks only a form that asks
+            // nothing: a buyer who cancels presses its cancel
+            // control (the answer pass, on this look or the next:
+            // a script may build the form between the two passes),
+            // never its confirm; one who answers is told of the
+            // fields no setting names.
+            Ok(Some(_)) if !typed.is_empty() && !cancelling => {
+                return Ok(Some(Acted::UnnamedFields(typed)));
+            }
+            Ok(Some(_)) if !typed.is_empty() => {}
+            Ok(Some(control)) => {
+                if let Some(control) = element(&control) {
+                    click(client, &control).await?;
+                    return Ok(Some(Acted::Walked));
+                }
+            }
+            Err(Choosing::Unclear(labels)) if !answered => {
+                return Ok(Some(Acted::Unclear(Choosing::Unclear(labels).words())));
+            }
+            _ => {}
         }
         Ok(None)
     }

@@ -24,7 +24,7 @@ use super::{
 use crate::runner::{
     exchange::RecordedRequest,
     merchant,
-    target_file::{LifecycleSettings, SettlementMode},
+    target_file::{LifecycleSettings, Secret, SettlementMode},
     world::{CreatedPayment, Failure, LifecyclePayment, PaymentWorld, Settled},
 };
 
@@ -75,16 +75,13 @@ pub(super) fn hundredths(text: &str) -> Option<u64> {
     units.checked_mul(100)?.checked_add(cents)
 }
 
-/// Creates a payment at `mode`'s shop (the target's own when `None`) and
-/// pays it with `choice`, as the merchant's server does: create with the
-/// shop's key, submit under the token.
-pub(super) async fn pay_at(
-    world: &mut PaymentWorld,
+/// The login and API key of `mode`'s shop (the target's own when `None`).
+fn shop_at(
+    world: &PaymentWorld,
     mode: Option<SettlementMode>,
-    choice: CardChoice,
-) -> Result<(), Failure> {
-    let target = world.target().clone();
-    let (shop_login, api_key) = match mode {
+) -> Result<(String, Secret), Failure> {
+    let target = world.target();
+    Ok(match mode {
         None => (target.shop_login.clone(), target.api_key.clone()),
         Some(mode) => {
             let shop = lifecycle(world)?.shop(mode).ok_or_else(|| {
@@ -100,17 +97,22 @@ pub(super) async fn pay_at(
                     .unwrap_or_else(|| target.api_key.clone()),
             )
         }
-    };
-    let amount = hundredths(&target.amount).ok_or_else(|| {
-        Failure::plain(format!(
-            "the target's amount to be written with a dot and at most two decimals, not {:?}",
-            target.amount
-        ))
-    })?;
+    })
+}
+
+/// Creates a payment at the shop as its merchant's server does, judged as
+/// the contract states it: the token, the payment's identifier and the
+/// shop's reference for it.
+async fn create_at(
+    world: &mut PaymentWorld,
+    shop_login: &str,
+    api_key: &Secret,
+) -> Result<(String, String, String), Failure> {
+    let target = world.target().clone();
     let mut body = create_body(world);
     body["shopLogin"] = json!(shop_login);
     let reference = body["shopTransactionID"].as_str().unwrap_or("").to_owned();
-    let request = merchant::keyed_post(merchant::create_url(&target), &api_key, body.to_string());
+    let request = merchant::keyed_post(merchant::create_url(&target), api_key, body.to_string());
     let answer = world.receive("createPayment", request).await?;
     // The create is judged as the contract states it: processed (`error.code`
     // "0") with a token and an identifier; a token beside another code is
@@ -134,6 +136,26 @@ pub(super) async fn pay_at(
             &seen,
         ));
     };
+    Ok((token, payment_id, reference))
+}
+
+/// Creates a payment at `mode`'s shop (the target's own when `None`) and
+/// pays it with `choice`, as the merchant's server does: create with the
+/// shop's key, submit under the token.
+pub(super) async fn pay_at(
+    world: &mut PaymentWorld,
+    mode: Option<SettlementMode>,
+    choice: CardChoice,
+) -> Result<(), Failure> {
+    let target = world.target().clone();
+    let (shop_login, api_key) = shop_at(world, mode)?;
+    let amount = hundredths(&target.amount).ok_or_else(|| {
+        Failure::plain(format!(
+            "the target's amount to be written with a dot and at most two decimals, not {:?}",
+            target.amount
+        ))
+    })?;
+    let (token, payment_id, reference) = create_at(world, &shop_login, &api_key).await?;
     world.ctx.redactor.add_payment_token(&token);
     world.payments.push(CreatedPayment {
         token: token.clone(),

@@ -138,18 +138,7 @@ impl Chromium {
             uuid::Uuid::new_v4().simple(),
             uuid::Uuid::new_v4().simple()
         );
-        let mut command = Command::new(&programs.chromedriver);
-        command
-            .arg("--port=0")
-            .arg(format!("--url-base={control}"))
-            // Loopback peers only (ChromeDriver's default, said outright).
-            .arg("--allowed-ips=")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            // The leader of a group of its own: the browser is every process in it.
-            .process_group(0)
-            .kill_on_drop(true);
+        let mut command = driver_command(programs, &control);
         isolation.prepare(&mut command, &profile).map_err(|e| {
             Attempt::Final(BrowserError::Start(format!(
                 "cannot prepare the browser's folder {}: {e}",
@@ -165,36 +154,8 @@ impl Chromium {
         })?;
         let group = driver.id().and_then(ProcessGroup::led_by);
         let stdout = driver.stdout.take().expect("stdout was piped");
-        let started = async {
-            let port = tokio::time::timeout(START_TIMEOUT, driver_port(stdout))
-                .await
-                .map_err(|_| {
-                    format!(
-                        "{} did not say which port it listens on within {} s",
-                        programs.chromedriver.display(),
-                        START_TIMEOUT.as_secs()
-                    )
-                })?
-                .map_err(|unlistening| unlistening.to_string())?;
-            let address = format!("http://127.0.0.1:{port}{control}");
-            let capabilities = capabilities(programs, settings, page_load, isolation, &profile);
-            let mut builder =
-                ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
-            builder.capabilities(capabilities);
-            match tokio::time::timeout(START_TIMEOUT, builder.connect(&address)).await {
-                Ok(Ok(client)) => Ok((client, port)),
-                Ok(Err(e)) => Err(format!(
-                    "{} did not start {}: {}",
-                    programs.chromedriver.display(),
-                    programs.chromium.display(),
-                    first_line(&e.to_string())
-                )),
-                Err(_) => Err(format!(
-                    "no browser session within {} s",
-                    START_TIMEOUT.as_secs()
-                )),
-            }
-        };
+        let capabilities = capabilities(programs, settings, page_load, isolation, &profile);
+        let started = session(programs, stdout, &control, capabilities);
         let (client, port) = match started.await {
             Ok(started) => started,
             Err(reason) => {
@@ -373,6 +334,61 @@ async fn remove_profile(profile: &std::path::Path) {
 
 /// How long the browser's processes have to end once killed.
 const PROCESSES_BOUND: Duration = Duration::from_secs(10);
+
+/// ChromeDriver on a free loopback port, every command under `control`,
+/// the leader of a process group of its own (the browser is every process
+/// in it), ended when dropped.
+fn driver_command(programs: &BrowserPrograms, control: &str) -> Command {
+    let mut command = Command::new(&programs.chromedriver);
+    command
+        .arg("--port=0")
+        .arg(format!("--url-base={control}"))
+        // Loopback peers only (ChromeDriver's default, said outright).
+        .arg("--allowed-ips=")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        // The leader of a group of its own: the browser is every process in it.
+        .process_group(0)
+        .kill_on_drop(true);
+    command
+}
+
+/// The browser session ChromeDriver opens once it says its port (each
+/// within [`START_TIMEOUT`]), with the port; else why not.
+async fn session(
+    programs: &BrowserPrograms,
+    stdout: tokio::process::ChildStdout,
+    control: &str,
+    capabilities: serde_json::Map<String, Value>,
+) -> Result<(Client, u16), String> {
+    let port = tokio::time::timeout(START_TIMEOUT, driver_port(stdout))
+        .await
+        .map_err(|_| {
+            format!(
+                "{} did not say which port it listens on within {} s",
+                programs.chromedriver.display(),
+                START_TIMEOUT.as_secs()
+            )
+        })?
+        .map_err(|unlistening| unlistening.to_string())?;
+    let address = format!("http://127.0.0.1:{port}{control}");
+    let mut builder = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
+    builder.capabilities(capabilities);
+    match tokio::time::timeout(START_TIMEOUT, builder.connect(&address)).await {
+        Ok(Ok(client)) => Ok((client, port)),
+        Ok(Err(e)) => Err(format!(
+            "{} did not start {}: {}",
+            programs.chromedriver.display(),
+            programs.chromium.display(),
+            first_line(&e.to_string())
+        )),
+        Err(_) => Err(format!(
+            "no browser session within {} s",
+            START_TIMEOUT.as_secs()
+        )),
+    }
+}
 
 /// What payconf asks of ChromeDriver for a session.
 fn capabilities(
