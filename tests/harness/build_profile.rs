@@ -1,9 +1,11 @@
 //! Cargo.toml builds unoptimised what only the build runs (proc macros,
 //! build scripts and what they alone use): none of the crates it names so
 //! may be a dependency of anything that runs, or that code would run
-//! unoptimised in every test, unseen.
+//! unoptimised in every test, unseen. And `cargo build` builds each package
+//! it shares with `cargo test` with the same features, so that neither
+//! builds it again.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
@@ -80,5 +82,66 @@ fn the_crates_built_unoptimised_are_run_only_by_the_build() {
     assert!(
         wrong.is_empty(),
         "Cargo.toml builds these unoptimised, but they run, or are no dependency at all: {wrong:?}"
+    );
+}
+
+/// Each package of a tree `cargo tree` prints with its features, offline:
+/// `{name} {version}` to the features it is built with.
+fn features(root: &Path, args: &[&str]) -> BTreeMap<String, String> {
+    let output = Command::new(env!("CARGO"))
+        .args([
+            "tree",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}|{f}",
+            "--offline",
+        ])
+        .args(args)
+        .current_dir(root)
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        output.status.success(),
+        "cargo tree: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_once('|'))
+        .map(|(package, features)| {
+            let package = package.trim_end_matches(" (*)");
+            let id = package.split(" (").next().unwrap_or(package).to_owned();
+            (id, features.trim_end_matches(" (*)").to_owned())
+        })
+        .collect()
+}
+
+/// `cargo build` (the command, as CI's checks and `payconf serve` users
+/// build it) and `cargo test --workspace` build every package they share
+/// with the same features, so the one reuses what the other built: a test
+/// build's features (a member's `default`, a dev-dependency's asking) that
+/// the build lacked made CI's checks rebuild 22 crates, two minutes.
+#[test]
+fn the_build_and_the_tests_build_each_package_alike() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let built = features(root, &["--package", "payconf", "--edges", "normal,build"]);
+    let tested = features(root, &["--workspace", "--edges", "normal,build,dev"]);
+    assert!(
+        built.keys().any(|id| id.starts_with("tokio v")),
+        "the build's packages are read: {built:?}"
+    );
+    let apart: Vec<String> = built
+        .iter()
+        .filter_map(|(id, features)| {
+            let in_tests = tested.get(id)?;
+            (in_tests != features)
+                .then(|| format!("{id}: built with [{features}], tested with [{in_tests}]"))
+        })
+        .collect();
+    assert!(
+        apart.is_empty(),
+        "Cargo.toml's [dependencies] must ask for what the tests' build unifies in:\n{}",
+        apart.join("\n")
     );
 }
