@@ -25,22 +25,12 @@ fn unoptimised(root: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The packages that run, by name: the workspace's and what they depend
-/// on for this machine, normal and dev dependencies, never entering a proc
-/// macro (`cargo tree`, offline: the lock file and what is downloaded).
-fn running(root: &Path) -> BTreeSet<String> {
+/// What `cargo tree` prints of the tree `args` name, a line a package in
+/// `format`, offline: the lock file and what is downloaded.
+fn cargo_tree(root: &Path, format: &str, args: &[&str]) -> String {
     let output = Command::new(env!("CARGO"))
-        .args([
-            "tree",
-            "--workspace",
-            "--edges",
-            "normal,dev,no-proc-macro",
-            "--prefix",
-            "none",
-            "--format",
-            "{p}",
-            "--offline",
-        ])
+        .args(["tree", "--prefix", "none", "--offline", "--format", format])
+        .args(args)
         .current_dir(root)
         .output()
         .expect("cargo tree runs");
@@ -49,8 +39,19 @@ fn running(root: &Path) -> BTreeSet<String> {
         "cargo tree: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The packages that run, by name: the workspace's and what they depend
+/// on for this machine, normal and dev dependencies, never entering a proc
+/// macro.
+fn running(root: &Path) -> BTreeSet<String> {
+    let tree = cargo_tree(
+        root,
+        "{p}",
+        &["--workspace", "--edges", "normal,dev,no-proc-macro"],
+    );
+    tree.lines()
         .filter_map(|line| line.split_whitespace().next())
         .map(str::to_owned)
         .collect()
@@ -85,28 +86,10 @@ fn the_crates_built_unoptimised_are_run_only_by_the_build() {
     );
 }
 
-/// Each package of a tree `cargo tree` prints with its features, offline:
-/// `{name} {version}` to the features it is built with.
+/// Each package of the tree `args` name with its features: `{name}
+/// {version}` to the features it is built with.
 fn features(root: &Path, args: &[&str]) -> BTreeMap<String, String> {
-    let output = Command::new(env!("CARGO"))
-        .args([
-            "tree",
-            "--prefix",
-            "none",
-            "--format",
-            "{p}|{f}",
-            "--offline",
-        ])
-        .args(args)
-        .current_dir(root)
-        .output()
-        .expect("cargo tree runs");
-    assert!(
-        output.status.success(),
-        "cargo tree: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
+    cargo_tree(root, "{p}|{f}", args)
         .lines()
         .filter_map(|line| line.split_once('|'))
         .map(|(package, features)| {
