@@ -237,7 +237,7 @@ pub(super) fn run_options(
     };
     let environment = crate::runner::options::Environment::of_process();
     let acs_driver = driver_override(args.acs_driver.as_deref(), |name| environment.get(name))?;
-    let target = target_choice(&mut args, acs_driver, named_by);
+    let target = target_choice(&mut args, acs_driver, named_by, &environment);
     Ok(RunOptions {
         mode: if plan {
             Mode::Plan
@@ -287,6 +287,7 @@ fn target_choice(
     args: &mut RunArgs,
     acs_driver: Option<crate::runner::target_file::AcsDriver>,
     named_by: Vec<crate::runner::target_file::Naming>,
+    environment: &crate::runner::options::Environment,
 ) -> crate::runner::TargetChoice {
     use crate::runner::{
         TargetChoice,
@@ -310,8 +311,8 @@ fn target_choice(
                 client_key: given_path(args.tls_client_key.take()),
                 proxy: given(args.proxy.take()),
             },
-            notification_secret: given(std::env::var(SECRET_VARIABLE).ok()),
-            second_shop_api_key: given(std::env::var(SECOND_SHOP_KEY_VARIABLE).ok()),
+            notification_secret: given(environment.get(SECRET_VARIABLE)),
+            second_shop_api_key: given(environment.get(SECOND_SHOP_KEY_VARIABLE)),
         },
         named_by,
         by_name: args.embedded || args.embedded_tls,

@@ -100,8 +100,9 @@ pub fn section(
         && !ledger.cancelled()
         && ledger.settles_at_ms.is_none();
     let left = ledger.settled_minor.saturating_sub(ledger.refunded_minor);
+    let token = token_field(signed_in);
     let form = |action: Action, label: &str, amount: Option<u64>| {
-        button(signed_in, payment_id, action, label, amount)
+        button(&token, payment_id, action, label, amount)
     };
     let mut buttons = Vec::new();
     if open {
@@ -139,16 +140,16 @@ fn state_said(ledger: &Ledger, settlement: Settlement) -> String {
     }
 }
 
-/// A button of the section: `action` on the payment, with the amount
-/// field filled in with `amount` where the action takes one.
+/// A button of the section: `action` on the payment, its form carrying the
+/// session's `token` field, with the amount field filled in with `amount`
+/// where the action takes one.
 fn button(
-    signed_in: &SignedIn<'_>,
+    token: &str,
     payment_id: u64,
     action: Action,
     label: &str,
     amount: Option<u64>,
 ) -> String {
-    let token = token_field(signed_in);
     let verb = action.verb();
     let amount_input = amount.map_or(String::new(), |minor| {
         format!(

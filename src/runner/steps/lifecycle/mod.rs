@@ -24,7 +24,7 @@ use super::{
 use crate::runner::{
     exchange::RecordedRequest,
     merchant,
-    target_file::{LifecycleSettings, Secret, SettlementMode},
+    target_file::{LifecycleSettings, Secret, SettlementMode, TargetConfig},
     world::{CreatedPayment, Failure, LifecyclePayment, PaymentWorld, Settled},
 };
 
@@ -105,14 +105,14 @@ fn shop_at(
 /// shop's reference for it.
 async fn create_at(
     world: &mut PaymentWorld,
+    target: &TargetConfig,
     shop_login: &str,
     api_key: &Secret,
 ) -> Result<(String, String, String), Failure> {
-    let target = world.target().clone();
     let mut body = create_body(world);
     body["shopLogin"] = json!(shop_login);
     let reference = body["shopTransactionID"].as_str().unwrap_or("").to_owned();
-    let request = merchant::keyed_post(merchant::create_url(&target), api_key, body.to_string());
+    let request = merchant::keyed_post(merchant::create_url(target), api_key, body.to_string());
     let answer = world.receive("createPayment", request).await?;
     // The create is judged as the contract states it: processed (`error.code`
     // "0") with a token and an identifier; a token beside another code is
@@ -155,7 +155,7 @@ pub(super) async fn pay_at(
             target.amount
         ))
     })?;
-    let (token, payment_id, reference) = create_at(world, &shop_login, &api_key).await?;
+    let (token, payment_id, reference) = create_at(world, &target, &shop_login, &api_key).await?;
     world.ctx.redactor.add_payment_token(&token);
     world.payments.push(CreatedPayment {
         token: token.clone(),
