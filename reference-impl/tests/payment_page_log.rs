@@ -1,8 +1,12 @@
 //! What the service's log holds: no card data typed on the payment page,
 //! and every failed back-office sign-in and lock-out (never a password).
-//! In a test binary of its own, as tracing caches which events a thread's
-//! subscriber wants, and other tests' threads would leave it unasked.
+//! In a test binary of its own, not a module of `harness`: tracing caches
+//! which events a thread's subscriber wants, and other tests' threads would
+//! leave it unasked.
 
+// Of the shared support, this binary uses the sandbox alone.
+#[allow(dead_code)]
+#[path = "harness/support/mod.rs"]
 mod support;
 
 use std::sync::{Arc, Mutex};

@@ -4,7 +4,7 @@
 //! attempts and a button that sends it again. Real sockets, pages read
 //! with an HTML parser.
 
-mod support;
+use crate::support;
 
 use payconf_reference::{
     BACK_OFFICE_PATH, DEFAULT_API_KEY, DEFAULT_FRICTIONLESS_CARD, ReferenceConfig,

@@ -3,7 +3,7 @@
 //! sandbox over real sockets on loopback. What it promises is in
 //! docs/sandbox.md ("Sharing the sandbox").
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 
@@ -175,10 +175,22 @@ fn in_own_network(name: &str) -> bool {
         return true;
     }
     let exe = std::env::current_exe().expect("the test binary");
+    // The test's whole name in the binary: its module's path without the
+    // crate's name (`shared_sandbox::…`).
+    let module = module_path!()
+        .split_once("::")
+        .map_or(module_path!(), |(_, module)| module);
+    let test = format!("{module}::{name}");
     let ran = std::process::Command::new("unshare")
         .args(["-rn", "sh", "-c", r#"ip link set lo up && exec "$0" "$@""#])
         .arg(&exe)
-        .args([name, "--exact", "--nocapture", "--test-threads", "1"])
+        .args([
+            test.as_str(),
+            "--exact",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
         .env(INSIDE, "1")
         .output()
         .expect("unshare runs (util-linux)");

@@ -3,7 +3,7 @@
 //! cancel, refund and update, under both settlement modes; every answer
 //! checked against the spec.
 
-mod support;
+use crate::support;
 
 use payconf_reference::{
     DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD, DEFAULT_SHOP_LOGIN,

@@ -2,7 +2,7 @@
 //! status, its envelope code, a description naming the field, and a body
 //! that validates against the spec's declared answer for that status.
 
-mod support;
+use crate::support;
 
 use payconf_reference::{DEFAULT_API_KEY, DEFAULT_FRICTIONLESS_CARD};
 use std::time::Duration;

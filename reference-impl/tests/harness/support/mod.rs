@@ -2,7 +2,6 @@
 //! loopback port, an HTTP client that follows no redirect by itself, and
 //! request helpers that check every JSON answer against `spec/openapi.yaml`
 //! in both profiles.
-#![allow(dead_code)] // each test binary uses its own part of this module
 
 pub mod back_office;
 pub mod merchant_server;

@@ -3,7 +3,7 @@
 //! shop's secret, once per payment, retried when the server fails, and
 //! without ever holding up `payment/submit`.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

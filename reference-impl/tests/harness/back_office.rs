@@ -2,7 +2,7 @@
 //! sign-in and its session cookie, the guards on every change, the profile
 //! and the API key, and the payments with their timelines.
 
-mod support;
+use crate::support;
 
 use payconf_reference::{
     BACK_OFFICE_PATH, CONFORMANCE_PREFIX, DEFAULT_API_KEY, DEFAULT_DECLINED_CARD,

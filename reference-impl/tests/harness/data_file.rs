@@ -3,7 +3,7 @@
 //! notifications still owed are delivered after it, and a file it cannot
 //! use stops it before it serves.
 
-mod support;
+use crate::support;
 
 use std::{
     path::{Path, PathBuf},

@@ -4,7 +4,7 @@
 //! every answer checked against the spec; the challenge a card decided at
 //! submit outlives a restart with a data file.
 
-mod support;
+use crate::support;
 
 use payconf_reference::{
     DEFAULT_API_KEY, DEFAULT_ISSUER_CODE, ReferenceConfig, default_card, outcomes,

@@ -2,7 +2,7 @@
 //! sockets: frictionless, 3-D Secure through the issuer page's form,
 //! declined, wrong code, cancel, and custom redirect addresses.
 
-mod support;
+use crate::support;
 
 use payconf_reference::{
     DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD, DEFAULT_SHOP_LOGIN,

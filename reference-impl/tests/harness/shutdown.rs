@@ -1,7 +1,7 @@
 //! Graceful shutdown: a request in flight when the server is told to stop
 //! is answered in full; new connections are refused once it has stopped.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! per transaction (the page and `payment/submit`, two presses at once),
 //! and the lightbox's result page (no card data in the log: `payment_page_log.rs`).
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

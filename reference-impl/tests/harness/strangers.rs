@@ -3,7 +3,7 @@
 //! pages, payment IDs and framing. (The names it answers to, notifications
 //! and where they may go: `shared_sandbox.rs`.)
 
-mod support;
+use crate::support;
 
 use payconf_reference::{
     BACK_OFFICE_PATH, DEFAULT_FRICTIONLESS_CARD, DEFAULT_SIGNING_SECRET, DEFAULT_THREE_DS_CARD,

@@ -2,7 +2,7 @@
 //! answered with the envelope and the right status, nothing panics, nothing
 //! changes state, slow and idle clients cannot hold the service.
 
-mod support;
+use crate::support;
 
 use payconf_reference::{
     DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD, DEFAULT_SHOP_LOGIN,

@@ -2,7 +2,7 @@
 //! many submits race for it, and concurrent creates never share a token or
 //! an ID.
 
-mod support;
+use crate::support;
 
 use payconf_reference::{DEFAULT_FRICTIONLESS_CARD, DEFAULT_THREE_DS_CARD};
 use std::{collections::HashSet, sync::Arc};
