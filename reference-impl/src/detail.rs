@@ -31,10 +31,9 @@ use crate::{
     error::{ApiError, code},
     ledger::MoneyEvent,
     outcomes::{self, AuthenticationLevel},
-    request_body::{Fields, parse_json_object},
+    request::{Fields, parse_json_object, submit::payment_token},
     state::{Body, Service},
     store::{Payment, PaymentState},
-    submit::payment_token,
     timeline::now_ms,
     transaction_ids::{TransactionIds, parse_digits},
 };

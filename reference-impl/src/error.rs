@@ -201,15 +201,6 @@ pub enum ApiError {
     Internal,
 }
 
-impl From<crate::store::NoSuchPayment> for ApiError {
-    fn from(missing: crate::store::NoSuchPayment) -> Self {
-        match missing {
-            crate::store::NoSuchPayment::Unknown => Self::InvalidPaymentToken,
-            crate::store::NoSuchPayment::Expired => Self::ExpiredPaymentToken,
-        }
-    }
-}
-
 impl ApiError {
     /// A field-level refusal.
     pub fn field(code: &'static str, field: impl Into<String>, reason: impl Into<String>) -> Self {

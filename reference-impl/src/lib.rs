@@ -56,6 +56,11 @@
 //! demo checkout, whose payments are a shop's of its own (`rate_limit`).
 //! docs/sandbox.md ("Sharing the sandbox") says what it promises.
 //!
+//! Everything but the request parsing is behind the `server` feature, on
+//! by default. Without it the crate is what the fuzz targets call
+//! ([`fuzzing`]): the bodies' and headers' validation and the refusals,
+//! with none of hyper, tokio, TLS or SQLite to build.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use payconf_reference::{ReferenceConfig, run};
@@ -67,65 +72,89 @@
 //! # Ok(()) }
 //! ```
 
-mod backoffice;
-mod bank_id;
-mod call_log;
+// Without the server, much of the vocabulary below has no reader.
+#![cfg_attr(not(feature = "server"), allow(dead_code))]
+
+// What a request says and how the service refuses it: the parsing and
+// validation of the API's bodies and headers, and the vocabulary they use.
+// This is all a build without the `server` feature has (the fuzz targets').
 mod card;
-mod config;
-mod create;
-mod detail;
-mod envelope;
 mod error;
-mod execute;
-mod form_body;
-mod issuer;
-mod journal;
 mod json;
-mod landing;
-mod ledger;
-mod lifecycle;
 mod money;
-mod notify;
-mod outbound;
-mod outbox;
 pub mod outcomes;
-mod pages;
-mod paths;
-mod payment_page;
-mod profiles;
-mod rate_limit;
-mod request_body;
-mod router;
-mod secrets;
-mod server;
-mod sessions;
-mod site;
-mod state;
-mod store;
-mod submit;
-pub mod test_cards;
-mod timeline;
-mod tls;
-mod transaction_ids;
+mod request;
+
+/// Items of the service itself, in a build with the `server` feature (the
+/// default): what serves, stores, pays, notifies and journals, which the
+/// fuzz targets' build leaves out with hyper, tokio, TLS and SQLite.
+macro_rules! server {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "server")]
+            $item
+        )*
+    };
+}
+
+server! {
+    mod backoffice;
+    mod bank_id;
+    mod call_log;
+    mod config;
+    mod create;
+    mod detail;
+    mod envelope;
+    mod execute;
+    mod form_body;
+    mod issuer;
+    mod journal;
+    mod landing;
+    mod ledger;
+    mod lifecycle;
+    mod notify;
+    mod outbound;
+    mod outbox;
+    mod pages;
+    mod paths;
+    mod payment_page;
+    mod profiles;
+    mod rate_limit;
+    mod router;
+    mod secrets;
+    mod server;
+    mod sessions;
+    mod site;
+    mod state;
+    mod store;
+    mod submit;
+    pub mod test_cards;
+    mod timeline;
+    mod tls;
+    mod transaction_ids;
+}
 
 /// Entry points for the fuzz targets (`fuzz/`): the service's request
 /// parsing and validation, without a server. Not an API.
 #[doc(hidden)]
 pub mod fuzzing {
-    use crate::{ApiError, request_body::Fields};
+    use crate::{
+        ApiError,
+        request::{Fields, create::CreateRequest, parse_json_object, submit},
+    };
 
     /// Parses a create body and validates every field.
     pub fn create_body(bytes: &[u8]) -> Result<(), ApiError> {
-        let object = crate::request_body::parse_json_object(bytes)?;
-        crate::create::CreateRequest::read(&object).map(drop)
+        let object = parse_json_object(bytes)?;
+        CreateRequest::read(&object).map(drop)
     }
 
     /// Parses a submit body and validates the shop login, buyer, card and return addresses.
     pub fn submit_body(bytes: &[u8]) -> Result<(), ApiError> {
-        let object = crate::request_body::parse_json_object(bytes)?;
+        let object = parse_json_object(bytes)?;
         let fields = Fields::root(&object);
         fields.required_str("shopLogin", crate::code::INVALID_PARAMETER)?;
-        crate::submit::read_payment_data(&fields).map(drop)
+        submit::read_payment_data(&fields).map(drop)
     }
 
     /// Reads a `paymentToken` header value.
@@ -134,33 +163,36 @@ pub mod fuzzing {
         let value = http::HeaderValue::from_bytes(value)
             .map_err(|_| ApiError::MalformedJson("not a header value".into()))?;
         headers.insert("paymentToken", value);
-        crate::submit::payment_token(&headers).map(drop)
+        submit::payment_token(&headers).map(drop)
     }
 }
 
-pub use backoffice::CONFORMANCE_PREFIX;
 pub use card::{CardNumber, mask_pan};
-pub use config::{
-    ConfigError, DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD,
-    DEFAULT_ISSUER_CODE, DEFAULT_PASSWORD, DEFAULT_SETTLEMENT, DEFAULT_SHOP_LOGIN,
-    DEFAULT_SIGNING_SECRET, DEFAULT_THREE_DS_CARD, DEFAULT_TOKEN_LIFETIME, IssuerPage, Merchant,
-    ReferenceConfig, ServerLimits, TestCard, default_card,
-};
-pub use ledger::Settlement;
-pub use outbound::Cidr;
-/// Server notifications as the merchant's server receives them: the
-/// signature's headers, and its check.
-pub mod notification {
-    pub use crate::notify::message::{
-        EVENT_ID_HEADER, SIGNATURE_HEADER, TOLERANCE_SECS, signature, verify, verify_at,
-    };
-}
 pub use error::{ApiError, code, transaction_code};
-pub use journal::DataError;
-pub use paths::{
-    BACK_OFFICE_PATH, DEMO_PATH, ISSUER_PATH, PAGE_PATH, RESULT_PATH, SCRIPT_PATH, WALLET_PATH,
-};
-pub use payment_page::checkout_snippet;
-pub use request_body::MAX_BODY_BYTES;
-pub use server::{Prepared, RunningServer, ServeError, run, run_tls};
-pub use tls::{TlsError, server_config};
+pub use request::MAX_BODY_BYTES;
+
+server! {
+    pub use backoffice::CONFORMANCE_PREFIX;
+    pub use config::{
+        ConfigError, DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD,
+        DEFAULT_ISSUER_CODE, DEFAULT_PASSWORD, DEFAULT_SETTLEMENT, DEFAULT_SHOP_LOGIN,
+        DEFAULT_SIGNING_SECRET, DEFAULT_THREE_DS_CARD, DEFAULT_TOKEN_LIFETIME, IssuerPage, Merchant,
+        ReferenceConfig, ServerLimits, TestCard, default_card,
+    };
+    pub use ledger::Settlement;
+    pub use outbound::Cidr;
+    /// Server notifications as the merchant's server receives them: the
+    /// signature's headers, and its check.
+    pub mod notification {
+        pub use crate::notify::message::{
+            EVENT_ID_HEADER, SIGNATURE_HEADER, TOLERANCE_SECS, signature, verify, verify_at,
+        };
+    }
+    pub use journal::DataError;
+    pub use paths::{
+        BACK_OFFICE_PATH, DEMO_PATH, ISSUER_PATH, PAGE_PATH, RESULT_PATH, SCRIPT_PATH, WALLET_PATH,
+    };
+    pub use payment_page::checkout_snippet;
+    pub use server::{Prepared, RunningServer, ServeError, run, run_tls};
+    pub use tls::{TlsError, server_config};
+}

@@ -18,11 +18,15 @@ use serde::Serialize;
 
 use crate::{
     call_log::Exchange,
-    create::{merchant_call, parse_amount, read_amount, read_currency},
+    create::merchant_call,
     error::{ApiError, code},
     ledger::{Environment, Refused, WRONG_CURRENCY},
     money::{Amount, Currency},
-    request_body::{Fields, parse_json_object},
+    request::{
+        Fields,
+        create::{parse_amount, read_amount, read_currency},
+        parse_json_object,
+    },
     state::{Body, Service},
     store::PaymentState,
     timeline::now_ms,

@@ -131,7 +131,7 @@ impl Profiles {
     /// that names a shop.
     pub fn shop_of<'a>(
         &self,
-        fields: &crate::request_body::Fields<'a>,
+        fields: &crate::request::Fields<'a>,
         merchant: u32,
         why: &'static str,
     ) -> Result<&'a str, crate::error::ApiError> {

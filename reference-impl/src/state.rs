@@ -82,7 +82,7 @@ impl Service {
         body: hyper::body::Incoming,
         exchange: &mut crate::call_log::Exchange,
     ) -> Result<Bytes, crate::error::ApiError> {
-        let body = crate::request_body::read_json_body(
+        let body = crate::request::body::read_json_body(
             &parts.headers,
             body,
             self.config.limits.body_read_timeout,

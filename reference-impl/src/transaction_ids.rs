@@ -10,7 +10,7 @@ use uuid::Uuid;
 use crate::{
     bank_id::payment_id_of_bank,
     error::{ApiError, code},
-    request_body::Fields,
+    request::Fields,
     state::Service,
 };
 

@@ -6,7 +6,7 @@
 use crate::{
     card::{CardNumber, CardNumberError, Expiry, ExpiryError, cvv_well_formed},
     pages::escape,
-    submit::{current_year_month, email_well_formed, name_well_formed},
+    request::submit::{current_year_month, email_well_formed, name_well_formed},
 };
 
 /// A field of the card form.

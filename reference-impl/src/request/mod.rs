@@ -1,12 +1,15 @@
-//! Reading an API request's JSON body: media type, size limit, time limit,
-//! then typed access to its fields, each refusal naming the field's path.
+//! What an API request says, read and validated: its JSON body parsed as
+//! one object (strictly: a key given twice is refused), typed access to
+//! its fields with each refusal naming the field's path, and the create
+//! and submit bodies' validation. Nothing here serves or stores: the
+//! request is read off its connection by [`body`] (the server's), and the
+//! fuzz targets call the rest without a server.
 
-use std::time::Duration;
+#[cfg(feature = "server")]
+pub mod body;
+pub mod create;
+pub mod submit;
 
-use bytes::Bytes;
-use http::{HeaderMap, header};
-use http_body_util::BodyExt;
-use hyper::body::Incoming;
 use serde::de::DeserializeSeed;
 
 use crate::{
@@ -16,86 +19,6 @@ use crate::{
 
 /// The largest request body the service reads.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
-
-/// How much of a refused body is still read, and thrown away, before the
-/// refusal is sent: a client still writing its body when the server closes
-/// the connection gets a reset instead of the answer (over TLS above all),
-/// so a refusal is only readable once the body is in. Bodies declared larger
-/// are refused at once.
-const DRAIN_LIMIT: u64 = 1024 * 1024;
-
-/// Checks the media type and reads the body, within `timeout`, as one JSON object.
-pub async fn read_json_body(
-    headers: &HeaderMap,
-    body: Incoming,
-    timeout: Duration,
-) -> Result<Bytes, ApiError> {
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    let too_large = ApiError::PayloadTooLarge {
-        limit: MAX_BODY_BYTES,
-    };
-    if !is_json_media_type(headers) {
-        drain(body, declared, timeout).await;
-        return Err(ApiError::UnsupportedMediaType);
-    }
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
-        drain(body, declared, timeout).await;
-        return Err(too_large);
-    }
-    let mut body = body;
-    let read = async {
-        let mut bytes = Vec::new();
-        while let Some(frame) = body.frame().await {
-            // The client went away or broke the framing: nobody is left to
-            // read an answer, but it is still a well-formed refusal.
-            let frame =
-                frame.map_err(|_| ApiError::MalformedJson("the body could not be read".into()))?;
-            let Ok(data) = frame.into_data() else {
-                continue;
-            };
-            if bytes.len() + data.len() > MAX_BODY_BYTES {
-                return Ok(None);
-            }
-            bytes.extend_from_slice(&data);
-        }
-        Ok::<_, ApiError>(Some(Bytes::from(bytes)))
-    };
-    let outcome = tokio::time::timeout(timeout, read)
-        .await
-        .map_err(|_| ApiError::BodyTimeout {
-            seconds: timeout.as_secs(),
-        })?;
-    match outcome? {
-        Some(bytes) => Ok(bytes),
-        None => {
-            drain(body, None, timeout).await;
-            Err(too_large)
-        }
-    }
-}
-
-/// Reads what is left of a refused body, up to [`DRAIN_LIMIT`] and
-/// `timeout`, and throws it away.
-async fn drain(mut body: Incoming, declared: Option<u64>, timeout: Duration) {
-    if declared.is_some_and(|n| n > DRAIN_LIMIT) {
-        return;
-    }
-    let read = async {
-        let mut seen = 0u64;
-        while let Some(Ok(frame)) = body.frame().await {
-            if let Ok(data) = frame.into_data() {
-                seen += data.len() as u64;
-                if seen > DRAIN_LIMIT {
-                    break;
-                }
-            }
-        }
-    };
-    let _ = tokio::time::timeout(timeout, read).await;
-}
 
 /// Parses bytes as one JSON object. Syntax errors say where, never what: the
 /// body may hold card data. A key given twice in one object is refused:
@@ -112,15 +35,6 @@ pub fn parse_json_object(bytes: &[u8]) -> Result<Object<'_>, ApiError> {
         Ok(_) => Err(ApiError::MalformedJson("expected a JSON object".into())),
         Err(e) => Err(ApiError::MalformedJson(e.to_string())),
     }
-}
-
-/// Whether the body is labelled JSON (`application/json`, any parameters).
-fn is_json_media_type(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
 }
 
 /// A JSON object and the dotted path it sits at, for messages.
@@ -254,18 +168,5 @@ mod tests {
         let err = card.required_str("number", "1119").expect_err("a number");
         assert_eq!(err.to_string(), "card.number must be a string");
         assert_eq!(err.code(), "1119");
-    }
-
-    #[test]
-    fn media_type_parameters_and_case_are_accepted() {
-        let mut headers = HeaderMap::new();
-        for value in ["application/json", "Application/JSON; charset=utf-8"] {
-            headers.insert(header::CONTENT_TYPE, value.parse().expect("header"));
-            assert!(is_json_media_type(&headers), "{value}");
-        }
-        for value in ["text/plain", "application/jsonx", "text/json"] {
-            headers.insert(header::CONTENT_TYPE, value.parse().expect("header"));
-            assert!(!is_json_media_type(&headers), "{value}");
-        }
     }
 }

@@ -59,6 +59,15 @@ pub enum NoSuchPayment {
     Expired,
 }
 
+impl From<NoSuchPayment> for crate::ApiError {
+    fn from(missing: NoSuchPayment) -> Self {
+        match missing {
+            NoSuchPayment::Unknown => Self::InvalidPaymentToken,
+            NoSuchPayment::Expired => Self::ExpiredPaymentToken,
+        }
+    }
+}
+
 type Shard = Mutex<HashMap<Uuid, Payment, BuildHasherDefault<TokenHasher>>>;
 type IdShard = Mutex<HashMap<u64, Uuid, BuildHasherDefault<TokenHasher>>>;
 

@@ -9,6 +9,7 @@ use crate::{
     ledger::{Ending, Ledger, Settlement},
     money::{Amount, Currency},
     outcomes::Challenge,
+    request::submit::ResponseUrls,
     timeline::{self, Channel, Event},
 };
 
@@ -162,6 +163,23 @@ pub struct BuyerRedirects {
     /// Where the outcome is posted, in place of the profile's notification
     /// address (`responseURLs.serverNotificationURL`).
     pub notification: Option<Url>,
+}
+
+impl From<ResponseUrls> for BuyerRedirects {
+    /// A submit's `responseURLs`: the buyer paid on no shop page's lightbox.
+    fn from(urls: ResponseUrls) -> Self {
+        let ResponseUrls {
+            ok,
+            ko,
+            notification,
+        } = urls;
+        Self {
+            ok,
+            ko,
+            framed_by: None,
+            notification,
+        }
+    }
 }
 
 /// What create records about a new payment.
