@@ -59,7 +59,7 @@ pub enum NoSuchPayment {
     Expired,
 }
 
-impl From<NoSuchPayment> for crate::ApiError {
+impl From<NoSuchPayment> for crate::error::ApiError {
     fn from(missing: NoSuchPayment) -> Self {
         match missing {
             NoSuchPayment::Unknown => Self::InvalidPaymentToken,
