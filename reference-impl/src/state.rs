@@ -74,7 +74,7 @@ pub enum StartError {
 
 impl Service {
     /// A request's JSON body, within the service's limits (media type,
-    /// size, the time it may take): see [`crate::request_body`]; kept in
+    /// size, the time it may take): see [`crate::request::body`]; kept in
     /// the call's `exchange` for the back-office's log.
     pub async fn json_body(
         &self,
