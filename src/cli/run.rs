@@ -278,6 +278,7 @@ pub(super) fn run_options(
             }),
         },
         environment,
+        browser: None,
     })
 }
 

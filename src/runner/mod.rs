@@ -351,8 +351,19 @@ async fn launch(
         settings::check_credentials(&client, target, limits).await?;
     }
     settings::check_issuer(target, selected)?;
-    services.scenario.browser =
-        start_browser(target, selected, limits, &options.environment, watch).await?;
+    if let Some(started) = start_browser(
+        target,
+        selected,
+        limits,
+        &options.environment,
+        options.browser.as_ref(),
+        watch,
+    )
+    .await?
+    {
+        services.browser_lent = started.lent;
+        services.scenario.browser = Some(started.browser);
+    }
     services.scenario.notifications = listen_for_notifications(target, selected, watch).await?;
     let seed = options
         .sending
@@ -378,13 +389,20 @@ async fn launch(
 struct RunServices {
     embedded: Option<payconf_reference::RunningServer>,
     scenario: ScenarioServices,
+    /// Whether the browser is the caller's: left running.
+    browser_lent: bool,
 }
 
 impl RunServices {
-    /// Stops everything: the browser closed first. Whether the target was
-    /// the embedded reference implementation.
+    /// Stops everything: the browser closed first (unless the caller lent
+    /// it). Whether the target was the embedded reference implementation.
     async fn stop(self) {
-        if let Some(browser) = &self.scenario.browser {
+        if let Some(browser) = self
+            .scenario
+            .browser
+            .as_ref()
+            .filter(|_| !self.browser_lent)
+        {
             browser.close().await;
         }
         if let Some(listener) = &self.scenario.notifications {

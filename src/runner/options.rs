@@ -43,6 +43,13 @@ pub struct RunOptions {
     /// The variables of the environment the run reads, taken once by the
     /// command line: the run itself reads none.
     pub environment: Environment,
+    /// A browser the caller lends the run (a library caller's, shared by
+    /// the runs it makes one after another, as the tests' zoos do): the
+    /// browser driver's journeys take their turns in it instead of in a
+    /// browser of the run's own, and it is left running when the run ends.
+    /// It is as it was started: the target file's `[acs.browser]` settings
+    /// do not change it. The command line lends none.
+    pub browser: Option<std::sync::Arc<crate::runner::chromium::Chromium>>,
 }
 
 /// The variables of a run's environment: `PATH` and the browser's

@@ -12,11 +12,13 @@
 //! each: a seed that ever failed joins the fixed list. Each journey and the
 //! zoo's runtime are written to the terminal even when the test passes.
 
-use std::{io::Write, time::Instant};
+use std::{io::Write, sync::Arc, time::Instant};
+
+use payconf::runner::chromium::Chromium;
 
 use crate::support::{
-    runner::{at_once, browser_or_skip, core_scenarios_checking},
-    untrusted::run_against,
+    runner::{RunOutput, at_once, browser_or_skip, core_scenarios_checking, run_in_process},
+    untrusted::{start_chromium, target_file},
     zoo::{
         FAULTS, Journey,
         page::{PAGE_FAULTS, PagePay},
@@ -47,10 +49,24 @@ const CONFORMING_PAGES: [u64; 15] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 54, 52, 
 /// left behind.
 const DEFECTIVE_PAGES: [u64; 9] = [11, 12, 13, 14, 15, 16, 17, 18, 839_704_150];
 
-/// Runs at once within a zoo's test: each a `payconf run` (a browser run
-/// starts a Chromium). Between tests, the test runner schedules
-/// (`.config/nextest.toml`: two browsers for the tests that run several).
+/// Runs at once within a zoo's test: each a run in the test's process, the
+/// browser runs' journeys taking their turns in the test's one browser.
+/// Between tests, the test runner schedules (`.config/nextest.toml`).
 const RUNS_AT_ONCE: usize = 2;
+
+/// The browser a zoo's test lends its browser runs.
+type Lent = Option<Arc<Chromium>>;
+
+/// What a run said, for a wrong run's message: its exit code, what it
+/// printed, and the end of its errors.
+fn said(output: &RunOutput) -> String {
+    format!(
+        "exit {:?}\n{}\n{}",
+        output.code,
+        output.stdout,
+        &output.stderr[output.stderr.len().saturating_sub(3000)..]
+    )
+}
 
 /// Written to the terminal, past the test harness's capture: the zoo's
 /// journeys and runtime are shown on every run, not only on failure.
@@ -84,7 +100,7 @@ fn seeds(fixed: &[u64]) -> Vec<u64> {
 
 /// What a run of `journey` with `driver` must end in, checked; `Err` says
 /// how it did not.
-async fn check(journey: Journey, driver: &'static str) -> Result<(), String> {
+async fn check(journey: Journey, driver: &'static str, browser: Lent) -> Result<(), String> {
     let zoo = Zoo::start(journey.clone()).await;
     let defective = journey.fault.is_some();
     let tags = if defective {
@@ -92,17 +108,18 @@ async fn check(journey: Journey, driver: &'static str) -> Result<(), String> {
     } else {
         "@core"
     };
-    let run = run_against(&zoo.base, &journey.acs(driver), tags, &[], &[]).await;
-    let code = run.output.code;
+    let file = target_file(&zoo.base, &journey.acs(driver));
+    let run = run_in_process(&file.0, tags, browser).await;
+    let code = run.code;
     let expected = if driver == "form" && journey.needs_script() {
         // The form driver cannot run the script: the harness's ERROR.
-        (code == Some(2) && run.output.says("driver = \"browser\""))
+        (code == Some(2) && run.says("driver = \"browser\""))
             .then_some(())
             .ok_or("an ERROR naming the browser driver")
     } else if defective {
         (code == Some(1)
-            && run.output.failed() == core_scenarios_checking("TDS-04")
-            && run.output.errors().is_empty())
+            && run.failed() == core_scenarios_checking("TDS-04")
+            && run.errors().is_empty())
         .then_some(())
         .ok_or("TDS-04 failed, nothing else")
     } else {
@@ -113,7 +130,7 @@ async fn check(journey: Journey, driver: &'static str) -> Result<(), String> {
     expected.map_err(|want| {
         format!(
             "{journey}\nwith the {driver} driver: expected {want}\n{}",
-            run.said()
+            said(&run)
         )
     })
 }
@@ -139,17 +156,26 @@ where
     /// compositions, or conforming; `check` says whether a run is right.
     async fn run<F, Fut>(&self, test: &str, seeds: Vec<u64>, defective: bool, check: F)
     where
-        F: Fn(C, &'static str) -> Fut,
+        F: Fn(C, &'static str, Lent) -> Fut,
         Fut: std::future::Future<Output = Result<(), String>>,
     {
         let started = Instant::now();
         let browser = browser_or_skip(test);
+        // One browser for the test's every browser run, as one run's
+        // journeys share one: a Chromium started a run cost a CPU-second
+        // and a half.
+        let lent: Lent = if browser {
+            Some(Arc::new(start_chromium().await))
+        } else {
+            None
+        };
         let mut runs = Vec::new();
         for &seed in &seeds {
             let composed = (self.compose)(seed, defective);
             say(&format!("{}: {composed}", self.name));
             for driver in (self.drivers)(&composed, defective, browser) {
-                runs.push(check(composed.clone(), driver));
+                let lent = lent.clone().filter(|_| driver == "browser");
+                runs.push(check(composed.clone(), driver, lent));
             }
         }
         let wrong: Vec<String> = at_once(RUNS_AT_ONCE, runs)
@@ -157,6 +183,9 @@ where
             .into_iter()
             .filter_map(Result::err)
             .collect();
+        if let Some(lent) = &lent {
+            lent.close().await;
+        }
         say(&format!(
             "{}: {} {} {} with {} in {:.1} s",
             self.name,
@@ -228,30 +257,22 @@ async fn every_defective_journey_of_the_zoo_fails_tds04() {
 
 /// What a run of `page` with `driver` must end in, checked; `Err` says how
 /// it did not.
-async fn check_page(page: PagePay, driver: &'static str) -> Result<(), String> {
+async fn check_page(page: PagePay, driver: &'static str, browser: Lent) -> Result<(), String> {
     let zoo = PageZoo::start(page.clone()).await;
     let base = zoo.base.as_str().trim_end_matches('/');
-    let run = run_against(
-        &zoo.base,
-        &page.target(base, driver),
-        "@payment-page and @core",
-        &[],
-        &[],
-    )
-    .await;
-    let code = run.output.code;
+    let file = target_file(&zoo.base, &page.target(base, driver));
+    let run = run_in_process(&file.0, "@payment-page and @core", browser).await;
+    let code = run.code;
     let expected = if driver == "form" && page.needs_script() {
-        (code == Some(2)
-            && run.output.failed().is_empty()
-            && run.output.says("driver = \"browser\""))
-        .then_some(())
-        .ok_or("an ERROR naming the browser driver, and no FAIL")
+        (code == Some(2) && run.failed().is_empty() && run.says("driver = \"browser\""))
+            .then_some(())
+            .ok_or("an ERROR naming the browser driver, and no FAIL")
     } else if let Some(fault) = page.fault {
         let due: std::collections::BTreeSet<String> = core_scenarios_checking(fault.requirement())
             .into_iter()
             .filter(|name| name.starts_with("payment_page.feature"))
             .collect();
-        (code == Some(1) && run.output.failed() == due && run.output.errors().is_empty())
+        (code == Some(1) && run.failed() == due && run.errors().is_empty())
             .then_some(())
             .ok_or("the fault's requirement failed, nothing else")
     } else {
@@ -262,7 +283,7 @@ async fn check_page(page: PagePay, driver: &'static str) -> Result<(), String> {
     expected.map_err(|want| {
         format!(
             "{page}\nwith the {driver} driver: expected {want}\n{}",
-            run.said()
+            said(&run)
         )
     })
 }

@@ -1,4 +1,5 @@
-//! Runs the real `payconf run` binary and reads what it reports.
+//! Runs `payconf run`, as the real binary or as a library call in the
+//! test's process, and reads what it reports.
 
 use std::{collections::BTreeSet, path::PathBuf, process::Command};
 
@@ -325,5 +326,80 @@ pub fn assert_stopped(output: &RunOutput, says: &[&str]) {
             "Debug text in:\n{}",
             output.stderr
         );
+    }
+}
+
+/// Runs the scenarios `tags` selects against the target file `target` as a
+/// library call in this process ([`payconf::runner::run`]), the browser
+/// driver's journeys in `browser` when one is lent: what a test that makes
+/// many runs in turn shares, where each `payconf run` would start a
+/// Chromium of its own. What the command would print is kept as its
+/// standard output, and its exit code is the command's; the run reads this
+/// process's variables as the command would (where the browser is, the
+/// proxy's).
+pub async fn run_in_process(
+    target: &std::path::Path,
+    tags: &str,
+    browser: Option<std::sync::Arc<payconf::runner::chromium::Chromium>>,
+) -> RunOutput {
+    use payconf::runner::{self, Ran, RunOptions, Scope, TargetChoice};
+    let options = RunOptions {
+        scope: Scope {
+            tags: Some(tags.to_owned()),
+            ..Scope::default()
+        },
+        target: TargetChoice {
+            file: Some(target.to_path_buf()),
+            ..TargetChoice::default()
+        },
+        environment: runner::options::Environment::of_process(),
+        browser,
+        ..RunOptions::default()
+    };
+    let printed = Printed::default();
+    let ran = async {
+        let suite = runner::Suite::load(&options)?;
+        let console = runner::Console::new(Box::new(printed.clone())).live(false);
+        runner::run(&options, suite, Box::new(console), std::future::pending()).await
+    }
+    .await;
+    let (code, results, stderr) = match ran {
+        Ok(Ran::Judged(outcome)) => (
+            outcome.verdict().exit_code(),
+            Some(outcome.record),
+            String::new(),
+        ),
+        Ok(Ran::NothingToRerun) => (0, None, String::new()),
+        Err(error) => (2, None, format!("payconf: {error}\n")),
+    };
+    RunOutput {
+        code: Some(i32::from(code)),
+        stdout: printed.text(),
+        stderr,
+        results,
+    }
+}
+
+/// What a run in this process printed: the console's output, kept.
+#[derive(Clone, Default)]
+struct Printed(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Printed {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().expect("the printed text")).into_owned()
+    }
+}
+
+impl std::io::Write for Printed {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .expect("the printed text")
+            .extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
