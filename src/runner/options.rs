@@ -49,7 +49,7 @@ pub struct RunOptions {
     /// browser of the run's own, and it is left running when the run ends.
     /// It is as it was started: the target file's `[acs.browser]` settings
     /// do not change it. The command line lends none.
-    pub browser: Option<std::sync::Arc<crate::runner::chromium::Chromium>>,
+    pub browser: Option<std::sync::Arc<crate::runner::buyer::browser::chromium::Chromium>>,
 }
 
 /// The variables of a run's environment: `PATH` and the browser's

@@ -104,3 +104,44 @@ async fn a_run_ends_as_not_run_when_its_stop_comes() {
         other => panic!("a run stopped before its scenarios is not judged: {other:?}"),
     }
 }
+
+/// A browser the caller lends: two runs one after the other drive their
+/// journeys in it (each says so, and starts no Chromium of its own), and
+/// it is still running for the caller once they have ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lent_browser_takes_the_journeys_of_two_runs_and_is_left_running() {
+    use crate::support::{
+        runner::{browser_or_skip, run_in_process},
+        untrusted::{start_chromium, target_file, turn},
+        zoo::{Journey, server::Zoo},
+    };
+    if !browser_or_skip("a_lent_browser_takes_the_journeys_of_two_runs_and_is_left_running") {
+        return;
+    }
+    let browser = Arc::new(start_chromium().await);
+    for _ in 0..2 {
+        let journey = Journey::compose(1, None);
+        let zoo = Zoo::start(journey.clone()).await;
+        let file = target_file(&zoo.base, &journey.acs("browser"));
+        let run = run_in_process(&file.0, "@core and @issuer", Some(Arc::clone(&browser))).await;
+        assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+        assert!(
+            run.drivers().contains("browser"),
+            "the journeys were driven in the browser: {:?}",
+            run.drivers()
+        );
+        assert!(
+            run.stdout.contains("lent by the caller"),
+            "the run says whose browser it drove:\n{}",
+            run.stdout
+        );
+    }
+    let window = turn(&browser).await;
+    window
+        .client
+        .goto("about:blank")
+        .await
+        .expect("the lent browser still answers once the runs have ended");
+    drop(window);
+    browser.close().await;
+}
