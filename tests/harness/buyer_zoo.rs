@@ -17,7 +17,7 @@ use std::{io::Write, sync::Arc, time::Instant};
 use payconf::runner::chromium::Chromium;
 
 use crate::support::{
-    runner::{RunOutput, at_once, browser_or_skip, core_scenarios_checking, run_in_process},
+    runner::{at_once, browser_or_skip, core_scenarios_checking, run_in_process},
     untrusted::{start_chromium, target_file},
     zoo::{
         FAULTS, Journey,
@@ -56,17 +56,6 @@ const RUNS_AT_ONCE: usize = 2;
 
 /// The browser a zoo's test lends its browser runs.
 type Lent = Option<Arc<Chromium>>;
-
-/// What a run said, for a wrong run's message: its exit code, what it
-/// printed, and the end of its errors.
-fn said(output: &RunOutput) -> String {
-    format!(
-        "exit {:?}\n{}\n{}",
-        output.code,
-        output.stdout,
-        &output.stderr[output.stderr.len().saturating_sub(3000)..]
-    )
-}
 
 /// Written to the terminal, past the test harness's capture: the zoo's
 /// journeys and runtime are shown on every run, not only on failure.
@@ -130,7 +119,7 @@ async fn check(journey: Journey, driver: &'static str, browser: Lent) -> Result<
     expected.map_err(|want| {
         format!(
             "{journey}\nwith the {driver} driver: expected {want}\n{}",
-            said(&run)
+            run.said()
         )
     })
 }
@@ -183,13 +172,13 @@ where
             let composed = (self.compose)(seed, defective);
             say(&format!("{}: {composed}", self.name));
             for driver in (self.drivers)(&composed, defective, browser) {
-                let lent: Lent = (driver == "browser")
-                    .then(|| lent.get(browser_runs % lent.len().max(1)).cloned())
-                    .flatten();
-                if driver == "browser" {
+                let turn = if driver == "browser" && !lent.is_empty() {
                     browser_runs += 1;
-                }
-                runs.push(check(composed.clone(), driver, lent));
+                    Some(Arc::clone(&lent[browser_runs % lent.len()]))
+                } else {
+                    None
+                };
+                runs.push(check(composed.clone(), driver, turn));
             }
         }
         let wrong: Vec<String> = at_once(RUNS_AT_ONCE, runs)
@@ -298,7 +287,7 @@ async fn check_page(page: PagePay, driver: &'static str, browser: Lent) -> Resul
     expected.map_err(|want| {
         format!(
             "{page}\nwith the {driver} driver: expected {want}\n{}",
-            said(&run)
+            run.said()
         )
     })
 }

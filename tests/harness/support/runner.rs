@@ -90,6 +90,17 @@ impl RunOutput {
             .any(|message| message.contains(words))
     }
 
+    /// What the run said, for a wrong run's message: its exit code, what
+    /// it printed, and the end of its errors.
+    pub fn said(&self) -> String {
+        format!(
+            "exit {:?}\n{}\n{}",
+            self.code,
+            self.stdout,
+            &self.stderr[self.stderr.len().saturating_sub(3000)..]
+        )
+    }
+
     /// Every failure and error message of the results, for an assertion's text.
     pub fn messages(&self) -> String {
         self.scenarios()

@@ -91,12 +91,7 @@ impl Artifacts {
     }
 
     pub fn said(&self) -> String {
-        format!(
-            "exit {:?}\n{}\n{}",
-            self.output.code,
-            self.output.stdout,
-            &self.output.stderr[self.output.stderr.len().saturating_sub(3000)..]
-        )
+        self.output.said()
     }
 
     /// The message of the scenario at `location` in the results.
