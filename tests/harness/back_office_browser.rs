@@ -16,7 +16,7 @@ use payconf_reference::{
 };
 use serde_json::{Value, json};
 
-use crate::support::{merchant::MerchantServer, untrusted::start_chromium};
+use crate::support::{merchant::MerchantServer, runner::start_chromium};
 
 /// axe-core's script, as `.ci/install-axe` puts it (or `PAYCONF_AXE_JS`).
 fn axe_script(test: &str) -> Option<String> {

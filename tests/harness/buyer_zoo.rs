@@ -17,8 +17,8 @@ use std::{io::Write, sync::Arc, time::Instant};
 use payconf::runner::chromium::Chromium;
 
 use crate::support::{
-    runner::{at_once, browser_or_skip, core_scenarios_checking, run_in_process},
-    untrusted::{start_chromium, target_file},
+    runner::{LentBrowsers, at_once, browser_or_skip, core_scenarios_checking, run_in_process},
+    untrusted::target_file,
     zoo::{
         FAULTS, Journey,
         page::{PAGE_FAULTS, PagePay},
@@ -157,24 +157,14 @@ where
     {
         let started = Instant::now();
         let browser = browser_or_skip(test);
-        // The test's browsers for its every browser run, as one run's
-        // journeys share one: a Chromium started a run cost a CPU-second
-        // and a half.
-        let mut lent: Vec<Arc<Chromium>> = Vec::new();
-        if browser {
-            for _ in 0..self.browsers {
-                lent.push(Arc::new(start_chromium().await));
-            }
-        }
+        let lent = LentBrowsers::start(self.browsers, browser).await;
         let mut runs = Vec::new();
-        let mut browser_runs = 0;
         for &seed in &seeds {
             let composed = (self.compose)(seed, defective);
             say(&format!("{}: {composed}", self.name));
             for driver in (self.drivers)(&composed, defective, browser) {
-                let turn = if driver == "browser" && !lent.is_empty() {
-                    browser_runs += 1;
-                    Some(Arc::clone(&lent[browser_runs % lent.len()]))
+                let turn = if driver == "browser" {
+                    lent.next()
                 } else {
                     None
                 };
@@ -186,9 +176,7 @@ where
             .into_iter()
             .filter_map(Result::err)
             .collect();
-        for browser in &lent {
-            browser.close().await;
-        }
+        lent.close().await;
         say(&format!(
             "{}: {} {} {} with {} in {:.1} s",
             self.name,

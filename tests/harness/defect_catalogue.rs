@@ -10,16 +10,19 @@
 //! the driver that can read it, and a page the form driver cannot read is
 //! an error of the harness, never a failure of the target.
 
-use std::collections::BTreeSet;
+use std::{collections::BTreeSet, sync::Arc, time::Duration};
 
 use crate::support::{
     runner::{
-        RunOutput, TempFile, at_once, browser_or_skip, core_scenarios_checking, payconf_run_async,
-        scenarios_where,
+        InProcess, LentBrowsers, RunOutput, TempFile, at_once, browser_or_skip,
+        core_scenarios_checking, payconf_run_async, scenarios_where,
     },
     twin::{Defect, IssuerStyle, PageStyle, TwinService, Variation},
 };
-use payconf::runner::record::{HostileFinding, OutcomeKind, ScenarioRecord, Verdict};
+use payconf::runner::{
+    chromium::Chromium,
+    record::{HostileFinding, OutcomeKind, ScenarioRecord, Verdict},
+};
 use payconf_spec::{
     Profile,
     defects::{Defect as CatalogueEntry, Defects},
@@ -33,7 +36,9 @@ use payconf_spec::{
 /// and two browsers (`.config/nextest.toml`).
 const PARALLEL_RUNS: usize = 2;
 
-/// Browser runs at most at once within a test: each a Chromium.
+/// Browser runs at most at once within a test, each in a browser the test
+/// lends it: one Chromium for each, where one started for each run cost a
+/// CPU-second and a half more.
 const BROWSER_RUNS: usize = 2;
 
 fn requirements() -> Requirements {
@@ -44,33 +49,68 @@ fn catalogue() -> Defects {
     Defects::embedded(&requirements()).expect("the defect catalogue loads")
 }
 
+/// The browser a browser run's journeys take their turns in, lent by its
+/// test ([`LentBrowsers`]); a form run's none.
+type Lent = Option<Arc<Chromium>>;
+
 async fn run_twin(defect: Option<Defect>) -> RunOutput {
     let style = defect.map_or(IssuerStyle::Form, Defect::issuer_style);
-    run_styled(defect, style, "form").await
+    run_styled(defect, style, "form", None).await
 }
 
-async fn run_styled(defect: Option<Defect>, style: IssuerStyle, driver: &str) -> RunOutput {
+async fn run_styled(
+    defect: Option<Defect>,
+    style: IssuerStyle,
+    driver: &str,
+    browser: Lent,
+) -> RunOutput {
     // A robustness defect is judged in its own profile, as a user opts in
     // to it. (With the core scenarios running beside it, the defect that
     // mixes payments up under load would, rightly, also hit a core
     // scenario that pays during the burst.)
     let tags = defect.and_then(Defect::selects);
-    run_against(TwinService::start_styled(defect, style).await, driver, tags).await
+    let twin = TwinService::start_styled(defect, style).await;
+    run_lent(twin, driver, tags, browser).await
 }
 
 /// The conformant twin with a variation, under a driver.
-async fn run_varied(variation: Variation, driver: &str) -> RunOutput {
-    run_against(TwinService::start_varied(variation).await, driver, None).await
+async fn run_varied(variation: Variation, driver: &str, browser: Lent) -> RunOutput {
+    run_lent(
+        TwinService::start_varied(variation).await,
+        driver,
+        None,
+        browser,
+    )
+    .await
 }
 
+/// `payconf run` against `twin` with `driver`, the scenarios `tags` selects
+/// (`@core` without).
 pub(crate) async fn run_against(twin: TwinService, driver: &str, tags: Option<&str>) -> RunOutput {
+    run_lent(twin, driver, tags, None).await
+}
+
+/// [`run_against`]; a run lent `browser` is a library call in this process
+/// whose journeys take their turns in it, any other the `payconf` command.
+async fn run_lent(twin: TwinService, driver: &str, tags: Option<&str>, browser: Lent) -> RunOutput {
     let target = TempFile::new("twin-target.toml", &twin.target_toml_for(driver));
     // Short, so the hanging defect costs two seconds a scenario.
+    let timeout = Duration::from_secs(2);
+    if browser.is_some() {
+        return InProcess {
+            target: &target.0,
+            tags,
+            timeout: Some(timeout),
+            browser,
+        }
+        .run()
+        .await;
+    }
     let mut args = vec![
         "--target".to_owned(),
         target.0.display().to_string(),
         "--timeout".to_owned(),
-        "2".to_owned(),
+        timeout.as_secs().to_string(),
     ];
     if let Some(tags) = tags {
         args.extend(["--tags".to_owned(), tags.to_owned()]);
@@ -130,7 +170,7 @@ async fn the_conformant_twin_passes_the_robustness_profile() {
 #[ignore = "full tier: every variation of the twin"]
 async fn the_conformant_twin_passes_every_core_scenario_in_each_of_its_variations() {
     for variation in Variation::ALL {
-        assert_passes_everything(&run_varied(variation, "form").await);
+        assert_passes_everything(&run_varied(variation, "form", None).await);
     }
 }
 
@@ -143,8 +183,16 @@ async fn the_browser_driver_passes_the_twin_in_each_of_its_variations() {
     if !browser_or_skip("the_browser_driver_passes_the_twin_in_each_of_its_variations") {
         return;
     }
-    let runs = Variation::ALL.map(|v| async move { (v, run_varied(v, "browser").await) });
-    for (variation, output) in at_once(BROWSER_RUNS, runs).await {
+    let lent = LentBrowsers::start(BROWSER_RUNS, true).await;
+    // Lazily, each run's future made as its turn comes: sixteen runs'
+    // futures at once overflow the test thread's stack.
+    let runs = Variation::ALL.into_iter().map(|v| {
+        let browser = lent.next();
+        async move { (v, run_varied(v, "browser", browser).await) }
+    });
+    let outputs = at_once(BROWSER_RUNS, runs).await;
+    lent.close().await;
+    for (variation, output) in outputs {
         assert_browser_passes_everything(variation, &output);
     }
 }
@@ -152,7 +200,7 @@ async fn the_browser_driver_passes_the_twin_in_each_of_its_variations() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_form_driver_passes_the_twin_whose_issuer_page_is_framed_or_two_step() {
     for style in [IssuerStyle::Framed, IssuerStyle::TwoStep] {
-        let output = run_styled(None, style, "form").await;
+        let output = run_styled(None, style, "form", None).await;
         assert_passes_everything(&output);
     }
 }
@@ -163,8 +211,14 @@ async fn the_browser_driver_passes_the_twin_in_every_issuer_style() {
     if !browser_or_skip("the_browser_driver_passes_the_twin_in_every_issuer_style") {
         return;
     }
-    let runs = IssuerStyle::ALL.map(|s| async move { (s, run_styled(None, s, "browser").await) });
-    for (style, output) in at_once(BROWSER_RUNS, runs).await {
+    let lent = LentBrowsers::start(BROWSER_RUNS, true).await;
+    let runs = IssuerStyle::ALL.into_iter().map(|s| {
+        let browser = lent.next();
+        async move { (s, run_styled(None, s, "browser", browser).await) }
+    });
+    let outputs = at_once(BROWSER_RUNS, runs).await;
+    lent.close().await;
+    for (style, output) in outputs {
         assert_browser_passes_everything(style, &output);
     }
 }
@@ -178,24 +232,25 @@ async fn the_browser_driver_passes_the_twin_in_every_issuer_style() {
 async fn each_payment_page_style_passes_with_the_driver_it_needs() {
     let test = "each_payment_page_style_passes_with_the_driver_it_needs";
     let browser = browser_or_skip(test);
+    let needing = PageStyle::ALL.iter().filter(|s| s.needs_browser()).count();
+    let lent = LentBrowsers::start(needing.min(BROWSER_RUNS), browser).await;
     let runs = PageStyle::ALL
         .into_iter()
+        .filter(|style| !style.needs_browser() || browser)
         .map(|style| {
-            (
-                style,
-                if style.needs_browser() {
-                    "browser"
-                } else {
-                    "form"
-                },
-            )
-        })
-        .filter(|(_, driver)| *driver == "form" || browser)
-        .map(|(style, driver)| async move {
-            let twin = TwinService::start_paging(None, style).await;
-            (style, driver, run_against(twin, driver, None).await)
+            let (driver, browser) = if style.needs_browser() {
+                ("browser", lent.next())
+            } else {
+                ("form", None)
+            };
+            async move {
+                let twin = TwinService::start_paging(None, style).await;
+                (style, driver, run_lent(twin, driver, None, browser).await)
+            }
         });
-    for (style, driver, output) in at_once(BROWSER_RUNS, runs).await {
+    let outputs = at_once(BROWSER_RUNS, runs).await;
+    lent.close().await;
+    for (style, driver, output) in outputs {
         if driver == "browser" {
             assert_browser_passes_everything(style, &output);
         } else {
@@ -212,7 +267,7 @@ async fn a_scripted_issuer_page_is_an_error_of_the_form_driver_not_a_failure_of_
 }
 
 async fn assert_unjudged_by_the_form_driver(style: IssuerStyle) {
-    let output = run_styled(None, style, "form").await;
+    let output = run_styled(None, style, "form", None).await;
 
     assert_eq!(output.code, Some(2), "{}\n{}", output.stdout, output.stderr);
     assert!(output.failed().is_empty(), "{}", output.stdout);
@@ -289,7 +344,13 @@ async fn judge_entries(keep: impl Fn(&CatalogueEntry) -> bool, at_most: usize) -
     let runs = entries.into_iter().map(|entry| async move {
         let defect = Defect::from_id(&entry.id)
             .unwrap_or_else(|| panic!("the twin has no switch for {}", entry.id));
-        let output = run_styled(Some(defect), defect.issuer_style(), entry.driver.name()).await;
+        let output = run_styled(
+            Some(defect),
+            defect.issuer_style(),
+            entry.driver.name(),
+            None,
+        )
+        .await;
         judge(&entry, &output)
     });
     at_once(at_most, runs).await.into_iter().flatten().collect()

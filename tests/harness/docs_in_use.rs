@@ -23,7 +23,7 @@ async fn the_docs_mark_the_page_list_its_contents_and_search_offline() {
     )
     .expect("the site builds");
     site.write(&folder.0, Format::Html).expect("written");
-    let chromium = crate::support::untrusted::start_chromium().await;
+    let chromium = crate::support::runner::start_chromium().await;
     let turn = crate::support::untrusted::turn(&chromium).await;
     let client = turn.client;
     let page = folder.join("operations/createPayment.html");

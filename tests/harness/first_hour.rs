@@ -398,7 +398,7 @@ async fn the_report_leads_with_its_failures_in_the_first_screen() {
         )
         .mount(&page)
         .await;
-    let chromium = crate::support::untrusted::start_chromium().await;
+    let chromium = crate::support::runner::start_chromium().await;
     let turn = crate::support::untrusted::turn(&chromium).await;
     let client = turn.client;
     client

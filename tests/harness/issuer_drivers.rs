@@ -12,8 +12,8 @@ use std::{
 
 use crate::support::{
     runner::{
-        RunOutput, TempFile, assert_one_error_saying, browser_or_skip, payconf_run_async,
-        payconf_run_with, scenarios_where,
+        LentBrowsers, RunOutput, TempFile, assert_one_error_saying, browser_or_skip,
+        payconf_run_async, payconf_run_with, run_in_process, scenarios_where,
     },
     twin::{Defect, IssuerStyle, TwinService},
 };
@@ -35,19 +35,26 @@ fn reference_target(server: &RunningServer, driver: &str, acs: &str) -> String {
 const OTP_FIELD: &str = r#"fields = { otp = "123456" }"#;
 
 async fn run_reference(style: IssuerPage, driver: &str, acs: &str, tags: &str) -> RunOutput {
+    run_reference_lent(style, driver, acs, tags, None).await
+}
+
+/// A run against the reference implementation with its issuer page in
+/// `style`, as a library call in this process, the browser driver's
+/// journeys in `browser` when one is lent.
+async fn run_reference_lent(
+    style: IssuerPage,
+    driver: &str,
+    acs: &str,
+    tags: &str,
+    browser: Option<std::sync::Arc<payconf::runner::chromium::Chromium>>,
+) -> RunOutput {
     let config = ReferenceConfig {
         issuer_page: style,
         ..ReferenceConfig::default()
     };
     let server = RunningServer::start(config).await.expect("server");
     let target = TempFile::new("target.toml", &reference_target(&server, driver, acs));
-    payconf_run_async(vec![
-        "--target".into(),
-        target.0.display().to_string(),
-        "--tags".into(),
-        tags.into(),
-    ])
-    .await
+    run_in_process(&target.0, tags, browser).await
 }
 
 fn issuer_scenarios(profile: Profile) -> std::collections::BTreeSet<String> {
@@ -86,8 +93,18 @@ async fn the_browser_driver_gets_through_every_reference_page_style() {
     if !browser_or_skip("the_browser_driver_gets_through_every_reference_page_style") {
         return;
     }
+    // One browser for the four runs, as one run's journeys share one.
+    let lent = LentBrowsers::start(1, true).await;
+    let mut outputs = Vec::new();
     for style in IssuerPage::ALL {
-        let output = run_reference(style, "browser", OTP_FIELD, "@issuer").await;
+        let browser = lent.next();
+        outputs.push((
+            style,
+            run_reference_lent(style, "browser", OTP_FIELD, "@issuer", browser).await,
+        ));
+    }
+    lent.close().await;
+    for (style, output) in outputs {
         assert_all_passed(&output, style.name());
         let all: std::collections::BTreeSet<String> = issuer_scenarios(Profile::Core)
             .union(&issuer_scenarios(Profile::Reference))

@@ -111,8 +111,8 @@ async fn a_run_ends_as_not_run_when_its_stop_comes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lent_browser_takes_the_journeys_of_two_runs_and_is_left_running() {
     use crate::support::{
-        runner::{browser_or_skip, run_in_process},
-        untrusted::{start_chromium, target_file, turn},
+        runner::{browser_or_skip, run_in_process, start_chromium},
+        untrusted::{target_file, turn},
         zoo::{Journey, server::Zoo},
     };
     if !browser_or_skip("a_lent_browser_takes_the_journeys_of_two_runs_and_is_left_running") {

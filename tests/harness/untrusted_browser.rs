@@ -12,7 +12,8 @@ use std::{
 
 use crate::support::{
     hostile::{Attack, HostileTarget},
-    untrusted::{BROWSER, run_against, start_chromium},
+    runner::start_chromium,
+    untrusted::{BROWSER, run_against},
 };
 use payconf_reference::RunningServer;
 

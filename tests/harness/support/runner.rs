@@ -1,7 +1,18 @@
 //! Runs `payconf run`, as the real binary or as a library call in the
 //! test's process, and reads what it reports.
 
-use std::{collections::BTreeSet, path::PathBuf, process::Command};
+use std::{
+    collections::BTreeSet,
+    path::{Path, PathBuf},
+    process::Command,
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
+
+use payconf::runner::chromium::Chromium;
 
 use payconf::runner::record::{HostileFinding, OutcomeKind, RunRecord, ScenarioRecord};
 use payconf_spec::{
@@ -341,53 +352,135 @@ pub fn assert_stopped(output: &RunOutput, says: &[&str]) {
 }
 
 /// Runs the scenarios `tags` selects against the target file `target` as a
-/// library call in this process ([`payconf::runner::run`]), the browser
-/// driver's journeys in `browser` when one is lent: what a test that makes
-/// many runs in turn shares, where each `payconf run` would start a
-/// Chromium of its own. What the command would print is kept as its
-/// standard output, and its exit code is the command's; the run reads this
-/// process's variables as the command would (where the browser is, the
-/// proxy's).
+/// library call in this process, the journeys in `browser` when one is
+/// lent ([`InProcess`]).
 pub async fn run_in_process(
-    target: &std::path::Path,
+    target: &Path,
     tags: &str,
-    browser: Option<std::sync::Arc<payconf::runner::chromium::Chromium>>,
+    browser: Option<Arc<Chromium>>,
 ) -> RunOutput {
-    use payconf::runner::{self, Ran, RunOptions, Scope, TargetChoice};
-    let options = RunOptions {
-        scope: Scope {
-            tags: Some(tags.to_owned()),
-            ..Scope::default()
-        },
-        target: TargetChoice {
-            file: Some(target.to_path_buf()),
-            ..TargetChoice::default()
-        },
-        environment: runner::options::Environment::of_process(),
+    InProcess {
+        target,
+        tags: Some(tags),
+        timeout: None,
         browser,
-        ..RunOptions::default()
-    };
-    let printed = Printed::default();
-    let ran = async {
-        let suite = runner::Suite::load(&options)?;
-        let console = runner::Console::new(Box::new(printed.clone())).live(false);
-        runner::run(&options, suite, Box::new(console), std::future::pending()).await
     }
-    .await;
-    let (code, results, stderr) = match ran {
-        Ok(Ran::Judged(outcome)) => (
-            outcome.verdict().exit_code(),
-            Some(outcome.record),
-            String::new(),
-        ),
-        Ok(Ran::NothingToRerun) => (0, None, String::new()),
-        Err(error) => (2, None, format!("payconf: {error}\n")),
-    };
-    RunOutput {
-        code: Some(i32::from(code)),
-        stdout: printed.text(),
-        stderr,
-        results,
+    .run()
+    .await
+}
+
+/// A run as a library call in this process ([`payconf::runner::run`]):
+/// what a test that makes many runs shares, where each `payconf run` would
+/// start a process and a Chromium of its own. What the command would print
+/// is kept as its standard output, and its exit code is the command's; the
+/// run reads this process's variables as the command would (where the
+/// browser is, the proxy's).
+pub struct InProcess<'a> {
+    /// `--target FILE`.
+    pub target: &'a Path,
+    /// `--tags EXPR`; the command's default (`@core` against a target)
+    /// without.
+    pub tags: Option<&'a str>,
+    /// `--timeout`; the command's default without.
+    pub timeout: Option<Duration>,
+    /// The browser the run's journeys take their turns in, left running;
+    /// a Chromium of the run's own without.
+    pub browser: Option<Arc<Chromium>>,
+}
+
+impl InProcess<'_> {
+    /// The run, as the command would have ended it.
+    pub async fn run(self) -> RunOutput {
+        use payconf::runner::{self, Ran, RunOptions, Scope, Sending, TargetChoice};
+        let options = RunOptions {
+            scope: Scope {
+                tags: self.tags.map(str::to_owned),
+                ..Scope::default()
+            },
+            target: TargetChoice {
+                file: Some(self.target.to_path_buf()),
+                ..TargetChoice::default()
+            },
+            sending: Sending {
+                timeout: self.timeout.unwrap_or(Sending::default().timeout),
+                ..Sending::default()
+            },
+            environment: runner::options::Environment::of_process(),
+            browser: self.browser,
+            ..RunOptions::default()
+        };
+        let printed = Printed::default();
+        let ran = async {
+            let suite = runner::Suite::load(&options)?;
+            let console = runner::Console::new(Box::new(printed.clone())).live(false);
+            runner::run(&options, suite, Box::new(console), std::future::pending()).await
+        }
+        .await;
+        let (code, results, stderr) = match ran {
+            Ok(Ran::Judged(outcome)) => (
+                outcome.verdict().exit_code(),
+                Some(outcome.record),
+                String::new(),
+            ),
+            Ok(Ran::NothingToRerun) => (0, None, String::new()),
+            Err(error) => (2, None, format!("payconf: {error}\n")),
+        };
+        RunOutput {
+            code: Some(i32::from(code)),
+            stdout: printed.text(),
+            stderr,
+            results,
+        }
+    }
+}
+
+/// The browser a run would start, with the default settings.
+pub async fn start_chromium() -> Chromium {
+    use payconf::runner::chromium::{BrowserSettings, locate};
+    let settings = BrowserSettings::default();
+    let programs = locate(&settings, |name| std::env::var(name).ok()).expect("browser found");
+    Chromium::start(&programs, &settings, Duration::from_secs(10))
+        .await
+        .expect("the browser starts")
+}
+
+/// The browsers a test lends its browser runs, handed out in turn: a
+/// Chromium started for each run cost a CPU-second and a half, and a run's
+/// journeys take their turns in the one it is lent as they would in its
+/// own. One for each browser run the test makes at once.
+pub struct LentBrowsers {
+    browsers: Vec<Arc<Chromium>>,
+    handed: AtomicUsize,
+}
+
+impl LentBrowsers {
+    /// `n` browsers, or none where `available` is false (the browser is
+    /// not installed, and the test judges the form driver alone).
+    pub async fn start(n: usize, available: bool) -> Self {
+        let mut browsers = Vec::new();
+        if available {
+            for _ in 0..n {
+                browsers.push(Arc::new(start_chromium().await));
+            }
+        }
+        Self {
+            browsers,
+            handed: AtomicUsize::new(0),
+        }
+    }
+
+    /// The next browser in turn; none if none was started.
+    pub fn next(&self) -> Option<Arc<Chromium>> {
+        let handed = self.handed.fetch_add(1, Ordering::Relaxed);
+        let chosen = self.browsers.get(handed % self.browsers.len().max(1))?;
+        Some(Arc::clone(chosen))
+    }
+
+    /// Closes every browser: each run lent one has ended by now.
+    pub async fn close(self) {
+        for browser in &self.browsers {
+            browser.close().await;
+        }
     }
 }
 

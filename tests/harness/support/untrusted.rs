@@ -1,6 +1,6 @@
 //! What the tests of payconf against a hostile target share: a target file
 //! for the hostile front, a run with every report written and read back,
-//! and the browser a run would start.
+//! and a turn in a browser as a journey takes one.
 
 use payconf::runner::record::OutcomeKind;
 use payconf_reference::{DEFAULT_API_KEY, DEFAULT_SHOP_LOGIN};
@@ -104,16 +104,6 @@ impl Artifacts {
             .collect::<Vec<_>>()
             .join("\n")
     }
-}
-
-/// The browser a run would start, with the default settings.
-pub async fn start_chromium() -> payconf::runner::chromium::Chromium {
-    use payconf::runner::chromium::{BrowserSettings, Chromium, locate};
-    let settings = BrowserSettings::default();
-    let programs = locate(&settings, |name| std::env::var(name).ok()).expect("browser found");
-    Chromium::start(&programs, &settings, std::time::Duration::from_secs(10))
-        .await
-        .expect("the browser starts")
 }
 
 /// A turn in `chromium`'s window, as a journey takes one.
