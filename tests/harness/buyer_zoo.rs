@@ -12,12 +12,12 @@
 //! each: a seed that ever failed joins the fixed list. Each journey and the
 //! zoo's runtime are written to the terminal even when the test passes.
 
-use std::{io::Write, sync::Arc, time::Instant};
-
-use payconf::runner::chromium::Chromium;
+use std::{io::Write, time::Instant};
 
 use crate::support::{
-    runner::{LentBrowsers, at_once, browser_or_skip, core_scenarios_checking, run_in_process},
+    runner::{
+        Lent, LentBrowsers, at_once, browser_or_skip, core_scenarios_checking, run_in_process,
+    },
     untrusted::target_file,
     zoo::{
         FAULTS, Journey,
@@ -53,9 +53,6 @@ const DEFECTIVE_PAGES: [u64; 9] = [11, 12, 13, 14, 15, 16, 17, 18, 839_704_150];
 /// browser runs' journeys taking their turns in the test's one browser.
 /// Between tests, the test runner schedules (`.config/nextest.toml`).
 const RUNS_AT_ONCE: usize = 2;
-
-/// The browser a zoo's test lends its browser runs.
-type Lent = Option<Arc<Chromium>>;
 
 /// Written to the terminal, past the test harness's capture: the zoo's
 /// journeys and runtime are shown on every run, not only on failure.

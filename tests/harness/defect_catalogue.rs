@@ -10,19 +10,16 @@
 //! the driver that can read it, and a page the form driver cannot read is
 //! an error of the harness, never a failure of the target.
 
-use std::{collections::BTreeSet, sync::Arc, time::Duration};
+use std::{collections::BTreeSet, time::Duration};
 
 use crate::support::{
     runner::{
-        InProcess, LentBrowsers, RunOutput, TempFile, at_once, browser_or_skip,
+        InProcess, Lent, LentBrowsers, RunOutput, TempFile, at_once, browser_or_skip,
         core_scenarios_checking, payconf_run_async, scenarios_where,
     },
     twin::{Defect, IssuerStyle, PageStyle, TwinService, Variation},
 };
-use payconf::runner::{
-    chromium::Chromium,
-    record::{HostileFinding, OutcomeKind, ScenarioRecord, Verdict},
-};
+use payconf::runner::record::{HostileFinding, OutcomeKind, ScenarioRecord, Verdict};
 use payconf_spec::{
     Profile,
     defects::{Defect as CatalogueEntry, Defects},
@@ -48,10 +45,6 @@ fn requirements() -> Requirements {
 fn catalogue() -> Defects {
     Defects::embedded(&requirements()).expect("the defect catalogue loads")
 }
-
-/// The browser a browser run's journeys take their turns in, lent by its
-/// test ([`LentBrowsers`]); a form run's none.
-type Lent = Option<Arc<Chromium>>;
 
 async fn run_twin(defect: Option<Defect>) -> RunOutput {
     let style = defect.map_or(IssuerStyle::Form, Defect::issuer_style);

@@ -12,7 +12,7 @@ use std::{
 
 use crate::support::{
     runner::{
-        LentBrowsers, RunOutput, TempFile, assert_one_error_saying, browser_or_skip,
+        Lent, LentBrowsers, RunOutput, TempFile, assert_one_error_saying, browser_or_skip,
         payconf_run_async, payconf_run_with, run_in_process, scenarios_where,
     },
     twin::{Defect, IssuerStyle, TwinService},
@@ -46,7 +46,7 @@ async fn run_reference_lent(
     driver: &str,
     acs: &str,
     tags: &str,
-    browser: Option<std::sync::Arc<payconf::runner::chromium::Chromium>>,
+    browser: Lent,
 ) -> RunOutput {
     let config = ReferenceConfig {
         issuer_page: style,

@@ -12,9 +12,10 @@ use std::{
     time::Duration,
 };
 
-use payconf::runner::chromium::Chromium;
-
-use payconf::runner::record::{HostileFinding, OutcomeKind, RunRecord, ScenarioRecord};
+use payconf::runner::{
+    chromium::Chromium,
+    record::{HostileFinding, OutcomeKind, RunRecord, ScenarioRecord},
+};
 use payconf_spec::{
     Profile,
     features::{Features, ScenarioEntry},
@@ -354,11 +355,7 @@ pub fn assert_stopped(output: &RunOutput, says: &[&str]) {
 /// Runs the scenarios `tags` selects against the target file `target` as a
 /// library call in this process, the journeys in `browser` when one is
 /// lent ([`InProcess`]).
-pub async fn run_in_process(
-    target: &Path,
-    tags: &str,
-    browser: Option<Arc<Chromium>>,
-) -> RunOutput {
+pub async fn run_in_process(target: &Path, tags: &str, browser: Lent) -> RunOutput {
     InProcess {
         target,
         tags: Some(tags),
@@ -385,7 +382,7 @@ pub struct InProcess<'a> {
     pub timeout: Option<Duration>,
     /// The browser the run's journeys take their turns in, left running;
     /// a Chromium of the run's own without.
-    pub browser: Option<Arc<Chromium>>,
+    pub browser: Lent,
 }
 
 impl InProcess<'_> {
@@ -444,6 +441,9 @@ pub async fn start_chromium() -> Chromium {
         .expect("the browser starts")
 }
 
+/// The browser a run is lent, if any: its journeys take their turns in it.
+pub type Lent = Option<Arc<Chromium>>;
+
 /// The browsers a test lends its browser runs, handed out in turn: a
 /// Chromium started for each run cost a CPU-second and a half, and a run's
 /// journeys take their turns in the one it is lent as they would in its
@@ -470,7 +470,7 @@ impl LentBrowsers {
     }
 
     /// The next browser in turn; none if none was started.
-    pub fn next(&self) -> Option<Arc<Chromium>> {
+    pub fn next(&self) -> Lent {
         let handed = self.handed.fetch_add(1, Ordering::Relaxed);
         let chosen = self.browsers.get(handed % self.browsers.len().max(1))?;
         Some(Arc::clone(chosen))
