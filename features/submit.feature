@@ -34,7 +34,7 @@ Feature: Submit a payment
 
   @reference @req:REF-PAY-02 @req:REF-ENV-01 @token-lifetime
   Scenario: A payment token expires after its lifetime
-    Given the payment's token has expired
+    Given a payment whose token has expired
     When the buyer pays with the card not enrolled in 3-D Secure
     Then the request is refused with HTTP 403 and code "1457"
 

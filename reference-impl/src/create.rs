@@ -46,6 +46,7 @@ pub(crate) async fn create(
         amount,
         currency,
         shop_transaction_id: shop_transaction_id.into(),
+        lifetime: Some(service.config.token_lifetime_of(shop_login)),
     });
     exchange.about(merchant, id);
     tracing::info!(payment_id = id, shop = shop_login, %amount, currency = currency.code(), "payment created");

@@ -103,7 +103,7 @@ pub async fn volley(rounds: usize) -> Result<(), BenchError> {
             }
         };
         let url = serve(arrivals.clone(), tls).await?;
-        let mut target = reference_defaults(url.clone(), Duration::from_secs(900));
+        let mut target = reference_defaults(url.clone());
         target.tls = TlsSettings::trusting("the bench's CA", material.ca_pem.as_bytes())
             .ok_or_else(|| BenchError::start("the bench's CA")("it did not read back"))?;
         let limits = Limits::default();

@@ -5,28 +5,17 @@
 //! path (rustls, HTTP/2 by ALPN, the trusted-CA setting) is checked on
 //! every commit without a certificate on disk.
 
-use payconf_reference::{ReferenceConfig, RunningServer};
+use payconf_reference::{Merchant, ReferenceConfig, RunningServer};
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
 
 use super::not_run::NotRun;
+use crate::runner::target_file::{
+    EMBEDDED_SETTLEMENT_DELAY, EMBEDDED_TOKEN_LIFETIME, EXPIRING_SHOP, EXPIRING_SHOP_KEY,
+    SEPARATED_SHOP, SEPARATED_SHOP_KEY, TargetConfig, TlsSettings, reference_defaults,
+};
 
 /// How soon the embedded sandbox posts a refused notification again.
 const EMBEDDED_FIRST_RETRY: std::time::Duration = std::time::Duration::from_millis(200);
-use crate::runner::target_file::{
-    EMBEDDED_SETTLEMENT_DELAY, SEPARATED_SHOP, SEPARATED_SHOP_KEY, TargetConfig, TlsSettings,
-    reference_defaults,
-};
-
-/// The token lifetime of the embedded reference implementation, short so the
-/// expiry scenario waits only that long (and 100 ms more). Every other
-/// scenario submits its token (or opens its payment page) within a step or
-/// two of creating it, and a payment once submitted stays for the buyer's
-/// time at the issuer whatever this lifetime (`SUBMITTED_RETENTION` in the
-/// reference implementation). A second, not less: 250 ms let a machine
-/// whose cores are all busy (CI running tests beside the run) expire a
-/// token between a scenario's create and its submit, once in three runs
-/// under six runs at once and three busy loops on two cores.
-pub const EMBEDDED_TOKEN_LIFETIME: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How the embedded reference implementation listens.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -39,30 +28,10 @@ pub enum Transport {
     Https,
 }
 
-/// How long the embedded implementation's payment tokens live.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TokenLifetime {
-    /// The reference implementation's default.
-    Default,
-    /// [`EMBEDDED_TOKEN_LIFETIME`]: the expiry scenario is selected, and
-    /// waits that long for a token to expire.
-    Short,
-}
-
 /// Starts the embedded reference implementation; returns it and its target.
 /// A refused notification comes again after [`EMBEDDED_FIRST_RETRY`].
-pub async fn start(
-    transport: Transport,
-    tokens: TokenLifetime,
-) -> Result<(RunningServer, TargetConfig), NotRun> {
-    let lifetime = match tokens {
-        TokenLifetime::Short => EMBEDDED_TOKEN_LIFETIME,
-        TokenLifetime::Default => payconf_reference::DEFAULT_TOKEN_LIFETIME,
-    };
-    let mut config = ReferenceConfig {
-        token_lifetime: lifetime,
-        ..ReferenceConfig::default()
-    };
+pub async fn start(transport: Transport) -> Result<(RunningServer, TargetConfig), NotRun> {
+    let mut config = ReferenceConfig::default();
     // A refused notification is posted again sooner than the public
     // sandbox's 2 s, so that the retry scenario does not hold up the run:
     // the scenario asks only that it comes within its bound.
@@ -73,14 +42,16 @@ pub async fn start(
     config.merchants[0].settlement = payconf_reference::Settlement::Unified {
         delay_ms: u64::try_from(EMBEDDED_SETTLEMENT_DELAY.as_millis()).unwrap_or(500),
     };
-    let mut separated = config.merchants[0].clone();
-    separated.shop_login = SEPARATED_SHOP.to_owned();
-    separated.api_key = SEPARATED_SHOP_KEY.to_owned();
-    separated.success_url = format!("/merchant/{SEPARATED_SHOP}/success");
-    separated.failure_url = format!("/merchant/{SEPARATED_SHOP}/failure");
-    separated.password = None;
+    let mut separated = another_shop(&config.merchants[0], SEPARATED_SHOP, SEPARATED_SHOP_KEY);
     separated.settlement = payconf_reference::Settlement::Separated;
     config.merchants.push(separated);
+    // A third shop's tokens expire within a second, for the expiry
+    // scenario; DEMO_SHOP's live the default, longer than any buyer takes.
+    let expiring = another_shop(&config.merchants[0], EXPIRING_SHOP, EXPIRING_SHOP_KEY);
+    config.merchants.push(expiring);
+    config
+        .shop_token_lifetimes
+        .insert(EXPIRING_SHOP.to_owned(), EMBEDDED_TOKEN_LIFETIME);
     let (server, trusted) = if transport == Transport::Https {
         let material = certificates().map_err(NotRun::embedded)?;
         let server_config = payconf_reference::server_config(
@@ -98,13 +69,26 @@ pub async fn start(
             .map_err(NotRun::embedded)?;
         (server, None)
     };
-    let mut target = reference_defaults(server.base_url.clone(), lifetime);
+    let mut target = reference_defaults(server.base_url.clone());
     if let Some(ca_pem) = trusted {
         let source = "the embedded sandbox's own CA, made for this run";
         target.tls = TlsSettings::trusting(source, ca_pem.as_bytes())
             .ok_or_else(|| NotRun::embedded("its CA's certificate did not read back"))?;
     }
     Ok((server, target))
+}
+
+/// A shop of the embedded sandbox's own beside `first`, with its pages at
+/// its own login and no back-office password.
+fn another_shop(first: &Merchant, shop_login: &str, api_key: &str) -> Merchant {
+    Merchant {
+        shop_login: shop_login.to_owned(),
+        api_key: api_key.to_owned(),
+        success_url: format!("/merchant/{shop_login}/success"),
+        failure_url: format!("/merchant/{shop_login}/failure"),
+        password: None,
+        ..first.clone()
+    }
 }
 
 /// A CA made for one run and the sandbox's certificate it signs, PEM.
@@ -137,4 +121,82 @@ pub(crate) fn certificates() -> Result<Material, rcgen::Error> {
         cert_pem,
         key_pem: key.serialize_pem(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// Creates a payment at `shop` and, after `wait`, pays it with the
+    /// sandbox's card not enrolled in 3-D Secure; returns submit's code.
+    async fn paid_after(target: &TargetConfig, shop: &str, key: &str, wait: Duration) -> String {
+        let client = reqwest::Client::new();
+        let api = |operation: &str| format!("{}api/v1/payment/{operation}/", target.base_url);
+        let created: Value = client
+            .post(api("create"))
+            .header("Authorization", format!("apikey {key}"))
+            .json(
+                &json!({"shopLogin": shop, "amount": "1.00", "currency": "EUR",
+                          "shopTransactionID": "embedded-lifetime"}),
+            )
+            .send()
+            .await
+            .expect("create answers")
+            .json()
+            .await
+            .expect("create's JSON");
+        let token = created["payload"]["paymentToken"]
+            .as_str()
+            .expect("a token")
+            .to_owned();
+        tokio::time::sleep(wait).await;
+        let card = target
+            .cards
+            .frictionless
+            .as_ref()
+            .expect("the sandbox's card");
+        let submitted: Value = client
+            .post(api("submit"))
+            .header("Authorization", format!("apikey {key}"))
+            .header("paymentToken", token)
+            .json(&json!({"shopLogin": shop, "buyer": {"name": "Jane Doe", "email": "jane@example.com"},
+                          "paymentTypeDetails": {"creditcard": {
+                              "number": card.number.expose(), "expMonth": card.exp_month,
+                              "expYear": card.exp_year, "CVV": card.cvv.expose()}}}))
+            .send()
+            .await
+            .expect("submit answers")
+            .json()
+            .await
+            .expect("submit's JSON");
+        submitted["error"]["code"]
+            .as_str()
+            .expect("a code")
+            .to_owned()
+    }
+
+    /// The expiry scenario's shop's tokens expire after a second, and the
+    /// shop every other scenario pays at keeps its tokens past that: a
+    /// buyer who takes longer (a browser on the payment page of a busy
+    /// machine) still pays, which a run whose every token lived a second
+    /// did not.
+    #[tokio::test]
+    async fn only_the_expiring_shop_s_tokens_expire_within_the_scenario_s_wait() {
+        let (server, target) = start(Transport::Http).await.expect("the sandbox starts");
+        let expiry = target.token_lifetime.clone().expect("a lifetime");
+        let shop = expiry.shop.expect("the expiring shop");
+        assert_eq!(shop.shop_login, EXPIRING_SHOP);
+        let wait = expiry.lifetime + Duration::from_millis(300);
+        let (demo, expiring) = tokio::join!(
+            paid_after(&target, &target.shop_login, target.api_key.expose(), wait),
+            paid_after(&target, EXPIRING_SHOP, shop.api_key.expose(), wait),
+        );
+        assert_eq!(demo, "0", "DEMO_SHOP's token outlives the wait");
+        assert_eq!(expiring, "1457", "EXPIRING_SHOP's token has expired");
+        server.shutdown().await.expect("the sandbox stops");
+    }
 }

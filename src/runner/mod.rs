@@ -14,7 +14,6 @@
 
 use std::sync::Arc;
 
-use cucumber::{gherkin::tagexpr::TagOperation, tag::Ext as _};
 use payconf_spec::{Profile, features::ScenarioEntry};
 
 pub(crate) mod buyer;
@@ -91,8 +90,7 @@ pub use suite::{Preparsed, Suite};
 pub use watch::{Notice, Unwatched, Watch};
 
 use crate::runner::{
-    exchange::Limits, needs::TOKEN_LIFETIME_TAG, options::default_tags, result::RunRecord,
-    target_file::TargetConfig, waivers::Waivers,
+    exchange::Limits, result::RunRecord, target_file::TargetConfig, waivers::Waivers,
 };
 
 /// Runs the scenarios `options` select from `suite` against their target,
@@ -247,8 +245,7 @@ async fn aim(
     }
     let (target, embedding) = match options.target.aim()? {
         Aim::Embedded => {
-            let tokens = embedded_token_lifetime(options, suite);
-            let (server, target) = embedded::start(options.target.embedded, tokens).await?;
+            let (server, target) = embedded::start(options.target.embedded).await?;
             watch.notice(&Notice::Embedded {
                 base_url: server.base_url.to_string(),
             });
@@ -295,26 +292,6 @@ async fn aim(
         }
     }
     Ok(Some(prepared))
-}
-
-/// The embedded sandbox's tokens: short-lived only when the expiry
-/// scenario runs; other runs (a robustness run's hundreds of requests)
-/// keep the default.
-fn embedded_token_lifetime(options: &RunOptions, suite: &Suite) -> embedded::TokenLifetime {
-    let default_tags = default_tags(true);
-    let expression = options.scope.tags.as_deref().unwrap_or(&default_tags);
-    let expiry_selected = expression.parse::<TagOperation>().map_or(true, |tags| {
-        suite
-            .features
-            .scenarios()
-            .iter()
-            .any(|s| tags.eval(s.tags.iter()) && s.has_tag(TOKEN_LIFETIME_TAG))
-    });
-    if expiry_selected {
-        embedded::TokenLifetime::Short
-    } else {
-        embedded::TokenLifetime::Default
-    }
 }
 
 /// What the scenarios are executed with once the run is launched.

@@ -406,10 +406,7 @@ pub fn plan_text(options: &RunOptions, suite: &Suite) -> Result<String, NotRun> 
         super::target_file::Aim::Embedded => {
             let placeholder = url::Url::parse("http://127.0.0.1/").expect("a valid URL");
             (
-                super::target_file::reference_defaults(
-                    placeholder,
-                    super::embedded::EMBEDDED_TOKEN_LIFETIME,
-                ),
+                super::target_file::reference_defaults(placeholder),
                 "the embedded reference implementation (payconf's own, not your server: \
                  payconf run with no target, or --embedded)"
                     .to_owned(),

@@ -489,6 +489,7 @@ mod tests {
                         amount: Amount::parse("1.00").expect("valid"),
                         currency: Currency::parse("EUR").expect("valid"),
                         shop_transaction_id: format!("order-{n}").into(),
+                        lifetime: None,
                     })
                     .1
             })

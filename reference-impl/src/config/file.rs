@@ -287,6 +287,22 @@ mod tests {
     }
 
     #[test]
+    fn a_shop_s_own_token_lifetime_is_its_and_no_other_shop_s() {
+        let mut config = ReferenceConfig::default();
+        config
+            .shop_token_lifetimes
+            .insert("EXPIRING".to_owned(), std::time::Duration::from_secs(1));
+        assert_eq!(
+            config.token_lifetime_of("EXPIRING"),
+            std::time::Duration::from_secs(1)
+        );
+        assert_eq!(
+            config.token_lifetime_of(DEFAULT_SHOP_LOGIN),
+            DEFAULT_TOKEN_LIFETIME
+        );
+    }
+
+    #[test]
     fn an_empty_file_gives_the_built_in_sandbox() {
         let config = ReferenceConfig::from_toml("").expect("empty is valid");
         assert_eq!(config.merchants.len(), 1);

@@ -7,7 +7,7 @@
 
 mod file;
 
-use std::{fmt, time::Duration};
+use std::{collections::BTreeMap, fmt, time::Duration};
 
 use serde::Deserialize;
 use url::Url;
@@ -52,6 +52,12 @@ pub struct ReferenceConfig {
     pub public_url: Option<Url>,
     /// Lifetime of a payment token, counted from create.
     pub token_lifetime: Duration,
+    /// Shops whose payment tokens live another time than `token_lifetime`,
+    /// by shop login. payconf's embedded sandbox gives one shop tokens
+    /// that expire within a second, for the expiry scenario, while the
+    /// tokens of the shop the other scenarios pay at outlive a buyer's
+    /// slowest journey through the payment page.
+    pub shop_token_lifetimes: BTreeMap<String, Duration>,
     /// The one-time code the issuer-authentication page accepts.
     pub issuer_code: String,
     /// How the issuer-authentication page is built.
@@ -72,6 +78,16 @@ pub struct ReferenceConfig {
     /// Whether `/demo/checkout` is served: `None`, while the sandbox
     /// listens on loopback only.
     pub demo_checkout: Option<bool>,
+}
+
+impl ReferenceConfig {
+    /// How long the tokens of `shop_login`'s payments live.
+    pub fn token_lifetime_of(&self, shop_login: &str) -> Duration {
+        self.shop_token_lifetimes
+            .get(shop_login)
+            .copied()
+            .unwrap_or(self.token_lifetime)
+    }
 }
 
 /// How long the server waits for clients, and for requests in flight when
@@ -243,6 +259,7 @@ impl Default for ReferenceConfig {
         Self {
             public_url: None,
             token_lifetime: DEFAULT_TOKEN_LIFETIME,
+            shop_token_lifetimes: BTreeMap::new(),
             issuer_code: DEFAULT_ISSUER_CODE.to_owned(),
             issuer_page: IssuerPage::default(),
             merchants: vec![Merchant {

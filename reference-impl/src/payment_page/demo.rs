@@ -75,6 +75,7 @@ pub fn demo(service: &Service, request: &Request<Incoming>) -> Response<Body> {
         amount,
         currency,
         shop_transaction_id: order.clone().into(),
+        lifetime: None,
     });
     tracing::info!(
         payment_id,

@@ -181,7 +181,8 @@ impl PaymentStore {
 
     /// Records a new payment; returns its token and ID.
     pub fn create(&self, new: NewPayment) -> (Uuid, u64) {
-        let expires_at_ms = self.now_ms().saturating_add(duration_ms(self.lifetime));
+        let lifetime = new.lifetime.unwrap_or(self.lifetime);
+        let expires_at_ms = self.now_ms().saturating_add(duration_ms(lifetime));
         let payment = Payment {
             id: 0,
             merchant: new.merchant,

@@ -2,6 +2,8 @@
 //! after create (the buyer's way, its timeline, its money), and the
 //! addresses its buyer is sent to.
 
+use std::time::Duration;
+
 use url::Url;
 
 use crate::{
@@ -193,4 +195,6 @@ pub struct NewPayment {
     pub currency: Currency,
     /// The merchant's own reference.
     pub shop_transaction_id: Box<str>,
+    /// How long its token lives; `None`: the store's lifetime.
+    pub lifetime: Option<Duration>,
 }

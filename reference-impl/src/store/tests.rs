@@ -10,6 +10,7 @@ fn new_payment() -> NewPayment {
         amount: Amount::parse("1.00").expect("valid"),
         currency: Currency::parse("EUR").expect("valid"),
         shop_transaction_id: "order-1".into(),
+        lifetime: None,
     }
 }
 
@@ -45,6 +46,27 @@ fn a_payment_past_its_lifetime_is_expired_while_remembered_then_swept() {
     );
     assert_eq!(store.sweep(), 1);
     assert_eq!(store.len(), 0);
+}
+
+#[test]
+fn a_payment_given_its_own_lifetime_expires_by_it_and_not_by_the_store_s() {
+    let store = PaymentStore::remembering(Duration::from_secs(60), Duration::from_secs(60));
+    let (short, _) = store.create(NewPayment {
+        lifetime: Some(Duration::ZERO),
+        ..new_payment()
+    });
+    let (long, long_id) = store.create(new_payment());
+    assert_eq!(
+        store.with_payment(&short, |p| p.id),
+        Err(NoSuchPayment::Expired)
+    );
+    assert_eq!(store.with_payment(&long, |p| p.id), Ok(long_id));
+    let store = PaymentStore::remembering(Duration::ZERO, Duration::from_secs(60));
+    let (outliving, id) = store.create(NewPayment {
+        lifetime: Some(Duration::from_secs(60)),
+        ..new_payment()
+    });
+    assert_eq!(store.with_payment(&outliving, |p| p.id), Ok(id));
 }
 
 #[test]

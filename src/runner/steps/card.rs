@@ -109,7 +109,7 @@ pub(super) fn submit_body(world: &PaymentWorld, card: &TestCard) -> Value {
     world.ctx.redactor.add_card_number(card.number.expose());
     let target = world.target();
     json!({
-        "shopLogin": target.shop_login,
+        "shopLogin": world.shop_login(),
         "buyer": {"name": target.buyer_name, "email": target.buyer_email},
         "paymentTypeDetails": {
             "creditcard": {
@@ -190,7 +190,7 @@ pub(super) fn submit_request(
     // Whether submit also needs the key the contract does not say; the
     // merchant's server that calls it holds the key, so it sends it.
     if target.submit_authorization {
-        request = merchant::with_key(request, &target.api_key);
+        request = merchant::with_key(request, world.api_key());
     }
     if let Some(token) = token {
         request = request.header("paymentToken", token);

@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::runner::{
     exchange::RecordedRequest,
     merchant,
+    target_file::ShopKey,
     world::{CreatedPayment, Failure, PaymentWorld, Settled},
 };
 
@@ -374,15 +375,32 @@ pub fn shown(value: Option<&Value>) -> String {
     }
 }
 
-#[given("the payment's token has expired")]
-async fn token_has_expired(world: &mut PaymentWorld) -> Result<(), Settled> {
+#[given("a payment whose token has expired")]
+async fn a_payment_whose_token_has_expired(world: &mut PaymentWorld) -> Result<(), Settled> {
     world
         .check_async(async |world| {
-            let lifetime = world
-                .target()
+            let target = world.target().clone();
+            let tokens = target
                 .token_lifetime
+                .as_ref()
                 .ok_or_else(|| Failure::plain("the target to name token_lifetime_secs"))?;
-            tokio::time::sleep(lifetime + std::time::Duration::from_millis(100)).await;
+            // Created at the shop whose tokens live that long (the target's
+            // own unless it names another), and paid there from now on.
+            let shop = tokens.shop.clone().unwrap_or_else(|| ShopKey {
+                shop_login: target.shop_login.clone(),
+                api_key: target.api_key.clone(),
+            });
+            let (token, payment_id, reference) =
+                super::lifecycle::create_at(world, &target, &shop.shop_login, &shop.api_key)
+                    .await?;
+            world.ctx.redactor.add_payment_token(&token);
+            world.payments.push(CreatedPayment {
+                token,
+                payment_id: Some(payment_id),
+                shop_transaction_id: Some(reference),
+            });
+            world.shop = Some(shop);
+            tokio::time::sleep(tokens.lifetime + std::time::Duration::from_millis(100)).await;
             Ok(())
         })
         .await

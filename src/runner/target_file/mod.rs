@@ -34,6 +34,7 @@ mod summary;
 #[cfg(test)]
 pub(crate) mod tests;
 mod tls;
+mod token_lifetime;
 
 pub use acs::{AcsConfig, AcsDriver, BrowserSettings, driver_override};
 use address::{http_url, page_url};
@@ -49,11 +50,13 @@ pub use problems::TargetError;
 use problems::{Problems, target_error};
 pub use robustness::RobustnessSettings;
 pub use sandbox::{
-    EMBEDDED_SETTLEMENT_DELAY, SEPARATED_SHOP, SEPARATED_SHOP_KEY, reference_defaults,
+    EMBEDDED_SETTLEMENT_DELAY, EMBEDDED_TOKEN_LIFETIME, EXPIRING_SHOP, EXPIRING_SHOP_KEY,
+    SEPARATED_SHOP, SEPARATED_SHOP_KEY, reference_defaults,
 };
 pub use secret::Secret;
 pub use steps::{IssuerStep, StepAction, StepValue};
 pub use tls::{TlsFile, TlsSettings, TransportOverrides};
+pub use token_lifetime::{ShopKey, TokenLifetime};
 
 /// Which environment of the service a target is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
@@ -191,7 +194,7 @@ pub struct TargetConfig {
     /// The back-office failure page, when the target names it.
     pub failure_url: Option<Url>,
     /// Token lifetime, for the expiry scenario.
-    pub token_lifetime: Option<Duration>,
+    pub token_lifetime: Option<TokenLifetime>,
     /// Whether submit also carries `Authorization: apikey <key>`, as the
     /// merchant's server, which holds the key, can send it (default: yes).
     pub submit_authorization: bool,
@@ -303,7 +306,9 @@ impl TargetFile {
                 "must be at least 1",
             )));
         }
-        let token_lifetime = self.token_lifetime_secs.map(Duration::from_secs);
+        let token_lifetime = self
+            .token_lifetime_secs
+            .map(|secs| TokenLifetime::of_own_shop(Duration::from_secs(secs)));
         problems.note(self.cards.check());
         check_buyer(
             self.buyer_name.as_deref(),

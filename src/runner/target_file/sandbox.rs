@@ -3,7 +3,8 @@
 //! back-office pages, its payment page, its notifications and the
 //! payment's life after submit declared: `DEMO_SHOP` settles by itself,
 //! and a second shop of the embedded sandbox's own ([`SEPARATED_SHOP`])
-//! waits for the merchant's capture.
+//! waits for the merchant's capture; a third ([`EXPIRING_SHOP`]) is the
+//! one whose tokens expire within a second, for the expiry scenario.
 
 use std::{collections::BTreeMap, time::Duration};
 
@@ -13,7 +14,7 @@ use super::{
     AcsConfig, AcsDriver, Alternative, BrowserSettings, CardField, DEFAULT_BUYER_EMAIL,
     DEFAULT_BUYER_NAME, DEFAULT_TRANSACTION_PREFIX, Environment, LifecycleOperation,
     LifecycleSettings, LifecycleShop, NotificationSettings, PaymentPage, RobustnessSettings,
-    Secret, SettlementMode, TargetConfig, TestCard, TestCards, TlsSettings,
+    Secret, SettlementMode, ShopKey, TargetConfig, TestCard, TestCards, TlsSettings, TokenLifetime,
 };
 
 /// The embedded sandbox's second shop, which settles when the merchant
@@ -21,12 +22,25 @@ use super::{
 pub const SEPARATED_SHOP: &str = "SEPARATED_SHOP";
 /// Its API key.
 pub const SEPARATED_SHOP_KEY: &str = "separated-api-key";
+/// The embedded sandbox's shop whose payment tokens expire after
+/// [`EMBEDDED_TOKEN_LIFETIME`]: the expiry scenario pays there.
+pub const EXPIRING_SHOP: &str = "EXPIRING_SHOP";
+/// Its API key.
+pub const EXPIRING_SHOP_KEY: &str = "expiring-api-key";
+/// The lifetime of [`EXPIRING_SHOP`]'s tokens, short so that the expiry
+/// scenario waits only that long (and 100 ms more). The tokens of
+/// `DEMO_SHOP`, where every other scenario pays, live the reference
+/// implementation's default (15 minutes): a buyer's way through the
+/// payment page in a browser, on a machine whose cores are all busy, took
+/// over a second, and a run whose every token lived a second failed the
+/// payment page's scenarios with the browser driver.
+pub const EMBEDDED_TOKEN_LIFETIME: Duration = Duration::from_secs(1);
 /// How long after the authorization the embedded sandbox's `DEMO_SHOP`
 /// settles by itself.
 pub const EMBEDDED_SETTLEMENT_DELAY: Duration = Duration::from_millis(500);
 
 /// The target for the reference implementation's built-in defaults at `base_url`.
-pub fn reference_defaults(base_url: Url, token_lifetime: Duration) -> TargetConfig {
+pub fn reference_defaults(base_url: Url) -> TargetConfig {
     use payconf_reference as reference;
     let card = |number: &str| TestCard {
         number: Secret::new(number),
@@ -51,7 +65,13 @@ pub fn reference_defaults(base_url: Url, token_lifetime: Duration) -> TargetConf
         shop_login: reference::DEFAULT_SHOP_LOGIN.to_owned(),
         currency: "EUR".to_owned(),
         amount: "1.00".to_owned(),
-        token_lifetime: Some(token_lifetime),
+        token_lifetime: Some(TokenLifetime {
+            lifetime: EMBEDDED_TOKEN_LIFETIME,
+            shop: Some(ShopKey {
+                shop_login: EXPIRING_SHOP.to_owned(),
+                api_key: Secret::new(EXPIRING_SHOP_KEY),
+            }),
+        }),
         submit_authorization: true,
         trailing_slash: true,
         buyer_name: DEFAULT_BUYER_NAME.to_owned(),

@@ -28,7 +28,12 @@ impl TargetConfig {
             "amount": self.amount,
             "success_url": self.success_url.as_ref().map(shown_url),
             "failure_url": self.failure_url.as_ref().map(shown_url),
-            "token_lifetime_secs": self.token_lifetime.map(|d| d.as_secs_f64()),
+            "token_lifetime_secs": self.token_lifetime.as_ref().map(|t| t.lifetime.as_secs_f64()),
+            "token_lifetime_shop": self
+                .token_lifetime
+                .as_ref()
+                .and_then(|t| t.shop.as_ref())
+                .map(|shop| shop.shop_login.as_str()),
             "submit_authorization": self.submit_authorization,
             "trailing_slash": self.trailing_slash,
             "buyer_name": self.buyer_name,

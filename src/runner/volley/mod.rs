@@ -363,7 +363,7 @@ mod tests {
     }
 
     async fn volley_to(url: &Url, count: usize) -> Volley {
-        let target = reference_defaults(url.clone(), Duration::from_secs(900));
+        let target = reference_defaults(url.clone());
         let limits = Limits::default();
         let client = crate::runner::transport::volley_client(&target, limits).expect("a client");
         let requests = (0..count)

@@ -27,7 +27,7 @@ use crate::runner::{
     notifications::{Listener, Mailbox},
     redact::Redactor,
     result::Leftovers,
-    target_file::TargetConfig,
+    target_file::{ShopKey, TargetConfig},
     volley::{PagePresses, SubmitVolleys},
 };
 use payconf_spec::{Profile, contract::Contract, requirements::Requirements};
@@ -171,6 +171,10 @@ pub struct PaymentWorld {
     pub fails_at_issuer: bool,
     /// The payment a `@lifecycle` scenario operates on, once paid.
     pub lifecycle: Option<LifecyclePayment>,
+    /// The shop its buyer pays at, once its payment was created at a shop
+    /// other than the target's own (the one whose tokens expire first):
+    /// its submits name that shop and carry its key.
+    pub shop: Option<ShopKey>,
 }
 
 /// What a scenario's answers are held to, from its tags.
@@ -237,6 +241,7 @@ impl PaymentWorld {
             mailbox: None,
             fails_at_issuer: false,
             lifecycle: None,
+            shop: None,
         }
     }
 
@@ -290,6 +295,22 @@ impl PaymentWorld {
     /// The target.
     pub fn target(&self) -> &TargetConfig {
         &self.ctx.target
+    }
+
+    /// The shop login the buyer's submit names: the shop of [`Self::shop`],
+    /// or the target's own.
+    pub fn shop_login(&self) -> &str {
+        self.shop
+            .as_ref()
+            .map_or(&self.ctx.target.shop_login, |shop| &shop.shop_login)
+    }
+
+    /// The API key of the shop the buyer pays at: [`Self::shop`]'s, or the
+    /// target's own.
+    pub fn api_key(&self) -> &crate::runner::target_file::Secret {
+        self.shop
+            .as_ref()
+            .map_or(&self.ctx.target.api_key, |shop| &shop.api_key)
     }
 
     /// The last API answer, or a failure saying there is none.

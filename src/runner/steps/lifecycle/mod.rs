@@ -103,7 +103,7 @@ fn shop_at(
 /// Creates a payment at the shop as its merchant's server does, judged as
 /// the contract states it: the token, the payment's identifier and the
 /// shop's reference for it.
-async fn create_at(
+pub(super) async fn create_at(
     world: &mut PaymentWorld,
     target: &TargetConfig,
     shop_login: &str,
