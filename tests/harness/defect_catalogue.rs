@@ -83,32 +83,20 @@ pub(crate) async fn run_against(twin: TwinService, driver: &str, tags: Option<&s
     run_lent(twin, driver, tags, None).await
 }
 
-/// [`run_against`]; a run lent `browser` is a library call in this process
-/// whose journeys take their turns in it, any other the `payconf` command.
+/// [`run_against`], as a library call in this process; a run lent
+/// `browser` takes its journeys' turns in it, any other starts its own
+/// Chromium when its driver is the browser.
 async fn run_lent(twin: TwinService, driver: &str, tags: Option<&str>, browser: Lent) -> RunOutput {
     let target = TempFile::new("twin-target.toml", &twin.target_toml_for(driver));
-    // Short, so the hanging defect costs two seconds a scenario.
-    let timeout = Duration::from_secs(2);
-    if browser.is_some() {
-        return InProcess {
-            target: &target.0,
-            tags,
-            timeout: Some(timeout),
-            browser,
-        }
-        .run()
-        .await;
+    InProcess {
+        target: &target.0,
+        tags,
+        // Short, so the hanging defect costs two seconds a scenario.
+        timeout: Some(Duration::from_secs(2)),
+        browser,
     }
-    let mut args = vec![
-        "--target".to_owned(),
-        target.0.display().to_string(),
-        "--timeout".to_owned(),
-        timeout.as_secs().to_string(),
-    ];
-    if let Some(tags) = tags {
-        args.extend(["--tags".to_owned(), tags.to_owned()]);
-    }
-    payconf_run_async(args).await
+    .run()
+    .await
 }
 
 /// A browser run that drove the buyer and passed every core scenario.

@@ -109,7 +109,7 @@ async fn allowed_production_runs_only_scenarios_that_send_no_card_data() {
         );
     }
     let requests = twin
-        .service
+        .service()
         .received_requests()
         .await
         .expect("recording is on");

@@ -30,12 +30,18 @@ async fn resetting_listener() -> Url {
     Url::parse(&format!("http://{address}/")).expect("an address")
 }
 
-/// The twin on three loopback origins.
-pub struct TwinService {
-    pub service: MockServer,
+/// The twin's three origins.
+struct Origins {
+    service: MockServer,
     /// The issuer's origin, kept serving for as long as the twin is.
     _issuer: MockServer,
-    pub shop: MockServer,
+    shop: MockServer,
+}
+
+/// The twin on three loopback origins.
+pub struct TwinService {
+    /// Its three origins; `None` only once dropped.
+    servers: Option<Origins>,
     variation: Option<Variation>,
     /// The service's address as payconf is given it: the service itself,
     /// or the front of [`Variation::SmallBacklog`].
@@ -169,12 +175,25 @@ impl TwinService {
                 .await;
         }
         Self {
-            service,
-            _issuer: issuer,
-            shop,
+            servers: Some(Origins {
+                service,
+                _issuer: issuer,
+                shop,
+            }),
             variation,
             base: front,
         }
+    }
+
+    /// The service's origin, with the requests it received.
+    pub fn service(&self) -> &MockServer {
+        &self.origins().service
+    }
+
+    fn origins(&self) -> &Origins {
+        self.servers
+            .as_ref()
+            .expect("a twin's origins live as long as it")
     }
 
     /// A target file describing the twin, for the form driver.
@@ -185,7 +204,7 @@ impl TwinService {
     /// A target file describing the twin, for an issuer driver.
     pub fn target_toml_for(&self, driver: &str) -> String {
         let base = self.base.as_str().trim_end_matches('/').to_owned();
-        let shop = self.shop.uri();
+        let shop = self.origins().shop.uri();
         // The buyer the reserved-domain variation takes.
         let buyer = if self.variation == Some(Variation::RefusesReservedDomains) {
             "buyer_email = \"buyer@mail.twin-store.com\"\n"
@@ -260,5 +279,21 @@ shop_login = "{SECOND_SHOP}"
 api_key = "{SECOND_API_KEY}"
 "#
         )
+    }
+}
+
+/// A wiremock server's drop waits, by a blocking executor, on a lock of
+/// tokio's. On a thread of tokio's runtime whose task has spent its
+/// cooperative budget (a test that ran a whole `payconf run` as a library
+/// call in the same poll), that lock only ever answers "later", and the
+/// drop spun forever at 100 % of a core. Dropped on a thread of their own,
+/// outside the runtime, the servers have no budget to spend.
+impl Drop for TwinService {
+    fn drop(&mut self) {
+        if let Some(origins) = self.servers.take() {
+            std::thread::scope(|scope| {
+                scope.spawn(move || drop(origins));
+            });
+        }
     }
 }
