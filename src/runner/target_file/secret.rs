@@ -28,8 +28,8 @@ impl fmt::Debug for Secret {
 }
 
 impl super::TargetConfig {
-    /// The secrets shown as `***` wherever they appear: the API key, the
-    /// issuer form's values and the base URL's credentials, as written and
+    /// The secrets shown as `***` wherever they appear: the API keys (the
+    /// target's, its other shops'), the issuer form's values and the base URL's credentials, as written and
     /// decoded. (Card numbers are shown masked, by [`super::TargetConfig::card_numbers`];
     /// security codes are masked where they stand, by the names of their
     /// fields and the words written before them.)
@@ -56,6 +56,8 @@ impl super::TargetConfig {
                 .filter_map(|shop| shop.api_key.as_ref())
                 .map(|k| k.expose().to_owned()),
         );
+        let expiring = self.token_lifetime.iter().flat_map(|t| &t.shop);
+        secrets.extend(expiring.map(|shop| shop.api_key.expose().to_owned()));
         for credential in [
             self.base_url.username(),
             self.base_url.password().unwrap_or(""),

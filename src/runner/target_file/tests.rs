@@ -330,3 +330,16 @@ fn the_sandbox_knows_the_prefix_of_payconfs_runs() {
         DEFAULT_TRANSACTION_PREFIX
     );
 }
+
+#[test]
+fn the_embedded_target_s_secrets_hold_the_key_of_each_of_its_shops() {
+    let target = super::reference_defaults(url::Url::parse("http://127.0.0.1/").expect("a URL"));
+    let secrets = target.secrets();
+    for key in [
+        payconf_reference::DEFAULT_API_KEY,
+        super::SEPARATED_SHOP_KEY,
+        super::EXPIRING_SHOP_KEY,
+    ] {
+        assert!(secrets.iter().any(|s| s == key), "{key} in {secrets:?}");
+    }
+}
