@@ -3,12 +3,12 @@
 
 use cucumber::{gherkin::Step, given, then, when};
 use reqwest::Method;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::runner::{
     exchange::RecordedRequest,
     merchant,
-    target_file::ShopKey,
+    target_file::{Secret, ShopKey, TargetConfig},
     world::{CreatedPayment, Failure, PaymentWorld, Settled},
 };
 
@@ -375,6 +375,45 @@ pub fn shown(value: Option<&Value>) -> String {
     }
 }
 
+/// Creates a payment at the shop as its merchant's server does, judged as
+/// the contract states it: the token, the payment's identifier and the
+/// shop's reference for it.
+pub(super) async fn create_at(
+    world: &mut PaymentWorld,
+    target: &TargetConfig,
+    shop_login: &str,
+    api_key: &Secret,
+) -> Result<(String, String, String), Failure> {
+    let mut body = create_body(world);
+    body["shopLogin"] = json!(shop_login);
+    let reference = body["shopTransactionID"].as_str().unwrap_or("").to_owned();
+    let request = merchant::keyed_post(merchant::create_url(target), api_key, body.to_string());
+    let answer = world.receive("createPayment", request).await?;
+    // The create is judged as the contract states it: processed (`error.code`
+    // "0") with a token and an identifier; a token beside another code is
+    // no payment created.
+    let code = answer.at("/error/code").cloned();
+    let created = (
+        answer.str_at("/payload/paymentToken").map(str::to_owned),
+        answer.str_at("/payload/paymentID").map(str::to_owned),
+    );
+    let seen = format!(
+        "error.code {}, payload.paymentToken {}, payload.paymentID {}",
+        shown(code.as_ref()),
+        shown(answer.at("/payload/paymentToken")),
+        shown(answer.at("/payload/paymentID"))
+    );
+    let (Some("0"), (Some(token), Some(payment_id))) =
+        (code.as_ref().and_then(Value::as_str), created)
+    else {
+        return Err(world.failure(
+            "a created payment: error.code \"0\", a paymentToken and a paymentID",
+            &seen,
+        ));
+    };
+    Ok((token, payment_id, reference))
+}
+
 #[given("a payment whose token has expired")]
 async fn a_payment_whose_token_has_expired(world: &mut PaymentWorld) -> Result<(), Settled> {
     world
@@ -391,8 +430,7 @@ async fn a_payment_whose_token_has_expired(world: &mut PaymentWorld) -> Result<(
                 api_key: target.api_key.clone(),
             });
             let (token, payment_id, reference) =
-                super::lifecycle::create_at(world, &target, &shop.shop_login, &shop.api_key)
-                    .await?;
+                create_at(world, &target, &shop.shop_login, &shop.api_key).await?;
             world.ctx.redactor.add_payment_token(&token);
             world.payments.push(CreatedPayment {
                 token,

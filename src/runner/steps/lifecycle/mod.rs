@@ -19,12 +19,12 @@ use serde_json::{Value, json};
 
 use super::{
     card::{CardChoice, card, submit_body},
-    payment::{create_body, shown},
+    payment::{create_at, shown},
 };
 use crate::runner::{
     exchange::RecordedRequest,
     merchant,
-    target_file::{LifecycleSettings, Secret, SettlementMode, TargetConfig},
+    target_file::{LifecycleSettings, Secret, SettlementMode},
     world::{CreatedPayment, Failure, LifecyclePayment, PaymentWorld, Settled},
 };
 
@@ -98,45 +98,6 @@ fn shop_at(
             )
         }
     })
-}
-
-/// Creates a payment at the shop as its merchant's server does, judged as
-/// the contract states it: the token, the payment's identifier and the
-/// shop's reference for it.
-pub(super) async fn create_at(
-    world: &mut PaymentWorld,
-    target: &TargetConfig,
-    shop_login: &str,
-    api_key: &Secret,
-) -> Result<(String, String, String), Failure> {
-    let mut body = create_body(world);
-    body["shopLogin"] = json!(shop_login);
-    let reference = body["shopTransactionID"].as_str().unwrap_or("").to_owned();
-    let request = merchant::keyed_post(merchant::create_url(target), api_key, body.to_string());
-    let answer = world.receive("createPayment", request).await?;
-    // The create is judged as the contract states it: processed (`error.code`
-    // "0") with a token and an identifier; a token beside another code is
-    // no payment created.
-    let code = answer.at("/error/code").cloned();
-    let created = (
-        answer.str_at("/payload/paymentToken").map(str::to_owned),
-        answer.str_at("/payload/paymentID").map(str::to_owned),
-    );
-    let seen = format!(
-        "error.code {}, payload.paymentToken {}, payload.paymentID {}",
-        shown(code.as_ref()),
-        shown(answer.at("/payload/paymentToken")),
-        shown(answer.at("/payload/paymentID"))
-    );
-    let (Some("0"), (Some(token), Some(payment_id))) =
-        (code.as_ref().and_then(Value::as_str), created)
-    else {
-        return Err(world.failure(
-            "a created payment: error.code \"0\", a paymentToken and a paymentID",
-            &seen,
-        ));
-    };
-    Ok((token, payment_id, reference))
 }
 
 /// Creates a payment at `mode`'s shop (the target's own when `None`) and
