@@ -103,7 +103,8 @@ pub struct TargetFile {
     success_url: Option<String>,
     /// The merchant's failure page, written as `success_url` is.
     failure_url: Option<String>,
-    /// How long a payment token lives; the token-expiry scenario waits it.
+    /// How long a payment token of `shop_login` lives: the token-expiry
+    /// scenario creates a payment there and waits this long before paying.
     token_lifetime_secs: Option<u64>,
     /// Whether submit also sends `Authorization: apikey <api_key>` (default
     /// true).
