@@ -8,7 +8,6 @@ use serde_json::{Value, json};
 use crate::runner::{
     exchange::RecordedRequest,
     merchant,
-    target_file::{Secret, ShopKey, TargetConfig},
     world::{CreatedPayment, Failure, PaymentWorld, Settled},
 };
 
@@ -375,19 +374,19 @@ pub fn shown(value: Option<&Value>) -> String {
     }
 }
 
-/// Creates a payment at the shop as its merchant's server does, judged as
-/// the contract states it: the token, the payment's identifier and the
-/// shop's reference for it.
+/// Creates a payment at the shop the buyer pays at ([`PaymentWorld::shop`],
+/// the target's own without) as its merchant's server does, judged as the
+/// contract states it, and keeps it as the scenario's latest payment;
+/// returns its token, its identifier and the shop's reference for it.
 pub(super) async fn create_at(
     world: &mut PaymentWorld,
-    target: &TargetConfig,
-    shop_login: &str,
-    api_key: &Secret,
 ) -> Result<(String, String, String), Failure> {
+    let target = world.target().clone();
+    let (shop_login, api_key) = (world.shop_login().to_owned(), world.api_key().clone());
     let mut body = create_body(world);
     body["shopLogin"] = json!(shop_login);
     let reference = body["shopTransactionID"].as_str().unwrap_or("").to_owned();
-    let request = merchant::keyed_post(merchant::create_url(target), api_key, body.to_string());
+    let request = merchant::keyed_post(merchant::create_url(&target), &api_key, body.to_string());
     let answer = world.receive("createPayment", request).await?;
     // The create is judged as the contract states it: processed (`error.code`
     // "0") with a token and an identifier; a token beside another code is
@@ -411,6 +410,12 @@ pub(super) async fn create_at(
             &seen,
         ));
     };
+    world.ctx.redactor.add_payment_token(&token);
+    world.payments.push(CreatedPayment {
+        token: token.clone(),
+        payment_id: Some(payment_id.clone()),
+        shop_transaction_id: Some(reference.clone()),
+    });
     Ok((token, payment_id, reference))
 }
 
@@ -418,26 +423,15 @@ pub(super) async fn create_at(
 async fn a_payment_whose_token_has_expired(world: &mut PaymentWorld) -> Result<(), Settled> {
     world
         .check_async(async |world| {
-            let target = world.target().clone();
-            let tokens = target
+            let tokens = world
+                .target()
                 .token_lifetime
-                .as_ref()
+                .clone()
                 .ok_or_else(|| Failure::plain("the target to name token_lifetime_secs"))?;
-            // Created at the shop whose tokens live that long (the target's
-            // own unless it names another), and paid there from now on.
-            let shop = tokens.shop.clone().unwrap_or_else(|| ShopKey {
-                shop_login: target.shop_login.clone(),
-                api_key: target.api_key.clone(),
-            });
-            let (token, payment_id, reference) =
-                create_at(world, &target, &shop.shop_login, &shop.api_key).await?;
-            world.ctx.redactor.add_payment_token(&token);
-            world.payments.push(CreatedPayment {
-                token,
-                payment_id: Some(payment_id),
-                shop_transaction_id: Some(reference),
-            });
-            world.shop = Some(shop);
+            // Created and paid at the shop whose tokens live that long: the
+            // target's own unless it names another.
+            world.shop = tokens.shop;
+            create_at(world).await?;
             tokio::time::sleep(tokens.lifetime + std::time::Duration::from_millis(100)).await;
             Ok(())
         })

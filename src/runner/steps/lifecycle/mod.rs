@@ -14,18 +14,17 @@
 
 use cucumber::{given, then, when};
 use payconf_spec::transaction::TransactionResult;
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use super::{
-    card::{CardChoice, card, submit_body},
+    card::{CardChoice, card, submit_body, submit_request},
     payment::{create_at, shown},
 };
 use crate::runner::{
     exchange::RecordedRequest,
     merchant,
-    target_file::{LifecycleSettings, Secret, SettlementMode},
-    world::{CreatedPayment, Failure, LifecyclePayment, PaymentWorld, Settled},
+    target_file::{LifecycleSettings, SettlementMode, ShopKey},
+    world::{Failure, LifecyclePayment, PaymentWorld, Settled},
 };
 
 /// This file: its steps pay with card data (see [`super::CARD_DATA_DEFINITIONS`]).
@@ -76,13 +75,13 @@ pub(super) fn hundredths(text: &str) -> Option<u64> {
 }
 
 /// The login and API key of `mode`'s shop (the target's own when `None`).
-fn shop_at(
-    world: &PaymentWorld,
-    mode: Option<SettlementMode>,
-) -> Result<(String, Secret), Failure> {
+fn shop_at(world: &PaymentWorld, mode: Option<SettlementMode>) -> Result<ShopKey, Failure> {
     let target = world.target();
     Ok(match mode {
-        None => (target.shop_login.clone(), target.api_key.clone()),
+        None => ShopKey {
+            shop_login: target.shop_login.clone(),
+            api_key: target.api_key.clone(),
+        },
         Some(mode) => {
             let shop = lifecycle(world)?.shop(mode).ok_or_else(|| {
                 Failure::plain(format!(
@@ -90,12 +89,13 @@ fn shop_at(
                     mode.name()
                 ))
             })?;
-            (
-                shop.shop_login.clone(),
-                shop.api_key
+            ShopKey {
+                shop_login: shop.shop_login.clone(),
+                api_key: shop
+                    .api_key
                     .clone()
                     .unwrap_or_else(|| target.api_key.clone()),
-            )
+            }
         }
     })
 }
@@ -109,31 +109,18 @@ pub(super) async fn pay_at(
     choice: CardChoice,
 ) -> Result<(), Failure> {
     let target = world.target().clone();
-    let (shop_login, api_key) = shop_at(world, mode)?;
+    let shop = shop_at(world, mode)?;
     let amount = hundredths(&target.amount).ok_or_else(|| {
         Failure::plain(format!(
             "the target's amount to be written with a dot and at most two decimals, not {:?}",
             target.amount
         ))
     })?;
-    let (token, payment_id, reference) = create_at(world, &target, &shop_login, &api_key).await?;
-    world.ctx.redactor.add_payment_token(&token);
-    world.payments.push(CreatedPayment {
-        token: token.clone(),
-        payment_id: Some(payment_id.clone()),
-        shop_transaction_id: Some(reference.clone()),
-    });
-
+    world.shop = Some(shop.clone());
+    let (token, payment_id, reference) = create_at(world).await?;
     let card = card(world, choice.0)?.clone();
-    let mut submit = submit_body(world, &card);
-    submit["shopLogin"] = json!(shop_login);
-    let mut request = RecordedRequest::new(Method::POST, merchant::submit_url(&target))
-        .header("Content-Type", "application/json")
-        .header("paymentToken", token)
-        .body(submit.to_string().into_bytes());
-    if target.submit_authorization {
-        request = merchant::with_key(request, &api_key);
-    }
+    let submit = submit_body(world, &card);
+    let request = submit_request(world, Some(&token), submit.to_string().into_bytes());
     let answer = world.receive("submitPayment", request).await?;
     let result = answer.at("/payload/transactionResult").cloned();
     if answer.str_at("/error/code") != Some("0")
@@ -145,8 +132,8 @@ pub(super) async fn pay_at(
         ));
     }
     world.lifecycle = Some(LifecyclePayment {
-        shop_login,
-        api_key,
+        shop_login: shop.shop_login,
+        api_key: shop.api_key,
         payment_id,
         shop_transaction_id: reference,
         amount,
