@@ -194,5 +194,5 @@ server! {
     };
     pub use payment_page::checkout_snippet;
     pub use server::{Prepared, RunningServer, ServeError, run, run_tls};
-    pub use tls::{TlsError, server_config};
+    pub use tls::{TlsError, crypto_provider, http_client, server_config};
 }

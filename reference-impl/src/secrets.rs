@@ -24,7 +24,7 @@ use std::{
     sync::{LazyLock, OnceLock},
 };
 
-use aws_lc_rs::pbkdf2;
+use ring::pbkdf2;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use subtle::ConstantTimeEq;

@@ -94,13 +94,12 @@ fn connector(ca_pem: &str) -> Result<load::Tls, BenchError> {
             .add(certificate)
             .map_err(BenchError::start("the bench's CA"))?;
     }
-    let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .map_err(BenchError::start("a TLS client"))?
-    .with_root_certificates(roots)
-    .with_no_client_auth();
+    let mut config =
+        rustls::ClientConfig::builder_with_provider(payconf_reference::crypto_provider())
+            .with_safe_default_protocol_versions()
+            .map_err(BenchError::start("a TLS client"))?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(load::Tls {
         connector: tokio_rustls::TlsConnector::from(Arc::new(config)),

@@ -134,7 +134,9 @@ mod tests {
     /// Creates a payment at `shop` and, after `wait`, pays it with the
     /// sandbox's card not enrolled in 3-D Secure; returns submit's code.
     async fn paid_after(target: &TargetConfig, shop: &str, key: &str, wait: Duration) -> String {
-        let client = reqwest::Client::new();
+        let client = payconf_reference::http_client()
+            .build()
+            .expect("an HTTP client");
         let api = |operation: &str| format!("{}api/v1/payment/{operation}/", target.base_url);
         let created: Value = client
             .post(api("create"))

@@ -240,7 +240,7 @@ async fn a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_
 
     // The merchant's server creates a payment; the buyer pays on the
     // sandbox's payment page with a test card.
-    let created: Value = reqwest::Client::new()
+    let created: Value = payconf_reference::http_client().build().expect("an HTTP client")
         .post(format!("{base}/api/v1/payment/create/"))
         .header("Authorization", format!("apikey {DEFAULT_API_KEY}"))
         .json(&json!({"shopLogin": DEFAULT_SHOP_LOGIN, "amount": "42.50", "currency": "EUR", "shopTransactionID": "order-browser-1"}))

@@ -182,7 +182,9 @@ async fn serve_logs_every_payment_by_default_and_loses_no_line_on_sigterm() {
     let (mut child, port) = serve(command);
     let base = format!("http://127.0.0.1:{port}");
 
-    let client = reqwest::Client::new();
+    let client = payconf_reference::http_client()
+        .build()
+        .expect("an HTTP client");
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..CONNECTIONS {
         let client = client.clone();

@@ -149,7 +149,7 @@ async fn a_sandbox_killed_mid_load_keeps_every_acknowledged_payment_and_owed_not
     .expect("configuration written");
     let (mut child, base) = start(&data, Some(&config));
 
-    let client = reqwest::Client::builder()
+    let client = payconf_reference::http_client()
         .timeout(Duration::from_secs(5))
         .build()
         .expect("client");

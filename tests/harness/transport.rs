@@ -324,13 +324,12 @@ async fn serve_with_a_certificate_serves_https_with_http2_by_alpn_and_https_page
     roots
         .add(CertificateDer::from_pem_slice(ca.pem.as_bytes()).expect("CA"))
         .expect("root");
-    let mut client = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .expect("versions")
-    .with_root_certificates(roots)
-    .with_no_client_auth();
+    let mut client =
+        rustls::ClientConfig::builder_with_provider(payconf_reference::crypto_provider())
+            .with_safe_default_protocol_versions()
+            .expect("versions")
+            .with_root_certificates(roots)
+            .with_no_client_auth();
     client.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     let address = base.trim_start_matches("https://");
     let tcp = TcpStream::connect(address).await.expect("connects");

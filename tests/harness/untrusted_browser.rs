@@ -106,7 +106,7 @@ async fn another_local_process_finds_the_port_but_cannot_drive_the_browser() {
     let chromium = start_chromium().await;
     let port = chromium.driver_port();
     let profile = chromium.profile().to_path_buf();
-    let client = reqwest::Client::builder()
+    let client = payconf_reference::http_client()
         .no_proxy()
         .build()
         .expect("client");

@@ -172,7 +172,9 @@ async fn a_file_another_sandbox_holds_stops_the_second_before_it_serves() {
         .await
         .expect("starts");
     // The first sandbox has the file once it answers.
-    let client = reqwest::Client::new();
+    let client = payconf_reference::http_client()
+        .build()
+        .expect("an HTTP client");
     client
         .get(
             first

@@ -33,7 +33,7 @@ async fn a_foreign_name_resolving_to_the_sandbox_reaches_nothing() {
         .base_url
         .socket_addrs(|| None)
         .expect("an address")[0];
-    let rebound = reqwest::Client::builder()
+    let rebound = payconf_reference::http_client()
         .redirect(redirect::Policy::none())
         .resolve("rebound.example", address)
         .build()
@@ -221,7 +221,7 @@ async fn beyond_loopback(config: ReferenceConfig) -> Sandbox {
     let server = payconf_reference::RunningServer::start_on(listener, config).expect("starts");
     Sandbox {
         server,
-        client: reqwest::Client::builder()
+        client: payconf_reference::http_client()
             .redirect(redirect::Policy::none())
             .no_proxy()
             .build()

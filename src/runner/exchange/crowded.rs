@@ -88,8 +88,6 @@ impl Crowded {
 mod tests {
     use std::time::Duration;
 
-    use reqwest::Client;
-
     use super::*;
     use crate::runner::exchange::{Limits, sender::tests::loopback};
 
@@ -141,7 +139,7 @@ mod tests {
     /// A sender whose clients keep no connection between requests.
     fn unpooled() -> Sender {
         let client = || {
-            Client::builder()
+            payconf_reference::http_client()
                 .http1_only()
                 .pool_max_idle_per_host(0)
                 .build()

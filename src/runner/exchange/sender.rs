@@ -365,8 +365,11 @@ pub(super) mod tests {
     async fn a_request_sent_alone_goes_on_a_connection_of_its_own() {
         use std::sync::atomic::Ordering;
         let (url, accepted) = counting_server().await;
-        let pooled = Client::builder().http1_only().build().expect("a client");
-        let alone = Client::builder()
+        let pooled = payconf_reference::http_client()
+            .http1_only()
+            .build()
+            .expect("a client");
+        let alone = payconf_reference::http_client()
             .http1_only()
             .pool_max_idle_per_host(0)
             .build()

@@ -94,7 +94,7 @@ pub async fn client_refusal(
 /// presents `identity` when given: for handshakes that send nothing after
 /// them.
 fn reading_only(identity: Option<&[u8]>) -> Option<rustls::ClientConfig> {
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let provider = payconf_reference::crypto_provider();
     super::trust::ServerTrust::read_only(provider).client_config(identity)
 }
 

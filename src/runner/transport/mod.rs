@@ -100,7 +100,7 @@ pub enum TransportError {
 
 fn builder(target: &TargetConfig, limits: Limits) -> reqwest::ClientBuilder {
     let rules = rules(target);
-    let mut builder = Client::builder()
+    let mut builder = payconf_reference::http_client()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(limits.timeout)
         // Shorter than the keep-alive timeouts servers commonly use (5 s for

@@ -71,7 +71,7 @@ pub fn client_config(
     if tls.pinned.is_empty() {
         return None;
     }
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let provider = payconf_reference::crypto_provider();
     let mut config = ServerTrust::pinned_or_webpki(system, &tls.pinned, provider)?
         .client_config(tls.identity_pem.as_deref())?;
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
@@ -273,7 +273,7 @@ mod tests {
         presented: &CertificateDer<'_>,
         name: &str,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let provider = payconf_reference::crypto_provider();
         let verifier = ServerTrust::pinned_or_webpki(&[], pinned, provider).expect("verifier");
         let name = ServerName::try_from(name.to_owned()).expect("name");
         verifier.verify_server_cert(presented, &[], &name, &[], UnixTime::now())

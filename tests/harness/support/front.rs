@@ -113,7 +113,7 @@ pub async fn read(request: Request<Incoming>) -> (Parts, Bytes) {
 /// The front's client to the reference implementation: no redirects
 /// followed, no proxy.
 pub fn client() -> reqwest::Client {
-    reqwest::Client::builder()
+    payconf_reference::http_client()
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
         .build()

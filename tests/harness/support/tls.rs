@@ -72,7 +72,7 @@ pub fn server_tls(cert: &str, key: &str, clients: Option<&TestCa>) -> Arc<rustls
         .collect::<Result<_, _>>()
         .expect("chain");
     let key = PrivateKeyDer::from_pem_slice(key.as_bytes()).expect("key");
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let provider = payconf_reference::crypto_provider();
     let builder = rustls::ServerConfig::builder_with_provider(Arc::clone(&provider))
         .with_safe_default_protocol_versions()
         .expect("versions");

@@ -73,7 +73,7 @@ impl Sandbox {
 
     pub async fn start_with(config: ReferenceConfig) -> Self {
         let server = RunningServer::start(config).await.expect("server starts");
-        let client = Client::builder()
+        let client = payconf_reference::http_client()
             .redirect(redirect::Policy::none())
             .build()
             .expect("client builds");

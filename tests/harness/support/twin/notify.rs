@@ -157,7 +157,7 @@ pub(super) fn start(
 ) -> UnboundedSender<Outgoing> {
     let (outbox, mut queue): (UnboundedSender<Outgoing>, UnboundedReceiver<Outgoing>) =
         tokio::sync::mpsc::unbounded_channel();
-    let client = reqwest::Client::builder()
+    let client = payconf_reference::http_client()
         .timeout(Duration::from_secs(5))
         .build()
         .expect("a client");
