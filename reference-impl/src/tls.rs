@@ -16,7 +16,7 @@
 //! about 745 without). What it lacks is the post-quantum hybrid key
 //! exchange (X25519MLKEM768): a server that offers it negotiates X25519.
 
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, Once};
 
 use rustls::{
     crypto::CryptoProvider,
@@ -40,11 +40,11 @@ pub fn crypto_provider() -> Arc<CryptoProvider> {
 /// configuration can be built.
 #[allow(clippy::disallowed_methods)]
 pub fn http_client() -> reqwest::ClientBuilder {
-    static INSTALLED: LazyLock<()> = LazyLock::new(|| {
+    static INSTALLED: Once = Once::new();
+    INSTALLED.call_once(|| {
         // Err: another provider is the default already, and serves.
         let _ = CryptoProvider::install_default(CryptoProvider::clone(&PROVIDER));
     });
-    LazyLock::force(&INSTALLED);
     reqwest::Client::builder()
 }
 
