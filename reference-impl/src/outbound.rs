@@ -356,7 +356,7 @@ mod tests {
             .expect("binds");
         let port = listener.local_addr().expect("an address").port();
         let client = |local_only| {
-            crate::http_client()
+            crate::tls::http_client()
                 .no_proxy()
                 .dns_resolver(Arc::new(Resolver(Arc::new(Outbound::new(
                     local_only,

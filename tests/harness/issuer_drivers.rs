@@ -185,17 +185,49 @@ async fn a_step_that_matches_nothing_is_an_error_that_names_the_step() {
 }
 
 /// The main job (`payconf run`, the embedded sandbox, its default
-/// scenarios) with the browser driver: every scenario passes, the payment
+/// scenarios) with the browser driver, in the headless shell: every
+/// scenario passes, the payment
 /// page's in the browser too. Its tokens once all lived a second, for the
 /// expiry scenario, and a buyer in a browser on the payment page took
 /// longer: four scenarios failed with "Payment not found".
 #[test]
 #[ignore = "full tier: the main job with the browser"]
 fn the_main_job_passes_every_scenario_with_the_browser_driver() {
-    if !browser_or_skip("the_main_job_passes_every_scenario_with_the_browser_driver") {
+    const TEST: &str = "the_main_job_passes_every_scenario_with_the_browser_driver";
+    if !browser_or_skip(TEST) {
         return;
     }
-    let output = payconf_run_with(&["--acs-driver", "browser"], &[]);
+    // Every other browser test drives the whole browser, found first on
+    // PATH; this one drives the headless shell, named, through every
+    // journey of the main job.
+    let settings = payconf::runner::chromium::BrowserSettings {
+        chromium: Some("chromium-headless-shell".to_owned()),
+        ..Default::default()
+    };
+    let env = |name: &str| {
+        (name != "PAYCONF_CHROMIUM")
+            .then(|| std::env::var(name).ok())
+            .flatten()
+    };
+    match payconf::runner::chromium::locate(&settings, env) {
+        Ok(found) => assert_eq!(
+            found.kind,
+            payconf::runner::chromium::ChromiumKind::HeadlessShell,
+            "{}",
+            found.chromium.display()
+        ),
+        Err(why) if std::env::var_os("CI").is_some() => {
+            panic!("{TEST}: CI must drive the headless shell too, but {why}")
+        }
+        Err(why) => {
+            eprintln!("skipped {TEST}: {why}");
+            return;
+        }
+    }
+    let output = payconf_run_with(
+        &["--acs-driver", "browser"],
+        &[("PAYCONF_CHROMIUM", "chromium-headless-shell")],
+    );
     assert_all_passed(&output, "the main job with the browser");
     let pages = scenarios_where(|s| s.name.contains("paid on the payment page"));
     assert!(!pages.is_empty(), "the payment page's scenarios are found");
@@ -424,8 +456,16 @@ async fn a_browser_that_fails_its_first_start_is_started_again() {
             .expect("a folder the browser's user writes in");
     }
     let started_once = folder.join("started-once");
+    // Named as what it wraps: the runner knows the headless shell by its
+    // name, and starts it with a page of its own.
+    let name = match real.kind {
+        payconf::runner::chromium::ChromiumKind::Browser => "flaky-chromium.sh",
+        payconf::runner::chromium::ChromiumKind::HeadlessShell => {
+            "flaky-chromium-headless-shell.sh"
+        }
+    };
     let wrapper = TempFile::new(
-        "flaky-chromium.sh",
+        name,
         &format!(
             "#!/bin/sh\nif [ ! -e '{marker}' ]; then touch '{marker}'; exit 1; fi\nexec '{real}' \"$@\"\n",
             marker = started_once.display(),
@@ -443,6 +483,7 @@ async fn a_browser_that_fails_its_first_start_is_started_again() {
         ..BrowserSettings::default()
     };
     let programs = locate(&settings, |_| None).expect("the wrapper is found");
+    assert_eq!(programs.kind, real.kind, "{}", programs.chromium.display());
     let chromium = Chromium::start(&programs, &settings, std::time::Duration::from_secs(10)).await;
     let started_twice = started_once.exists();
     let _ = std::fs::remove_dir_all(&folder);

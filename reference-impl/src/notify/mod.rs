@@ -133,7 +133,7 @@ pub async fn deliver(service: Arc<Service>) {
     };
     // No proxy (it would connect where the policy never looked) and a
     // resolver that hands out only the addresses the policy allows.
-    let client = match crate::http_client()
+    let client = match crate::tls::http_client()
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
         .dns_resolver(Arc::new(crate::outbound::Resolver(Arc::clone(

@@ -52,7 +52,7 @@ pub use command::{CommandError, first_line};
 pub use isolation::Isolation;
 pub use processes::MemoryWatch;
 use processes::ProcessGroup;
-pub use programs::{BrowserError, BrowserPrograms, locate};
+pub use programs::{BrowserError, BrowserPrograms, ChromiumKind, locate};
 pub use turn::{COMMAND_BOUND, Reservation, Turn};
 
 /// How long ChromeDriver and the browser have to start, each try.
@@ -145,6 +145,14 @@ impl Chromium {
                 profile.display()
             )))
         })?;
+        let binary = match programs.kind {
+            ChromiumKind::Browser => programs.chromium.clone(),
+            ChromiumKind::HeadlessShell => shell_launcher(&programs.chromium, &profile, isolation)
+                .map_err(|e| {
+                    let _ = std::fs::remove_dir_all(&profile);
+                    Attempt::Final(BrowserError::Start(e))
+                })?,
+        };
         let mut driver = command.spawn().map_err(|e| {
             let _ = std::fs::remove_dir_all(&profile);
             Attempt::Final(BrowserError::Start(format!(
@@ -154,7 +162,7 @@ impl Chromium {
         })?;
         let group = driver.id().and_then(ProcessGroup::led_by);
         let stdout = driver.stdout.take().expect("stdout was piped");
-        let capabilities = capabilities(programs, settings, page_load, isolation, &profile);
+        let capabilities = capabilities(&binary, settings, page_load, isolation, &profile);
         let started = session(programs, stdout, &control, capabilities);
         let (client, port) = match started.await {
             Ok(started) => started,
@@ -390,9 +398,63 @@ async fn session(
     }
 }
 
+/// The program ChromeDriver starts for the headless shell, in the
+/// browser's own folder: the shell with ChromeDriver's arguments and a
+/// blank page last. Driven by a debugger, the shell opens no page unless
+/// told one, and ChromeDriver waits for a page to attach to; its arguments
+/// are all switches (it puts `--` before any word it is given), so the page
+/// can only be added by the program it starts. `exec`: no process of its
+/// own is left between ChromeDriver and the shell.
+fn shell_launcher(
+    shell: &std::path::Path,
+    profile: &std::path::Path,
+    isolation: &Isolation,
+) -> Result<std::path::PathBuf, String> {
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let launcher = profile.join("payconf-headless-shell");
+    let quoted = format!("'{}'", shell.display().to_string().replace('\'', r"'\''"));
+    let script = format!("#!/bin/sh\nexec {quoted} \"$@\" about:blank\n");
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o700)
+        .open(&launcher)
+        .and_then(|mut file| file.write_all(script.as_bytes()));
+    let cannot = |e: &dyn std::fmt::Display| {
+        format!(
+            "cannot write the headless shell's launcher {}: {e}",
+            launcher.display()
+        )
+    };
+    written.map_err(|e| cannot(&e))?;
+    if let Isolation::SandboxedAs(account) = isolation {
+        std::os::unix::fs::chown(&launcher, Some(account.uid), Some(account.gid))
+            .map_err(|e| cannot(&e))?;
+    }
+    std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o700))
+        .map_err(|e| cannot(&e))?;
+    if mounted_noexec(profile) {
+        return Err(format!(
+            "the headless shell ({}) is started by a launcher in {}, and that folder's file \
+             system runs no programs (mounted noexec): set TMPDIR to a folder that can, or \
+             name the whole browser with acs.browser.chromium or PAYCONF_CHROMIUM",
+            shell.display(),
+            profile.display()
+        ));
+    }
+    Ok(launcher)
+}
+
+/// Whether the file system holding `path` refuses to run programs.
+fn mounted_noexec(path: &std::path::Path) -> bool {
+    use nix::sys::statvfs::{FsFlags, statvfs};
+    statvfs(path).is_ok_and(|stats| stats.flags().contains(FsFlags::ST_NOEXEC))
+}
+
 /// What payconf asks of ChromeDriver for a session.
 fn capabilities(
-    programs: &BrowserPrograms,
+    binary: &std::path::Path,
     settings: &BrowserSettings,
     page_load: Duration,
     isolation: &Isolation,
@@ -429,7 +491,7 @@ fn capabilities(
     capabilities.insert(
         "goog:chromeOptions".to_owned(),
         json!({
-            "binary": programs.chromium,
+            "binary": binary,
             "args": args,
             // ChromeDriver turns the popup blocker off by default: a page
             // opens windows only on a click.
