@@ -411,7 +411,16 @@ fn shell_launcher(
     isolation: &Isolation,
 ) -> Result<std::path::PathBuf, String> {
     use std::io::Write;
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    use std::os::unix::fs::OpenOptionsExt;
+    if mounted_noexec(profile) {
+        return Err(format!(
+            "the headless shell ({}) is started by a launcher in {}, and that folder's file \
+             system runs no programs (mounted noexec): set TMPDIR to a folder that can, or \
+             name the whole browser with acs.browser.chromium or PAYCONF_CHROMIUM",
+            shell.display(),
+            profile.display()
+        ));
+    }
     let launcher = profile.join("payconf-headless-shell");
     let quoted = format!("'{}'", shell.display().to_string().replace('\'', r"'\''"));
     let script = format!("#!/bin/sh\nexec {quoted} \"$@\" about:blank\n");
@@ -431,17 +440,6 @@ fn shell_launcher(
     if let Isolation::SandboxedAs(account) = isolation {
         std::os::unix::fs::chown(&launcher, Some(account.uid), Some(account.gid))
             .map_err(|e| cannot(&e))?;
-    }
-    std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o700))
-        .map_err(|e| cannot(&e))?;
-    if mounted_noexec(profile) {
-        return Err(format!(
-            "the headless shell ({}) is started by a launcher in {}, and that folder's file \
-             system runs no programs (mounted noexec): set TMPDIR to a folder that can, or \
-             name the whole browser with acs.browser.chromium or PAYCONF_CHROMIUM",
-            shell.display(),
-            profile.display()
-        ));
     }
     Ok(launcher)
 }
