@@ -13,7 +13,8 @@ use std::{
 use crate::support::{
     runner::{
         Lent, LentBrowsers, RunOutput, TempFile, assert_one_error_saying, browser_or_skip,
-        payconf_run_async, payconf_run_with, run_in_process, scenarios_where,
+        browser_programs_or_skip, payconf_run_async, payconf_run_with, run_in_process,
+        scenarios_where,
     },
     twin::{Defect, IssuerStyle, TwinService},
 };
@@ -193,37 +194,21 @@ async fn a_step_that_matches_nothing_is_an_error_that_names_the_step() {
 #[test]
 #[ignore = "full tier: the main job with the browser"]
 fn the_main_job_passes_every_scenario_with_the_browser_driver() {
-    const TEST: &str = "the_main_job_passes_every_scenario_with_the_browser_driver";
-    if !browser_or_skip(TEST) {
-        return;
-    }
     // Every other browser test drives the whole browser, found first on
     // PATH; this one drives the headless shell, named, through every
     // journey of the main job.
-    let settings = payconf::runner::chromium::BrowserSettings {
-        chromium: Some("chromium-headless-shell".to_owned()),
-        ..Default::default()
+    let Some(shell) = browser_programs_or_skip(
+        "the_main_job_passes_every_scenario_with_the_browser_driver",
+        Some("chromium-headless-shell"),
+    ) else {
+        return;
     };
-    let env = |name: &str| {
-        (name != "PAYCONF_CHROMIUM")
-            .then(|| std::env::var(name).ok())
-            .flatten()
-    };
-    match payconf::runner::chromium::locate(&settings, env) {
-        Ok(found) => assert_eq!(
-            found.kind,
-            payconf::runner::chromium::ChromiumKind::HeadlessShell,
-            "{}",
-            found.chromium.display()
-        ),
-        Err(why) if std::env::var_os("CI").is_some() => {
-            panic!("{TEST}: CI must drive the headless shell too, but {why}")
-        }
-        Err(why) => {
-            eprintln!("skipped {TEST}: {why}");
-            return;
-        }
-    }
+    assert_eq!(
+        shell.kind,
+        payconf::runner::chromium::ChromiumKind::HeadlessShell,
+        "{}",
+        shell.chromium.display()
+    );
     let output = payconf_run_with(
         &["--acs-driver", "browser"],
         &[("PAYCONF_CHROMIUM", "chromium-headless-shell")],
@@ -440,11 +425,12 @@ async fn a_browser_that_stopped_answering_is_not_used_again() {
 #[ignore = "full tier: a browser started twice"]
 async fn a_browser_that_fails_its_first_start_is_started_again() {
     use payconf::runner::chromium::{BrowserSettings, Chromium, locate};
-    if !browser_or_skip("a_browser_that_fails_its_first_start_is_started_again") {
+    let Some(real) = browser_programs_or_skip(
+        "a_browser_that_fails_its_first_start_is_started_again",
+        None,
+    ) else {
         return;
-    }
-    let real =
-        locate(&BrowserSettings::default(), |name| std::env::var(name).ok()).expect("a browser");
+    };
     let folder = std::env::temp_dir().join(format!("payconf-flaky-{}", std::process::id()));
     std::fs::create_dir_all(&folder).expect("a folder");
     // Open to the browser's user: as root, Chromium runs as `nobody`, which

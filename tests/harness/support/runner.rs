@@ -301,15 +301,33 @@ where
 /// skipped and returns; in CI (`CI` set) it fails instead: CI installs them
 /// and must run those tests.
 pub fn browser_or_skip(test: &str) -> bool {
-    let settings = payconf::runner::chromium::BrowserSettings::default();
-    match payconf::runner::chromium::locate(&settings, |name| std::env::var(name).ok()) {
-        Ok(_) => true,
+    browser_programs_or_skip(test, None).is_some()
+}
+
+/// The browser's programs, as a run finds them, with `chromium` (when
+/// given) named in place of what PATH and `PAYCONF_CHROMIUM` say; `None`
+/// when one is missing, after saying so (in CI a test panics instead).
+pub fn browser_programs_or_skip(
+    test: &str,
+    chromium: Option<&str>,
+) -> Option<payconf::runner::chromium::BrowserPrograms> {
+    let settings = payconf::runner::chromium::BrowserSettings {
+        chromium: chromium.map(str::to_owned),
+        ..Default::default()
+    };
+    let env = |name: &str| {
+        (chromium.is_none() || name != "PAYCONF_CHROMIUM")
+            .then(|| std::env::var(name).ok())
+            .flatten()
+    };
+    match payconf::runner::chromium::locate(&settings, env) {
+        Ok(programs) => Some(programs),
         Err(why) if std::env::var_os("CI").is_some() => {
             panic!("{test}: CI must run the browser tests, but {why}")
         }
         Err(why) => {
             eprintln!("skipped {test}: {why}");
-            false
+            None
         }
     }
 }
