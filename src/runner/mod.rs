@@ -11,6 +11,11 @@
 //! [`crate::cli`]) owns the rest: the signals, the console, the reports and
 //! the evidence bundle written, and the exit code (0 all passed, 1 a check
 //! failed, 2 the run could not be carried out).
+//!
+//! Runs at once in one process are independent but for the process's
+//! panic hook, which cucumber swaps while its scenarios run: payconf keeps
+//! it whole (`world/panics.rs`), so that a panic outside the runs still
+//! says what it is.
 
 use std::sync::Arc;
 

@@ -141,6 +141,7 @@ pub(super) async fn execute(
         .max_concurrent_scenarios(concurrency)
         .retry_options(move |feature, rule, scenario, _| retry(retries, feature, rule, scenario))
         .before(|feature, rule, scenario, world| {
+            crate::runner::world::scenario_starts();
             let tags = effective_tags(feature, rule, scenario);
             Box::pin(async move { world.configure(&tags).await })
         })

@@ -13,6 +13,7 @@
 
 mod answer;
 mod buyer;
+mod panics;
 mod settle;
 
 use std::sync::Arc;
@@ -66,13 +67,17 @@ tokio::task_local! {
     static CONTEXT: Arc<RunContext>;
 }
 
-/// Runs `future` (the cucumber run) with `context` visible to every scenario.
+/// Runs `future` (the cucumber run) with `context` visible to every
+/// scenario, and a failed step's panic left to cucumber to report
+/// ([`panics`]).
 pub async fn with_context<F: std::future::Future>(
     context: Arc<RunContext>,
     future: F,
 ) -> F::Output {
-    CONTEXT.scope(context, future).await
+    panics::quiet_steps(CONTEXT.scope(context, future)).await
 }
+
+pub use panics::scenario_starts;
 
 /// A payment the merchant created in this scenario.
 #[derive(Clone, Debug, PartialEq, Eq)]
