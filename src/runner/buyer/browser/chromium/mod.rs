@@ -565,3 +565,88 @@ enum Unlistening {
 
 /// How often a journey tries to reset the browser before it gives up.
 const RESET_ATTEMPTS: u32 = 3;
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    use super::{Isolation, mounted_noexec, shell_launcher};
+
+    /// Where the inner half of the noexec test finds its folder.
+    const NOEXEC_FOLDER: &str = "PAYCONF_TEST_NOEXEC_FOLDER";
+
+    const SHELL: &str = "/usr/bin/chromium-headless-shell";
+
+    fn folder(name: &str) -> PathBuf {
+        let folder = std::env::temp_dir().join(format!("payconf-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).expect("a folder");
+        folder
+    }
+
+    /// In a folder that runs programs, the launcher is written, the
+    /// account's alone, and starts the shell on the blank page.
+    #[test]
+    fn the_launcher_starts_the_shell_on_the_blank_page() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = folder("launcher");
+        assert!(!mounted_noexec(&folder));
+        let launcher =
+            shell_launcher(Path::new(SHELL), &folder, &Isolation::Sandboxed).expect("a launcher");
+        let script = std::fs::read_to_string(&launcher).expect("the launcher");
+        let mode = std::fs::metadata(&launcher)
+            .expect("its mode")
+            .permissions()
+            .mode();
+        std::fs::remove_dir_all(&folder).ok();
+        assert_eq!(
+            script,
+            format!("#!/bin/sh\nexec '{SHELL}' \"$@\" about:blank\n")
+        );
+        assert_eq!(mode & 0o777, 0o700);
+    }
+
+    /// The launcher's folder on a file system mounted noexec: refused by
+    /// name, with the remedy, and nothing written. The test runs itself
+    /// again in a user and mount namespace of its own (`unshare -rm`) with
+    /// a tmpfs mounted noexec on the folder, where the inner half checks.
+    #[test]
+    fn a_launcher_folder_that_runs_no_programs_is_refused_with_the_remedy() {
+        if let Some(folder) = std::env::var_os(NOEXEC_FOLDER) {
+            let folder = PathBuf::from(folder);
+            assert!(mounted_noexec(&folder), "the folder is mounted noexec");
+            let refused = shell_launcher(Path::new(SHELL), &folder, &Isolation::Sandboxed)
+                .expect_err("refused");
+            assert!(
+                refused.contains("mounted noexec")
+                    && refused.contains("set TMPDIR")
+                    && refused.contains(SHELL),
+                "{refused}"
+            );
+            assert!(!folder.join("payconf-headless-shell").exists());
+            return;
+        }
+        let folder = folder("noexec");
+        let test = "runner::buyer::browser::chromium::tests::a_launcher_folder_that_runs_no_programs_is_refused_with_the_remedy";
+        let ran = Command::new("unshare")
+            .args(["-rm", "sh", "-c"])
+            .arg(r#"mount -t tmpfs -o noexec payconf "$1" && exec "$2" --exact "$3" --nocapture"#)
+            .arg("sh")
+            .arg(&folder)
+            .arg(std::env::current_exe().expect("this test binary"))
+            .arg(test)
+            .env(NOEXEC_FOLDER, &folder)
+            .output()
+            .expect("unshare runs");
+        std::fs::remove_dir_all(&folder).ok();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&ran.stdout),
+            String::from_utf8_lossy(&ran.stderr)
+        );
+        assert!(
+            ran.status.success() && said.contains("1 passed"),
+            "the inner half: {said}"
+        );
+    }
+}
