@@ -17,7 +17,8 @@
 //! task: cucumber reports it), the process's own hook for every other
 //! panic. It is put in place when a run starts, again at the start of each
 //! scenario (after cucumber's swap), and when a run ends; the process's
-//! own hook comes back when the last run ends. What is left is the moment
+//! own hook comes back when the last run ends. A panic on a task a step
+//! spawned is not on the run's task, and is printed. What is left is the moment
 //! between cucumber's swap and the first scenario's start, in which a
 //! panic outside the run would pass unprinted.
 
