@@ -59,7 +59,7 @@ mod watch;
 /// the browser (its attack tests start one of their own), the planted
 /// secrets' blanking, the report formats, the target file, the transport's
 /// client-certificate probe and the step definitions that carry card data.
-pub use buyer::browser::{NoScreenshot, blank_out, chromium};
+pub use buyer::browser::{NoScreenshot, blank_out, capture, chromium};
 pub use reports::Format;
 /// What a run leaves for machines ([`RunRecord`](record::RunRecord)): the
 /// results file, typed.

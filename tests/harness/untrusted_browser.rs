@@ -337,6 +337,91 @@ async fn screenshots_blank_every_frame_or_are_left_out_with_the_reason() {
     chromium.close().await;
 }
 
+/// The width and height a PNG's header gives.
+fn png_size(png: &[u8]) -> (u32, u32) {
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "a PNG image");
+    let word = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().expect("four bytes"));
+    (word(16), word(20))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_screenshot_is_the_whole_page_up_to_four_windows_of_it() {
+    if !crate::support::runner::browser_or_skip(
+        "a_screenshot_is_the_whole_page_up_to_four_windows_of_it",
+    ) {
+        return;
+    }
+    use payconf::runner::capture;
+    let pages = crate::support::hostile::loopback::serve_pages(vec![
+        ("/short", "<p>paid</p>".to_owned()),
+        (
+            "/tall",
+            "<div style='height:3000px;background:#eee'>paid</div>".to_owned(),
+        ),
+        // A page a hundred windows long, and one too wide: a picture of
+        // it whole would be hundreds of MiB.
+        (
+            "/endless",
+            "<div style='height:102400px;background:repeating-linear-gradient(#000,#fff 7px)'>\
+             paid</div>"
+                .to_owned(),
+        ),
+        (
+            "/wide",
+            "<div style='width:40000px;height:200px'>paid</div>".to_owned(),
+        ),
+    ])
+    .await;
+    let chromium = start_chromium().await;
+    let turn = crate::support::untrusted::turn(&chromium).await;
+    let mut sizes = Vec::new();
+    for page in ["short", "tall", "endless", "wide"] {
+        let url = pages.join(page).expect("url");
+        turn.client.goto(url.as_str()).await.expect("page opens");
+        // Loaded, and the viewport's size (the whole browser's window
+        // holds less of it than the headless shell's).
+        let mut viewport = None;
+        for _ in 0..200 {
+            let seen = turn
+                .client
+                .execute(
+                    "return document.readyState === 'complete' && document.body \
+                     ? [innerWidth, innerHeight] : null;",
+                    Vec::new(),
+                )
+                .await
+                .ok()
+                .and_then(|v| serde_json::from_value::<(u32, u32)>(v).ok());
+            if seen.is_some() {
+                viewport = seen;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        let viewport = viewport.expect("the page loads");
+        let png = capture(&turn).await.expect("a screenshot");
+        sizes.push((page, viewport, png_size(&png)));
+    }
+    drop(turn);
+    chromium.close().await;
+    for (page, (width, height), shot) in sizes {
+        let (shot_width, shot_height) = shot;
+        // A scroll bar, where the page is taller than the window, takes
+        // a little of the width.
+        let fits = |w: u32| w <= width && w + 20 >= width;
+        let ok = match page {
+            "short" => shot == (width, height),
+            "tall" => fits(shot_width) && shot_height == 3016,
+            "endless" => fits(shot_width) && shot_height == 4096,
+            _ => shot_width == 1280 && shot_height <= height,
+        };
+        assert!(
+            ok,
+            "{page}: a picture of {shot_width}x{shot_height} in a viewport of {width}x{height}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_browser_that_cannot_have_its_sandbox_runs_without_and_the_run_says_so() {
     if !crate::support::runner::browser_or_skip(

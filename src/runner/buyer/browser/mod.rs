@@ -36,7 +36,7 @@ use ends::{Heartbeat, load_failure, over_memory, over_memory_failure};
 use log::{FrameFailure, Loading};
 use look::Progress;
 
-pub use evidence::{NoScreenshot, blank_out};
+pub use evidence::{NoScreenshot, blank_out, capture};
 
 use std::time::{Duration, Instant};
 

@@ -56,6 +56,20 @@ pub use programs::{BrowserError, BrowserPrograms, ChromiumKind, locate};
 pub use turn::{COMMAND_BOUND, Reservation, Turn};
 
 /// How long ChromeDriver and the browser have to start, each try.
+/// The size of every window the browser opens, in CSS pixels: a journey's
+/// pages are laid out at it, and its screenshot is of it.
+pub const WINDOW: Window = Window {
+    width: 1280,
+    height: 1024,
+};
+
+/// A window's size, in CSS pixels.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    pub width: u32,
+    pub height: u32,
+}
+
 const START_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// How often payconf tries to start the browser before it gives up.
@@ -469,7 +483,7 @@ fn capabilities(
         "--no-first-run".to_owned(),
         "--no-default-browser-check".to_owned(),
         "--password-store=basic".to_owned(),
-        "--window-size=1280,1024".to_owned(),
+        format!("--window-size={},{}", WINDOW.width, WINDOW.height),
         // Scenarios run at once, each journey in a window of its own, and
         // only one window is in front: a page in a window behind it would
         // have its timers slowed to once a second and its renderer put in
