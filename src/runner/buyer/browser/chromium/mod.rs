@@ -55,9 +55,10 @@ use processes::ProcessGroup;
 pub use programs::{BrowserError, BrowserPrograms, ChromiumKind, locate};
 pub use turn::{COMMAND_BOUND, Reservation, Turn};
 
-/// How long ChromeDriver and the browser have to start, each try.
 /// The size of every window the browser opens, in CSS pixels: a journey's
-/// pages are laid out at it, and its screenshot is of it.
+/// pages are laid out in it (the whole browser's viewport is a little
+/// shorter than its window, the headless shell's the window), and a
+/// screenshot is its width and at most four of its heights.
 pub const WINDOW: Window = Window {
     width: 1280,
     height: 1024,
@@ -70,6 +71,7 @@ pub struct Window {
     pub height: u32,
 }
 
+/// How long ChromeDriver and the browser have to start, each try.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// How often payconf tries to start the browser before it gives up.
