@@ -291,7 +291,13 @@ fn redact(value: &mut Value, key: Option<&str>) {
                 // return addresses carry the payment token as `b`.
                 None => match address_masked(&text) {
                     Some(masked) => masked,
-                    None => return,
+                    // A card number inside a text or an identifier of the
+                    // shop's (`buyer.name`, `shopTransactionID`): masked
+                    // by what it holds, not by the field's name.
+                    None => match cards_masked_in(&text) {
+                        Some(masked) => masked,
+                        None => return,
+                    },
                 },
             };
             *value = Value::String(masked);
@@ -344,6 +350,52 @@ pub fn address_masked(text: &str) -> Option<String> {
     }
     url.query_pairs_mut().clear().extend_pairs(masked);
     Some(url.into())
+}
+
+/// `text` with every card number in it masked (first six and last four
+/// digits), `None` when it holds none: a run of 13 to 19 digits, a space
+/// or a dash allowed between two of them, that passes the check digit, as
+/// the scanners for card data find them (a shop's long identifiers of 12
+/// digits or fewer, and nine in ten longer ones, are left as they are).
+fn cards_masked_in(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    if bytes.iter().filter(|b| b.is_ascii_digit()).count() < 13 {
+        return None;
+    }
+    let mut masked = String::with_capacity(text.len());
+    let mut changed = false;
+    let mut at = 0;
+    while at < bytes.len() {
+        if !bytes[at].is_ascii_digit() || (at > 0 && bytes[at - 1].is_ascii_digit()) {
+            let next = text[at..].chars().next().map_or(1, char::len_utf8);
+            masked.push_str(&text[at..at + next]);
+            at += next;
+            continue;
+        }
+        // The run of digits from here, one separator at a time between them.
+        let mut end = at;
+        let mut digits = String::new();
+        let mut i = at;
+        while i < bytes.len() {
+            if bytes[i].is_ascii_digit() {
+                digits.push(char::from(bytes[i]));
+                i += 1;
+                end = i;
+            } else if matches!(bytes[i], b' ' | b'-') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        if (13..=19).contains(&digits.len()) && crate::card::luhn_valid(&digits) {
+            masked.push_str(&mask_pan(&digits));
+            changed = true;
+        } else {
+            masked.push_str(&text[at..end]);
+        }
+        at = end;
+    }
+    changed.then_some(masked)
 }
 
 /// 12 to 19 digits (spaces and dashes aside), as card numbers have.
@@ -427,6 +479,29 @@ mod tests {
         assert!(kept.contains("\"…cdef\""), "{kept}");
         assert!(kept.contains("\"123456789012\""), "{kept}");
         assert!(!kept.contains("0d7b7c1e"), "{kept}");
+    }
+
+    #[test]
+    fn a_card_number_inside_a_text_or_an_identifier_is_masked_by_its_content() {
+        let kept = redacted(
+            br#"{"shopTransactionID":"4539970000000014","buyer":{"name":"J. Doe 4111-1111-1111-1111 (card)","email":"a5555555555554444@shop.example"},"customInfo":{"note":"order 20261203000123, call 0039 06 1234 5678"}}"#,
+        );
+        for card in [
+            "4539970000000014",
+            "4111-1111-1111-1111",
+            "5555555555554444",
+        ] {
+            assert!(!kept.contains(card), "{card} in {kept}");
+        }
+        assert!(kept.contains("\"453997******0014\""), "{kept}");
+        assert!(kept.contains("J. Doe 411111******1111 (card)"), "{kept}");
+        assert!(kept.contains("a555555******4444@shop.example"), "{kept}");
+        // Digits that are no card's (a long order number that fails the
+        // check digit, a telephone number) stay whole.
+        assert!(
+            kept.contains("order 20261203000123, call 0039 06 1234 5678"),
+            "{kept}"
+        );
     }
 
     #[test]

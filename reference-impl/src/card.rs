@@ -89,7 +89,8 @@ pub fn mask_pan(pan: &str) -> String {
         .collect()
 }
 
-fn luhn_valid(digits: &str) -> bool {
+/// Whether `digits` (ASCII digits only) pass the card numbers' check digit.
+pub(crate) fn luhn_valid(digits: &str) -> bool {
     let sum: u32 = digits
         .bytes()
         .rev()

@@ -91,6 +91,56 @@ async fn each_payments_api_calls_are_shown_with_their_bodies_redacted() {
     assert_secrets_absent(&page, &token);
 }
 
+/// A shop that puts a card number where no card belongs (its order
+/// reference, the buyer's name) finds it masked in the calls the
+/// back-office shows, as a card field's is: masked by what a value holds,
+/// not by its field's name.
+#[tokio::test]
+async fn a_card_number_put_in_a_reference_or_a_name_is_masked_in_the_calls_shown() {
+    const IN_REFERENCE: &str = "4539970000000014";
+    const IN_NAME: &str = "4111-1111-1111-1111";
+    let sandbox = Sandbox::start().await;
+    let created = sandbox
+        .create_with(
+            Some(DEFAULT_API_KEY),
+            &with(
+                support::create_body(),
+                "/shopTransactionID",
+                json!(IN_REFERENCE),
+            ),
+        )
+        .await;
+    assert_eq!(created.code(), "0", "{:#}", created.body);
+    let token = created.payload()["paymentToken"]
+        .as_str()
+        .expect("a token")
+        .to_owned();
+    let id = created.payload()["paymentID"]
+        .as_str()
+        .expect("an ID")
+        .to_owned();
+    let card = with(
+        submit_body(DEFAULT_FRICTIONLESS_CARD),
+        "/buyer/name",
+        json!(format!("Jane Doe {IN_NAME}")),
+    );
+    let paid = sandbox.submit_with(Some(&token), &card).await;
+    assert_eq!(paid.code(), "0", "{:#}", paid.body);
+    let browser = Browser::signed_in(&sandbox).await;
+    let page = browser
+        .get(&format!("{BACK_OFFICE_PATH}/payments/{id}"))
+        .await;
+    let bodies = page.text("ol.calls pre").join("\n");
+    for card in [IN_REFERENCE, IN_NAME, "4111111111111111"] {
+        assert!(!bodies.contains(card), "{card} in {bodies}");
+    }
+    assert!(
+        bodies.contains("\"shopTransactionID\": \"453997******0014\""),
+        "{bodies}"
+    );
+    assert!(bodies.contains("Jane Doe 411111******1111"), "{bodies}");
+}
+
 /// Neither the card number, nor its security code, nor the payment's
 /// token, nor the API key anywhere in the page.
 fn assert_secrets_absent(page: &Page, token: &str) {
