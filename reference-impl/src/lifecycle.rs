@@ -139,7 +139,13 @@ enum Change {
     Capture { amount: Amount, currency: Currency },
     Cancel,
     Refund { amount: Amount, currency: Currency },
-    Update { amount: Option<Amount> },
+    /// A new amount; a currency, when sent, must be the payment's: the
+    /// real service's update changes no currency (its body has none), and
+    /// answering OK to one that differs would tell the shop it changed.
+    Update {
+        amount: Option<Amount>,
+        currency: Option<Currency>,
+    },
 }
 
 impl Change {
@@ -188,6 +194,10 @@ impl Change {
                     Some(text) => Some(parse_amount(text)?),
                     None => None,
                 },
+                currency: match fields.optional_str("currency")? {
+                    Some(_) => Some(read_currency(fields)?),
+                    None => None,
+                },
             },
         })
     }
@@ -216,10 +226,13 @@ impl Change {
                 }
                 ledger.refund(*amount, Environment::Online, now)
             }
-            Self::Update { amount } => {
+            Self::Update { amount, currency } => {
                 // Before its card is taken, the amount is still the merchant's to change.
                 if p.state != PaymentState::Created {
                     return Err(CANNOT_UPDATE);
+                }
+                if currency.is_some_and(|currency| currency != payment_currency) {
+                    return Err(WRONG_CURRENCY);
                 }
                 if let Some(amount) = amount {
                     p.amount = *amount;

@@ -407,6 +407,43 @@ async fn update_changes_the_amount_until_the_payment_is_submitted() {
     assert_result(&late, "KO", Some("1445"));
 }
 
+/// An update that names another currency than the payment's is refused
+/// (65, as a capture's or a refund's would be) and changes nothing, the
+/// amount it carried neither: the real service's update changes no
+/// currency. The payment's own currency is taken.
+#[tokio::test]
+async fn update_refuses_another_currency_and_changes_nothing() {
+    let sandbox = sandbox().await;
+    let (token, id) = sandbox.create().await;
+    let other = operation(
+        &sandbox,
+        UNIFIED,
+        "update",
+        json!({"paymentID": id, "amount": "99.00", "currency": "USD"}),
+    )
+    .await;
+    assert_result(&other, "KO", Some("65"));
+    let same = operation(
+        &sandbox,
+        UNIFIED,
+        "update",
+        json!({"paymentID": id, "amount": "12.50", "currency": "EUR"}),
+    )
+    .await;
+    assert_result(&same, "OK", None);
+    sandbox
+        .submit_with(Some(&token), &submit_body(DEFAULT_FRICTIONLESS_CARD))
+        .await;
+    let read = detail(
+        &sandbox,
+        &id,
+        ("Authorization", format!("apikey {DEFAULT_API_KEY}")),
+    )
+    .await;
+    assert_eq!(read.payload()["currency"], "EUR");
+    assert_eq!(read.payload()["events"][0]["event"]["eventamount"], "12.50");
+}
+
 /// A payment's own token reads its detail five times, as in the real
 /// service's sandbox; then it is refused (403, 1404) and the API key reads on.
 #[tokio::test]
