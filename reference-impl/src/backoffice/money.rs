@@ -4,7 +4,10 @@
 //! (a shop that settles separately, before settlement), refund (of what is
 //! left of the settled money). Each is a form of the page's own, under the
 //! session's form token and the same-origin rule, and asks the payment's
-//! ledger as the API does, as a back-office event (`BOF`).
+//! ledger as the API does, as a back-office event (`BOF`). Each form
+//! carries the money's version it was shown at (its number of money
+//! events): a form sent again, or after the money moved, is refused and
+//! changes nothing, so a replayed refund refunds once.
 
 use super::{SignedIn, field, token_field, when};
 use crate::{
@@ -101,8 +104,9 @@ pub fn section(
         && ledger.settles_at_ms.is_none();
     let left = ledger.settled_minor.saturating_sub(ledger.refunded_minor);
     let token = token_field(signed_in);
+    let version = ledger.events.len();
     let form = |action: Action, label: &str, amount: Option<u64>| {
-        button(&token, payment_id, action, label, amount)
+        button(&token, payment_id, version, action, label, amount)
     };
     let mut buttons = Vec::new();
     if open {
@@ -141,11 +145,12 @@ fn state_said(ledger: &Ledger, settlement: Settlement) -> String {
 }
 
 /// A button of the section: `action` on the payment, its form carrying the
-/// session's `token` field, with the amount field filled in with `amount`
-/// where the action takes one.
+/// session's `token` field and the money's `version`, with the amount
+/// field filled in with `amount` where the action takes one.
 fn button(
     token: &str,
     payment_id: u64,
+    version: usize,
     action: Action,
     label: &str,
     amount: Option<u64>,
@@ -163,6 +168,7 @@ fn button(
     format!(
         r#"<form method="post" action="{BACK_OFFICE_PATH}/payments/{payment_id}/{verb}">
 {token}
+<input type="hidden" name="version" value="{version}">
 {amount_input}<button type="submit">{label}</button>
 </form>"#
     )
@@ -188,12 +194,13 @@ pub fn act(
         }
     };
     let merchant = signed_in.session.merchant;
+    let version = field(form, "version").and_then(|v| v.trim().parse::<usize>().ok());
     let token = id
         .parse::<u64>()
         .ok()
         .and_then(|id| service.store.token_of(id))?;
     let now = now_ms();
-    let done = service
+    let acted = service
         .store
         .with_payment(&token, |p| {
             if p.merchant != merchant {
@@ -201,8 +208,11 @@ pub fn act(
             }
             let authorized = p.amount;
             let Some(ledger) = p.ledger_now(now) else {
-                return Some(None);
+                return Some(Acted::NotPaid);
             };
+            if version != Some(ledger.events.len()) {
+                return Some(Acted::Stale);
+            }
             let done = match (action, amount) {
                 (Action::Capture, Some(amount)) => {
                     ledger.capture(amount, authorized, Environment::BackOffice, now)
@@ -213,12 +223,12 @@ pub fn act(
                 _ => ledger.cancel(Environment::BackOffice, now),
             };
             crate::notify::money(service, &token, p);
-            Some(Some(done))
+            Some(Acted::Asked(done))
         })
         .ok()
         .flatten()?;
-    Some(match done {
-        Some(Ok(())) => {
+    Some(match acted {
+        Acted::Asked(Ok(())) => {
             tracing::info!(
                 payment_id = id,
                 operation = action.verb(),
@@ -230,9 +240,24 @@ pub fn act(
                 _ => "The payment was cancelled.".to_owned(),
             })
         }
-        Some(Err(Refused { code, description })) => {
+        Acted::Asked(Err(Refused { code, description })) => {
             Outcome::Refused(format!("Refused ({code}): {description}"))
         }
-        None => Outcome::Refused("Refused: this payment was not paid".to_owned()),
+        Acted::NotPaid => Outcome::Refused("Refused: this payment was not paid".to_owned()),
+        Acted::Stale => Outcome::Refused(
+            "Refused: the payment's money changed since this form was shown (a form sent \
+             twice, or another change first); look at it again below"
+                .to_owned(),
+        ),
     })
+}
+
+/// What came of a button under the payment's lock.
+enum Acted {
+    /// The ledger was asked: its answer.
+    Asked(Result<(), Refused>),
+    /// The payment has no money: it was not paid.
+    NotPaid,
+    /// The form was shown at another version of the money than its own.
+    Stale,
 }

@@ -351,22 +351,33 @@ async fn a_payments_page_captures_cancels_and_refunds_under_the_form_token() {
         "the capture button offers the authorised amount"
     );
     let token = page.form_token();
+    let shown = version(&page);
     let capture = format!("/back-office/payments/{captured}/capture");
     let forged = browser
         .post_from(
             &capture,
-            &[("csrf", &token), ("amount", "10.00")],
+            &[("csrf", &token), ("version", &shown), ("amount", "10.00")],
             Some("https://attacker.example"),
         )
         .await;
     assert_eq!(forged.status, StatusCode::FORBIDDEN);
     let too_much = browser
-        .post(&capture, &[("csrf", &token), ("amount", "10.01")])
+        .post(
+            &capture,
+            &[("csrf", &token), ("version", &shown), ("amount", "10.01")],
+        )
         .await;
     assert_eq!(too_much.status, StatusCode::CONFLICT, "{}", too_much.html);
     assert!(too_much.html.contains("8014"), "{}", too_much.html);
     let done = browser
-        .post(&capture, &[("csrf", &token), ("amount", "6.00")])
+        .post(
+            &capture,
+            &[
+                ("csrf", &token),
+                ("version", &version(&too_much)),
+                ("amount", "6.00"),
+            ],
+        )
         .await;
     assert_eq!(done.status, StatusCode::OK, "{}", done.html);
     assert!(
@@ -387,12 +398,39 @@ async fn a_payments_page_captures_cancels_and_refunds_under_the_form_token() {
         "the refund button offers what was settled"
     );
     let refund = format!("/back-office/payments/{captured}/refund");
-    let refunded = browser
-        .post(&refund, &[("csrf", &token), ("amount", "2.50")])
-        .await;
+    let refund_form = [
+        ("csrf", token.clone()),
+        ("version", version(&done)),
+        ("amount", "2.50".to_owned()),
+    ];
+    let refund_form: Vec<(&str, &str)> =
+        refund_form.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    let refunded = browser.post(&refund, &refund_form).await;
     assert!(refunded.html.contains("Refunded 2.50"), "{}", refunded.html);
+    // The same form sent again (a replay, a second click, the back
+    // button) refunds nothing more.
+    let replayed = browser.post(&refund, &refund_form).await;
+    assert_eq!(replayed.status, StatusCode::CONFLICT, "{}", replayed.html);
+    assert!(
+        replayed.html.contains("changed since this form was shown"),
+        "{}",
+        replayed.html
+    );
+    assert_eq!(
+        replayed.text(".money li code"),
+        ["AUT", "MOV", "STO"],
+        "refunded once: {}",
+        replayed.html
+    );
     let over = browser
-        .post(&refund, &[("csrf", &token), ("amount", "3.51")])
+        .post(
+            &refund,
+            &[
+                ("csrf", &token),
+                ("version", &version(&refunded)),
+                ("amount", "3.51"),
+            ],
+        )
         .await;
     assert!(over.html.contains("2014"), "{}", over.html);
     let events = over.text(".money li code");
@@ -403,15 +441,51 @@ async fn a_payments_page_captures_cancels_and_refunds_under_the_form_token() {
     let cancel = format!("/back-office/payments/{cancelled}/cancel");
     let without_token = browser.post(&cancel, &[]).await;
     assert_eq!(without_token.status, StatusCode::FORBIDDEN);
-    let done = browser.post(&cancel, &[("csrf", &token)]).await;
+    let shown = version(
+        &browser
+            .get(&format!("/back-office/payments/{cancelled}"))
+            .await,
+    );
+    let done = browser
+        .post(&cancel, &[("csrf", &token), ("version", &shown)])
+        .await;
     assert!(
         done.html.contains("The payment was cancelled"),
         "{}",
         done.html
     );
     assert!(done.attr("form[action$='/refund']", "action").is_none());
-    let again = browser.post(&cancel, &[("csrf", &token)]).await;
+    // Cancelled already, and no button left: a cancel at the money's
+    // version as it now stands (its events, counted) is refused with the
+    // service's code; the same form sent again, and a form without its
+    // version, change nothing either.
+    let now_at = done.text(".money li code").len().to_string();
+    let again = browser
+        .post(&cancel, &[("csrf", &token), ("version", &now_at)])
+        .await;
     assert!(again.html.contains("2017"), "{}", again.html);
+    let replayed = browser
+        .post(&cancel, &[("csrf", &token), ("version", &shown)])
+        .await;
+    assert_eq!(replayed.status, StatusCode::CONFLICT, "{}", replayed.html);
+    assert!(
+        replayed.html.contains("changed since this form was shown"),
+        "{}",
+        replayed.html
+    );
+    let unversioned = browser.post(&cancel, &[("csrf", &token)]).await;
+    assert_eq!(
+        unversioned.status,
+        StatusCode::CONFLICT,
+        "{}",
+        unversioned.html
+    );
+}
+
+/// The money's version a payment's page shows its buttons at.
+fn version(page: &support::back_office::Page) -> String {
+    page.attr("form input[name=version]", "value")
+        .unwrap_or_else(|| "no form".to_owned())
 }
 
 /// The profile's settlement mode is the shop's: switched to separated, its
