@@ -40,7 +40,8 @@ pub async fn handle(service: &Service, request: Request<Incoming>) -> Response<B
         .get(header::HOST)
         .map(|host| host.to_str().unwrap_or(""))
         .or_else(|| request.uri().authority().map(http::uri::Authority::as_str));
-    if let Some(host) = host.filter(|host| !service.site.serves(host)) {
+    let reached = crate::site::Reached::of(&request);
+    if let Some(host) = host.filter(|host| !service.site.serves(host, reached)) {
         tracing::debug!(host, "refused: a name the sandbox does not serve");
         return envelope::refusal(&ApiError::UnknownHost);
     }

@@ -24,6 +24,7 @@ use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
 use url::Url;
 
 use crate::{
+    site::Reached,
     config::{ReferenceConfig, ServerLimits},
     envelope,
     error::ApiError,
@@ -175,9 +176,15 @@ fn connection(
 ) {
     // Small request-answer exchanges: send each answer at once.
     let _ = stream.set_nodelay(true);
+    // Which of the sandbox's addresses the client reached: on a listener
+    // of every address, the one a request's `Host` and `Origin` may name.
+    let reached = stream.local_addr().ok().map(|local| Reached(local.ip()));
     let service = Arc::clone(service);
-    let handler = service_fn(move |request| {
+    let handler = service_fn(move |mut request: http::Request<hyper::body::Incoming>| {
         let service = Arc::clone(&service);
+        if let Some(reached) = reached {
+            request.extensions_mut().insert(reached);
+        }
         async move { Ok::<_, Infallible>(answer(&service, request).await) }
     });
     let Some(acceptor) = acceptor.cloned() else {

@@ -240,12 +240,13 @@ pub fn set_cookie(https: bool, id: Option<&str>) -> String {
 /// the request's `Host`, which a rebinding page chooses), or, without one
 /// (or with the opaque `null` a browser sends under some referrer
 /// policies), its `Sec-Fetch-Site` is not another site's.
-pub fn same_origin(headers: &HeaderMap, site: &Site) -> bool {
+pub fn same_origin<B>(request: &http::Request<B>, site: &Site) -> bool {
+    let headers = request.headers();
     let origin = headers
         .get(header::ORIGIN)
         .map(|v| v.to_str().unwrap_or(""));
     if let Some(origin) = origin.filter(|o| *o != "null") {
-        return site.is_own_origin(origin);
+        return site.is_own_origin(origin, crate::site::Reached::of(request));
     }
     !matches!(
         headers
@@ -359,16 +360,16 @@ mod tests {
             false,
             url::Url::parse("http://127.0.0.1:8080/").expect("valid"),
         );
-        let same_origin = |headers: &HeaderMap| same_origin(headers, &site);
+        let same_origin = |request: &http::Request<()>| same_origin(request, &site);
         let headers = |pairs: &[(&str, &str)]| {
-            let mut map = HeaderMap::new();
+            let mut request = http::Request::new(());
             for (name, value) in pairs {
-                map.insert(
+                request.headers_mut().insert(
                     header::HeaderName::from_bytes(name.as_bytes()).expect("valid"),
                     value.parse().expect("valid"),
                 );
             }
-            map
+            request
         };
         assert!(same_origin(&headers(&[
             ("host", "127.0.0.1:8080"),

@@ -181,7 +181,7 @@ async fn change_form(
     signed_in: &SignedIn<'_>,
     request: Request<Incoming>,
 ) -> Option<Vec<(String, String)>> {
-    if !session::same_origin(request.headers(), &service.site) {
+    if !session::same_origin(&request, &service.site) {
         return None;
     }
     let form = read_form(service, request, "back-office form").await.ok()?;
@@ -190,7 +190,7 @@ async fn change_form(
 }
 
 async fn sign_in(service: &Service, request: Request<Incoming>) -> Response<Body> {
-    if !session::same_origin(request.headers(), &service.site) {
+    if !session::same_origin(&request, &service.site) {
         return forbidden();
     }
     let form = match read_form(service, request, "sign-in form").await {

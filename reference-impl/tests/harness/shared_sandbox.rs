@@ -229,6 +229,58 @@ async fn beyond_loopback(config: ReferenceConfig) -> Sandbox {
     }
 }
 
+/// A sandbox listening on every address is named by the address a
+/// connection reached, not by any address at all: a page served from
+/// another machine's address (`http://1.2.3.4:PORT`, its form posted to
+/// the sandbox) does not sign a buyer's browser in (login CSRF), and a
+/// request naming that address as its host reaches nothing; the address
+/// reached, as origin and as host, signs in.
+#[test]
+fn on_every_address_another_machines_address_is_not_the_sandboxs_own() {
+    if !in_own_network("on_every_address_another_machines_address_is_not_the_sandboxs_own") {
+        return;
+    }
+    runtime().block_on(async {
+        let sandbox = beyond_loopback(ReferenceConfig::default()).await;
+        let port = sandbox.server.base_url.port().expect("a port");
+        let sign_in = |origin: String, host: Option<String>| {
+            let mut request = sandbox
+                .client
+                .post(sandbox.url(&format!("{BACK_OFFICE_PATH}/sign-in")))
+                .header("Origin", origin)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .body(format!(
+                    "shopLogin={DEFAULT_SHOP_LOGIN}&password={DEFAULT_PASSWORD}"
+                ));
+            if let Some(host) = host {
+                request = request.header("Host", host);
+            }
+            async move { read(request.send().await.expect("answered")).await }
+        };
+        let forged = sign_in(format!("http://1.2.3.4:{port}"), None).await;
+        assert_eq!(forged.status, StatusCode::FORBIDDEN, "{}", forged.html);
+        assert_eq!(
+            forged.set_cookie, None,
+            "no session for another site's page"
+        );
+        let named = sign_in(
+            format!("http://1.2.3.4:{port}"),
+            Some(format!("1.2.3.4:{port}")),
+        )
+        .await;
+        assert_eq!(
+            named.status,
+            StatusCode::MISDIRECTED_REQUEST,
+            "{}",
+            named.html
+        );
+        assert_eq!(named.set_cookie, None);
+        let own = sign_in(format!("http://127.0.0.1:{port}"), None).await;
+        assert_eq!(own.status, StatusCode::SEE_OTHER, "{}", own.html);
+        assert!(own.set_cookie.is_some(), "the address reached signs in");
+    });
+}
+
 /// Submits a payment naming `notify` as its notification address.
 async fn submit_notifying(sandbox: &Sandbox, notify: &str) -> support::Answer {
     let (token, _) = sandbox.create().await;
