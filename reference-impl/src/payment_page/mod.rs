@@ -45,11 +45,24 @@ use crate::{
 };
 use card_form::{Entered, Problem, card_form};
 
-/// The policy of the service's payment pages: no script, and shown in any
-/// shop's page (the lightbox is a frame of the shop's page; the sandbox
-/// takes shops on every origin).
+/// The policy of the service's error pages for a payment (no form on
+/// them): no script, and shown in any shop's lightbox (the sandbox takes
+/// shops on every origin, and an error may come before the page knows
+/// which shop's page opened it).
 const FRAMED_POLICY: &str =
     "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors http: https:";
+
+/// The policy of a page with a form for the buyer (the card form, the
+/// wallet's approval): no script, and framed only by the shop page that
+/// opened the lightbox, `origin` (an http(s) origin as [`web_origin`]
+/// serialises it); by no page when the buyer came without a lightbox, so
+/// no other site can lay its page over the buyer's buttons.
+fn form_policy(origin: Option<&str>) -> String {
+    format!(
+        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors {}",
+        origin.unwrap_or("'none'")
+    )
+}
 
 /// The payment a page is for, as its address or its form names it.
 struct PageRequest {
@@ -251,7 +264,11 @@ main input[type=text] {{ width: 100%; box-sizing: border-box; letter-spacing: no
         wallet = wallet::choice_form(&hidden),
         cards = crate::test_cards::html_table(&service.config),
     );
-    html_with_policy(status, layout("Payment", &main), FRAMED_POLICY)
+    html_with_policy(
+        status,
+        layout("Payment", &main),
+        &form_policy(page.origin.as_deref()),
+    )
 }
 
 /// The page for a payment that is no longer waiting to be paid: no form.

@@ -9,7 +9,7 @@ use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;
 use uuid::Uuid;
 
-use super::{FRAMED_POLICY, already_processed, payment_of, query_pairs, unknown_payment};
+use super::{already_processed, form_policy, payment_of, query_pairs, unknown_payment};
 use crate::{
     form_body::read_form,
     landing::landing,
@@ -78,11 +78,13 @@ pub fn page(service: &Service, request: &Request<Incoming>) -> Response<Body> {
     let found = service.store.with_payment(&token, |p| {
         let profile = service.merchant(p.merchant);
         let merchant = &profile.merchant;
-        (merchant.shop_login == shop_login)
-            .then(|| (p.state, format!("{} {}", p.amount, p.currency)))
+        (merchant.shop_login == shop_login).then(|| {
+            let framed_by = p.buyer_redirects.as_ref().and_then(|r| r.framed_by.clone());
+            (p.state, format!("{} {}", p.amount, p.currency), framed_by)
+        })
     });
     match found {
-        Ok(Some((PaymentState::AwaitingMethod, amount))) => {
+        Ok(Some((PaymentState::AwaitingMethod, amount, framed_by))) => {
             let main = format!(
                 r#"<p>Approve the payment of <strong>{amount}</strong> to <strong>{shop}</strong> from your Sandbox Wallet?</p>
 <form method="post" action="wallet" id="approval">
@@ -96,13 +98,15 @@ pub fn page(service: &Service, request: &Request<Incoming>) -> Response<Body> {
                 shop = escape(shop_login),
                 token = token.hyphenated(),
             );
+            // Framed only by the shop page whose lightbox the buyer chose
+            // the wallet in.
             html_with_policy(
                 StatusCode::OK,
                 layout("Sandbox Wallet", &main),
-                FRAMED_POLICY,
+                &form_policy(framed_by.as_deref()),
             )
         }
-        Ok(Some((state, _))) => already_processed(state),
+        Ok(Some((state, ..))) => already_processed(state),
         Ok(None) | Err(_) => unknown_payment(),
     }
 }

@@ -447,6 +447,41 @@ async fn two_presses_of_pay_at_once_execute_one_payment() {
     }
 }
 
+/// The pages where a buyer presses pay (the card form, the wallet's
+/// approval) are framed by the shop page whose lightbox opened them and by
+/// no other site (clickjacking): by none at all when the buyer came
+/// without a lightbox.
+#[tokio::test]
+async fn the_pages_a_buyer_pays_on_are_framed_only_by_the_shop_page_that_opened_them() {
+    let sandbox = Sandbox::start().await;
+    let ancestors = |headers: &HeaderMap| {
+        let policy = headers["content-security-policy"].to_str().expect("ascii");
+        policy
+            .split(';')
+            .map(str::trim)
+            .find_map(|d| d.strip_prefix("frame-ancestors "))
+            .map(str::to_owned)
+            .unwrap_or_else(|| panic!("no frame-ancestors in {policy}"))
+    };
+    for (origin, framed_by) in [
+        (Some("https://shop.example"), "https://shop.example"),
+        (None, "'none'"),
+    ] {
+        let (token, id) = sandbox.create().await;
+        let page = page_address(&sandbox, &token, &id, origin);
+        let (status, headers, html) = sandbox.get_page(page.as_str()).await;
+        assert_eq!(status, StatusCode::OK, "{html}");
+        assert_eq!(ancestors(&headers), framed_by, "the card form");
+        let chosen = fill(&page, &html, "form#wallet", &[], ("method", "wallet"));
+        let (status, location, _) = post(&sandbox, &chosen).await;
+        assert_eq!(status, StatusCode::SEE_OTHER);
+        let approval = location.expect("a Location");
+        let (status, headers, html) = sandbox.get_page(&approval).await;
+        assert_eq!(status, StatusCode::OK, "{html}");
+        assert_eq!(ancestors(&headers), framed_by, "the wallet's approval");
+    }
+}
+
 #[tokio::test]
 async fn a_payment_paid_in_the_lightbox_ends_on_the_result_page_that_tells_the_shop_only() {
     let sandbox = Sandbox::start().await;
