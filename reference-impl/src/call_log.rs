@@ -29,6 +29,11 @@ use crate::{card::mask_pan, timeline::now_ms};
 /// How many API calls, and how many notifications, a shop keeps.
 pub const KEPT: usize = 256;
 
+/// How many of a shop's kept calls one payment may hold: its first and its
+/// latest. A holder of one payment's token (a buyer) who sends call after
+/// call then turns over that payment's own calls, never another's.
+pub const KEPT_PER_PAYMENT: usize = 32;
+
 /// The most characters of a kept body; the rest is counted, not kept.
 pub const MAX_KEPT_BODY: usize = 8 * 1024;
 
@@ -134,7 +139,21 @@ impl CallLog {
         };
         let mut shops = self.shops.lock();
         let calls = &mut shops.entry(merchant).or_default().calls;
-        if calls.len() == KEPT {
+        let mut own = calls
+            .iter()
+            .enumerate()
+            .filter(|(_, kept)| kept.payment_id == payment_id)
+            .map(|(at, _)| at);
+        let first_own = own.next();
+        let second_own = own.next();
+        let own_count = usize::from(first_own.is_some()) + usize::from(second_own.is_some()) + own.count();
+        if own_count >= KEPT_PER_PAYMENT {
+            // The payment's first call (its create, as a rule) stays; its
+            // oldest after that makes room.
+            if let Some(at) = second_own {
+                calls.remove(at);
+            }
+        } else if calls.len() >= KEPT {
             calls.pop_front();
         }
         calls.push_back(call);
@@ -522,11 +541,45 @@ mod tests {
     }
 
     #[test]
+    fn one_payments_calls_turn_over_its_own_and_never_anothers() {
+        let log = CallLog::default();
+        let call = |id: u64, operation: &'static str| {
+            let mut exchange = Exchange::default();
+            exchange.about(1, id);
+            exchange.request(&Bytes::from_static(b"{}"));
+            log.keep(exchange, operation, 200, b"{}");
+        };
+        call(1, "POST /api/v1/payment/create");
+        call(2, "POST /api/v1/payment/create");
+        // A buyer with payment 2's token, 300 refused submits in a row.
+        for _ in 0..300 {
+            call(2, "POST /api/v1/payment/submit");
+        }
+        call(2, "GET /api/v1/payment/detail/2");
+        assert_eq!(
+            log.calls(1, 1)
+                .iter()
+                .map(|c| c.operation)
+                .collect::<Vec<_>>(),
+            ["POST /api/v1/payment/create"],
+            "another payment's call stays"
+        );
+        let own = log.calls(1, 2);
+        assert_eq!(own.len(), KEPT_PER_PAYMENT);
+        assert_eq!(own[0].operation, "POST /api/v1/payment/create", "its first stays");
+        assert_eq!(
+            own[KEPT_PER_PAYMENT - 1].operation,
+            "GET /api/v1/payment/detail/2",
+            "and its latest"
+        );
+    }
+
+    #[test]
     fn a_shop_keeps_its_last_calls_and_only_its_own() {
         let log = CallLog::default();
         for id in 0..(KEPT as u64 + 3) {
             let mut exchange = Exchange::default();
-            exchange.about(1, id % 4);
+            exchange.about(1, id % 16);
             exchange.request(&Bytes::from_static(b"{}"));
             log.keep(exchange, "POST /api/v1/payment/detail", 200, b"{}");
         }
@@ -536,7 +589,8 @@ mod tests {
             400,
             b"{}",
         );
-        let kept: usize = (0..4).map(|id| log.calls(1, id).len()).sum();
+        // Sixteen payments, none over its own share: the shop's bound holds.
+        let kept: usize = (0..16).map(|id| log.calls(1, id).len()).sum();
         assert_eq!(kept, KEPT);
         assert!(log.calls(2, 0).is_empty());
     }

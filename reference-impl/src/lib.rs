@@ -173,6 +173,7 @@ pub use request::MAX_BODY_BYTES;
 
 server! {
     pub use backoffice::CONFORMANCE_PREFIX;
+    pub use call_log::{KEPT as CALLS_KEPT, KEPT_PER_PAYMENT};
     pub use config::{
         ConfigError, DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD,
         DEFAULT_ISSUER_CODE, DEFAULT_PASSWORD, DEFAULT_SETTLEMENT, DEFAULT_SHOP_LOGIN,

@@ -4,7 +4,7 @@
 
 use super::when;
 use crate::{
-    call_log::{Call, KEPT},
+    call_log::{Call, KEPT, KEPT_PER_PAYMENT},
     pages::escape,
     state::Service,
 };
@@ -15,7 +15,8 @@ pub fn section(service: &Service, merchant: u32, id: u64) -> String {
     let body = if calls.is_empty() {
         format!(
             "<p class=\"hint\">No API call about this payment is kept. The sandbox keeps each \
-             shop's last {KEPT} calls about its payments, in memory, since it started.</p>"
+             shop's last {KEPT} calls about its payments ({KEPT_PER_PAYMENT} at most for one), in \
+             memory, since it started.</p>"
         )
     } else {
         let items: Vec<String> = calls.iter().map(item).collect();

@@ -141,6 +141,41 @@ async fn a_card_number_put_in_a_reference_or_a_name_is_masked_in_the_calls_shown
     assert!(bodies.contains("Jane Doe 411111******1111"), "{bodies}");
 }
 
+/// One buyer's token cannot wipe the shop's record of its other payments:
+/// 300 refused submits with payment B's token turn over B's own calls
+/// (its first and its latest kept), and payment A's create is still shown.
+#[tokio::test]
+async fn a_flood_of_calls_with_one_token_leaves_other_payments_calls_kept() {
+    let sandbox = Sandbox::start().await;
+    let (_, first) = sandbox.create().await;
+    let (token, flooded) = sandbox.create().await;
+    let refused = with(
+        submit_body(DEFAULT_FRICTIONLESS_CARD),
+        "/paymentTypeDetails/creditcard/number",
+        json!("1234"),
+    );
+    for _ in 0..300 {
+        let answer = sandbox.submit_with(Some(&token), &refused).await;
+        assert_ne!(answer.code(), "0", "{:#}", answer.body);
+    }
+    let browser = Browser::signed_in(&sandbox).await;
+    let summaries = |id: String| {
+        let browser = &browser;
+        async move {
+            browser
+                .get(&format!("{BACK_OFFICE_PATH}/payments/{id}"))
+                .await
+                .text("ol.calls > li > details > summary")
+        }
+    };
+    let kept = summaries(first).await;
+    assert_eq!(kept.len(), 1, "{kept:#?}");
+    assert!(kept[0].contains("POST /api/v1/payment/create"), "{kept:#?}");
+    let own = summaries(flooded).await;
+    assert_eq!(own.len(), payconf_reference::KEPT_PER_PAYMENT, "{own:#?}");
+    assert!(own[0].contains("POST /api/v1/payment/create"), "{own:#?}");
+}
+
 /// Neither the card number, nor its security code, nor the payment's
 /// token, nor the API key anywhere in the page.
 fn assert_secrets_absent(page: &Page, token: &str) {
