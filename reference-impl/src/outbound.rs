@@ -65,9 +65,38 @@ impl FromStr for Cidr {
                 .filter(|p| *p <= most)
                 .ok_or_else(|| format!("{text:?}: the prefix length must be 0 to {most}"))?,
         };
-        Ok(Self { network, prefix })
+        let range = Self { network, prefix };
+        // A range that takes in an address the sandbox never posts to
+        // would open nothing of it, and an operator who wrote it would
+        // believe it had: said, not taken.
+        if let Some(never) = NEVER_RANGES.iter().find(|never| range.overlaps(never)) {
+            return Err(format!(
+                "{text:?} takes in {never}, where the sandbox never posts (link-local, cloud \
+                 metadata, unspecified, multicast and broadcast addresses): name the loopback \
+                 or private ranges to allow, such as 10.0.0.0/8 or 127.0.0.0/8"
+            ));
+        }
+        Ok(range)
     }
 }
+
+/// The blocks of addresses the sandbox never posts to, whatever its
+/// operator allows ([`Kind::Never`]). The single metadata addresses inside
+/// private ranges ([`METADATA`]) are not among them: a range over one
+/// (`fd00::/8`) is taken, and that address stays refused.
+const NEVER_RANGES: [Cidr; 8] = [
+    Cidr::v4([0, 0, 0, 0], 8),
+    Cidr::v4([169, 254, 0, 0], 16),
+    Cidr::v4([224, 0, 0, 0], 4),
+    Cidr::v4([240, 0, 0, 0], 4),
+    Cidr::v6([0, 0, 0, 0, 0, 0, 0, 0], 128),
+    Cidr::v6([0xfe80, 0, 0, 0, 0, 0, 0, 0], 10),
+    Cidr::v6([0xff00, 0, 0, 0, 0, 0, 0, 0], 8),
+    // 6to4 and Teredo addresses of any IPv4 address, link-local ones
+    // among them, are judged by the address they carry: a range of them
+    // would take in those.
+    Cidr::v6([0x2002, 0, 0, 0, 0, 0, 0, 0], 16),
+];
 
 impl fmt::Display for Cidr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -76,9 +105,36 @@ impl fmt::Display for Cidr {
 }
 
 impl Cidr {
-    /// Whether `ip` is in the range.
+    const fn v4(octets: [u8; 4], prefix: u8) -> Self {
+        Self {
+            network: IpAddr::V4(Ipv4Addr::new(octets[0], octets[1], octets[2], octets[3])),
+            prefix,
+        }
+    }
+
+    const fn v6(segments: [u16; 8], prefix: u8) -> Self {
+        let [a, b, c, d, e, f, g, h] = segments;
+        Self {
+            network: IpAddr::V6(Ipv6Addr::new(a, b, c, d, e, f, g, h)),
+            prefix,
+        }
+    }
+
+    /// Whether the two ranges share an address: one holds the other's
+    /// first address.
+    fn overlaps(&self, other: &Self) -> bool {
+        self.holds(other.network) || other.holds(self.network)
+    }
+
+    /// Whether `ip` is in the range, an IPv6 address that carries an IPv4
+    /// one read as that IPv4 address.
     pub fn contains(&self, ip: IpAddr) -> bool {
-        match (self.network, canonical(ip)) {
+        self.holds(canonical(ip))
+    }
+
+    /// Whether `ip`, as written, is in the range.
+    fn holds(&self, ip: IpAddr) -> bool {
+        match (self.network, ip) {
             (IpAddr::V4(net), IpAddr::V4(ip)) => {
                 let mask = u32::MAX
                     .checked_shl(32 - u32::from(self.prefix))
@@ -206,8 +262,10 @@ fn is_localhost(name: &str) -> bool {
     name == "localhost" || name.ends_with(".localhost")
 }
 
-/// An IPv6 address that carries an IPv4 one (mapped, compatible, or the
-/// NAT64 prefix) as that IPv4 address.
+/// An IPv6 address that carries an IPv4 one (mapped, compatible, the
+/// NAT64 prefix, 6to4's `2002::/16`, Teredo's `2001::/32`) as that IPv4
+/// address: where a packet to it is delivered in the end (for Teredo, the
+/// client's address, which it carries inverted).
 fn canonical(ip: IpAddr) -> IpAddr {
     let IpAddr::V6(v6) = ip else {
         return ip;
@@ -216,11 +274,17 @@ fn canonical(ip: IpAddr) -> IpAddr {
         return v4.into();
     }
     let segments = v6.segments();
-    let embedded = Ipv4Addr::from(u32::try_from(u128::from(v6) & 0xffff_ffff).unwrap_or(0));
-    let compatible = segments[..6] == [0; 6] && !matches!(u32::from(embedded), 0 | 1);
+    let bits = u128::from(v6);
+    let last = u32::try_from(bits & 0xffff_ffff).unwrap_or(0);
+    let embedded = Ipv4Addr::from(last);
+    let compatible = segments[..6] == [0; 6] && !matches!(last, 0 | 1);
     let nat64 = segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0];
     if compatible || nat64 {
         embedded.into()
+    } else if segments[0] == 0x2002 {
+        Ipv4Addr::from(u32::try_from((bits >> 80) & 0xffff_ffff).unwrap_or(0)).into()
+    } else if segments[..2] == [0x2001, 0] {
+        Ipv4Addr::from(!last).into()
     } else {
         ip
     }
@@ -304,10 +368,9 @@ mod tests {
 
     #[tokio::test]
     async fn link_local_and_metadata_are_never_allowed_even_by_a_range() {
-        let everything = vec![
-            "0.0.0.0/0".parse().expect("valid"),
-            "::/0".parse().expect("valid"),
-        ];
+        // Ranges an operator cannot write (they are refused when read),
+        // made here: the policy refuses those addresses even so.
+        let everything = vec![Cidr::v4([0, 0, 0, 0], 0), Cidr::v6([0; 8], 0)];
         for policy in [
             Outbound::new(true, vec![]),
             Outbound::new(false, everything),
@@ -325,6 +388,10 @@ mod tests {
                 "http://[::]/",
                 "http://224.0.0.1/",
                 "http://255.255.255.255/",
+                // 6to4 and Teredo addresses that carry the metadata address.
+                "http://[2002:a9fe:a9fe::1]/",
+                "http://[2002:a9fe:a9fe:1234:5678:9abc:def0:1]/",
+                "http://[2001:0:4136:e378:8000:63bf:5601:5601]/",
             ] {
                 assert!(policy.judge(&url(spelling)).await.is_err(), "{spelling}");
             }
@@ -398,6 +465,39 @@ mod tests {
         assert!(!one.contains("10.0.0.8".parse().expect("valid")));
         for bad in ["10.0.0.0/33", "example.com/8", "10.0.0.0/x", ""] {
             assert!(bad.parse::<Cidr>().is_err(), "{bad}");
+        }
+    }
+
+    /// A range that takes in addresses the sandbox never posts to would
+    /// open nothing of them: it is refused when read, saying why, and the
+    /// loopback and private ranges an operator means are taken.
+    #[test]
+    fn a_range_over_link_local_or_metadata_addresses_is_refused_when_read() {
+        for bad in [
+            "0.0.0.0/0",
+            "::/0",
+            "169.254.0.0/16",
+            "169.254.169.254",
+            "128.0.0.0/1",
+            "fe80::/10",
+            "2002::/16",
+            "2002:a9fe:a9fe::/48",
+            "224.0.0.0/8",
+        ] {
+            let refused = bad.parse::<Cidr>().expect_err(bad);
+            assert!(refused.contains("never posts"), "{bad}: {refused}");
+        }
+        for good in [
+            "10.0.0.0/8",
+            "127.0.0.0/8",
+            "172.16.0.0/12",
+            "192.168.0.0/16",
+            "100.64.0.0/10",
+            "fc00::/7",
+            "fd00::/8",
+            "::1",
+        ] {
+            assert!(good.parse::<Cidr>().is_ok(), "{good}");
         }
     }
 }
