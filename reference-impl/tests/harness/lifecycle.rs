@@ -387,15 +387,7 @@ async fn update_changes_the_amount_until_the_payment_is_submitted() {
     .await;
     assert_result(&update, "OK", None);
     assert_eq!(update.payload()["transactionType"], "update");
-    sandbox
-        .submit_with(Some(&token), &submit_body(DEFAULT_FRICTIONLESS_CARD))
-        .await;
-    let read = detail(
-        &sandbox,
-        &id,
-        ("Authorization", format!("apikey {DEFAULT_API_KEY}")),
-    )
-    .await;
+    let read = pay_and_read(&sandbox, &token, &id).await;
     assert_eq!(read.payload()["events"][0]["event"]["eventamount"], "12.50");
     let late = operation(
         &sandbox,
@@ -405,6 +397,20 @@ async fn update_changes_the_amount_until_the_payment_is_submitted() {
     )
     .await;
     assert_result(&late, "KO", Some("1445"));
+}
+
+/// Pays the created payment (`token`, `id`) with the frictionless card and
+/// reads its detail with the API key.
+async fn pay_and_read(sandbox: &Sandbox, token: &str, id: &str) -> Answer {
+    sandbox
+        .submit_with(Some(token), &submit_body(DEFAULT_FRICTIONLESS_CARD))
+        .await;
+    detail(
+        sandbox,
+        id,
+        ("Authorization", format!("apikey {DEFAULT_API_KEY}")),
+    )
+    .await
 }
 
 /// An update that names another currency than the payment's is refused
@@ -431,15 +437,7 @@ async fn update_refuses_another_currency_and_changes_nothing() {
     )
     .await;
     assert_result(&same, "OK", None);
-    sandbox
-        .submit_with(Some(&token), &submit_body(DEFAULT_FRICTIONLESS_CARD))
-        .await;
-    let read = detail(
-        &sandbox,
-        &id,
-        ("Authorization", format!("apikey {DEFAULT_API_KEY}")),
-    )
-    .await;
+    let read = pay_and_read(&sandbox, &token, &id).await;
     assert_eq!(read.payload()["currency"], "EUR");
     assert_eq!(read.payload()["events"][0]["event"]["eventamount"], "12.50");
 }
