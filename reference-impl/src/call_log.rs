@@ -372,49 +372,71 @@ pub fn address_masked(text: &str) -> Option<String> {
 }
 
 /// `text` with every card number in it masked (first six and last four
-/// digits), `None` when it holds none: a run of 13 to 19 digits, a space
-/// or a dash allowed between two of them, that passes the check digit, as
-/// the scanners for card data find them (a shop's long identifiers of 12
-/// digits or fewer, and nine in ten longer ones, are left as they are).
+/// digits), `None` when it holds none: 13 to 19 digits in groups joined by
+/// one space or dash, that pass the check digit, as the scanners for card
+/// data find them; from each group the longest such span, so a card typed
+/// after another number (`call 0039 4111…`) is found too (a shop's long
+/// identifiers of 12 digits or fewer, and nine in ten longer ones, are
+/// left as they are).
 fn cards_masked_in(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     if bytes.iter().filter(|b| b.is_ascii_digit()).count() < 13 {
         return None;
     }
-    let mut masked = String::with_capacity(text.len());
-    let mut changed = false;
+    // The runs of digits, as byte ranges.
+    let mut groups: Vec<(usize, usize)> = Vec::new();
     let mut at = 0;
     while at < bytes.len() {
-        if !bytes[at].is_ascii_digit() || (at > 0 && bytes[at - 1].is_ascii_digit()) {
-            let next = text[at..].chars().next().map_or(1, char::len_utf8);
-            masked.push_str(&text[at..at + next]);
-            at += next;
-            continue;
+        if bytes[at].is_ascii_digit() {
+            let start = at;
+            while at < bytes.len() && bytes[at].is_ascii_digit() {
+                at += 1;
+            }
+            groups.push((start, at));
+        } else {
+            at += 1;
         }
-        // The run of digits from here, one separator at a time between them.
-        let mut end = at;
+    }
+    let joined = |(_, end): (usize, usize), (start, _): (usize, usize)| {
+        start == end + 1 && matches!(bytes[end], b' ' | b'-')
+    };
+    let mut cards: Vec<(usize, usize, String)> = Vec::new();
+    let mut first = 0;
+    while first < groups.len() {
         let mut digits = String::new();
-        let mut i = at;
-        while i < bytes.len() {
-            if bytes[i].is_ascii_digit() {
-                digits.push(char::from(bytes[i]));
-                i += 1;
-                end = i;
-            } else if matches!(bytes[i], b' ' | b'-') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            } else {
+        let mut found = None;
+        for last in first..groups.len() {
+            if last > first && !joined(groups[last - 1], groups[last]) {
                 break;
             }
+            digits.push_str(&text[groups[last].0..groups[last].1]);
+            if digits.len() > 19 {
+                break;
+            }
+            if digits.len() >= 13 && crate::card::luhn_valid(&digits) {
+                found = Some((last, mask_pan(&digits)));
+            }
         }
-        if (13..=19).contains(&digits.len()) && crate::card::luhn_valid(&digits) {
-            masked.push_str(&mask_pan(&digits));
-            changed = true;
-        } else {
-            masked.push_str(&text[at..end]);
+        match found {
+            Some((last, masked)) => {
+                cards.push((groups[first].0, groups[last].1, masked));
+                first = last + 1;
+            }
+            None => first += 1,
         }
+    }
+    if cards.is_empty() {
+        return None;
+    }
+    let mut masked = String::with_capacity(text.len());
+    let mut at = 0;
+    for (start, end, card) in cards {
+        masked.push_str(&text[at..start]);
+        masked.push_str(&card);
         at = end;
     }
-    changed.then_some(masked)
+    masked.push_str(&text[at..]);
+    Some(masked)
 }
 
 /// 12 to 19 digits (spaces and dashes aside), as card numbers have.
@@ -503,18 +525,20 @@ mod tests {
     #[test]
     fn a_card_number_inside_a_text_or_an_identifier_is_masked_by_its_content() {
         let kept = redacted(
-            br#"{"shopTransactionID":"4539970000000014","buyer":{"name":"J. Doe 4111-1111-1111-1111 (card)","email":"a5555555555554444@shop.example"},"customInfo":{"note":"order 20261203000123, call 0039 06 1234 5678"}}"#,
+            br#"{"shopTransactionID":"4539970000000014","buyer":{"name":"J. Doe 4111-1111-1111-1111 (card)","email":"a5555555555554444@shop.example"},"customInfo":{"note":"order 20261203000123, call 0039 06 1234 5678","after":"ref 0039 4012888888881881"}}"#,
         );
         for card in [
             "4539970000000014",
             "4111-1111-1111-1111",
             "5555555555554444",
+            "4012888888881881",
         ] {
             assert!(!kept.contains(card), "{card} in {kept}");
         }
         assert!(kept.contains("\"453997******0014\""), "{kept}");
         assert!(kept.contains("J. Doe 411111******1111 (card)"), "{kept}");
         assert!(kept.contains("a555555******4444@shop.example"), "{kept}");
+        assert!(kept.contains("ref 0039 401288******1881"), "{kept}");
         // Digits that are no card's (a long order number that fails the
         // check digit, a telephone number) stay whole.
         assert!(
