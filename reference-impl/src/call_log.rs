@@ -139,18 +139,12 @@ impl CallLog {
         };
         let mut shops = self.shops.lock();
         let calls = &mut shops.entry(merchant).or_default().calls;
-        let mut own = calls
-            .iter()
-            .enumerate()
-            .filter(|(_, kept)| kept.payment_id == payment_id)
-            .map(|(at, _)| at);
-        let first_own = own.next();
-        let second_own = own.next();
-        let own_count = usize::from(first_own.is_some()) + usize::from(second_own.is_some()) + own.count();
-        if own_count >= KEPT_PER_PAYMENT {
+        let own = |kept: &Call| kept.payment_id == payment_id;
+        if calls.iter().filter(|kept| own(kept)).count() >= KEPT_PER_PAYMENT {
             // The payment's first call (its create, as a rule) stays; its
             // oldest after that makes room.
-            if let Some(at) = second_own {
+            let second = calls.iter().enumerate().filter(|(_, kept)| own(kept)).nth(1);
+            if let Some((at, _)) = second {
                 calls.remove(at);
             }
         } else if calls.len() >= KEPT {
