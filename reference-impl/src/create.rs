@@ -1,18 +1,22 @@
 //! `POST /api/v1/payment/create/`: authenticates the merchant by API key,
 //! validates the payment's amount, currency and reference, and opens a
-//! payment process identified by a fresh token.
+//! payment process identified by a fresh token, keeping the shop's
+//! addresses for it (`responseURLs`); with `paymentChannel`, its answer
+//! holds pay-by-link's address.
 
 use http::{HeaderMap, Request, Response, header};
 use hyper::body::Incoming;
 use serde::Serialize;
+use uuid::Uuid;
 
 use crate::{
     call_log::Exchange,
     envelope::{self, UserRedirect},
     error::ApiError,
     request::{create::CreateRequest, parse_json_object},
+    paths::FRAMED_PATH,
     state::{Body, Service},
-    store::NewPayment,
+    store::{BuyerRedirects, NewPayment},
 };
 
 #[derive(Serialize)]
@@ -36,6 +40,8 @@ pub(crate) async fn create(
         amount,
         currency,
         shop_transaction_id,
+        response_urls,
+        pay_by_link,
     } = CreateRequest::read(&object)?;
     service
         .profiles
@@ -47,14 +53,33 @@ pub(crate) async fn create(
         currency,
         shop_transaction_id: shop_transaction_id.into(),
         lifetime: Some(service.config.token_lifetime_of(shop_login)),
+        redirects: Some(Box::new(BuyerRedirects::from(response_urls)))
+            .filter(|redirects| **redirects != BuyerRedirects::default()),
     });
     exchange.about(merchant, id);
     tracing::info!(payment_id = id, shop = shop_login, %amount, currency = currency.code(), "payment created");
     Ok(envelope::ok(&CreatePayload {
         payment_token: token.hyphenated().to_string(),
         payment_id: id.to_string(),
-        user_redirect: UserRedirect { href: None },
+        user_redirect: UserRedirect {
+            href: pay_by_link.then(|| pay_by_link_address(service, shop_login, &token, id)),
+        },
     }))
+}
+
+/// Pay-by-link's address: the framed page of its own (`lightbox=false`), as
+/// the real service answers it (docs/real-service.md, RS-PAY-BY-LINK).
+fn pay_by_link_address(service: &Service, shop_login: &str, token: &Uuid, id: u64) -> String {
+    let mut url = service
+        .public_url
+        .join(FRAMED_PATH.trim_start_matches('/'))
+        .unwrap_or_else(|_| service.public_url.clone());
+    url.query_pairs_mut()
+        .append_pair("paymentID", &id.to_string())
+        .append_pair("paymentToken", &token.hyphenated().to_string())
+        .append_pair("shopLogin", shop_login)
+        .append_pair("lightbox", "false");
+    url.into()
 }
 
 /// A merchant's call to the API: its key checked first (a call with no

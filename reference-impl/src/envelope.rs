@@ -86,7 +86,7 @@ fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response<Full<By
 /// `userRedirect`: where the merchant sends the buyer next.
 #[derive(Serialize)]
 pub struct UserRedirect {
-    /// The address; `null` in the create answer.
+    /// The address; `null` in the create answer, but for pay-by-link.
     pub href: Option<String>,
 }
 

@@ -40,6 +40,8 @@ pub mod code {
     pub const CARD_EXPIRED: &str = "1126";
     /// Invalid e-mail address.
     pub const INVALID_EMAIL: &str = "1127";
+    /// `paymentChannel.channelType` names no channel pay-by-link knows.
+    pub const WRONG_CHANNEL_TYPE: &str = "1442";
     /// Shop not recognized.
     pub const SHOP_NOT_RECOGNIZED: &str = "1131";
     /// Transaction already processed.

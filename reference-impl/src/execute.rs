@@ -122,9 +122,7 @@ pub fn execute(
                 masked_pan: masked_pan.as_str().into(),
                 answer: outcome.answer().into(),
             });
-            if redirects != BuyerRedirects::default() {
-                p.buyer_redirects = Some(Box::new(redirects.clone()));
-            }
+            p.redirect_buyer(redirects.clone());
             let href = match outcome {
                 Outcome::Challenge(_) => service.own_page(ISSUER_PATH, shop_login, token),
                 Outcome::Authorized { .. } | Outcome::Declined { .. } => {

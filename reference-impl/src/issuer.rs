@@ -40,8 +40,8 @@ impl PaymentReference {
         let mut rest = Vec::new();
         for (name, value) in pairs {
             match &*name {
-                "shopLogin" => reference.shop_login = Some(value.into_owned()),
-                "paymentToken" => reference.payment_token = Some(value.into_owned()),
+                "a" => reference.shop_login = Some(value.into_owned()),
+                "b" => reference.payment_token = Some(value.into_owned()),
                 _ => rest.push((name.into_owned(), value.into_owned())),
             }
         }
@@ -148,7 +148,7 @@ fn styled_page<'a>(
         ),
         IssuerPage::Framed => {
             let inner = format!(
-                "authenticate?shopLogin={}&paymentToken={}&view=challenge",
+                "pagam3d.aspx?a={}&b={}&view=challenge",
                 form_urlencoded::byte_serialize(summary.shop_login.as_bytes()).collect::<String>(),
                 token.hyphenated()
             );
@@ -188,8 +188,8 @@ fn styled_page<'a>(
 /// The fields every form of the page carries back: which payment it is.
 fn hidden_fields(token: &Uuid, summary: &PaymentSummary) -> String {
     format!(
-        r#"<input type="hidden" name="paymentToken" value="{token}">
-<input type="hidden" name="shopLogin" value="{shop}">"#,
+        r#"<input type="hidden" name="b" value="{token}">
+<input type="hidden" name="a" value="{shop}">"#,
         token = token.hyphenated(),
         shop = escape(&summary.shop_login),
     )
@@ -217,13 +217,13 @@ fn summary_list(summary: &PaymentSummary) -> String {
 fn form_main(summary: &PaymentSummary, hidden: &str, target: &str) -> String {
     format!(
         r#"{summary}
-<form method="post" action="authenticate" id="authenticate"{target}>
+<form method="post" action="pagam3d.aspx" id="authenticate"{target}>
 {hidden}
 <label for="otp">One-time code</label>
 <input type="text" id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" required autofocus>
 <div><button type="submit" name="action" value="authenticate">Confirm payment</button></div>
 </form>
-<form method="post" action="authenticate" id="cancel"{target}>
+<form method="post" action="pagam3d.aspx" id="cancel"{target}>
 {hidden}
 <input type="hidden" name="action" value="cancel">
 <button type="submit" class="secondary">Cancel payment</button>
@@ -237,7 +237,7 @@ fn form_main(summary: &PaymentSummary, hidden: &str, target: &str) -> String {
 fn channel_main(hidden: &str) -> String {
     format!(
         r#"<p>Your bank will send you a one-time code. Where should it go?</p>
-<form method="get" action="authenticate" id="channel">
+<form method="get" action="pagam3d.aspx" id="channel">
 {hidden}
 <label><input type="radio" name="channel" value="sms" checked> Text message to your phone</label>
 <label><input type="radio" name="channel" value="email"> E-mail</label>
@@ -257,7 +257,7 @@ fn code_main(summary: &PaymentSummary, hidden: &str, channel: &str) -> String {
     format!(
         r#"{summary}
 <p>We sent the code by {sent_by}.</p>
-<form method="post" action="authenticate" id="authenticate">
+<form method="post" action="pagam3d.aspx" id="authenticate">
 {hidden}
 <label for="otp">One-time code</label>
 <input type="text" id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" autofocus>
@@ -276,15 +276,15 @@ document.addEventListener('DOMContentLoaded', function () {
     var root = document.getElementById('challenge');
     var form = document.createElement('form');
     form.method = 'post';
-    form.action = 'authenticate';
+    form.action = 'pagam3d.aspx';
     function hidden(name, value) {
       var input = document.createElement('input');
       input.type = 'hidden'; input.name = name; input.value = value;
       form.appendChild(input);
       return input;
     }
-    hidden('paymentToken', root.dataset.token);
-    hidden('shopLogin', root.dataset.shop);
+    hidden('b', root.dataset.token);
+    hidden('a', root.dataset.shop);
     var action = hidden('action', '');
     var label = document.createElement('label');
     label.textContent = 'One-time code';

@@ -191,7 +191,8 @@ server! {
     }
     pub use journal::DataError;
     pub use paths::{
-        BACK_OFFICE_PATH, DEMO_PATH, ISSUER_PATH, PAGE_PATH, RESULT_PATH, SCRIPT_PATH, WALLET_PATH,
+        BACK_OFFICE_PATH, DEMO_PATH, FRAMED_PATH, ISSUER_PATH, PAGE_PATH, RESULT_PATH, SCRIPT_PATH,
+        WALLET_PATH,
     };
     pub use payment_page::checkout_snippet;
     pub use server::{Prepared, RunningServer, ServeError, run, run_tls};

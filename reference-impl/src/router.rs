@@ -113,6 +113,9 @@ async fn route_request(service: &Service, request: Request<Incoming>) -> Respons
         Some(Route::Wallet) if method == Method::POST => {
             payment_page::wallet_decide(service, request).await
         }
+        Some(Route::FramedPage) if method == Method::GET => {
+            payment_page::framed(service, &request)
+        }
         Some(Route::PaymentPage | Route::Wallet) => {
             envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET, POST" })
         }
@@ -121,7 +124,9 @@ async fn route_request(service: &Service, request: Request<Incoming>) -> Respons
             payment_page::result(service, &request)
         }
         Some(Route::DemoCheckout) if method == Method::GET => payment_page::demo(service, &request),
-        Some(Route::LightboxScript | Route::PaymentResult | Route::DemoCheckout) => {
+        Some(
+            Route::LightboxScript | Route::PaymentResult | Route::DemoCheckout | Route::FramedPage,
+        ) => {
             envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET" })
         }
         Some(Route::MerchantPage {
@@ -198,6 +203,8 @@ enum Route<'a> {
     Operation(Operation),
     Issuer,
     PaymentPage,
+    /// The page the lightbox frames (and pay-by-link's).
+    FramedPage,
     Wallet,
     LightboxScript,
     PaymentResult,
@@ -210,8 +217,16 @@ enum Route<'a> {
 }
 
 /// The API paths are taken with or without their trailing slash: the real
-/// service's documentation and its clients write them both ways.
+/// service's documentation and its clients write them both ways. The
+/// buyer's pages (`paths::BUYER_PREFIX`) whatever the case of their letters.
 fn route(path: &str) -> Option<Route<'_>> {
+    let prefix = paths::BUYER_PREFIX.len();
+    if path
+        .get(..prefix)
+        .is_some_and(|start| start.eq_ignore_ascii_case(paths::BUYER_PREFIX))
+    {
+        return buyer_page(&path.to_ascii_lowercase());
+    }
     match path.strip_suffix('/').unwrap_or(path) {
         "/api/v1/payment/create" => Some(Route::Create),
         "/api/v1/payment/submit" => Some(Route::Submit),
@@ -220,11 +235,6 @@ fn route(path: &str) -> Option<Route<'_>> {
         "/api/v1/payment/cancel" => Some(Route::Operation(Operation::Cancel)),
         "/api/v1/payment/refund" => Some(Route::Operation(Operation::Refund)),
         "/api/v1/payment/update" => Some(Route::Operation(Operation::Update)),
-        paths::ISSUER_PATH => Some(Route::Issuer),
-        paths::PAGE_PATH => Some(Route::PaymentPage),
-        paths::WALLET_PATH => Some(Route::Wallet),
-        paths::SCRIPT_PATH => Some(Route::LightboxScript),
-        paths::RESULT_PATH => Some(Route::PaymentResult),
         paths::DEMO_PATH => Some(Route::DemoCheckout),
         other
             if other == paths::BACK_OFFICE_PATH
@@ -249,6 +259,19 @@ fn route(path: &str) -> Option<Route<'_>> {
                 success,
             })
         }
+    }
+}
+
+/// A buyer page's route, its path in lower case.
+fn buyer_page(path: &str) -> Option<Route<'static>> {
+    match path {
+        paths::ISSUER_PATH => Some(Route::Issuer),
+        paths::PAGE_PATH => Some(Route::PaymentPage),
+        paths::FRAMED_PATH => Some(Route::FramedPage),
+        paths::WALLET_PATH => Some(Route::Wallet),
+        paths::SCRIPT_PATH => Some(Route::LightboxScript),
+        paths::RESULT_PATH => Some(Route::PaymentResult),
+        _ => None,
     }
 }
 
@@ -290,5 +313,19 @@ mod tests {
         );
         assert_eq!(route("/merchant/ACME/other"), None);
         assert_eq!(route("/merchant/ACME"), None);
+    }
+
+    #[test]
+    fn the_buyer_pages_route_whatever_the_case_of_their_letters() {
+        assert_eq!(route("/pagam/javascript/axerve.js"), Some(Route::LightboxScript));
+        assert_eq!(route("/pagam/JavaScript/axerve.js"), Some(Route::LightboxScript));
+        assert_eq!(route("/PAGAM/PAGAM.ASPX"), Some(Route::PaymentPage));
+        assert_eq!(route("/pagam/pagam3d.aspx"), Some(Route::Issuer));
+        assert_eq!(route("/pagam/src/index.html"), Some(Route::FramedPage));
+        assert_eq!(route("/pagam/pagam.aspx/"), None);
+        assert_eq!(route("/pagam/"), None);
+        assert_eq!(route("/pay"), None, "the sandbox's old page is gone");
+        assert_eq!(route("/pay/lightbox.js"), None);
+        assert_eq!(route("/acs/authenticate"), None);
     }
 }

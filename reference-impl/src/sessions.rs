@@ -19,7 +19,10 @@ use http::{HeaderMap, header};
 use parking_lot::Mutex;
 use subtle::ConstantTimeEq;
 
-use crate::{config::random_secret, profiles::Profiles, secrets::PasswordHash, site::Site};
+use crate::{
+    config::random_secret, paths::BACK_OFFICE_PATH, profiles::Profiles, secrets::PasswordHash,
+    site::Site,
+};
 
 /// The session cookie's name.
 pub const COOKIE: &str = "backoffice_session";
@@ -226,12 +229,12 @@ pub fn set_cookie(https: bool, id: Option<&str>) -> String {
     let secure = if https { "; Secure" } else { "" };
     match id {
         Some(id) => format!(
-            "{COOKIE}={id}; Path=/back-office; HttpOnly; SameSite=Strict; Max-Age={}{secure}",
+            "{COOKIE}={id}; Path={BACK_OFFICE_PATH}; HttpOnly; SameSite=Strict; Max-Age={}{secure}",
             SESSION_LIFETIME.as_secs()
         ),
-        None => {
-            format!("{COOKIE}=; Path=/back-office; HttpOnly; SameSite=Strict; Max-Age=0{secure}")
-        }
+        None => format!(
+            "{COOKIE}=; Path={BACK_OFFICE_PATH}; HttpOnly; SameSite=Strict; Max-Age=0{secure}"
+        ),
     }
 }
 

@@ -167,16 +167,17 @@ impl Service {
     }
 
     /// A page of the service's own for a payment: `path` with the shop
-    /// login and the payment token as query parameters, as the real
-    /// service's issuer address carries them.
+    /// login as `a` and the payment token as `b`, as the real service's
+    /// pages carry them (`pagam.aspx?a=<shopLogin>&b=<paymentToken>`,
+    /// `pagam3d.aspx?a=…&b=…`: docs/real-service.md).
     pub fn own_page(&self, path: &str, shop_login: &str, token: &Uuid) -> Url {
         let mut url = self
             .public_url
             .join(path.trim_start_matches('/'))
             .unwrap_or_else(|_| self.public_url.clone());
         url.query_pairs_mut()
-            .append_pair("shopLogin", shop_login)
-            .append_pair("paymentToken", &token.hyphenated().to_string());
+            .append_pair("a", shop_login)
+            .append_pair("b", &token.hyphenated().to_string());
         url
     }
 

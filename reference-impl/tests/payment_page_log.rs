@@ -20,15 +20,14 @@ async fn pay_on_page(sandbox: &Sandbox, number: &str, cvv: &str) -> StatusCode {
     let (token, id) = sandbox.create().await;
     let mut page = sandbox.url(PAGE_PATH);
     page.query_pairs_mut()
-        .append_pair("shopLogin", DEFAULT_SHOP_LOGIN)
-        .append_pair("paymentToken", &token)
-        .append_pair("paymentID", &id);
+        .append_pair("a", DEFAULT_SHOP_LOGIN)
+        .append_pair("b", &token);
     let (status, _, _) = sandbox.get_page(page.as_str()).await;
     assert_eq!(status, StatusCode::OK);
     let body = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs([
-            ("shopLogin", DEFAULT_SHOP_LOGIN),
-            ("paymentToken", token.as_str()),
+            ("a", DEFAULT_SHOP_LOGIN),
+            ("b", token.as_str()),
             ("paymentID", id.as_str()),
             ("cardNumber", number),
             ("expMonth", "05"),

@@ -27,7 +27,7 @@ pub const LIGHTBOX_STEPS: &str = include_str!("lightbox-steps.toml");
 /// The sandbox's own page, its inputs named, and its wallet.
 fn page_section(base: &str) -> String {
     format!(
-        "[payment_page]\naddress = \"{base}/pay?shopLogin={{shopLogin}}&paymentToken={{paymentToken}}&paymentID={{paymentID}}\"\n\
+        "[payment_page]\naddress = \"{base}/pagam/pagam.aspx?a={{shopLogin}}&b={{paymentToken}}\"\n\
          fields = {{ number = \"cardNumber\", exp_month = \"expMonth\", exp_year = \"expYear\", cvv = \"cvv\", name = \"holder\", email = \"email\" }}\n\
          [payment_page.alternative]\nchoose = \"#wallet button\"\n"
     )

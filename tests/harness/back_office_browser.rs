@@ -202,7 +202,7 @@ async fn a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_
 
     // Signed out, the back-office asks for the shop's sign-in.
     client
-        .goto(&format!("{base}/back-office/"))
+        .goto(&format!("{base}/backoffice/"))
         .await
         .expect("opens");
     check_page(client, &axe, "1-sign-in").await;
@@ -212,7 +212,7 @@ async fn a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_
     arrived(client, "nav").await;
     let after = client.current_url().await.expect("a page");
     assert!(
-        after.path().ends_with("/back-office/payments"),
+        after.path().ends_with("/backoffice/payments"),
         "{after}: {}",
         client.source().await.unwrap_or_default()
     );
@@ -258,7 +258,7 @@ async fn a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_
     );
     client
         .goto(&format!(
-            "{base}/pay?shopLogin={DEFAULT_SHOP_LOGIN}&paymentToken={token}&paymentID={id}"
+            "{base}/pagam/pagam.aspx?a={DEFAULT_SHOP_LOGIN}&b={token}"
         ))
         .await
         .expect("the payment page opens");
@@ -285,7 +285,7 @@ async fn a_merchant_signs_in_changes_the_success_page_and_follows_a_payment_and_
 
     // The payment in the back-office, its card masked.
     client
-        .goto(&format!("{base}/back-office/payments"))
+        .goto(&format!("{base}/backoffice/payments"))
         .await
         .expect("opens");
     arrived(client, "tbody tr").await;

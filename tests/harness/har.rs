@@ -123,8 +123,8 @@ fn every_scenario_is_a_page_holding_its_exchanges_in_order_with_timings() {
         [
             "POST /api/v1/payment/create/",
             "POST /api/v1/payment/submit/",
-            "GET /acs/authenticate",
-            "POST /acs/authenticate"
+            "GET /pagam/pagam3d.aspx",
+            "POST /pagam/pagam3d.aspx"
         ]
     );
     // The extensions a generic reader does not model are there for those that do.
@@ -186,7 +186,7 @@ fn the_pages_the_browser_loads_are_entries_of_their_scenario() {
                 && e["response"]["status"] == 303
                 && e["request"]["url"]
                     .as_str()
-                    .is_some_and(|u| u.contains("/acs/authenticate"))),
+                    .is_some_and(|u| u.contains("/pagam/pagam3d.aspx"))),
         "the browser's answer to the issuer form and its redirect"
     );
     assert!(

@@ -147,7 +147,7 @@ async fn explicit_steps_take_the_form_driver_where_its_heuristics_cannot() {
     );
 
     let steps = format!(
-        "{CODE_FIELD}\n[[acs.steps]]\npage = \"*/acs/authenticate*\"\ntype = \"#otp\"\nfield = \"code\"\n\
+        "{CODE_FIELD}\n[[acs.steps]]\npage = \"*/pagam/pagam3d.aspx*\"\ntype = \"#otp\"\nfield = \"code\"\n\
          [[acs.steps]]\nclick = \"#authenticate button\"\n"
     );
     let guided = run_reference(IssuerPage::Form, "form", &steps, "@core and @issuer").await;

@@ -34,6 +34,7 @@ mod production_guard;
 mod proxy;
 mod readings;
 mod real_service;
+mod real_shop_page;
 mod redaction;
 mod release_gate;
 mod reports;

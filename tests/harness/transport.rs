@@ -362,7 +362,7 @@ async fn serve_with_a_certificate_serves_https_with_http2_by_alpn_and_https_page
         .expect("entries")
         .iter()
         .filter_map(|e| e["request"]["url"].as_str())
-        .filter(|u| u.contains("/acs/authenticate"))
+        .filter(|u| u.contains("/pagam/pagam3d.aspx"))
         .collect();
     assert!(
         !issuer_pages.is_empty() && issuer_pages.iter().all(|u| u.starts_with("https://")),

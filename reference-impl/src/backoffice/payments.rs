@@ -490,6 +490,7 @@ mod tests {
                         currency: Currency::parse("EUR").expect("valid"),
                         shop_transaction_id: format!("order-{n}").into(),
                         lifetime: None,
+                        redirects: None,
                     })
                     .1
             })

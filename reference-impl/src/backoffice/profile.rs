@@ -292,11 +292,27 @@ fn change<E>(
     what: &'static str,
     change: impl FnOnce(&mut crate::config::Merchant) -> Result<(), E>,
 ) -> Result<(), UpdateError<E>> {
-    let profile = service
-        .profiles
-        .update(signed_in.session.merchant, change)?;
+    let merchant = signed_in.session.merchant;
+    let before = service.profiles.get(merchant);
+    let changed_at = service.store.created_now();
+    let profile = service.profiles.update(merchant, change)?;
     if let Some(journal) = &service.journal {
         journal.profile(&profile);
+    }
+    // A payment's notifications go where its profile said when it was
+    // created: the payments before the change keep the old address.
+    let address = &before.merchant.notification_url;
+    if *address != profile.merchant.notification_url {
+        let kept = service.store.keep_notification_addresses(
+            merchant,
+            changed_at,
+            address.as_ref(),
+        );
+        tracing::info!(
+            shop = profile.merchant.shop_login,
+            payments = kept,
+            "the earlier payments keep their notification address"
+        );
     }
     tracing::info!(
         shop = profile.merchant.shop_login,

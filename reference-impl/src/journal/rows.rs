@@ -101,6 +101,10 @@ struct Redirects {
     ko: Option<Url>,
     framed_by: Option<String>,
     notification: Option<Url>,
+    /// Written since the notification address is kept with the payment;
+    /// absent from older files, where it is `false`.
+    #[serde(default)]
+    unnotified: bool,
 }
 
 /// A payment's row.
@@ -132,6 +136,7 @@ impl PaymentRow {
                 ko: r.ko.clone(),
                 framed_by: r.framed_by.as_deref().map(str::to_owned),
                 notification: r.notification.clone(),
+                unnotified: r.unnotified,
             })
             .unwrap_or_default()
         });
@@ -373,6 +378,7 @@ fn payment(row: &Row<'_>) -> Read<SavedPayment> {
             ko: r.ko,
             framed_by: r.framed_by.map(String::into_boxed_str),
             notification: r.notification,
+            unnotified: r.unnotified,
         })),
         Some(Err(_)) => return bad("buyer addresses unreadable"),
     };

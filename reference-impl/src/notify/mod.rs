@@ -1,8 +1,9 @@
 //! Server notifications: when a payment reaches its outcome (paid or
 //! declined), the service POSTs it to the merchant's server, at the
-//! address a submit named (`responseURLs.serverNotificationURL`) or else
-//! at the profile's notification address, signed with the shop's secret
-//! (see [`message`]).
+//! address its create or submit named (`responseURLs.serverNotificationURL`)
+//! or else at its profile's notification address as it was when the
+//! payment was created (kept with the payment when the profile changes),
+//! signed with the shop's secret (see [`message`]).
 //!
 //! The payment's handler only queues the notification ([`outcome`]), so a
 //! slow or absent merchant server never slows `create` or `submit`; the
@@ -77,17 +78,20 @@ pub fn money_now<'p>(
 
 /// Queues the notification whose body `build` writes (given the shop
 /// login and the event ID), when the payment's merchant wants
-/// notifications: at the address its submit named, else its profile's.
+/// notifications: at the address the payment keeps (its create's or
+/// submit's, or its profile's when it was created, kept when the profile
+/// changed since), else its profile's.
 fn owe(
     service: &Service,
     token: &Uuid,
     payment: &Payment,
     build: impl FnOnce(&str, Uuid) -> Option<Vec<u8>>,
 ) {
-    let named = payment
-        .buyer_redirects
-        .as_ref()
-        .and_then(|r| r.notification.as_ref());
+    let redirects = payment.buyer_redirects.as_deref();
+    let named = redirects.and_then(|r| r.notification.as_ref());
+    if named.is_none() && redirects.is_some_and(|r| r.unnotified) {
+        return;
+    }
     let owed = service.profiles.with(payment.merchant, |profile| {
         let url = named
             .or(profile.merchant.notification_url.as_ref())?

@@ -175,7 +175,13 @@ impl Entered {
 /// `problems` is shown beside its field. The security code is never sent
 /// back to the browser (PCI DSS: it is not kept once used); the number
 /// only masked, as the field's placeholder, and typed again.
-pub fn card_form(hidden: &str, pay_label: &str, entered: &Entered, problems: &[Problem]) -> String {
+pub fn card_form(
+    action: &str,
+    hidden: &str,
+    pay_label: &str,
+    entered: &Entered,
+    problems: &[Problem],
+) -> String {
     let mut fields = String::new();
     for field in &FIELDS {
         let (value, placeholder) = match field.name {
@@ -221,7 +227,7 @@ pub fn card_form(hidden: &str, pay_label: &str, entered: &Entered, problems: &[P
         .to_owned()
     };
     format!(
-        r#"{summary}<form method="post" action="pay" id="card" novalidate>
+        r#"{summary}<form method="post" action="{action}" id="card" novalidate>
 {hidden}
 {fields}<div><button type="submit" name="method" value="card">{pay}</button></div>
 </form>"#,
@@ -293,6 +299,7 @@ mod tests {
             ("email", "ada@example.com"),
         ]);
         let html = card_form(
+            "pagam.aspx",
             "",
             "Pay",
             &typed,

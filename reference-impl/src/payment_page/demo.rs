@@ -76,6 +76,7 @@ pub fn demo(service: &Service, request: &Request<Incoming>) -> Response<Body> {
         currency,
         shop_transaction_id: order.clone().into(),
         lifetime: None,
+        redirects: None,
     });
     tracing::info!(
         payment_id,

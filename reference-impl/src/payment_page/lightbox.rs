@@ -1,18 +1,33 @@
 //! The lightbox: the service's script a shop's page includes to open the
-//! payment page as an overlay (an iframe over the shop's page), and the
-//! result page that tells the shop's page how the payment ended (the
-//! sandbox's demo checkout, `demo`, is a shop page that uses both).
+//! payment page over it (`/pagam/javascript/axerve.js`, with the real
+//! service's API: `axerve.lightBox.shop`, `axerve.lightBox.open(paymentID,
+//! paymentToken, callback[, window])`), and the result page that tells the
+//! shop's page how the payment ended (the sandbox's demo checkout, `demo`,
+//! is a shop page that uses both).
 //!
-//! The script opens the payment page with the shop page's origin; a payment
-//! paid there ends, in the frame, on the result page, which posts the
-//! outcome to that origin only (`payconf:payment-result`: `transactionResult`
-//! `OK` or `KO`, `paymentID`, and `redirect`, the back-office page). The
-//! script takes messages from the frame's own page on the service's origin
-//! only, and only a result that names the payment it opened; it closes
-//! the overlay, calls the shop's `onResult`, and sends the
-//! buyer on to `redirect` unless `onResult` returns `false`. Opened as a
-//! page of its own (no shop origin), the result page sends the buyer on
-//! with a `303`.
+//! As the real script does (`../shared/contract/real-service-frontend.md`
+//! §2): on a desktop it lays an overlay (`#axerve_lightBox`) over the page,
+//! holding a frame (`allow="payment"`) on the framed page and a footer; on a
+//! mobile (a mobile user agent or a screen under 500 px wide) it opens the
+//! framed page in a window, or in the window the shop passes as the fourth
+//! argument; opened while one is open, it asks the buyer whether to drop
+//! the current payment; `axerve.debug` logs its steps (`[Axerve.JS]`); an
+//! empty token is error `1134`, a frame it cannot make `9992`, a browser
+//! without what it needs `9991`, each given to the callback as
+//! `{error: {code, description}, payLoad: null}`. It takes messages from
+//! the service's origin only: `status` `hide` or `show` hides or shows the
+//! overlay, anything else closes it and is the result: the callback gets
+//! it, or, without a callback, the window goes to its `responseURL`.
+//!
+//! Ours, where the facts stop: the result message's other fields
+//! (`transactionResult`, `paymentID`, `paymentToken`, beside `status` `OK`
+//! or `KO` and `responseURL`, the buyer's return address with `a` and `b`);
+//! the script takes results only from the frame or window it opened and
+//! only for the payment it opened; the footer's Close gives the callback
+//! `status` `KO` with error `1143` (the buyer abandoned) and leaves the
+//! payment payable; in a window, the result page closes the window once it
+//! has told the shop's page. Opened as a page of its own (no lightbox), the
+//! result page sends the buyer on with a `303`.
 
 use http::{HeaderValue, Request, Response, StatusCode, header};
 use hyper::body::Incoming;
@@ -23,23 +38,25 @@ use super::{already_processed, payment_of, query_pairs, unknown_payment};
 use crate::{
     landing::destination,
     pages::{escape, html_with_policy, layout, see_other},
-    paths::PAGE_PATH,
+    paths::FRAMED_PATH,
     state::{Body, Service},
     store::PaymentState,
 };
 
-/// The type of the message that tells the shop's page the outcome.
-pub const RESULT_MESSAGE: &str = "payconf:payment-result";
+/// The code and description of the callback's result when the buyer
+/// closes the lightbox (ours: the real service's "buyer abandoned").
+const ABANDONED: (&str, &str) = ("1143", "Transaction abandoned by the buyer");
 
-/// `GET`: the lightbox script, with the payment page's address written in.
+/// `GET`: the lightbox script, with the framed page's address written in.
 pub fn script(service: &Service) -> Response<Body> {
-    let page = service
+    let framed = service
         .public_url
-        .join(PAGE_PATH.trim_start_matches('/'))
+        .join(FRAMED_PATH.trim_start_matches('/'))
         .map_or_else(|_| service.public_url.to_string(), |url| url.to_string());
     let body = LIGHTBOX_SCRIPT
-        .replace("__PAGE__", &script_string(&page))
-        .replace("__MESSAGE__", &script_string(RESULT_MESSAGE));
+        .replace("__FRAMED__", &script_string(&framed))
+        .replace("__ABANDONED_CODE__", &script_string(ABANDONED.0))
+        .replace("__ABANDONED__", &script_string(ABANDONED.1));
     let mut response = Response::new(body.into());
     let headers = response.headers_mut();
     headers.insert(
@@ -77,7 +94,7 @@ pub fn result(service: &Service, request: &Request<Incoming>) -> Response<Body> 
             success,
             p.id,
             destination(pages, redirects, success, shop_login, &token),
-            redirects.and_then(|r| r.framed_by.clone()),
+            p.framed_by().map(str::to_owned),
         )))
     });
     let (success, payment_id, destination, origin) = match ended {
@@ -88,11 +105,13 @@ pub fn result(service: &Service, request: &Request<Incoming>) -> Response<Body> 
     let Some(origin) = origin else {
         return see_other(&destination);
     };
+    let word = TransactionResult::of(success);
     let message = serde_json::json!({
-        "type": RESULT_MESSAGE,
-        "transactionResult": TransactionResult::of(success),
+        "status": word,
+        "transactionResult": word,
         "paymentID": payment_id.to_string(),
-        "redirect": destination.as_str(),
+        "paymentToken": token.hyphenated().to_string(),
+        "responseURL": destination.as_str(),
     });
     let nonce = Uuid::new_v4().simple().to_string();
     let said = if success {
@@ -103,7 +122,15 @@ pub fn result(service: &Service, request: &Request<Incoming>) -> Response<Body> 
     let main = format!(
         r#"<p>{said}</p>
 <p><a href="{href}" target="_top">Continue to the shop</a></p>
-<script nonce="{nonce}">window.parent.postMessage({message}, {origin});</script>"#,
+<script nonce="{nonce}">
+(function () {{
+  var message = {message};
+  var shop = window.parent !== window ? window.parent : window.opener;
+  if (!shop) {{ window.location.replace(message.responseURL); return; }}
+  shop.postMessage(message, {origin});
+  if (shop === window.opener) {{ window.close(); }}
+}})();
+</script>"#,
         href = escape(destination.as_str()),
         message = script_value(&message),
         origin = script_string(&origin),
@@ -125,10 +152,11 @@ pub fn result(service: &Service, request: &Request<Incoming>) -> Response<Body> 
     )
 }
 
-/// What a shop pastes into its checkout page: the service's script, and a
-/// button (`#pay`) that opens the payment it created; the outcome is
-/// written into `#outcome` before the buyer is sent on. `script` is the
-/// script's address as the shop's page reaches it.
+/// What a shop pastes into its checkout page, as shops write it for the
+/// real service: the service's script, the shop's login, and a button
+/// (`#pay`) that opens the payment its server created; the callback writes
+/// the outcome into `#outcome` and sends the buyer on to `responseURL`.
+/// `script` is the script's address as the shop's page reaches it.
 pub fn checkout_snippet(
     script: &str,
     shop_login: &str,
@@ -139,15 +167,18 @@ pub fn checkout_snippet(
     format!(
         r#"<script src="{script}"></script>
 <script nonce="{nonce}">
+axerve.lightBox.shop = {shop};
 document.getElementById('pay').addEventListener('click', function () {{
-  PayconfLightbox.open({{
-    shopLogin: {shop},
-    paymentToken: {token},
-    paymentID: {payment_id},
-    onResult: function (result) {{
-      document.getElementById('outcome').textContent =
-        'Payment ' + result.paymentID + ': ' + result.transactionResult;
+  axerve.lightBox.open({payment_id}, {token}, function (response) {{
+    var outcome = document.getElementById('outcome');
+    if (response.status === 'OK') {{
+      outcome.textContent = 'Payment ' + response.paymentID + ': OK';
+    }} else if (response.error) {{
+      outcome.textContent = 'Payment not opened: ' + response.error.code + ' ' + response.error.description;
+    }} else {{
+      outcome.textContent = 'Payment ' + response.paymentID + ': ' + response.status;
     }}
+    if (response.responseURL) {{ window.location.assign(response.responseURL); }}
   }});
 }});
 </script>"#,
@@ -174,80 +205,167 @@ fn script_value(value: &serde_json::Value) -> String {
         .replace('\u{2029}', "\\u2029")
 }
 
-/// The lightbox script; `__PAGE__` is the payment page's address and
-/// `__MESSAGE__` the outcome message's type, both as string literals.
-const LIGHTBOX_SCRIPT: &str = r#"/* The sandbox's lightbox: opens the standard payment page over the shop's page. */
+/// The lightbox script; `__FRAMED__` is the framed page's address, and
+/// `__ABANDONED_CODE__` and `__ABANDONED__` the Close button's error, each
+/// as a string literal.
+const LIGHTBOX_SCRIPT: &str = r#"/* The sandbox's lightbox, with the real service's API: axerve.lightBox. */
 (function () {
   'use strict';
-  var PAGE = __PAGE__;
-  var MESSAGE = __MESSAGE__;
-  var SERVICE = new URL(PAGE).origin;
+  var FRAMED = __FRAMED__;
+  var MOBILE = /Android|webOS|iPhone|iPad|iPod|BlackBerry|IEMobile|Opera Mini|Mobile/i;
+  var axerve = window.axerve || {};
+  var lightBox = axerve.lightBox || {};
   var current = null;
+
+  function log() {
+    if (!axerve.debug || !window.console) { return; }
+    console.log.apply(console, ['[Axerve.JS]'].concat(Array.prototype.slice.call(arguments)));
+  }
+
+  function supported() {
+    return typeof window.postMessage === 'function' && typeof window.URL === 'function' &&
+      typeof window.URLSearchParams === 'function' && typeof JSON === 'object';
+  }
+
+  function refuse(callback, code, description) {
+    log('error', code, description);
+    var response = { error: { code: code, description: description }, payLoad: null };
+    if (typeof callback === 'function') { callback(response); return; }
+    if (window.console) { console.error('[Axerve.JS] ' + code + ': ' + description); }
+  }
+
+  function mobile() {
+    return MOBILE.test(navigator.userAgent || '') || (window.screen && window.screen.width < 500);
+  }
 
   function close() {
     if (!current) { return; }
-    window.removeEventListener('message', current.listener);
-    document.removeEventListener('keydown', current.escape);
-    current.overlay.remove();
+    var open = current;
     current = null;
+    window.removeEventListener('message', open.listener);
+    if (open.overlay) { open.overlay.remove(); }
+    if (open.opened && !open.opened.closed) { open.opened.close(); }
+    log('closed');
   }
 
-  function open(options) {
-    close();
-    var query = new URLSearchParams({
-      shopLogin: String(options.shopLogin),
-      paymentToken: String(options.paymentToken),
-      paymentID: String(options.paymentID),
-      origin: window.location.origin
-    });
-    var overlay = document.createElement('div');
-    overlay.setAttribute('role', 'dialog');
-    overlay.setAttribute('aria-modal', 'true');
-    overlay.setAttribute('aria-label', 'Payment');
-    overlay.style.cssText = 'position:fixed;inset:0;z-index:2147483647;display:flex;' +
+  function overlay(address, open) {
+    var shade = document.createElement('div');
+    shade.id = 'axerve_lightBox';
+    shade.setAttribute('role', 'dialog');
+    shade.setAttribute('aria-modal', 'true');
+    shade.setAttribute('aria-label', 'Payment');
+    shade.style.cssText = 'position:fixed;inset:0;z-index:2147483647;display:flex;flex-direction:column;' +
       'align-items:center;justify-content:center;background:rgba(15,23,42,.6);';
     var frame = document.createElement('iframe');
     frame.title = 'Payment';
-    frame.name = 'payconf-lightbox';
-    frame.src = PAGE + '?' + query.toString();
-    frame.style.cssText = 'width:min(32rem,100vw);height:min(46rem,100vh);border:0;' +
-      'border-radius:8px;background:#fff;box-shadow:0 8px 32px rgba(0,0,0,.35);';
+    frame.name = 'axerve_lightBox_frame';
+    frame.setAttribute('allow', 'payment');
+    // The service keeps the page's origin from the frame's Referer.
+    frame.referrerPolicy = 'origin';
+    frame.src = address;
+    frame.style.cssText = 'width:min(32rem,100vw);height:min(44rem,calc(100vh - 4rem));border:0;' +
+      'border-radius:8px 8px 0 0;background:#fff;box-shadow:0 8px 32px rgba(0,0,0,.35);';
+    var footer = document.createElement('div');
+    footer.className = 'axerve_lightBox_footer';
+    footer.style.cssText = 'width:min(32rem,100vw);display:flex;justify-content:space-between;align-items:center;' +
+      'box-sizing:border-box;padding:.5rem 1rem;background:#f1f3f9;border-radius:0 0 8px 8px;' +
+      'font:14px system-ui,sans-serif;color:#333;';
+    var note = document.createElement('span');
+    note.textContent = 'Sandbox payment: nothing is charged.';
     var shut = document.createElement('button');
     shut.type = 'button';
-    shut.textContent = '\u00d7';
-    shut.setAttribute('aria-label', 'Close the payment');
-    shut.style.cssText = 'position:absolute;top:.5rem;right:.75rem;font-size:2rem;' +
-      'background:none;border:0;color:#fff;cursor:pointer;';
-    shut.addEventListener('click', close);
-    overlay.appendChild(frame);
-    overlay.appendChild(shut);
-    var listener = function (event) {
-      if (event.origin !== SERVICE || event.source !== frame.contentWindow) { return; }
-      var data = event.data;
-      if (!data || data.type !== MESSAGE) { return; }
-      // A result of another payment's (another frame's, an old one's) is not this one's.
-      if (String(data.paymentID) !== String(options.paymentID)) { return; }
+    shut.textContent = 'Close';
+    shut.addEventListener('click', function () {
+      log('closed by the buyer');
+      var callback = open.callback;
       close();
-      var result = {
-        transactionResult: data.transactionResult,
-        paymentID: data.paymentID,
-        redirect: data.redirect
-      };
-      var stay = typeof options.onResult === 'function' && options.onResult(result) === false;
-      if (!stay && typeof result.redirect === 'string' && /^https?:\/\//.test(result.redirect)) {
-        window.location.assign(result.redirect);
+      if (typeof callback === 'function') {
+        callback({ status: 'KO', paymentID: open.paymentID,
+          error: { code: __ABANDONED_CODE__, description: __ABANDONED__ } });
       }
-    };
-    var escape = function (event) { if (event.key === 'Escape') { close(); } };
-    window.addEventListener('message', listener);
-    document.addEventListener('keydown', escape);
-    document.body.appendChild(overlay);
-    current = { overlay: overlay, listener: listener, escape: escape };
+    });
+    footer.appendChild(note);
+    footer.appendChild(shut);
+    shade.appendChild(frame);
+    shade.appendChild(footer);
+    document.body.appendChild(shade);
     frame.focus();
-    return { close: close };
+    open.overlay = shade;
+    open.frame = frame;
   }
 
-  window.PayconfLightbox = { open: open, close: close };
+  function open(paymentID, paymentToken, callback, target) {
+    if (!supported()) { refuse(callback, '9991', 'Browser Not Supported'); return; }
+    if (paymentToken === undefined || paymentToken === null || String(paymentToken).trim() === '') {
+      refuse(callback, '1134', 'Not accepted call: empty parameter paymentToken');
+      return;
+    }
+    if (current) {
+      if (!window.confirm('A payment is open. Do you want to abort it and start the new one?')) {
+        log('the open payment is kept');
+        return;
+      }
+      close();
+    }
+    var address = FRAMED + '?' + new URLSearchParams({
+      paymentID: paymentID === undefined || paymentID === null ? '' : String(paymentID),
+      paymentToken: String(paymentToken).trim(),
+      shopLogin: lightBox.shop === undefined || lightBox.shop === null ? '' : String(lightBox.shop),
+      lightBox: 'true'
+    }).toString();
+    var state = { callback: callback, paymentID: String(paymentID), overlay: null, frame: null, opened: null, window: null };
+    var service = new URL(FRAMED).origin;
+    state.listener = function (event) {
+      if (event.origin !== service) { return; }
+      var from = state.frame ? state.frame.contentWindow : state.window;
+      if (event.source !== from) { return; }
+      var data = event.data;
+      if (typeof data === 'string') {
+        try { data = JSON.parse(data); } catch (e) { return; }
+      }
+      if (!data || typeof data !== 'object') { return; }
+      if (data.status === 'hide' || data.status === 'show') {
+        if (state.overlay) { state.overlay.style.display = data.status === 'hide' ? 'none' : 'flex'; }
+        log(data.status);
+        return;
+      }
+      // A result of another payment's (an old frame's) is not this one's.
+      if (data.paymentID !== undefined && String(data.paymentID) !== state.paymentID) { return; }
+      log('result', data.status);
+      close();
+      if (typeof state.callback === 'function') {
+        state.callback(data);
+      } else if (typeof data.responseURL === 'string' && /^https?:\/\//i.test(data.responseURL)) {
+        window.location.replace(data.responseURL);
+      }
+    };
+    if (target || mobile()) {
+      log('opening in a window', address);
+      if (target) {
+        target.location.replace(address);
+        state.window = target;
+      } else {
+        state.window = window.open(address, 'axerve_lightBox');
+        state.opened = state.window;
+      }
+      if (!state.window) { refuse(callback, '9992', 'Error Creating Iframe'); return; }
+    } else {
+      log('opening the lightbox', address);
+      try {
+        overlay(address, state);
+      } catch (e) {
+        if (state.overlay) { state.overlay.remove(); }
+        refuse(callback, '9992', 'Error Creating Iframe');
+        return;
+      }
+    }
+    window.addEventListener('message', state.listener);
+    current = state;
+  }
+
+  lightBox.open = open;
+  axerve.lightBox = lightBox;
+  window.axerve = axerve;
 })();
 "#;
 

@@ -1,8 +1,10 @@
 //! The standard payment page: the page the buyer pays on when the merchant
-//! does not build its own, at an address built from the payment
-//! (`/pay?shopLogin=…&paymentToken=…&paymentID=…`), shown as a page of its
-//! own or in the lightbox, the overlay a shop's page opens with the
-//! service's script ([`lightbox`]).
+//! does not build its own, at the real service's addresses: the hosted page
+//! (`/pagam/pagam.aspx?a=<shopLogin>&b=<paymentToken>`, with an optional
+//! `paymentType`), and the page the lightbox frames, which is also
+//! pay-by-link's (`/pagam/src/index.html?paymentID=…&paymentToken=…&
+//! shopLogin=…&lightBox=true|false`); the lightbox is the overlay a shop's
+//! page opens with the service's script ([`lightbox`]).
 //!
 //! The buyer types card number, expiry, security code, name and e-mail
 //! ([`card_form`]); the page executes the payment with the rules and test
@@ -13,6 +15,13 @@
 //! `payment/submit` is involved. A payment is paid once, whichever way: a
 //! later `payment/submit` of its token is refused as already processed, and
 //! a page for it shows that it was, with no form to pay.
+//!
+//! In the lightbox, the page is framed only by the shop page that first
+//! opened it: its origin is the frame's `Referer` (the script asks the
+//! browser to send the origin, whatever the shop page's own referrer
+//! policy), kept with the payment at the first opening, so a page of
+//! another site that learnt the token can neither frame the form nor be
+//! told the outcome.
 //!
 //! Card data is never logged (the log shows the masked number, as for
 //! submit). A form the page refuses charges nothing and comes back with
@@ -27,6 +36,7 @@ pub use lightbox::checkout_snippet;
 
 pub(crate) use demo::demo;
 pub(crate) use lightbox::{result, script};
+
 pub(crate) use wallet::{decide as wallet_decide, page as wallet_page};
 
 use http::{Request, Response, StatusCode};
@@ -64,45 +74,108 @@ fn form_policy(origin: Option<&str>) -> String {
     )
 }
 
+/// How the hosted page's address preselects a method (`paymentType`): the
+/// real service's names where it has one (`CREDITCARD`), the sandbox's
+/// wallet as `WALLET` (ours); any other shows every method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Preselected {
+    Card,
+    Wallet,
+}
+
+impl Preselected {
+    fn of(pairs: &[(String, String)]) -> Option<Self> {
+        match param(pairs, "paymentType")?.trim().to_ascii_uppercase().as_str() {
+            "CREDITCARD" => Some(Self::Card),
+            wallet::PAYMENT_TYPE => Some(Self::Wallet),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Card => "CREDITCARD",
+            Self::Wallet => wallet::PAYMENT_TYPE,
+        }
+    }
+}
+
 /// The payment a page is for, as its address or its form names it.
 struct PageRequest {
     shop_login: String,
     token: Uuid,
     /// `paymentID`, which must match the token's payment when given.
     payment_id: Option<String>,
-    /// The origin of the shop page whose lightbox shows the page.
-    origin: Option<String>,
+    /// Whether the page is shown in a shop page's lightbox (the framed
+    /// page's `lightBox=true`, carried on by its forms).
+    lightbox: bool,
+    /// The method the address preselected.
+    preselected: Option<Preselected>,
+    /// Where the page's forms post, relative to the page's own address.
+    action: &'static str,
 }
 
 impl PageRequest {
-    /// The payment's reference among a query's or a form's pairs.
-    fn from_pairs(pairs: &[(String, String)]) -> Option<Self> {
+    /// The payment the hosted page's address or its forms name: `a` the
+    /// shop login, `b` the token (the real service's names).
+    fn hosted(pairs: &[(String, String)]) -> Option<Self> {
         let (token, shop_login) = payment_of(pairs)?;
         Some(Self {
             shop_login: shop_login.to_owned(),
             token,
-            payment_id: param(pairs, "paymentID").map(str::to_owned),
-            origin: param(pairs, "origin").and_then(web_origin),
+            payment_id: given(pairs, "paymentID"),
+            lightbox: param(pairs, "lightBox") == Some("true"),
+            preselected: Preselected::of(pairs),
+            action: "pagam.aspx",
+        })
+    }
+
+    /// The payment the framed page's address names, by the real service's
+    /// four parameters (`lightBox` written so or `lightbox`, as the real
+    /// service writes it in pay-by-link's address).
+    fn framed(pairs: &[(String, String)]) -> Option<Self> {
+        let lightbox = pairs
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case("lightBox"))
+            .is_some_and(|(_, value)| value.eq_ignore_ascii_case("true"));
+        Some(Self {
+            shop_login: param(pairs, "shopLogin")?.to_owned(),
+            token: Uuid::try_parse(param(pairs, "paymentToken")?.trim()).ok()?,
+            payment_id: given(pairs, "paymentID"),
+            lightbox,
+            preselected: None,
+            action: "../pagam.aspx",
         })
     }
 
     /// The hidden fields every form of the page carries back.
     fn hidden(&self, payment_id: u64) -> String {
-        let origin = self.origin.as_deref().map_or(String::new(), |origin| {
-            format!(
-                r#"
-<input type="hidden" name="origin" value="{}">"#,
-                escape(origin)
-            )
-        });
-        format!(
-            r#"<input type="hidden" name="shopLogin" value="{shop}">
-<input type="hidden" name="paymentToken" value="{token}">
-<input type="hidden" name="paymentID" value="{payment_id}">{origin}"#,
+        let mut hidden = format!(
+            r#"<input type="hidden" name="a" value="{shop}">
+<input type="hidden" name="b" value="{token}">
+<input type="hidden" name="paymentID" value="{payment_id}">"#,
             shop = escape(&self.shop_login),
             token = self.token.hyphenated(),
-        )
+        );
+        if self.lightbox {
+            hidden.push_str("\n<input type=\"hidden\" name=\"lightBox\" value=\"true\">");
+        }
+        if let Some(preselected) = self.preselected {
+            hidden.push_str(&format!(
+                "\n<input type=\"hidden\" name=\"paymentType\" value=\"{}\">",
+                preselected.name()
+            ));
+        }
+        hidden
     }
+}
+
+/// The origin of the page a request came from, by its `Referer`, when that
+/// page is an http(s) page.
+fn referring_origin(request: &Request<Incoming>) -> Option<String> {
+    let referer = request.headers().get(http::header::REFERER)?.to_str().ok()?;
+    let url = Url::parse(referer).ok()?;
+    web_origin(&url.origin().ascii_serialization())
 }
 
 /// `origin` when it is the origin of an http(s) page (`https://shop.example`),
@@ -120,11 +193,14 @@ pub(crate) struct Shown {
     payment_id: u64,
     amount: String,
     order: String,
+    /// The origin of the shop page whose lightbox first opened the page.
+    framed_by: Option<Box<str>>,
 }
 
 /// The payment `request` names, if the service holds it for that shop (and
-/// that `paymentID`, when given).
-fn lookup(service: &Service, request: &PageRequest) -> Option<Shown> {
+/// that `paymentID`, when given); `opened_by`, the origin of a shop page
+/// opening it in its lightbox, is kept when it is the first.
+fn lookup(service: &Service, request: &PageRequest, opened_by: Option<&str>) -> Option<Shown> {
     service
         .store
         .with_payment(&request.token, |p| {
@@ -134,27 +210,52 @@ fn lookup(service: &Service, request: &PageRequest) -> Option<Shown> {
                 .payment_id
                 .as_deref()
                 .is_none_or(|id| id.trim() == p.id.to_string());
-            (merchant.shop_login == request.shop_login && id_matches).then(|| Shown {
+            if merchant.shop_login != request.shop_login || !id_matches {
+                return None;
+            }
+            let framed_by = if p.state == PaymentState::Created {
+                p.lightbox_origin(opened_by)
+            } else {
+                p.framed_by().map(Box::from)
+            };
+            Some(Shown {
                 state: p.state,
                 payment_id: p.id,
                 amount: format!("{} {}", p.amount, p.currency),
                 order: p.shop_transaction_id.to_string(),
+                framed_by,
             })
         })
         .ok()
         .flatten()
 }
 
-/// `GET`: the page for a payment waiting to be paid.
+/// `GET`: the hosted page for a payment waiting to be paid.
 pub fn page(service: &Service, request: &Request<Incoming>) -> Response<Body> {
     let pairs = query_pairs(request);
-    let Some(page) = PageRequest::from_pairs(&pairs) else {
+    let Some(page) = PageRequest::hosted(&pairs) else {
         return unknown_payment();
     };
-    match lookup(service, &page) {
+    show(service, &page, None)
+}
+
+/// `GET`: the page the lightbox frames (`lightBox=true`), or pay-by-link's
+/// page of its own (`lightBox=false`).
+pub fn framed(service: &Service, request: &Request<Incoming>) -> Response<Body> {
+    let pairs = query_pairs(request);
+    let Some(page) = PageRequest::framed(&pairs) else {
+        return unknown_payment();
+    };
+    let opened_by = page.lightbox.then(|| referring_origin(request)).flatten();
+    show(service, &page, opened_by.as_deref())
+}
+
+/// The page for the payment `page` names, when it waits to be paid.
+fn show(service: &Service, page: &PageRequest, opened_by: Option<&str>) -> Response<Body> {
+    match lookup(service, page, opened_by) {
         Some(shown) if shown.state == PaymentState::Created => payment_page(
             service,
-            &page,
+            page,
             &shown,
             &Entered::default(),
             &[],
@@ -171,18 +272,24 @@ pub async fn pay(service: &Service, request: Request<Incoming>) -> Response<Body
         Ok(pairs) => pairs,
         Err(refused) => return refused,
     };
-    let Some(page) = PageRequest::from_pairs(&pairs) else {
+    let Some(page) = PageRequest::hosted(&pairs) else {
         return unknown_payment();
     };
-    let Some(shown) = lookup(service, &page) else {
+    let Some(shown) = lookup(service, &page, None) else {
         return unknown_payment();
     };
     if shown.state != PaymentState::Created {
         return already_processed(shown.state);
     }
+    // Told to the lightbox's shop page only when paid in the lightbox.
+    let framed_by = if page.lightbox {
+        shown.framed_by.clone()
+    } else {
+        None
+    };
     let method = param(&pairs, "method");
     if method == Some(wallet::METHOD) {
-        return wallet::choose(service, &page.token, &page.shop_login, page.origin);
+        return wallet::choose(service, &page.token, &page.shop_login, framed_by);
     }
     let entered = Entered::from_pairs(&pairs);
     let number = match entered.check() {
@@ -208,7 +315,7 @@ pub async fn pay(service: &Service, request: Request<Incoming>) -> Response<Body
         }
     };
     let redirects = BuyerRedirects {
-        framed_by: page.origin.as_deref().map(Box::from),
+        framed_by,
         ..BuyerRedirects::default()
     };
     match execute(
@@ -220,7 +327,7 @@ pub async fn pay(service: &Service, request: Request<Incoming>) -> Response<Body
         Channel::PaymentPage,
     ) {
         Ok(executed) => see_other(&executed.href),
-        Err(ApiError::AlreadyProcessed) => lookup(service, &page)
+        Err(ApiError::AlreadyProcessed) => lookup(service, &page, None)
             .map_or_else(unknown_payment, |shown| already_processed(shown.state)),
         Err(_) => unknown_payment(),
     }
@@ -236,6 +343,25 @@ fn payment_page(
     status: StatusCode,
 ) -> Response<Body> {
     let hidden = page.hidden(shown.payment_id);
+    let card = card_form(
+        page.action,
+        &hidden,
+        &format!("Pay {}", shown.amount),
+        entered,
+        problems,
+    );
+    let wallet = format!(
+        r#"<div class="or">
+<p>Or pay with your Sandbox Wallet: you approve the payment on its page.</p>
+{}
+</div>"#,
+        wallet::choice_form(page.action, &hidden)
+    );
+    let (card, wallet) = match page.preselected {
+        Some(Preselected::Card) => (card, String::new()),
+        Some(Preselected::Wallet) => (String::new(), wallet),
+        None => (card, wallet),
+    };
     let main = format!(
         r#"<style>
 .error {{ color: #b42318; margin: .2rem 0 0; }}
@@ -249,10 +375,7 @@ main input[type=text] {{ width: 100%; box-sizing: border-box; letter-spacing: no
 <dt>Order</dt><dd>{order}</dd>
 </dl>
 {card}
-<div class="or">
-<p>Or pay with your Sandbox Wallet: you approve the payment on its page.</p>
 {wallet}
-</div>
 <p class="note">Sandbox payment page: use the sandbox's test cards. Nothing is charged.</p>
 <details class="note"><summary>The sandbox's test cards</summary>
 {cards}
@@ -260,15 +383,14 @@ main input[type=text] {{ width: 100%; box-sizing: border-box; letter-spacing: no
         shop = escape(&page.shop_login),
         amount = escape(&shown.amount),
         order = escape(&shown.order),
-        card = card_form(&hidden, &format!("Pay {}", shown.amount), entered, problems),
-        wallet = wallet::choice_form(&hidden),
         cards = crate::test_cards::html_table(&service.config),
     );
-    html_with_policy(
-        status,
-        layout("Payment", &main),
-        &form_policy(page.origin.as_deref()),
-    )
+    let framed_by = if page.lightbox {
+        shown.framed_by.as_deref()
+    } else {
+        None
+    };
+    html_with_policy(status, layout("Payment", &main), &form_policy(framed_by))
 }
 
 /// The page for a payment that is no longer waiting to be paid: no form.
@@ -309,11 +431,20 @@ fn param<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-/// The token and shop login a page's address or form names.
+/// A parameter's value, when it is given and not empty.
+fn given(pairs: &[(String, String)], name: &str) -> Option<String> {
+    param(pairs, name)
+        .map(str::trim)
+        .filter(|value| !value.is_empty())
+        .map(str::to_owned)
+}
+
+/// The token and shop login a page's address or form names: `b` and `a`,
+/// as the real service's page addresses name them.
 fn payment_of(pairs: &[(String, String)]) -> Option<(Uuid, &str)> {
     Some((
-        Uuid::try_parse(param(pairs, "paymentToken")?.trim()).ok()?,
-        param(pairs, "shopLogin")?,
+        Uuid::try_parse(param(pairs, "b")?.trim()).ok()?,
+        param(pairs, "a")?,
     ))
 }
 

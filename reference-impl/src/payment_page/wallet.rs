@@ -25,10 +25,14 @@ use crate::{
 /// The `method` the payment page's wallet button sends.
 pub const METHOD: &str = "wallet";
 
-/// The payment page's form that chooses the wallet.
-pub fn choice_form(hidden: &str) -> String {
+/// The hosted page's `paymentType` that preselects the wallet (ours: the
+/// real service names its own methods, `PAYPAL`, `CREDITCARD`, …).
+pub const PAYMENT_TYPE: &str = "WALLET";
+
+/// The payment page's form that chooses the wallet, posted to `action`.
+pub fn choice_form(action: &str, hidden: &str) -> String {
     format!(
-        r#"<form method="post" action="pay" id="wallet">
+        r#"<form method="post" action="{action}" id="wallet">
 {hidden}
 <button type="submit" name="method" value="{METHOD}" class="secondary">Pay with Sandbox Wallet</button>
 </form>"#
@@ -41,7 +45,7 @@ pub fn choose(
     service: &Service,
     token: &Uuid,
     shop_login: &str,
-    origin: Option<String>,
+    origin: Option<Box<str>>,
 ) -> Response<Body> {
     let chosen = service.store.with_payment(token, |p| {
         if p.state != PaymentState::Created {
@@ -51,12 +55,10 @@ pub fn choose(
         p.trail_mut().channel = Some(Channel::Alternative);
         p.record(What::MethodChosen);
         service.store.keep_submitted(p);
-        if let Some(origin) = origin {
-            p.buyer_redirects = Some(Box::new(BuyerRedirects {
-                framed_by: Some(origin.into_boxed_str()),
-                ..BuyerRedirects::default()
-            }));
-        }
+        p.redirect_buyer(BuyerRedirects {
+            framed_by: origin,
+            ..BuyerRedirects::default()
+        });
         Ok(p.id)
     });
     match chosen {
@@ -79,7 +81,7 @@ pub fn page(service: &Service, request: &Request<Incoming>) -> Response<Body> {
         let profile = service.merchant(p.merchant);
         let merchant = &profile.merchant;
         (merchant.shop_login == shop_login).then(|| {
-            let framed_by = p.buyer_redirects.as_ref().and_then(|r| r.framed_by.clone());
+            let framed_by = p.framed_by().map(str::to_owned);
             (p.state, format!("{} {}", p.amount, p.currency), framed_by)
         })
     });
@@ -87,9 +89,9 @@ pub fn page(service: &Service, request: &Request<Incoming>) -> Response<Body> {
         Ok(Some((PaymentState::AwaitingMethod, amount, framed_by))) => {
             let main = format!(
                 r#"<p>Approve the payment of <strong>{amount}</strong> to <strong>{shop}</strong> from your Sandbox Wallet?</p>
-<form method="post" action="wallet" id="approval">
-<input type="hidden" name="shopLogin" value="{shop}">
-<input type="hidden" name="paymentToken" value="{token}">
+<form method="post" action="wallet.aspx" id="approval">
+<input type="hidden" name="a" value="{shop}">
+<input type="hidden" name="b" value="{token}">
 <div><button type="submit" name="decision" value="decline" class="secondary">Decline</button>
 <button type="submit" name="decision" value="approve">Approve payment</button></div>
 </form>

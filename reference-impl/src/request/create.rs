@@ -1,12 +1,22 @@
 //! A `payment/create` body validated: the shop login (checked against the
 //! key by the handler), the amount, the currency and the shop's own
-//! reference, each refusal with the real service's code.
+//! reference, each refusal with the real service's code; the shop's
+//! addresses for this payment (`responseURLs`) and pay-by-link's channel
+//! (`paymentChannel`).
 
 use crate::{
     error::{ApiError, code},
+    json::Json,
     money::{Amount, AmountError, Currency},
-    request::Fields,
+    request::{
+        Fields,
+        response_urls::{ResponseUrls, read_response_urls},
+    },
 };
+
+/// The channels pay-by-link sends its address by (`paymentChannel.
+/// channelType`, docs/real-service.md RS-PAY-BY-LINK).
+pub const CHANNEL_TYPES: [&str; 2] = ["EMAIL", "QRCODE"];
 
 /// The longest `shopTransactionID` the reference profile accepts.
 pub const MAX_SHOP_TRANSACTION_ID: usize = 50;
@@ -21,6 +31,11 @@ pub(crate) struct CreateRequest<'a> {
     pub currency: Currency,
     /// `shopTransactionID`.
     pub shop_transaction_id: &'a str,
+    /// `responseURLs`: the shop's addresses for this payment.
+    pub response_urls: ResponseUrls,
+    /// Whether `paymentChannel` asks for pay-by-link (the payment page's
+    /// address in the answer).
+    pub pay_by_link: bool,
 }
 
 impl<'a> CreateRequest<'a> {
@@ -36,12 +51,51 @@ impl<'a> CreateRequest<'a> {
             code::SHOP_TRANSACTION_ID,
         )?;
         check_shop_transaction_id(shop_transaction_id)?;
+        let response_urls = read_response_urls(&fields)?;
+        let pay_by_link = read_channel(&fields)?;
         Ok(Self {
             shop_login,
             amount,
             currency,
             shop_transaction_id,
+            response_urls,
+            pay_by_link,
         })
+    }
+}
+
+/// `paymentChannel`: absent, or `channelType` a list of the channels
+/// pay-by-link knows (a single name taken as a list of one); another name
+/// is the real service's 1442, "wrong channelType".
+fn read_channel(fields: &Fields<'_>) -> Result<bool, ApiError> {
+    let Some(channel) = fields.optional_object("paymentChannel", "paymentChannel")? else {
+        return Ok(false);
+    };
+    let wrong = |why: &str| {
+        ApiError::field(
+            code::WRONG_CHANNEL_TYPE,
+            channel.path_of("channelType"),
+            why.to_owned(),
+        )
+    };
+    let names: Vec<&str> = match channel.get("channelType") {
+        None | Some(Json::Null) => return Err(wrong("is required")),
+        Some(Json::String(name)) => vec![name],
+        Some(Json::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Json::String(name) => Ok(&**name),
+                _ => Err(wrong("must list channel names")),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err(wrong("must list channel names")),
+    };
+    if names.is_empty() {
+        return Err(wrong("must name a channel"));
+    }
+    match names.iter().find(|name| !CHANNEL_TYPES.contains(name)) {
+        Some(_) => Err(wrong("must be EMAIL or QRCODE")),
+        None => Ok(true),
     }
 }
 

@@ -8,6 +8,7 @@
 #[cfg(feature = "server")]
 pub mod body;
 pub mod create;
+pub mod response_urls;
 pub mod submit;
 
 use serde::de::DeserializeSeed;
@@ -48,6 +49,11 @@ impl<'a> Fields<'a> {
     /// The top-level object of a request body.
     pub fn root(object: &'a Object<'a>) -> Self {
         Self { object, path: "" }
+    }
+
+    /// A field's value, as the body has it.
+    pub fn get(&self, name: &str) -> Option<&'a Json<'a>> {
+        self.object.get(name)
     }
 
     /// The dotted path of a field of this object.

@@ -3,33 +3,20 @@
 //! service's codes, and the return addresses.
 
 use http::HeaderMap;
-use url::Url;
 use uuid::Uuid;
 
 use crate::{
     card::{CardNumber, CardNumberError, Expiry, ExpiryError, cvv_well_formed},
     error::{ApiError, code},
-    request::Fields,
+    request::{
+        Fields,
+        response_urls::{ResponseUrls, read_response_urls},
+    },
 };
-
-/// The longest address accepted in `responseURLs`.
-const MAX_URL_LEN: usize = 2048;
 
 /// The validated card data of a submit request.
 pub(crate) struct SubmittedCard {
     pub number: CardNumber,
-}
-
-/// The addresses a submit's `responseURLs` gave, each an absolute http or
-/// https URL.
-#[derive(Debug, Default)]
-pub(crate) struct ResponseUrls {
-    /// `buyerOK`: where the buyer goes after a successful payment.
-    pub ok: Option<Url>,
-    /// `buyerKO`: where the buyer goes after a failed one.
-    pub ko: Option<Url>,
-    /// `serverNotificationURL`: where the outcome is posted.
-    pub notification: Option<Url>,
 }
 
 /// Validates the buyer, the card and the return addresses of a submit body.
@@ -149,39 +136,6 @@ fn read_card(fields: &Fields<'_>) -> Result<SubmittedCard, ApiError> {
         ));
     }
     Ok(SubmittedCard { number })
-}
-
-fn read_response_urls(fields: &Fields<'_>) -> Result<ResponseUrls, ApiError> {
-    let Some(urls) = fields.optional_object("responseURLs", "responseURLs")? else {
-        return Ok(ResponseUrls::default());
-    };
-    let address = |name: &str| -> Result<Option<Url>, ApiError> {
-        let Some(text) = urls.optional_str(name)? else {
-            return Ok(None);
-        };
-        let invalid = || {
-            ApiError::field(
-                code::INVALID_PARAMETER,
-                urls.path_of(name),
-                "must be an absolute http or https URL of at most 2048 characters",
-            )
-        };
-        if text.len() > MAX_URL_LEN {
-            return Err(invalid());
-        }
-        match Url::parse(text) {
-            Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => Ok(Some(url)),
-            _ => Err(invalid()),
-        }
-    };
-    let ok = address("buyerOK")?;
-    let ko = address("buyerKO")?;
-    let notification = address("serverNotificationURL")?;
-    Ok(ResponseUrls {
-        ok,
-        ko,
-        notification,
-    })
 }
 
 /// Today's year and month, UTC.

@@ -30,6 +30,7 @@ use std::{
 };
 
 use parking_lot::Mutex;
+use url::Url;
 use uuid::Uuid;
 
 use crate::timeline::{self, Channel};
@@ -166,7 +167,7 @@ impl PaymentStore {
 
     /// Now, in microseconds since the Unix epoch, and later than every
     /// payment created before.
-    fn created_now(&self) -> u64 {
+    pub(crate) fn created_now(&self) -> u64 {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
@@ -192,7 +193,7 @@ impl PaymentStore {
             state: PaymentState::Created,
             expires_at_ms,
             masked_pan: None,
-            buyer_redirects: None,
+            buyer_redirects: new.redirects,
             created_us: self.created_now(),
             trail: None,
         };
@@ -281,6 +282,35 @@ impl PaymentStore {
     /// The token of the payment with this `paymentID`, while the store holds it.
     pub fn token_of(&self, payment_id: u64) -> Option<Uuid> {
         self.id_shard(payment_id).lock().get(&payment_id).copied()
+    }
+
+    /// Keeps `address` as the notification address of every live payment of
+    /// `merchant` created before `created_before_us` that has none of its
+    /// own ([`Payment::keep_notification_address`]), each kept one queued to
+    /// the journal; how many. Called when the profile's address changes.
+    pub fn keep_notification_addresses(
+        &self,
+        merchant: u32,
+        created_before_us: u64,
+        address: Option<&Url>,
+    ) -> usize {
+        let now = self.now_ms();
+        let mut kept = 0;
+        for shard in self.shards.iter() {
+            for (token, payment) in shard.lock().iter_mut() {
+                if payment.merchant == merchant
+                    && payment.expires_at_ms > now
+                    && payment.created_us < created_before_us
+                    && payment.keep_notification_address(address)
+                {
+                    kept += 1;
+                    if let Some(journal) = &self.journal {
+                        journal.payment(token, payment, self.expires_unix_ms(payment));
+                    }
+                }
+            }
+        }
+        kept
     }
 
     /// Calls `f` on every live payment, a shard at a time under its lock.

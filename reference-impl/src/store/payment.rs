@@ -11,7 +11,7 @@ use crate::{
     ledger::{Ending, Ledger, Settlement},
     money::{Amount, Currency},
     outcomes::Challenge,
-    request::submit::ResponseUrls,
+    request::response_urls::ResponseUrls,
     timeline::{self, Channel, Event},
 };
 
@@ -148,6 +148,62 @@ impl Payment {
     pub fn created_ms(&self) -> u64 {
         self.created_us / 1000
     }
+
+    /// Takes the buyer's addresses a step of its payment names (a submit's
+    /// `responseURLs`, the lightbox it is paid in): each address the step
+    /// names replaces the one kept (a submit's over a create's), and the
+    /// lightbox's origin is the step's own (none for a step outside one).
+    pub fn redirect_buyer(&mut self, step: BuyerRedirects) {
+        let kept = self.buyer_redirects.take().map(|r| *r).unwrap_or_default();
+        let merged = BuyerRedirects {
+            ok: step.ok.or(kept.ok),
+            ko: step.ko.or(kept.ko),
+            framed_by: step.framed_by,
+            notification: step.notification.or(kept.notification),
+            unnotified: kept.unnotified,
+        };
+        self.buyer_redirects = (merged != BuyerRedirects::default()).then(|| Box::new(merged));
+    }
+
+    /// The origin of the shop page whose lightbox shows its payment page:
+    /// the first that opened it (`origin`), kept, so that no later page of
+    /// another site that learnt the token can frame it or be told its
+    /// outcome.
+    pub fn lightbox_origin(&mut self, origin: Option<&str>) -> Option<Box<str>> {
+        if let Some(bound) = self.buyer_redirects.as_ref().and_then(|r| r.framed_by.clone()) {
+            return Some(bound);
+        }
+        let origin: Box<str> = origin?.into();
+        self.buyer_redirects
+            .get_or_insert_with(Box::default)
+            .framed_by = Some(origin.clone());
+        Some(origin)
+    }
+
+    /// Keeps `address`, the profile's notification address when the payment
+    /// was created, as its own, unless it has one already (or none at all):
+    /// so the profile's changing later sends none of its notifications
+    /// elsewhere. Whether it was kept.
+    pub fn keep_notification_address(&mut self, address: Option<&Url>) -> bool {
+        if self
+            .buyer_redirects
+            .as_ref()
+            .is_some_and(|r| r.notification.is_some() || r.unnotified)
+        {
+            return false;
+        }
+        let redirects = self.buyer_redirects.get_or_insert_with(Box::default);
+        match address {
+            Some(address) => redirects.notification = Some(address.clone()),
+            None => redirects.unnotified = true,
+        }
+        true
+    }
+
+    /// The lightbox's origin, once one opened its payment page.
+    pub fn framed_by(&self) -> Option<&str> {
+        self.buyer_redirects.as_ref()?.framed_by.as_deref()
+    }
 }
 
 /// Where the buyer goes when the payment ends, where the back-office pages
@@ -163,12 +219,17 @@ pub struct BuyerRedirects {
     /// lightbox: the outcome is told to it, by the result page.
     pub framed_by: Option<Box<str>>,
     /// Where the outcome is posted, in place of the profile's notification
-    /// address (`responseURLs.serverNotificationURL`).
+    /// address: the `responseURLs.serverNotificationURL` of its create or
+    /// submit, or the profile's address when the payment was created, kept
+    /// when the profile's changed since.
     pub notification: Option<Url>,
+    /// No notification at all, whatever the profile says now: its profile
+    /// had no notification address when the payment was created.
+    pub unnotified: bool,
 }
 
 impl From<ResponseUrls> for BuyerRedirects {
-    /// A submit's `responseURLs`: the buyer paid on no shop page's lightbox.
+    /// A create's or a submit's `responseURLs`: no shop page's lightbox.
     fn from(urls: ResponseUrls) -> Self {
         let ResponseUrls {
             ok,
@@ -180,6 +241,7 @@ impl From<ResponseUrls> for BuyerRedirects {
             ko,
             framed_by: None,
             notification,
+            unnotified: false,
         }
     }
 }
@@ -197,4 +259,6 @@ pub struct NewPayment {
     pub shop_transaction_id: Box<str>,
     /// How long its token lives; `None`: the store's lifetime.
     pub lifetime: Option<Duration>,
+    /// The shop's addresses for it, given at create (`responseURLs`).
+    pub redirects: Option<Box<BuyerRedirects>>,
 }

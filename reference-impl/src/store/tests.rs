@@ -11,6 +11,7 @@ fn new_payment() -> NewPayment {
         currency: Currency::parse("EUR").expect("valid"),
         shop_transaction_id: "order-1".into(),
         lifetime: None,
+        redirects: None,
     }
 }
 
@@ -53,6 +54,7 @@ fn a_payment_given_its_own_lifetime_expires_by_it_and_not_by_the_store_s() {
     let store = PaymentStore::remembering(Duration::from_secs(60), Duration::from_secs(60));
     let (short, _) = store.create(NewPayment {
         lifetime: Some(Duration::ZERO),
+        redirects: None,
         ..new_payment()
     });
     let (long, long_id) = store.create(new_payment());
@@ -64,6 +66,7 @@ fn a_payment_given_its_own_lifetime_expires_by_it_and_not_by_the_store_s() {
     let store = PaymentStore::remembering(Duration::ZERO, Duration::from_secs(60));
     let (outliving, id) = store.create(NewPayment {
         lifetime: Some(Duration::from_secs(60)),
+        redirects: None,
         ..new_payment()
     });
     assert_eq!(store.with_payment(&outliving, |p| p.id), Ok(id));

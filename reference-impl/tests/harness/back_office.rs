@@ -22,7 +22,7 @@ async fn sign_in_opens_an_http_only_same_site_session_and_a_wrong_one_says_nothi
     let sandbox = Sandbox::start().await;
     let unsigned = anonymous(&sandbox, &format!("{BACK_OFFICE_PATH}/payments")).await;
     assert_eq!(unsigned.status, StatusCode::SEE_OTHER);
-    assert_eq!(unsigned.location.as_deref(), Some("/back-office/sign-in"));
+    assert_eq!(unsigned.location.as_deref(), Some("/backoffice/sign-in"));
 
     let wrong_password = sign_in(&sandbox, DEFAULT_SHOP_LOGIN, "wrong").await;
     let wrong_login = sign_in(&sandbox, "NO_SUCH_SHOP", DEFAULT_PASSWORD).await;
@@ -38,7 +38,7 @@ async fn sign_in_opens_an_http_only_same_site_session_and_a_wrong_one_says_nothi
     let opened = sign_in(&sandbox, DEFAULT_SHOP_LOGIN, DEFAULT_PASSWORD).await;
     assert_eq!(opened.status, StatusCode::SEE_OTHER);
     let cookie = opened.set_cookie.expect("a session cookie");
-    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/back-office"] {
+    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/backoffice"] {
         assert!(cookie.contains(attribute), "{cookie}");
     }
 }
@@ -65,7 +65,7 @@ async fn payments_are_listed_newest_first_filterable_with_masked_cards() {
     let (_, _, waiting) = sandbox.pay_with(DEFAULT_THREE_DS_CARD).await;
     let browser = Browser::signed_in(&sandbox).await;
 
-    let all = browser.get("/back-office/payments").await;
+    let all = browser.get("/backoffice/payments").await;
     assert_eq!(all.status, StatusCode::OK);
     let ids = all.text("tbody tr td:nth-child(2)");
     assert_eq!(ids, [waiting, declined, paid.clone()], "newest first");
@@ -87,9 +87,9 @@ async fn payments_are_listed_newest_first_filterable_with_masked_cards() {
         assert!(!all.html.contains(number), "{number} shown unmasked");
     }
 
-    let only_paid = browser.get("/back-office/payments?state=paid").await;
+    let only_paid = browser.get("/backoffice/payments?state=paid").await;
     assert_eq!(only_paid.text("tbody tr td:nth-child(2)"), [paid]);
-    let unknown = browser.get("/back-office/payments?state=lost").await;
+    let unknown = browser.get("/backoffice/payments?state=lost").await;
     assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
 }
 
@@ -134,7 +134,7 @@ async fn a_payments_timeline_shows_its_submits_redirect_and_notification_attempt
         steps.iter().any(|s| s.contains("HTTP 200 (delivered)")),
         "{steps:#?}"
     );
-    let other = browser.get("/back-office/payments/1").await;
+    let other = browser.get("/backoffice/payments/1").await;
     assert_eq!(other.status, StatusCode::NOT_FOUND);
 }
 
@@ -145,13 +145,13 @@ async fn the_test_cards_page_lists_every_card_for_a_signed_in_merchant() {
     let sandbox = Sandbox::start().await;
     let anonymous = sandbox
         .client
-        .get(sandbox.url("/back-office/test-cards"))
+        .get(sandbox.url("/backoffice/test-cards"))
         .send()
         .await
         .expect("answered");
     assert_eq!(anonymous.status(), StatusCode::SEE_OTHER);
     let browser = Browser::signed_in(&sandbox).await;
-    let page = browser.get("/back-office/test-cards").await;
+    let page = browser.get("/backoffice/test-cards").await;
     assert_eq!(page.status, StatusCode::OK);
     let cards = page.text("table.cards td code");
     for row in payconf_reference::test_cards::table(&payconf_reference::ReferenceConfig::default())
@@ -165,23 +165,23 @@ async fn the_test_cards_page_lists_every_card_for_a_signed_in_merchant() {
 async fn a_change_without_the_form_token_or_from_another_site_is_refused() {
     let sandbox = Sandbox::start().await;
     let browser = Browser::signed_in(&sandbox).await;
-    let profile = browser.get("/back-office/profile").await;
+    let profile = browser.get("/backoffice/profile").await;
     let changed = profile_form(&profile, &[("successUrl", "https://attacker.example/")]);
     let mut without_token = changed.clone();
     without_token.retain(|(n, _)| n != "csrf");
     let refused = browser
-        .post("/back-office/profile", &borrowed(&without_token))
+        .post("/backoffice/profile", &borrowed(&without_token))
         .await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN);
     let cross_site = browser
         .post_from(
-            "/back-office/profile",
+            "/backoffice/profile",
             &borrowed(&changed),
             Some("https://attacker.example"),
         )
         .await;
     assert_eq!(cross_site.status, StatusCode::FORBIDDEN);
-    let after = browser.get("/back-office/profile").await;
+    let after = browser.get("/backoffice/profile").await;
     assert_eq!(
         after.attr("input[name=successUrl]", "value"),
         profile.attr("input[name=successUrl]", "value"),
@@ -193,7 +193,7 @@ async fn a_change_without_the_form_token_or_from_another_site_is_refused() {
 async fn a_relative_address_is_refused_naming_the_field_and_the_profile_keeps_its_values() {
     let sandbox = Sandbox::start().await;
     let browser = Browser::signed_in(&sandbox).await;
-    let profile = browser.get("/back-office/profile").await;
+    let profile = browser.get("/backoffice/profile").await;
     for (name, label, value) in [
         ("successUrl", "Success page", "shop.example/paid"),
         ("failureUrl", "Failure page", "/failed"),
@@ -211,9 +211,7 @@ async fn a_relative_address_is_refused_naming_the_field_and_the_profile_keeps_it
                 (name, value),
             ],
         );
-        let refused = browser
-            .post("/back-office/profile", &borrowed(&pairs))
-            .await;
+        let refused = browser.post("/backoffice/profile", &borrowed(&pairs)).await;
         assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{name}");
         let alert = refused.text("[role=alert]").join(" ");
         assert!(alert.starts_with(label), "{alert}");
@@ -223,7 +221,7 @@ async fn a_relative_address_is_refused_naming_the_field_and_the_profile_keeps_it
                 .as_deref(),
             Some("true")
         );
-        let kept = browser.get("/back-office/profile").await;
+        let kept = browser.get("/backoffice/profile").await;
         assert_eq!(
             kept.attr("input[name=successUrl]", "value"),
             profile.attr("input[name=successUrl]", "value"),
@@ -236,11 +234,9 @@ async fn a_relative_address_is_refused_naming_the_field_and_the_profile_keeps_it
 async fn a_changed_success_page_is_where_the_next_paid_buyer_goes() {
     let sandbox = Sandbox::start().await;
     let browser = Browser::signed_in(&sandbox).await;
-    let profile = browser.get("/back-office/profile").await;
+    let profile = browser.get("/backoffice/profile").await;
     let pairs = profile_form(&profile, &[("successUrl", "https://shop.example/thanks")]);
-    let saved = browser
-        .post("/back-office/profile", &borrowed(&pairs))
-        .await;
+    let saved = browser.post("/backoffice/profile", &borrowed(&pairs)).await;
     assert_eq!(saved.status, StatusCode::OK);
     assert_eq!(saved.text("[role=status]"), ["The profile was saved."]);
     let (answer, token, _) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
@@ -255,11 +251,11 @@ async fn a_changed_success_page_is_where_the_next_paid_buyer_goes() {
 async fn a_rotated_api_key_replaces_the_old_one_at_once_and_is_shown_only_once() {
     let sandbox = Sandbox::start().await;
     let browser = Browser::signed_in(&sandbox).await;
-    let profile = browser.get("/back-office/profile").await;
+    let profile = browser.get("/backoffice/profile").await;
     assert!(!profile.html.contains(DEFAULT_API_KEY), "the key is masked");
     assert_eq!(profile.text("dd code"), ["••••••••-key"]);
     let rotated = browser
-        .post("/back-office/api-key", &[("csrf", &profile.form_token())])
+        .post("/backoffice/api-key", &[("csrf", &profile.form_token())])
         .await;
     assert_eq!(rotated.status, StatusCode::OK);
     let new_key = rotated.text("#new-key").concat();
@@ -272,7 +268,7 @@ async fn a_rotated_api_key_replaces_the_old_one_at_once_and_is_shown_only_once()
     let created = sandbox.create_with(Some(&new_key), &create_body()).await;
     assert_eq!(created.code(), "0");
 
-    let later = browser.get("/back-office/profile").await;
+    let later = browser.get("/backoffice/profile").await;
     assert!(!later.html.contains(&new_key), "shown once, then masked");
     assert!(
         later
@@ -286,9 +282,9 @@ async fn a_rotated_api_key_replaces_the_old_one_at_once_and_is_shown_only_once()
 async fn sign_out_ends_the_session() {
     let sandbox = Sandbox::start().await;
     let browser = Browser::signed_in(&sandbox).await;
-    let payments = browser.get("/back-office/payments").await;
+    let payments = browser.get("/backoffice/payments").await;
     let out = browser
-        .post("/back-office/sign-out", &[("csrf", &payments.form_token())])
+        .post("/backoffice/sign-out", &[("csrf", &payments.form_token())])
         .await;
     assert_eq!(out.status, StatusCode::SEE_OTHER);
     assert!(
@@ -296,7 +292,7 @@ async fn sign_out_ends_the_session() {
             .expect("the cookie is cleared")
             .contains("Max-Age=0")
     );
-    let after = browser.get("/back-office/payments").await;
+    let after = browser.get("/backoffice/payments").await;
     assert_eq!(after.status, StatusCode::SEE_OTHER);
 }
 
@@ -317,8 +313,8 @@ async fn what_a_merchant_sent_is_shown_as_text_never_as_markup() {
         .to_owned();
     let browser = Browser::signed_in(&sandbox).await;
     for page in [
-        browser.get("/back-office/payments").await,
-        browser.get(&format!("/back-office/payments/{id}")).await,
+        browser.get("/backoffice/payments").await,
+        browser.get(&format!("/backoffice/payments/{id}")).await,
     ] {
         assert!(!page.html.contains("<img"), "{}", page.html);
         assert!(page.text("img").is_empty());
@@ -342,7 +338,7 @@ async fn a_payments_page_captures_cancels_and_refunds_under_the_form_token() {
     let browser = Browser::signed_in(&sandbox).await;
     let (_, _, captured) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
     let page = browser
-        .get(&format!("/back-office/payments/{captured}"))
+        .get(&format!("/backoffice/payments/{captured}"))
         .await;
     assert_eq!(
         page.attr("form[action$='/capture'] input[name=amount]", "value")
@@ -352,7 +348,7 @@ async fn a_payments_page_captures_cancels_and_refunds_under_the_form_token() {
     );
     let token = page.form_token();
     let shown = version(&page);
-    let capture = format!("/back-office/payments/{captured}/capture");
+    let capture = format!("/backoffice/payments/{captured}/capture");
     let forged = browser
         .post_from(
             &capture,
@@ -397,7 +393,7 @@ async fn a_payments_page_captures_cancels_and_refunds_under_the_form_token() {
         Some("6.00"),
         "the refund button offers what was settled"
     );
-    let refund = format!("/back-office/payments/{captured}/refund");
+    let refund = format!("/backoffice/payments/{captured}/refund");
     let refund_form = [
         ("csrf", token.clone()),
         ("version", version(&done)),
@@ -438,12 +434,12 @@ async fn a_payments_page_captures_cancels_and_refunds_under_the_form_token() {
     assert!(over.html.contains("(BOF)"), "{}", over.html);
 
     let (_, _, cancelled) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
-    let cancel = format!("/back-office/payments/{cancelled}/cancel");
+    let cancel = format!("/backoffice/payments/{cancelled}/cancel");
     let without_token = browser.post(&cancel, &[]).await;
     assert_eq!(without_token.status, StatusCode::FORBIDDEN);
     let shown = version(
         &browser
-            .get(&format!("/back-office/payments/{cancelled}"))
+            .get(&format!("/backoffice/payments/{cancelled}"))
             .await,
     );
     let done = browser
@@ -495,7 +491,7 @@ fn version(page: &support::back_office::Page) -> String {
 async fn the_settlement_mode_is_changed_in_the_profile_for_the_next_payments() {
     let sandbox = Sandbox::start().await;
     let browser = Browser::signed_in(&sandbox).await;
-    let profile = browser.get("/back-office/profile").await;
+    let profile = browser.get("/backoffice/profile").await;
     assert_eq!(
         profile
             .attr("select[name=settlement] option[selected]", "value")
@@ -505,7 +501,7 @@ async fn the_settlement_mode_is_changed_in_the_profile_for_the_next_payments() {
     let mut form = profile_form(&profile, &[]);
     form.push(("settlement".to_owned(), "unified".to_owned()));
     form.push(("settlementDelaySecs".to_owned(), "soon".to_owned()));
-    let refused = browser.post("/back-office/profile", &borrowed(&form)).await;
+    let refused = browser.post("/backoffice/profile", &borrowed(&form)).await;
     assert_eq!(
         refused.status,
         StatusCode::UNPROCESSABLE_ENTITY,
@@ -521,7 +517,7 @@ async fn the_settlement_mode_is_changed_in_the_profile_for_the_next_payments() {
     let mut form = profile_form(&profile, &[]);
     form.push(("settlement".to_owned(), "separated".to_owned()));
     form.push(("settlementDelaySecs".to_owned(), "30".to_owned()));
-    let saved = browser.post("/back-office/profile", &borrowed(&form)).await;
+    let saved = browser.post("/backoffice/profile", &borrowed(&form)).await;
     assert_eq!(saved.status, StatusCode::OK, "{}", saved.html);
     assert_eq!(
         saved
@@ -530,7 +526,7 @@ async fn the_settlement_mode_is_changed_in_the_profile_for_the_next_payments() {
         Some("separated")
     );
     let (_, _, paid) = sandbox.pay_with(DEFAULT_FRICTIONLESS_CARD).await;
-    let page = browser.get(&format!("/back-office/payments/{paid}")).await;
+    let page = browser.get(&format!("/backoffice/payments/{paid}")).await;
     assert!(
         page.attr("form[action$='/capture']", "action").is_some(),
         "{}",

@@ -124,17 +124,17 @@ async fn a_rotated_key_and_a_changed_profile_outlive_a_restart() {
     let file = data_file("profile");
     let sandbox = Sandbox::start_with(config_with(&file)).await;
     let browser = Browser::signed_in(&sandbox).await;
-    let profile = browser.get("/back-office/profile").await;
+    let profile = browser.get("/backoffice/profile").await;
     let pairs = profile_form(&profile, &[("successUrl", "https://shop.example/thanks")]);
     assert_eq!(
         browser
-            .post("/back-office/profile", &borrowed(&pairs))
+            .post("/backoffice/profile", &borrowed(&pairs))
             .await
             .status,
         200
     );
     let rotated = browser
-        .post("/back-office/api-key", &[("csrf", &profile.form_token())])
+        .post("/backoffice/api-key", &[("csrf", &profile.form_token())])
         .await;
     let new_key = rotated.text("#new-key").concat();
     drop(browser);
@@ -306,13 +306,13 @@ async fn the_data_file_keeps_no_key_or_password_anyone_could_use() {
     let file = data_file("secrets");
     let sandbox = Sandbox::start_with(config_with(&file)).await;
     let browser = Browser::signed_in(&sandbox).await;
-    let page = browser.get("/back-office/profile").await;
+    let page = browser.get("/backoffice/profile").await;
     let rotated = browser
-        .post("/back-office/api-key", &[("csrf", &page.form_token())])
+        .post("/backoffice/api-key", &[("csrf", &page.form_token())])
         .await;
     let new_key = rotated.text("#new-key").join("");
     assert!(new_key.starts_with("sk_sandbox_"), "{}", rotated.html);
-    let profile = browser.get("/back-office/profile").await;
+    let profile = browser.get("/backoffice/profile").await;
     assert!(!profile.html.contains(&new_key), "the key is shown once");
     assert!(
         !profile

@@ -337,7 +337,7 @@ async fn markup_in_what_pages_echo_is_escaped() {
     let script = "<script>alert(1)</script>";
     let encoded = "%3Cscript%3Ealert(1)%3C%2Fscript%3E";
     for url in [
-        format!("/acs/authenticate?shopLogin={encoded}&paymentToken={encoded}"),
+        format!("/pagam/pagam3d.aspx?a={encoded}&b={encoded}"),
         format!("/merchant/{encoded}/success"),
         format!("/merchant/DEMO_SHOP/success?paymentID={encoded}"),
     ] {

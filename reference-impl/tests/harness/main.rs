@@ -24,5 +24,6 @@ mod outcomes;
 mod payment_page;
 mod races;
 mod shared_sandbox;
+mod shop_addresses;
 mod shutdown;
 mod strangers;

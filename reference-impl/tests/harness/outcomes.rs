@@ -175,8 +175,8 @@ async fn the_payment_page_shows_the_test_card_table() {
     let (token, id) = sandbox.create().await;
     let mut page = sandbox.url(payconf_reference::PAGE_PATH);
     page.query_pairs_mut()
-        .append_pair("shopLogin", payconf_reference::DEFAULT_SHOP_LOGIN)
-        .append_pair("paymentToken", &token)
+        .append_pair("a", payconf_reference::DEFAULT_SHOP_LOGIN)
+        .append_pair("b", &token)
         .append_pair("paymentID", &id);
     let (status, _, html) = sandbox.get_page(page.as_str()).await;
     assert_eq!(status, 200, "{html}");

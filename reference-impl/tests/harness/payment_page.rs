@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use payconf_reference::{
     DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD, DEFAULT_ISSUER_CODE, DEFAULT_SHOP_LOGIN,
-    DEFAULT_THREE_DS_CARD, PAGE_PATH,
+    DEFAULT_THREE_DS_CARD, FRAMED_PATH, PAGE_PATH,
 };
 use reqwest::{StatusCode, header::HeaderMap};
 use scraper::{ElementRef, Html, Selector};
@@ -24,17 +24,40 @@ fn selector(css: &str) -> Selector {
     Selector::parse(css).expect("a selector")
 }
 
-/// The payment page's address for a payment.
+/// The payment page's address for a payment: the hosted page's
+/// (`pagam.aspx?a=&b=`), or, for a shop page's lightbox (`origin`, the shop
+/// page's), the framed page's with the real service's four parameters.
 fn page_address(sandbox: &Sandbox, token: &str, id: &str, origin: Option<&str>) -> Url {
+    if origin.is_some() {
+        let mut url = sandbox.url(FRAMED_PATH);
+        url.query_pairs_mut()
+            .append_pair("paymentID", id)
+            .append_pair("paymentToken", token)
+            .append_pair("shopLogin", DEFAULT_SHOP_LOGIN)
+            .append_pair("lightBox", "true");
+        return url;
+    }
     let mut url = sandbox.url(PAGE_PATH);
     url.query_pairs_mut()
-        .append_pair("shopLogin", DEFAULT_SHOP_LOGIN)
-        .append_pair("paymentToken", token)
-        .append_pair("paymentID", id);
-    if let Some(origin) = origin {
-        url.query_pairs_mut().append_pair("origin", origin);
-    }
+        .append_pair("a", DEFAULT_SHOP_LOGIN)
+        .append_pair("b", token);
     url
+}
+
+/// A page as a browser opens it from a shop page of `origin` (its
+/// `Referer`, as the lightbox's frame sends it), or typed in (`None`).
+async fn open_page(
+    sandbox: &Sandbox,
+    page: &Url,
+    origin: Option<&str>,
+) -> (StatusCode, HeaderMap, String) {
+    let mut request = sandbox.client.get(page.clone());
+    if let Some(origin) = origin {
+        request = request.header("Referer", format!("{origin}/checkout"));
+    }
+    let response = request.send().await.expect("the page is answered");
+    let (status, headers) = (response.status(), response.headers().clone());
+    (status, headers, response.text().await.expect("a body"))
 }
 
 /// The card fields, filled with a card.
@@ -141,7 +164,17 @@ async fn post_answer(sandbox: &Sandbox, filled: &Filled) -> (StatusCode, HeaderM
 
 /// The card form of a payment's page, as the buyer fills it in.
 async fn card_form(sandbox: &Sandbox, page: &Url, fields: &[(&str, String)]) -> Filled {
-    let (status, _, html) = sandbox.get_page(page.as_str()).await;
+    framed_card_form(sandbox, page, None, fields).await
+}
+
+/// The card form of a payment's page opened from a shop page of `origin`.
+async fn framed_card_form(
+    sandbox: &Sandbox,
+    page: &Url,
+    origin: Option<&str>,
+    fields: &[(&str, String)],
+) -> Filled {
+    let (status, _, html) = open_page(sandbox, page, origin).await;
     assert_eq!(status, StatusCode::OK, "{html}");
     fill(page, &html, "form#card", fields, ("method", "card"))
 }
@@ -371,8 +404,9 @@ async fn a_token_the_service_does_not_hold_or_of_another_payment_shows_no_form()
     let (token, id) = sandbox.create().await;
     for page in [
         page_address(&sandbox, "4f8e2b63-8d2a-4a8f-9c5e-0b7f1f9d2a11", &id, None),
-        page_address(&sandbox, &token, "1", None),
+        page_address(&sandbox, &token, "1", Some("https://shop.example")),
         page_address(&sandbox, "not-a-token", &id, None),
+        page_address(&sandbox, "not-a-token", &id, Some("https://shop.example")),
     ] {
         let (status, _, html) = sandbox.get_page(page.as_str()).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{page}");
@@ -469,7 +503,7 @@ async fn the_pages_a_buyer_pays_on_are_framed_only_by_the_shop_page_that_opened_
     ] {
         let (token, id) = sandbox.create().await;
         let page = page_address(&sandbox, &token, &id, origin);
-        let (status, headers, html) = sandbox.get_page(page.as_str()).await;
+        let (status, headers, html) = open_page(&sandbox, &page, origin).await;
         assert_eq!(status, StatusCode::OK, "{html}");
         assert_eq!(ancestors(&headers), framed_by, "the card form");
         let chosen = fill(&page, &html, "form#wallet", &[], ("method", "wallet"));
@@ -482,18 +516,126 @@ async fn the_pages_a_buyer_pays_on_are_framed_only_by_the_shop_page_that_opened_
     }
 }
 
+/// The shop page that first opens a payment in its lightbox keeps it: a
+/// page of another site that learnt the token (the framing origin once came
+/// from a parameter its holder chose) can neither frame the card form nor be
+/// told the outcome; the origin comes from the browser (`Referer`), never
+/// from the address or the form.
+#[tokio::test]
+async fn the_shop_page_that_first_opens_a_payment_in_its_lightbox_keeps_it() {
+    let sandbox = Sandbox::start().await;
+    const SHOP: &str = "https://shop.example";
+    let (token, id) = sandbox.create().await;
+    let page = page_address(&sandbox, &token, &id, Some(SHOP));
+    let policy = |headers: &HeaderMap| {
+        headers["content-security-policy"]
+            .to_str()
+            .expect("ascii")
+            .to_owned()
+    };
+    let (status, headers, _) = open_page(&sandbox, &page, Some(SHOP)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(policy(&headers).ends_with(&format!("frame-ancestors {SHOP}")));
+    let mut forged = page.clone();
+    forged
+        .query_pairs_mut()
+        .append_pair("origin", "https://evil.example");
+    for (address, from) in [
+        (&page, Some("https://evil.example")),
+        (&forged, Some("https://evil.example")),
+        (&page, None),
+    ] {
+        let (status, headers, _) = open_page(&sandbox, address, from).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(
+            policy(&headers).ends_with(&format!("frame-ancestors {SHOP}")),
+            "{from:?}: {}",
+            policy(&headers)
+        );
+    }
+    // A framed page opened without a Referer, first: framed by no page.
+    let (token, id) = sandbox.create().await;
+    let page = page_address(&sandbox, &token, &id, Some(SHOP));
+    let (_, headers, _) = open_page(&sandbox, &page, None).await;
+    assert!(policy(&headers).ends_with("frame-ancestors 'none'"));
+}
+
+/// Pay-by-link's address is the framed page's with `lightbox=false` (the
+/// real service writes it in lower case there): a page of its own, framed by
+/// no page; the hosted page's `paymentType` shows that method alone.
+#[tokio::test]
+async fn pay_by_link_is_a_page_of_its_own_and_payment_type_preselects_the_method() {
+    let sandbox = Sandbox::start().await;
+    let (token, id) = sandbox.create().await;
+    let mut link = sandbox.url(FRAMED_PATH);
+    link.query_pairs_mut()
+        .append_pair("paymentID", &id)
+        .append_pair("paymentToken", &token)
+        .append_pair("shopLogin", DEFAULT_SHOP_LOGIN)
+        .append_pair("lightbox", "false");
+    let (status, headers, html) = open_page(&sandbox, &link, Some("https://shop.example")).await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    assert!(
+        headers["content-security-policy"]
+            .to_str()
+            .expect("ascii")
+            .ends_with("frame-ancestors 'none'")
+    );
+    let filled = fill(
+        &link,
+        &html,
+        "form#card",
+        &card_fields(TYPED_CARD),
+        ("method", "card"),
+    );
+    assert_eq!(
+        filled.action.path(),
+        PAGE_PATH,
+        "the form posts to the hosted page"
+    );
+    assert!(!filled.body.contains("lightBox"), "{}", filled.body);
+    let (status, location, _) = post(&sandbox, &filled).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        landed(&location).as_deref(),
+        Some(success_page(&sandbox).as_str())
+    );
+
+    let (token, _) = sandbox.create().await;
+    for (payment_type, card, wallet) in [
+        ("CREDITCARD", true, false),
+        ("WALLET", false, true),
+        ("PAYPAL", true, true),
+    ] {
+        let mut page = sandbox.url(PAGE_PATH);
+        page.query_pairs_mut()
+            .append_pair("a", DEFAULT_SHOP_LOGIN)
+            .append_pair("b", &token)
+            .append_pair("paymentType", payment_type);
+        let (status, _, html) = sandbox.get_page(page.as_str()).await;
+        assert_eq!(status, StatusCode::OK, "{html}");
+        let document = Html::parse_document(&html);
+        let has = |css: &str| document.select(&selector(css)).next().is_some();
+        assert_eq!(
+            (has("form#card"), has("form#wallet")),
+            (card, wallet),
+            "{payment_type}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_payment_paid_in_the_lightbox_ends_on_the_result_page_that_tells_the_shop_only() {
     let sandbox = Sandbox::start().await;
     const SHOP_ORIGIN: &str = "http://shop.example:8080";
     let (token, id) = sandbox.create().await;
     let page = page_address(&sandbox, &token, &id, Some(SHOP_ORIGIN));
-    let filled = card_form(&sandbox, &page, &card_fields(TYPED_CARD)).await;
+    let filled =
+        framed_card_form(&sandbox, &page, Some(SHOP_ORIGIN), &card_fields(TYPED_CARD)).await;
+    assert!(filled.body.contains("lightBox=true"), "{}", filled.body);
     assert!(
-        filled
-            .body
-            .contains("origin=http%3A%2F%2Fshop.example%3A8080"),
-        "{}",
+        !filled.body.contains("shop.example"),
+        "the shop's origin is the payment's, not the form's: {}",
         filled.body
     );
     let (status, location, _) = post(&sandbox, &filled).await;
@@ -511,8 +653,16 @@ async fn a_payment_paid_in_the_lightbox_ends_on_the_result_page_that_tells_the_s
         html.contains(&format!(r#", "{SHOP_ORIGIN}");"#)),
         "the outcome goes to the shop's origin only: {html}"
     );
+    assert!(html.contains(r#""status":"OK""#), "{html}");
     assert!(html.contains(r#""transactionResult":"OK""#), "{html}");
     assert!(html.contains(&success_page(&sandbox)), "{html}");
+    assert!(
+        html.contains(&format!(
+            r#""responseURL":"{}?a={DEFAULT_SHOP_LOGIN}&b={token}""#,
+            success_page(&sandbox)
+        )),
+        "the buyer's return address, with the shop and the token: {html}"
+    );
 
     // Paid as a page of its own, the payment ends on the merchant's page.
     let (_, _, (status, location, _)) = pay_on_page(&sandbox, &card_fields(TYPED_CARD)).await;
@@ -537,19 +687,34 @@ async fn the_lightbox_script_and_the_demo_checkout_are_served() {
             .starts_with("text/javascript")
     );
     assert!(
-        script.contains(&format!("{:?}", sandbox.url(PAGE_PATH).as_str())),
+        script.contains(&format!("{:?}", sandbox.url(FRAMED_PATH).as_str())),
         "{script}"
     );
     assert!(
-        script.contains("event.origin !== SERVICE"),
+        script.contains("event.origin !== service"),
         "messages from the service only"
     );
+    for api in [
+        "window.axerve = axerve",
+        "lightBox.open = open",
+        "'1134'",
+        "'9991'",
+        "'9992'",
+    ] {
+        assert!(script.contains(api), "{api} in {script}");
+    }
+    // Written as shops write it, whatever the case.
+    let (status, _, same) = sandbox
+        .get_page(sandbox.url("/pagam/JavaScript/Axerve.js").as_str())
+        .await;
+    assert_eq!((status, same.len()), (StatusCode::OK, script.len()));
 
     let (status, _, html) = sandbox
         .get_page(sandbox.url(payconf_reference::DEMO_PATH).as_str())
         .await;
     assert_eq!(status, StatusCode::OK, "{html}");
-    assert!(html.contains("PayconfLightbox.open"), "{html}");
+    assert!(html.contains("axerve.lightBox.open("), "{html}");
+    assert!(html.contains("axerve.lightBox.shop = "), "{html}");
     let (status, _, _) = sandbox
         .get_page(
             sandbox

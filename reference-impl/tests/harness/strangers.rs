@@ -14,13 +14,15 @@ use reqwest::StatusCode;
 use serde_json::json;
 use support::{Sandbox, back_office::Browser, merchant_server::MerchantServer, submit_body};
 
-/// The payment token and ID a demo checkout page opens its lightbox with.
+/// The payment token and ID a demo checkout page opens its lightbox with
+/// (`axerve.lightBox.open("<id>", "<token>", …)`).
 fn demo_payment(html: &str) -> (String, String) {
-    let value = |name: &str| {
-        let start = html.find(&format!("{name}: \"")).expect(name) + name.len() + 3;
-        html[start..].split('"').next().expect("a value").to_owned()
-    };
-    (value("paymentToken"), value("paymentID"))
+    let call = "axerve.lightBox.open(";
+    let start = html.find(call).expect("the lightbox opened") + call.len();
+    let mut values = html[start..].split('"').skip(1).step_by(2);
+    let id = values.next().expect("the ID").to_owned();
+    let token = values.next().expect("the token").to_owned();
+    (token, id)
 }
 
 /// `/demo/checkout` made payments for the first configured merchant, with
@@ -163,13 +165,11 @@ async fn every_page_says_who_may_frame_it() {
             .url(&format!("{BACK_OFFICE_PATH}/sign-in"))
             .to_string(),
         sandbox
-            .url(&format!(
-                "{ISSUER_PATH}?shopLogin=DEMO_SHOP&paymentToken=nope"
-            ))
+            .url(&format!("{ISSUER_PATH}?a=DEMO_SHOP&b=nope"))
             .to_string(),
         sandbox
             .url(&format!(
-                "{}?shopLogin=DEMO_SHOP&paymentToken={token}",
+                "{}?a=DEMO_SHOP&b={token}",
                 payconf_reference::PAGE_PATH
             ))
             .to_string(),

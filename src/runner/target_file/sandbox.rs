@@ -134,9 +134,7 @@ fn payment_page(base_url: &Url) -> PaymentPage {
         (CardField::Email, "email"),
     ];
     PaymentPage {
-        address: format!(
-            "{address}?shopLogin={{shopLogin}}&paymentToken={{paymentToken}}&paymentID={{paymentID}}"
-        ),
+        address: format!("{address}?a={{shopLogin}}&b={{paymentToken}}"),
         fields: fields
             .into_iter()
             .map(|(field, input)| (field, input.to_owned()))

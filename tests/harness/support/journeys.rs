@@ -80,7 +80,7 @@ impl Front for QuirkFront {
         let query = request.uri().query().unwrap_or("").to_owned();
         let method = request.method().clone();
         let (parts, mut body) = super::front::read(request).await;
-        let issuer = path == "/acs/authenticate";
+        let issuer = path == "/pagam/pagam3d.aspx";
         if issuer && method == "GET" {
             if let Quirk::SlowPages(pages) = self.quirk {
                 let hop: u32 = query
@@ -94,7 +94,7 @@ impl Front for QuirkFront {
                         .split('&')
                         .filter(|p| !p.starts_with("hop="))
                         .collect();
-                    let next = format!("/acs/authenticate?{}&hop={}", rest.join("&"), hop + 1);
+                    let next = format!("/pagam/pagam3d.aspx?{}&hop={}", rest.join("&"), hop + 1);
                     return respond(302, &[("location", &next)], "");
                 }
             }

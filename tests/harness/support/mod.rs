@@ -103,7 +103,7 @@ cvv = "123"
 {outcome_cards}[acs]
 {acs}
 [payment_page]
-address = "{base}/pay?shopLogin={{shopLogin}}&paymentToken={{paymentToken}}&paymentID={{paymentID}}"
+address = "{base}/pagam/pagam.aspx?a={{shopLogin}}&b={{paymentToken}}"
 fields = {{ number = "cardNumber", exp_month = "expMonth", exp_year = "expYear", cvv = "cvv", name = "holder", email = "email" }}
 [payment_page.alternative]
 choose = "#wallet button"

@@ -161,14 +161,14 @@ impl Front for AttackFront {
                     LOG_INJECTION,
                 );
             }
-            (Attack::EndlessNesting, "/acs/authenticate") => {
+            (Attack::EndlessNesting, "/pagam/pagam3d.aspx") => {
                 let mut page = String::from("<!doctype html><html><body>");
                 while page.len() < 1_040_000 {
                     page.push_str("<div>");
                 }
                 return respond(200, &[("content-type", "text/html")], page);
             }
-            (Attack::PrivateAddress, "/acs/authenticate") => {
+            (Attack::PrivateAddress, "/pagam/pagam3d.aspx") => {
                 let metadata = self.metadata.as_ref().expect("started with the attack");
                 let to = metadata
                     .join("latest/meta-data/iam/security-credentials/payconf")
@@ -181,7 +181,7 @@ impl Front for AttackFront {
         match (&self.attack, path.as_str()) {
             (
                 Attack::BrowserTakeover { .. } | Attack::MemoryHog | Attack::Stall,
-                "/acs/authenticate",
+                "/pagam/pagam3d.aspx",
             ) if !journey.is_empty() && !query.contains("view=") => {
                 self.seen
                     .issuer_pages

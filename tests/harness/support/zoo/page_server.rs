@@ -87,7 +87,7 @@ impl Front for PageFront {
     async fn answer(&self, request: Request<Incoming>) -> Answer {
         let path = request.uri().path().to_owned();
         let (parts, body) = crate::support::front::read(request).await;
-        if path == "/acs/authenticate" && parts.method == "POST" {
+        if path == "/pagam/pagam3d.aspx" && parts.method == "POST" {
             let answer = forward(&self.client, &self.reference, &parts, body, &[]).await;
             return match answer.header("location").map(str::to_owned) {
                 Some(landing) => self.leave(&landing, true, self.page.inside()),
@@ -233,13 +233,13 @@ impl PageFront {
     /// sends the buyer where it says.
     async fn pay(&self, sid: &str, session: &Session, card: Vec<(String, String)>) -> Answer {
         let mut form = vec![
-            ("shopLogin".to_owned(), session.shop.clone()),
-            ("paymentToken".to_owned(), session.token.clone()),
+            ("a".to_owned(), session.shop.clone()),
+            ("b".to_owned(), session.token.clone()),
             ("email".to_owned(), "buyer@zoo.example.com".to_owned()),
             ("method".to_owned(), "card".to_owned()),
         ];
         form.extend(card);
-        let Some(landing) = self.reference_post("pay", &form).await else {
+        let Some(landing) = self.reference_post("pagam/pagam.aspx", &form).await else {
             // The card refused: the form again.
             return html(&self.page.card_page(sid, false, &self.origins));
         };
@@ -303,11 +303,15 @@ impl PageFront {
             );
         }
         let form = [
-            ("shopLogin".to_owned(), session.shop.clone()),
-            ("paymentToken".to_owned(), session.token.clone()),
+            ("a".to_owned(), session.shop.clone()),
+            ("b".to_owned(), session.token.clone()),
             ("method".to_owned(), "wallet".to_owned()),
         ];
-        if self.reference_post("pay", &form).await.is_none() {
+        if self
+            .reference_post("pagam/pagam.aspx", &form)
+            .await
+            .is_none()
+        {
             return respond(409, &[("content-type", "text/html")], "<h1>Closed</h1>");
         }
         respond(303, &[("location", &format!("/zp/{sid}/approve"))], "")
@@ -355,14 +359,14 @@ impl PageFront {
         let approved = params.get("decision") == Some("approve")
             && params.get(self.page.pin) == Some(super::page::PIN);
         let form = [
-            ("shopLogin".to_owned(), session.shop.clone()),
-            ("paymentToken".to_owned(), session.token.clone()),
+            ("a".to_owned(), session.shop.clone()),
+            ("b".to_owned(), session.token.clone()),
             (
                 "decision".to_owned(),
                 if approved { "approve" } else { "decline" }.to_owned(),
             ),
         ];
-        let Some(landing) = self.reference_post("pay/wallet", &form).await else {
+        let Some(landing) = self.reference_post("pagam/wallet.aspx", &form).await else {
             return respond(409, &[("content-type", "text/html")], "<h1>Closed</h1>");
         };
         let landing = if self.page.fault == Some(PageFault::MethodLandsOnFailure) {

@@ -1,5 +1,5 @@
 //! Serves a [`Journey`] before the reference implementation: the service's
-//! issuer address (`/acs/authenticate`) starts the journey, whose pages are
+//! issuer address (`/pagam/pagam3d.aspx`) starts the journey, whose pages are
 //! `/zoo/{session}/{page}` on the service's host or on another loopback host
 //! (`127.0.0.2`). The answer to the code is decided by the reference
 //! implementation (the zoo posts it the code typed, or the cancel), which
@@ -83,7 +83,7 @@ impl Front for ZooFront {
             .to_owned();
         let (parts, body) = crate::support::front::read(request).await;
         let params = Params::of(&parts, &body);
-        if path == "/acs/authenticate" && parts.method == "GET" {
+        if path == "/pagam/pagam3d.aspx" && parts.method == "GET" {
             return self.enter(&params);
         }
         let Some(rest) = path.strip_prefix("/zoo/") else {
@@ -116,8 +116,8 @@ impl ZooFront {
     fn enter(&self, params: &Params) -> Answer {
         let sid = new_session();
         let session = Session {
-            token: params.get("paymentToken").unwrap_or_default().to_owned(),
-            shop: params.get("shopLogin").unwrap_or_default().to_owned(),
+            token: params.get("b").unwrap_or_default().to_owned(),
+            shop: params.get("a").unwrap_or_default().to_owned(),
             ..Session::default()
         };
         self.sessions
@@ -298,12 +298,12 @@ impl ZooFront {
             .expect("session");
         let confirmed = role == Role::Confirm && self.journey.fault != Some(Fault::FailurePage);
         let form = [
-            ("paymentToken", session.token.as_str()),
-            ("shopLogin", session.shop.as_str()),
+            ("b", session.token.as_str()),
+            ("a", session.shop.as_str()),
             ("otp", typed),
             ("action", if confirmed { "authenticate" } else { "cancel" }),
         ];
-        let url = self.reference.join("acs/authenticate").expect("url");
+        let url = self.reference.join("pagam/pagam3d.aspx").expect("url");
         let body = form_urlencoded::Serializer::new(String::new())
             .extend_pairs(form)
             .finish();
