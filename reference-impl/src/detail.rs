@@ -12,6 +12,15 @@
 //! GET answer wraps each as `{"event": {...}}`, the POST answer lists them
 //! flat.
 //!
+//! Every field the real service's documents show is there
+//! (docs/real-service.md, RS-DETAIL-FIELDS): the buyer as the submit or the
+//! page named them, the card's company, `cvvPresent`, `vbv`, each event's
+//! `eventARN`, and, empty, what the sandbox has none of (`risk`,
+//! `customInfo`, `alertCode`, `dcc`, `productType`, the card token's
+//! fields until a token is asked for, `payPalFee`, `fraudPrevention`,
+//! `automaticOperation`), so a client generated from the real service's
+//! API description, which reads each, reads the sandbox's.
+//!
 //! A refused payment says why (`transactionErrorCode` and its
 //! description), and every submitted card payment how the buyer was
 //! authenticated: `threeDS.authenticationResult` (the real service's
@@ -159,9 +168,80 @@ struct DetailPayload {
     masked_pan: String,
     payment_method: &'static str,
     td_level: &'static str,
+    country: &'static str,
+    company: &'static str,
+    buyer: BuyerDetail,
+    risk: Risk,
+    custom_info: CustomInfo,
+    alert_code: &'static str,
+    alert_description: &'static str,
+    cvv_present: &'static str,
+    dcc: Dcc,
+    product_type: &'static str,
+    token: String,
+    token_expiry_month: String,
+    token_expiry_year: String,
+    vbv: Vbv,
+    pay_pal_fee: &'static str,
+    fraud_prevention: FraudPrevention,
+    automatic_operation: AutomaticOperation,
     events: Vec<EventEntry>,
     #[serde(rename = "threeDS", skip_serializing_if = "Option::is_none")]
     three_ds: Option<ThreeDs>,
+}
+
+/// `buyer`: as the submit or the payment page named them.
+#[derive(Serialize)]
+struct BuyerDetail {
+    name: String,
+    email: String,
+}
+
+/// `risk`: the sandbox scores no risk (empty, ours).
+#[derive(Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Risk {
+    risk_response_code: &'static str,
+    risk_response_description: &'static str,
+}
+
+/// `customInfo`: the sandbox takes none at create, so `{}`.
+#[derive(Serialize)]
+struct CustomInfo {}
+
+/// `dcc`: the sandbox converts no currency (ours: `False`, as submit's
+/// `DCC` is documented).
+#[derive(Serialize)]
+struct Dcc {
+    eligible: &'static str,
+    currency: &'static str,
+}
+
+/// `vbv`: whether the buyer passed the issuer's authentication (ours: `OK`
+/// authenticated, `KO` failed, empty without one).
+#[derive(Serialize)]
+struct Vbv {
+    flag: &'static str,
+    buyer: &'static str,
+}
+
+/// `fraudPrevention`: the sandbox runs no fraud check (empty, ours).
+#[derive(Serialize, Default)]
+struct FraudPrevention {
+    check: &'static str,
+    state: &'static str,
+    description: &'static str,
+    order: &'static str,
+}
+
+/// `automaticOperation`: the sandbox schedules none (empty, ours; its own
+/// settlement of a unified shop is the `MOV` event).
+#[derive(Serialize, Default)]
+struct AutomaticOperation {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    date: &'static str,
+    amount: &'static str,
 }
 
 /// `threeDS`: how the buyer was authenticated, for a payment whose card
@@ -229,6 +309,20 @@ impl DetailPayload {
         let refusal = ledger
             .and_then(|l| l.refusal.as_deref())
             .and_then(outcomes::decline_of);
+        let brand = match (p.channel(), masked_pan.as_bytes().first()) {
+            (None, _) => "",
+            (Some(crate::timeline::Channel::Alternative), _) => "SANDBOXWALLET",
+            (_, Some(b'4')) => "VISA",
+            (_, Some(b'5' | b'2')) => "MASTERCARD",
+            (_, _) => "CREDITCARD",
+        };
+        let card_taken = !masked_pan.is_empty();
+        let authenticated = match (ledger.and_then(|l| l.authentication), p.authenticated()) {
+            (Some(_), _) | (None, Some(true)) => "OK",
+            (None, Some(false)) => "KO",
+            (None, None) => "",
+        };
+        let buyer = p.trail.as_ref().and_then(|t| t.buyer.as_ref());
         Self {
             transaction_type: "detail",
             transaction_result: result,
@@ -243,19 +337,44 @@ impl DetailPayload {
             },
             currency: p.currency.code().to_owned(),
             masked_pan: masked_pan.to_owned(),
-            payment_method: match (p.channel(), masked_pan.as_bytes().first()) {
-                (None, _) => "",
-                (Some(crate::timeline::Channel::Alternative), _) => "SANDBOXWALLET",
-                (_, Some(b'4')) => "VISA",
-                (_, Some(b'5' | b'2')) => "MASTERCARD",
-                (_, _) => "CREDITCARD",
-            },
+            payment_method: brand,
             td_level: match ledger.and_then(|l| l.authentication) {
                 Some(_) => "FULL",
                 None => "",
             },
+            country: "",
+            company: if card_taken { brand } else { "" },
+            buyer: BuyerDetail {
+                name: buyer.map_or_else(String::new, |b| b.name.to_string()),
+                email: buyer.map_or_else(String::new, |b| b.email.to_string()),
+            },
+            risk: Risk::default(),
+            custom_info: CustomInfo {},
+            alert_code: "",
+            alert_description: "",
+            cvv_present: if card_taken { "Y" } else { "" },
+            dcc: Dcc {
+                eligible: "False",
+                currency: "",
+            },
+            product_type: "",
+            token: String::new(),
+            token_expiry_month: String::new(),
+            token_expiry_year: String::new(),
+            vbv: Vbv {
+                flag: authenticated,
+                buyer: authenticated,
+            },
+            pay_pal_fee: "",
+            fraud_prevention: FraudPrevention::default(),
+            automatic_operation: AutomaticOperation::default(),
             events: ledger
-                .map(|l| l.events.iter().map(|e| EventEntry::of(e, shape)).collect())
+                .map(|l| {
+                    l.events
+                        .iter()
+                        .map(|e| EventEntry::of(p.id, e, shape))
+                        .collect()
+                })
                 .unwrap_or_default(),
             three_ds: ThreeDs::of(p),
         }
@@ -271,8 +390,8 @@ enum EventEntry {
 }
 
 impl EventEntry {
-    fn of(event: &MoneyEvent, shape: Shape) -> Self {
-        let fields = EventFields::of(event);
+    fn of(payment_id: u64, event: &MoneyEvent, shape: Shape) -> Self {
+        let fields = EventFields::of(payment_id, event);
         match shape {
             Shape::Wrapped => Self::Wrapped { event: fields },
             Shape::Flat => Self::Flat(fields),
@@ -285,6 +404,8 @@ struct EventFields {
     eventtype: &'static str,
     eventamount: String,
     eventdate: String,
+    #[serde(rename = "eventARN")]
+    event_arn: String,
     #[serde(rename = "eventID")]
     event_id: String,
     #[serde(rename = "eventReferred")]
@@ -294,16 +415,33 @@ struct EventFields {
 }
 
 impl EventFields {
-    fn of(event: &MoneyEvent) -> Self {
+    fn of(payment_id: u64, event: &MoneyEvent) -> Self {
         Self {
             eventtype: event.kind.code(),
             eventamount: format!("{}.{:02}", event.minor / 100, event.minor % 100),
             eventdate: event_date(event.at_ms),
+            event_arn: event_arn(payment_id, event),
             event_id: event.id.to_string(),
             event_referred: event.referred.map(|id| id.to_string()).unwrap_or_default(),
             environment: event.environment.code(),
             operator: "",
         }
+    }
+}
+
+/// `eventARN`, the acquirer's reference of money that moved: 23 digits
+/// (an acquirer reference number's length) for a settlement or a refund,
+/// made of the payment's ID and the event's, so each is its own; empty for
+/// an authorisation or a cancel, where no money moved. The digits are
+/// ours: the real service's are the acquirer's.
+fn event_arn(payment_id: u64, event: &MoneyEvent) -> String {
+    match event.kind.code() {
+        "MOV" | "STO" => format!(
+            "74{:012}{:09}",
+            payment_id % 1_000_000_000_000,
+            u64::from(event.id) % 1_000_000_000
+        ),
+        _ => String::new(),
     }
 }
 

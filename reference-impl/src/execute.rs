@@ -17,7 +17,7 @@ use crate::{
     notify,
     paths::ISSUER_PATH,
     state::Service,
-    store::{BuyerRedirects, PaymentState},
+    store::{Buyer, BuyerRedirects, PaymentState},
     timeline::{Channel, What},
 };
 
@@ -82,7 +82,8 @@ pub struct Executed {
 }
 
 /// Executes the payment `token` names with a card: once, whoever asks
-/// (`via`) and however often. `redirects` are the buyer's addresses for
+/// (`via`) and however often. `buyer` is who pays, as the caller names
+/// them; `redirects` are the buyer's addresses for
 /// this payment, when the caller names any. A payment that ends here owes
 /// its merchant a notification.
 pub fn execute(
@@ -90,6 +91,7 @@ pub fn execute(
     token: &Uuid,
     shop_login: &str,
     number: &CardNumber,
+    buyer: Option<Buyer>,
     redirects: BuyerRedirects,
     via: Channel,
 ) -> Result<Executed, ApiError> {
@@ -123,6 +125,7 @@ pub fn execute(
                 answer: outcome.answer().into(),
             });
             p.redirect_buyer(redirects.clone());
+            p.trail_mut().buyer.clone_from(&buyer);
             let href = match outcome {
                 Outcome::Challenge(_) => service.own_page(ISSUER_PATH, shop_login, token),
                 Outcome::Authorized { .. } | Outcome::Declined { .. } => {

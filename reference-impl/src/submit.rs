@@ -101,6 +101,7 @@ async fn submit_payment(
         &token,
         shop_login,
         &card.number,
+        card.buyer,
         redirects.into(),
         Channel::Submit,
     )?;

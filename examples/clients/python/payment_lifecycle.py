@@ -82,11 +82,30 @@ def state(base_url: str, shop: str, payment_id: str) -> tuple[str, list[str]]:
         detail = get_payment_detail.sync(client=client, payment_id=payment_id)
     if not isinstance(detail, PaymentDetailResponse):
         raise Failed(f"detail of {payment_id} was refused")
+    payload = detail.payload
+    # Every field the real service's documents show, read as its generated
+    # client reads them: a missing one fails in `from_dict` already.
+    fields: list[str] = [
+        payload.country, payload.company, payload.buyer.name, payload.buyer.email,
+        payload.risk.risk_response_code, payload.risk.risk_response_description,
+        payload.alert_code, payload.alert_description, payload.cvv_present,
+        payload.dcc.eligible, payload.dcc.currency, payload.product_type, payload.token,
+        payload.token_expiry_month, payload.token_expiry_year, payload.vbv.flag, payload.vbv.buyer,
+        payload.pay_pal_fee, payload.fraud_prevention.check, payload.fraud_prevention.state,
+        payload.fraud_prevention.description, payload.fraud_prevention.order,
+        payload.automatic_operation.type_, payload.automatic_operation.date,
+        payload.automatic_operation.amount, payload.td_level, payload.masked_pan,
+    ]
+    if not all(isinstance(field, str) for field in fields) or payload.cvv_present != "Y":
+        raise Failed(f"detail of {payment_id}: a field is not what the real service sends")
     kinds = []
-    for item in detail.payload.events:
+    for item in payload.events:
         event = item if isinstance(item, PaymentEvent) else item.event
         kinds.append(event.eventtype.value)
-    return detail.payload.transaction_state.value, kinds
+        moved = event.eventtype.value in ("MOV", "STO")
+        if moved != (len(event.event_arn) == 23 and event.event_arn.isdigit()):
+            raise Failed(f"detail of {payment_id}: {event.eventtype.value} with eventARN {event.event_arn!r}")
+    return payload.transaction_state.value, kinds
 
 
 def operate(base_url: str, shop: str, operation: str, payment_id: str, amount: str | None) -> tuple[str, str]:

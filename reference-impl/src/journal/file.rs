@@ -20,15 +20,16 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 /// `application_id` of a sandbox's data file: "pcnf".
 const APPLICATION_ID: i32 = 0x7063_6e66;
 /// The version of the tables this sandbox writes and reads.
-pub const SCHEMA_VERSION: i32 = 4;
+pub const SCHEMA_VERSION: i32 = 5;
 
 /// What takes a file of each older version to the next: `MIGRATIONS[0]`
 /// from version 1 to 2 (the shop's settlement mode, a payment's money),
 /// `MIGRATIONS[1]` from 2 to 3 (how an issuer's challenge ends),
 /// `MIGRATIONS[2]` from 3 to 4 (the key API keys are digested with; the
 /// plain keys and passwords of older files are digested when they are read
-/// back, and their rows written again).
-const MIGRATIONS: [&str; 3] = [
+/// back, and their rows written again), `MIGRATIONS[3]` from 4 to 5 (the
+/// buyer a payment was paid by).
+const MIGRATIONS: [&str; 4] = [
     "
 ALTER TABLE profiles ADD COLUMN settlement TEXT NOT NULL DEFAULT 'unified';
 ALTER TABLE profiles ADD COLUMN settlement_delay_ms INTEGER NOT NULL DEFAULT 30000;
@@ -39,6 +40,9 @@ ALTER TABLE payments ADD COLUMN challenge TEXT;
 ",
     "
 CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+",
+    "
+ALTER TABLE payments ADD COLUMN buyer TEXT;
 ",
 ];
 
@@ -70,7 +74,8 @@ CREATE TABLE payments (
     authenticated INTEGER,
     events TEXT NOT NULL,
     ledger TEXT,
-    challenge TEXT
+    challenge TEXT,
+    buyer TEXT
 );
 CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE notifications (

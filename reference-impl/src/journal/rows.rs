@@ -16,7 +16,7 @@ use crate::{
     outcomes::Challenge,
     profiles::{Profile, SavedProfile},
     secrets::{KeyDigest, PasswordHash},
-    store::{BuyerRedirects, Payment, PaymentState, Trail},
+    store::{Buyer, BuyerRedirects, Payment, PaymentState, Trail},
     timeline::{Channel, Event},
 };
 
@@ -126,6 +126,7 @@ pub struct PaymentRow {
     events: String,
     ledger: Option<String>,
     challenge: Option<&'static str>,
+    buyer: Option<String>,
 }
 
 impl PaymentRow {
@@ -163,6 +164,11 @@ impl PaymentRow {
                 .as_ref()
                 .and_then(|t| t.challenge)
                 .map(Challenge::name),
+            buyer: payment
+                .trail
+                .as_ref()
+                .and_then(|t| t.buyer.as_ref())
+                .and_then(|buyer| serde_json::to_string(buyer).ok()),
         }
     }
 
@@ -171,8 +177,9 @@ impl PaymentRow {
             .prepare_cached(
                 "INSERT OR REPLACE INTO payments (token, payment_id, shop_login, amount, currency, \
                  shop_transaction_id, state, created_ms, expires_ms, masked_pan, redirects, channel, \
-                 authenticated, events, ledger, challenge) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                 authenticated, events, ledger, challenge, buyer) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
+                 ?17)",
             )?
             .execute(rusqlite::params![
                 self.token,
@@ -191,6 +198,7 @@ impl PaymentRow {
                 self.events,
                 self.ledger,
                 self.challenge,
+                self.buyer,
             ])?;
         Ok(())
     }
@@ -259,7 +267,7 @@ pub fn read(connection: &Connection) -> Result<Restored, Unreadable> {
             "payments",
             "SELECT token, payment_id, shop_login, amount, currency, shop_transaction_id, state, \
              created_ms, expires_ms, masked_pan, redirects, channel, authenticated, events, \
-             ledger, challenge FROM payments ORDER BY payment_id",
+             ledger, challenge, buyer FROM payments ORDER BY payment_id",
             payment,
         )?,
         notifications: all(
@@ -393,6 +401,12 @@ fn payment(row: &Row<'_>) -> Read<SavedPayment> {
         Some(Some(challenge)) => Some(challenge),
         Some(None) => return bad("challenge unreadable"),
     };
+    let buyer: Option<String> = row.get(16)?;
+    let buyer = match buyer.map(|b| serde_json::from_str::<Buyer>(&b)) {
+        None => None,
+        Some(Ok(buyer)) => Some(buyer),
+        Some(Err(_)) => return bad("buyer unreadable"),
+    };
     let payment_id: i64 = row.get(1)?;
     let created_ms: i64 = row.get(7)?;
     let expires_ms: i64 = row.get(8)?;
@@ -420,6 +434,7 @@ fn payment(row: &Row<'_>) -> Read<SavedPayment> {
                 token_reads: 0,
                 events,
                 ledger,
+                buyer,
             })),
         },
     }))

@@ -79,6 +79,14 @@ pub struct Entered {
 pub type Problem = (&'static str, &'static str);
 
 impl Entered {
+    /// The buyer the form names: the card holder and the e-mail address.
+    pub fn buyer(&self) -> crate::store::Buyer {
+        crate::store::Buyer {
+            name: self.value("holder").trim().into(),
+            email: self.value("email").trim().into(),
+        }
+    }
+
     /// The card form's fields among a form's pairs; others are not kept.
     pub fn from_pairs(pairs: &[(String, String)]) -> Self {
         let values = FIELDS

@@ -323,6 +323,7 @@ pub async fn pay(service: &Service, request: Request<Incoming>) -> Response<Body
         &page.token,
         &page.shop_login,
         &number,
+        Some(entered.buyer()),
         redirects,
         Channel::PaymentPage,
     ) {

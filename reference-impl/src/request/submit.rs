@@ -12,19 +12,23 @@ use crate::{
         Fields,
         response_urls::{ResponseUrls, read_response_urls},
     },
+    store::Buyer,
 };
 
 /// The validated card data of a submit request.
 pub(crate) struct SubmittedCard {
     pub number: CardNumber,
+    /// `buyer`, when given.
+    pub buyer: Option<Buyer>,
 }
 
 /// Validates the buyer, the card and the return addresses of a submit body.
 pub(crate) fn read_payment_data(
     fields: &Fields<'_>,
 ) -> Result<(SubmittedCard, ResponseUrls), ApiError> {
-    check_buyer(fields)?;
-    let card = read_card(fields)?;
+    let buyer = read_buyer(fields)?;
+    let mut card = read_card(fields)?;
+    card.buyer = buyer;
     let redirects = read_response_urls(fields)?;
     Ok((card, redirects))
 }
@@ -47,9 +51,9 @@ pub(crate) fn payment_token(headers: &HeaderMap) -> Result<Uuid, ApiError> {
 /// service marks only `shopLogin` mandatory, and a widely used client of it
 /// sends no `buyer` (docs/real-service.md, RS-SUBMIT-MINIMAL).
 /// What is given must be well formed; an empty string is taken as not given.
-fn check_buyer(fields: &Fields<'_>) -> Result<(), ApiError> {
+fn read_buyer(fields: &Fields<'_>) -> Result<Option<Buyer>, ApiError> {
     let Some(buyer) = fields.optional_object("buyer", "buyer")? else {
-        return Ok(());
+        return Ok(None);
     };
     let given = |name: &str| -> Result<Option<&str>, ApiError> {
         Ok(buyer.optional_str(name)?.filter(|value| !value.is_empty()))
@@ -68,7 +72,11 @@ fn check_buyer(fields: &Fields<'_>) -> Result<(), ApiError> {
             "must be an e-mail address",
         ));
     }
-    Ok(())
+    let (name, email) = (given("name")?, given("email")?);
+    Ok((name.is_some() || email.is_some()).then(|| Buyer {
+        name: name.unwrap_or_default().into(),
+        email: email.unwrap_or_default().into(),
+    }))
 }
 
 /// 1 to 100 characters, not only spaces, without control characters.
@@ -135,7 +143,10 @@ fn read_card(fields: &Fields<'_>) -> Result<SubmittedCard, ApiError> {
             "must be 3 or 4 digits",
         ));
     }
-    Ok(SubmittedCard { number })
+    Ok(SubmittedCard {
+        number,
+        buyer: None,
+    })
 }
 
 /// Today's year and month, UTC.

@@ -406,7 +406,7 @@ mod settlements;
 mod token_hasher;
 
 use fingerprint::Fingerprint;
-pub use payment::{BuyerRedirects, NewPayment, Payment, PaymentState, Trail};
+pub use payment::{Buyer, BuyerRedirects, NewPayment, Payment, PaymentState, Trail};
 use settlements::Settlements;
 use token_hasher::TokenHasher;
 

@@ -11,7 +11,6 @@ use crate::{
     ledger::{Ending, Ledger, Settlement},
     money::{Amount, Currency},
     outcomes::Challenge,
-    request::response_urls::ResponseUrls,
     timeline::{self, Channel, Event},
 };
 
@@ -80,6 +79,18 @@ pub struct Trail {
     /// Its money once a card or method was taken: authorised, settled,
     /// cancelled, refunded.
     pub ledger: Option<Ledger>,
+    /// The buyer, as the submit or the payment page named them.
+    pub buyer: Option<Buyer>,
+}
+
+/// The buyer of a payment, as a submit's `buyer` or the payment page's
+/// form named them (each empty when not given).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Buyer {
+    /// Their name (the card holder's, on the payment page).
+    pub name: Box<str>,
+    /// Their e-mail address.
+    pub email: Box<str>,
 }
 
 impl Payment {
@@ -228,23 +239,6 @@ pub struct BuyerRedirects {
     pub unnotified: bool,
 }
 
-impl From<ResponseUrls> for BuyerRedirects {
-    /// A create's or a submit's `responseURLs`: no shop page's lightbox.
-    fn from(urls: ResponseUrls) -> Self {
-        let ResponseUrls {
-            ok,
-            ko,
-            notification,
-        } = urls;
-        Self {
-            ok,
-            ko,
-            framed_by: None,
-            notification,
-            unnotified: false,
-        }
-    }
-}
 
 /// What create records about a new payment.
 #[derive(Debug)]

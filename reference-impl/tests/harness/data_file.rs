@@ -418,3 +418,84 @@ async fn an_older_files_plain_keys_are_digested_when_it_is_read_back() {
         "the plain password is gone"
     );
 }
+
+/// What the detail tells of a paid payment is there after a restart: the
+/// buyer the submit named, the card's company, each settled event's
+/// `eventARN`; and the addresses its create gave (`responseURLs`).
+#[tokio::test]
+async fn a_payments_buyer_and_its_shops_addresses_outlive_a_restart() {
+    let file = data_file("buyer");
+    let mut config = config_with(&file);
+    config.merchants[0].settlement = payconf_reference::Settlement::Unified { delay_ms: 0 };
+    let sandbox = Sandbox::start_with(config.clone()).await;
+    let mut body = support::create_body();
+    body["responseURLs"] = serde_json::json!({"buyerKO": "https://shop.example/sorry"});
+    let created = sandbox
+        .create_with(Some(payconf_reference::DEFAULT_API_KEY), &body)
+        .await;
+    let token = created.payload()["paymentToken"]
+        .as_str()
+        .expect("a token")
+        .to_owned();
+    let id = created.payload()["paymentID"]
+        .as_str()
+        .expect("an ID")
+        .to_owned();
+    let waiting = sandbox
+        .create_with(Some(payconf_reference::DEFAULT_API_KEY), &body)
+        .await
+        .payload()["paymentToken"]
+        .as_str()
+        .expect("a token")
+        .to_owned();
+    let answer = sandbox
+        .submit_with(Some(&token), &submit_body(DEFAULT_FRICTIONLESS_CARD))
+        .await;
+    assert_eq!(answer.payload()["transactionResult"], "OK");
+    sandbox.server.shutdown().await.expect("stops");
+
+    let again = Sandbox::start_with(config).await;
+    let read = again
+        .client
+        .get(again.url(&format!("/api/v1/payment/detail/{id}")))
+        .header(
+            "Authorization",
+            format!("apikey {}", payconf_reference::DEFAULT_API_KEY),
+        )
+        .send()
+        .await
+        .expect("detail is answered");
+    let detail = support::read_answer("getPaymentDetail", read).await;
+    let payload = detail.payload();
+    assert_eq!(payload["buyer"]["name"], "Jane Doe", "{payload:#}");
+    assert_eq!(payload["buyer"]["email"], "jane.doe@mail.example");
+    assert_eq!(payload["company"], "VISA");
+    assert_eq!(payload["cvvPresent"], "Y");
+    let events = payload["events"].as_array().expect("events");
+    let arn = |kind: &str| {
+        events
+            .iter()
+            .map(|e| &e["event"])
+            .find(|e| e["eventtype"] == kind)
+            .and_then(|e| e["eventARN"].as_str())
+            .unwrap_or_else(|| panic!("a {kind} with an eventARN: {payload:#}"))
+            .to_owned()
+    };
+    assert_eq!(arn("AUT"), "");
+    let settled = arn("MOV");
+    assert!(
+        settled.len() == 23 && settled.bytes().all(|b| b.is_ascii_digit()),
+        "{settled}"
+    );
+    // The waiting payment's create's address, kept: a declined card goes there.
+    let answer = again
+        .submit_with(
+            Some(&waiting),
+            &submit_body(payconf_reference::DEFAULT_DECLINED_CARD),
+        )
+        .await;
+    assert_eq!(
+        answer.payload()["userRedirect"]["href"],
+        format!("https://shop.example/sorry?a=DEMO_SHOP&b={waiting}").as_str()
+    );
+}
