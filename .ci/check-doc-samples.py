@@ -61,6 +61,21 @@ def payment(base: str, paid: bool, order: str) -> tuple[str, str]:
     return token, payment_id
 
 
+def card_token(base: str) -> str:
+    """A card token of the shop's, for the card-token samples."""
+    issued = call(
+        base,
+        "/api/v1/shop/token/",
+        {
+            "shopLogin": SHOP_LOGIN,
+            "requestToken": "MASKEDPAN",
+            "creditCard": {"number": FRICTIONLESS_CARD, "expMonth": "05", "expYear": "30", "CVV": "999"},
+        },
+        {"Authorization": f"apikey {API_KEY}"},
+    )
+    return str(issued["payload"]["token"])
+
+
 def samples(page: str) -> dict[str, str]:
     """The code blocks of the page's "Try it" section, by language."""
     section = page.split("## Try it", 1)
@@ -95,6 +110,7 @@ def main() -> int:
                 "SHOP_LOGIN": SHOP_LOGIN,
                 "PAYMENT_TOKEN": token,
                 "PAYMENT_ID": payment_id,
+                "CARD_TOKEN": card_token(base),
                 "SHOP_TRANSACTION_ID": f"docs-{operation}-{language}",
             }
             command = ["bash", "-c", code] if language == "sh" else [python, "-c", code]

@@ -14,10 +14,10 @@
 //!
 //! Every field the real service's documents show is there
 //! (docs/real-service.md, RS-DETAIL-FIELDS): the buyer as the submit or the
-//! page named them, the card's company, `cvvPresent`, `vbv`, each event's
-//! `eventARN`, and, empty, what the sandbox has none of (`risk`,
-//! `customInfo`, `alertCode`, `dcc`, `productType`, the card token's
-//! fields until a token is asked for, `payPalFee`, `fraudPrevention`,
+//! page named them, the card's company, `cvvPresent`, `vbv`, the card
+//! token it was paid with or asked for, each event's `eventARN`, and,
+//! empty, what the sandbox has none of (`risk`, `customInfo`, `alertCode`,
+//! `dcc`, `productType`, `payPalFee`, `fraudPrevention`,
 //! `automaticOperation`), so a client generated from the real service's
 //! API description, which reads each, reads the sandbox's.
 //!
@@ -323,6 +323,7 @@ impl DetailPayload {
             (None, None) => "",
         };
         let buyer = p.trail.as_ref().and_then(|t| t.buyer.as_ref());
+        let card_token = p.trail.as_ref().and_then(|t| t.card_token.as_ref());
         Self {
             transaction_type: "detail",
             transaction_result: result,
@@ -358,9 +359,11 @@ impl DetailPayload {
                 currency: "",
             },
             product_type: "",
-            token: String::new(),
-            token_expiry_month: String::new(),
-            token_expiry_year: String::new(),
+            token: card_token.map_or_else(String::new, |(token, _)| token.to_string()),
+            token_expiry_month: card_token
+                .map_or_else(String::new, |(_, e)| format!("{:02}", e.month)),
+            token_expiry_year: card_token
+                .map_or_else(String::new, |(_, e)| format!("{:02}", e.year % 100)),
             vbv: Vbv {
                 flag: authenticated,
                 buyer: authenticated,

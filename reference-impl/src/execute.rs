@@ -8,8 +8,10 @@ use payconf_spec::transaction::TransactionResult;
 use url::Url;
 use uuid::Uuid;
 
+use payconf_spec::card::CardKind;
+
 use crate::{
-    card::CardNumber,
+    card::{CardNumber, Expiry},
     error::{ApiError, transaction_code},
     landing::landing,
     ledger::Ending,
@@ -23,6 +25,30 @@ use crate::{
 
 /// What a card leads to (see [`crate::outcomes`]).
 pub use crate::test_cards::CardOutcome as Outcome;
+
+/// The card a payment is paid with, as the sandbox keeps it: masked, and
+/// how its test cards treat it; from its number, or from a card token.
+#[derive(Clone, Debug)]
+pub struct PaidCard {
+    /// First six and last four digits.
+    pub masked_pan: String,
+    /// How the sandbox's test cards treat it; `None`: not one of them.
+    pub kind: Option<CardKind>,
+    /// The card token the payment is paid with or asked for, and its
+    /// card's expiry, kept with the payment for its detail.
+    pub token: Option<(Box<str>, Expiry)>,
+}
+
+impl PaidCard {
+    /// A card given by its number.
+    pub fn of(service: &Service, number: &CardNumber) -> Self {
+        Self {
+            masked_pan: number.masked(),
+            kind: service.config.card_kind(number),
+            token: None,
+        }
+    }
+}
 
 impl Outcome {
     /// What the sandbox does with a card.
@@ -90,13 +116,13 @@ pub fn execute(
     service: &Service,
     token: &Uuid,
     shop_login: &str,
-    number: &CardNumber,
+    card: &PaidCard,
     buyer: Option<Buyer>,
     redirects: BuyerRedirects,
     via: Channel,
 ) -> Result<Executed, ApiError> {
-    let outcome = Outcome::for_card(service, number);
-    let masked_pan = number.masked();
+    let outcome = Outcome::of(card.kind);
+    let masked_pan = card.masked_pan.clone();
     let executed = service
         .store
         .with_payment(token, |p| {
@@ -126,6 +152,7 @@ pub fn execute(
             });
             p.redirect_buyer(redirects.clone());
             p.trail_mut().buyer.clone_from(&buyer);
+            p.trail_mut().card_token.clone_from(&card.token);
             let href = match outcome {
                 Outcome::Challenge(_) => service.own_page(ISSUER_PATH, shop_login, token),
                 Outcome::Authorized { .. } | Outcome::Declined { .. } => {

@@ -101,6 +101,7 @@ server! {
     mod backoffice;
     mod bank_id;
     mod call_log;
+    mod card_tokens;
     mod config;
     mod create;
     mod detail;
@@ -123,6 +124,7 @@ server! {
     mod router;
     mod secrets;
     mod server;
+    mod shop_token;
     mod sessions;
     mod site;
     mod state;

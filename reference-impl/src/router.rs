@@ -12,7 +12,7 @@ use crate::{
     error::ApiError,
     issuer,
     lifecycle::{self, Operation},
-    pages, paths, payment_page,
+    pages, paths, payment_page, shop_token,
     state::{Body, Service},
     submit,
 };
@@ -92,7 +92,29 @@ async fn route_request(service: &Service, request: Request<Incoming>) -> Respons
             let answer = lifecycle::handle(service, operation, request, &mut exchange).await;
             kept(service, operation.path(), exchange, answer).await
         }
-        Some(Route::Create | Route::Submit | Route::Detail | Route::Operation(_)) => {
+        Some(Route::ShopToken) if method == Method::POST => {
+            let mut exchange = Exchange::default();
+            api_answer(shop_token::request(service, request, &mut exchange).await)
+        }
+        Some(Route::ShopTokens(shop_login)) if method == Method::GET => {
+            api_answer(shop_token::list(service, &request, shop_login))
+        }
+        Some(Route::ShopTokenOf(shop_login, token)) if method == Method::DELETE => {
+            api_answer(shop_token::delete(service, &request, shop_login, token))
+        }
+        Some(Route::ShopTokens(_)) => {
+            envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET" })
+        }
+        Some(Route::ShopTokenOf(..)) => {
+            envelope::refusal(&ApiError::MethodNotAllowed { allow: "DELETE" })
+        }
+        Some(
+            Route::Create
+            | Route::Submit
+            | Route::Detail
+            | Route::Operation(_)
+            | Route::ShopToken,
+        ) => {
             envelope::refusal(&ApiError::MethodNotAllowed { allow: "POST" })
         }
         Some(Route::DetailById(_)) => {
@@ -201,6 +223,12 @@ enum Route<'a> {
     DetailById(&'a str),
     /// Capture, cancel, refund, update.
     Operation(Operation),
+    /// `POST shop/token/`.
+    ShopToken,
+    /// `GET shop/token/{shopLogin}`.
+    ShopTokens(&'a str),
+    /// `DELETE shop/token/{shopLogin}/{token}`.
+    ShopTokenOf(&'a str, &'a str),
     Issuer,
     PaymentPage,
     /// The page the lightbox frames (and pay-by-link's).
@@ -241,6 +269,17 @@ fn route(path: &str) -> Option<Route<'_>> {
                 || other.starts_with(&format!("{}/", paths::BACK_OFFICE_PATH)) =>
         {
             Some(Route::BackOffice)
+        }
+        "/api/v1/shop/token" => Some(Route::ShopToken),
+        other if other.starts_with("/api/v1/shop/token/") => {
+            let rest = other.strip_prefix("/api/v1/shop/token/")?;
+            match rest.split_once('/') {
+                None if !rest.is_empty() => Some(Route::ShopTokens(rest)),
+                Some((shop, token)) if !shop.is_empty() && !token.is_empty() && !token.contains('/') => {
+                    Some(Route::ShopTokenOf(shop, token))
+                }
+                _ => None,
+            }
         }
         other if other.starts_with("/api/v1/payment/detail/") => other
             .strip_prefix("/api/v1/payment/detail/")
@@ -300,6 +339,13 @@ mod tests {
             Some(Route::DetailById("123456789012"))
         );
         assert_eq!(route("/api/v1/payment/detail/1/2"), None);
+        assert_eq!(route("/api/v1/shop/token/"), Some(Route::ShopToken));
+        assert_eq!(route("/api/v1/shop/token/SHOP"), Some(Route::ShopTokens("SHOP")));
+        assert_eq!(
+            route("/api/v1/shop/token/SHOP/477571ABCDEF2026"),
+            Some(Route::ShopTokenOf("SHOP", "477571ABCDEF2026"))
+        );
+        assert_eq!(route("/api/v1/shop/token/SHOP/a/b"), None);
     }
 
     #[test]

@@ -11,6 +11,7 @@ use uuid::Uuid;
 
 use crate::{
     call_log::CallLog,
+    card_tokens::CardTokens,
     config::ReferenceConfig,
     journal::{DataError, Journal, Restored},
     outbound::Outbound,
@@ -59,6 +60,8 @@ pub struct Service {
     pub demo_sign_in: bool,
     /// Where changes are written, with a data file.
     pub journal: Option<Arc<Journal>>,
+    /// The shops' card tokens.
+    pub card_tokens: CardTokens,
 }
 
 /// Why the service cannot start.
@@ -145,7 +148,15 @@ impl Service {
             journal.clone().map(|j| j as Arc<dyn PaymentLog>),
         );
         let notifier = Notifier::default();
-        put_back(restored, &profiles, &store, &notifier, journal.is_some());
+        let card_tokens = CardTokens::default();
+        put_back(
+            restored,
+            &profiles,
+            &store,
+            &notifier,
+            &card_tokens,
+            journal.is_some(),
+        );
         Ok(Self {
             config,
             profiles,
@@ -163,6 +174,7 @@ impl Service {
             ),
             journal,
             demo_sign_in,
+            card_tokens,
         })
     }
 
@@ -195,6 +207,7 @@ fn put_back(
     profiles: &Profiles,
     store: &PaymentStore,
     notifier: &Notifier,
+    card_tokens: &CardTokens,
     journaled: bool,
 ) {
     let (payments, owed) = (restored.payments.len(), restored.notifications.len());
@@ -216,7 +229,18 @@ fn put_back(
             notifier.enqueue(delivery);
         }
     }
+    let tokens = restored.card_tokens.len();
+    for (shop_login, token, card) in restored.card_tokens {
+        if let Some((index, _)) = profiles.find(&shop_login) {
+            card_tokens.restore(index, token, card);
+        }
+    }
     if journaled {
-        tracing::info!(payments, notifications = owed, "data file read back");
+        tracing::info!(
+            payments,
+            notifications = owed,
+            card_tokens = tokens,
+            "data file read back"
+        );
     }
 }

@@ -13,10 +13,11 @@ use crate::{
     call_log::Exchange,
     envelope::{self, UserRedirect},
     error::{ApiError, code, transaction_code},
-    execute::{Outcome, execute},
+    card_tokens::{TokenCard, TokenError},
+    execute::{Outcome, PaidCard, execute},
     request::{
         Fields, parse_json_object,
-        submit::{payment_token, read_payment_data},
+        submit::{CardData, SubmittedCard, current_year_month, payment_token, read_payment_data},
     },
     state::{Body, Service},
     store::PaymentState,
@@ -38,6 +39,53 @@ struct SubmitPayload<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     authorization_code: Option<String>,
     user_redirect: UserRedirect,
+}
+
+/// The card a submit pays with: its number (and the card token it asks
+/// for, issued now), or the card a token it names stands for.
+fn paid_card(
+    service: &Service,
+    merchant: u32,
+    submitted: &SubmittedCard,
+) -> Result<PaidCard, ApiError> {
+    let field = "paymentTypeDetails.creditcard.token";
+    let refused = |error: TokenError| ApiError::field(error.code(), field, error.to_string());
+    match &submitted.card {
+        CardData::Number { number, expiry } => {
+            let mut paid = PaidCard::of(service, number);
+            if let Some(request) = &submitted.request_token {
+                let card = TokenCard::of(number, *expiry, paid.kind);
+                let issued = service
+                    .card_tokens
+                    .issue(merchant, request, card)
+                    .map_err(|error| {
+                        ApiError::field(
+                            error.code(),
+                            "paymentTypeDetails.creditcard.requestToken",
+                            error.to_string(),
+                        )
+                    })?;
+                if issued.created
+                    && let Some(journal) = &service.journal
+                {
+                    journal.card_token(merchant, &issued.token, &issued.card);
+                }
+                paid.token = Some((issued.token, *expiry));
+            }
+            Ok(paid)
+        }
+        CardData::Token(token) => {
+            let card = service
+                .card_tokens
+                .card(merchant, token, current_year_month())
+                .map_err(refused)?;
+            Ok(PaidCard {
+                masked_pan: card.masked_pan.to_string(),
+                kind: card.kind,
+                token: Some((token.as_str().into(), card.expiry)),
+            })
+        }
+    }
 }
 
 pub(crate) async fn submit(
@@ -96,11 +144,12 @@ async fn submit_payment(
             )
         })?;
     }
+    let paid = paid_card(service, merchant, &card)?;
     let executed = execute(
         service,
         &token,
         shop_login,
-        &card.number,
+        &paid,
         card.buyer,
         redirects.into(),
         Channel::Submit,

@@ -4,7 +4,7 @@
 //! written from the spec (the operation's path, method, credential, header
 //! and path parameters, and its request example), read what changes from
 //! the environment (`BASE_URL`, `API_KEY`, `SHOP_LOGIN`, `PAYMENT_TOKEN`,
-//! `PAYMENT_ID`) and are run against the sandbox by the tests (curl) and by
+//! `PAYMENT_ID`, `CARD_TOKEN`) and are run against the sandbox by the tests (curl) and by
 //! `.ci/check-clients` (Python), so they cannot drift from what works.
 
 use serde::Serialize;
@@ -154,6 +154,8 @@ fn parameters(document: &Value, operation: &Value) -> Vec<Parameter> {
             let variable = match name.as_str() {
                 "paymentID" => "PAYMENT_ID",
                 "paymentToken" => "PAYMENT_TOKEN",
+                "shopLogin" => "SHOP_LOGIN",
+                "token" => "CARD_TOKEN",
                 _ => return None,
             };
             match p.get("in")?.as_str()? {

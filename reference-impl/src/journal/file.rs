@@ -28,7 +28,8 @@ pub const SCHEMA_VERSION: i32 = 5;
 /// `MIGRATIONS[2]` from 3 to 4 (the key API keys are digested with; the
 /// plain keys and passwords of older files are digested when they are read
 /// back, and their rows written again), `MIGRATIONS[3]` from 4 to 5 (the
-/// buyer a payment was paid by).
+/// buyer a payment was paid by, the card token it was paid with, the
+/// shops' card tokens).
 const MIGRATIONS: [&str; 4] = [
     "
 ALTER TABLE profiles ADD COLUMN settlement TEXT NOT NULL DEFAULT 'unified';
@@ -43,6 +44,16 @@ CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 ",
     "
 ALTER TABLE payments ADD COLUMN buyer TEXT;
+ALTER TABLE payments ADD COLUMN card_token TEXT;
+CREATE TABLE card_tokens (
+    shop_login TEXT NOT NULL,
+    token TEXT NOT NULL,
+    masked_pan TEXT NOT NULL,
+    exp_month INTEGER NOT NULL,
+    exp_year INTEGER NOT NULL,
+    kind TEXT,
+    PRIMARY KEY (shop_login, token)
+);
 ",
 ];
 
@@ -75,7 +86,17 @@ CREATE TABLE payments (
     events TEXT NOT NULL,
     ledger TEXT,
     challenge TEXT,
-    buyer TEXT
+    buyer TEXT,
+    card_token TEXT
+);
+CREATE TABLE card_tokens (
+    shop_login TEXT NOT NULL,
+    token TEXT NOT NULL,
+    masked_pan TEXT NOT NULL,
+    exp_month INTEGER NOT NULL,
+    exp_year INTEGER NOT NULL,
+    kind TEXT,
+    PRIMARY KEY (shop_login, token)
 );
 CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE notifications (

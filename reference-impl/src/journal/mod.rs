@@ -29,7 +29,7 @@ use uuid::Uuid;
 
 pub use file::DataError;
 pub use rows::Restored;
-use rows::{NotificationRow, PaymentRow, ProfileRow};
+use rows::{CardTokenRow, NotificationRow, PaymentRow, ProfileRow};
 
 use crate::{
     outbox::Delivery,
@@ -48,6 +48,8 @@ enum Change {
     Owe(NotificationRow),
     Attempted { event_id: Uuid, attempts: u32 },
     Settled { event_id: Uuid },
+    CardToken(CardTokenRow),
+    ForgetCardToken { shop_login: String, token: String },
 }
 
 /// How far the writer is.
@@ -162,6 +164,29 @@ impl Journal {
         });
     }
 
+    /// Queues a shop's card token.
+    pub fn card_token(&self, merchant: u32, token: &str, card: &crate::card_tokens::TokenCard) {
+        let login = self.login(merchant);
+        self.queue(Change::CardToken(CardTokenRow::of(&login, token, card)));
+    }
+
+    /// Queues a shop's card token deleted.
+    pub fn forget_card_token(&self, merchant: u32, token: &str) {
+        let shop_login = self.login(merchant).to_string();
+        self.queue(Change::ForgetCardToken {
+            shop_login,
+            token: token.to_owned(),
+        });
+    }
+
+    /// The shop login of a merchant's index, as the file names it.
+    fn login(&self, merchant: u32) -> Box<str> {
+        self.logins
+            .get(merchant as usize)
+            .cloned()
+            .unwrap_or_default()
+    }
+
     /// Queues the end of a notification: delivered, or abandoned.
     pub fn settled(&self, delivery: &Delivery) {
         self.queue(Change::Settled {
@@ -245,6 +270,12 @@ fn commit(connection: &mut Connection, batch: &[Change]) -> rusqlite::Result<()>
                 transaction
                     .prepare_cached("DELETE FROM notifications WHERE event_id = ?1")?
                     .execute([event_id.hyphenated().to_string()])?;
+            }
+            Change::CardToken(row) => row.write(&transaction)?,
+            Change::ForgetCardToken { shop_login, token } => {
+                transaction
+                    .prepare_cached("DELETE FROM card_tokens WHERE shop_login = ?1 AND token = ?2")?
+                    .execute((shop_login, token))?;
             }
         }
     }

@@ -2,6 +2,7 @@
 //! made from the sandbox's own value, written with one statement, and read
 //! back when the sandbox starts.
 
+use payconf_spec::card::CardKind;
 use rusqlite::{Connection, Row, Transaction};
 use serde::{Deserialize, Serialize};
 use url::Url;
@@ -16,6 +17,8 @@ use crate::{
     outcomes::Challenge,
     profiles::{Profile, SavedProfile},
     secrets::{KeyDigest, PasswordHash},
+    card::Expiry,
+    card_tokens::TokenCard,
     store::{Buyer, BuyerRedirects, Payment, PaymentState, Trail},
     timeline::{Channel, Event},
 };
@@ -32,6 +35,8 @@ pub struct Restored {
     /// The notifications still owed, with their shop logins (their
     /// `merchant` index is set once the login is resolved).
     pub notifications: Vec<(String, Delivery)>,
+    /// The shops' card tokens, with their shop logins.
+    pub card_tokens: Vec<(String, Box<str>, TokenCard)>,
 }
 
 /// A payment read back.
@@ -127,6 +132,15 @@ pub struct PaymentRow {
     ledger: Option<String>,
     challenge: Option<&'static str>,
     buyer: Option<String>,
+    card_token: Option<String>,
+}
+
+/// A payment's card token, as its row keeps it.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct PaymentCardToken {
+    token: String,
+    month: u8,
+    year: u16,
 }
 
 impl PaymentRow {
@@ -169,6 +183,18 @@ impl PaymentRow {
                 .as_ref()
                 .and_then(|t| t.buyer.as_ref())
                 .and_then(|buyer| serde_json::to_string(buyer).ok()),
+            card_token: payment
+                .trail
+                .as_ref()
+                .and_then(|t| t.card_token.as_ref())
+                .and_then(|(token, expiry)| {
+                    serde_json::to_string(&PaymentCardToken {
+                        token: token.to_string(),
+                        month: expiry.month,
+                        year: expiry.year,
+                    })
+                    .ok()
+                }),
         }
     }
 
@@ -177,9 +203,9 @@ impl PaymentRow {
             .prepare_cached(
                 "INSERT OR REPLACE INTO payments (token, payment_id, shop_login, amount, currency, \
                  shop_transaction_id, state, created_ms, expires_ms, masked_pan, redirects, channel, \
-                 authenticated, events, ledger, challenge, buyer) \
+                 authenticated, events, ledger, challenge, buyer, card_token) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
-                 ?17)",
+                 ?17, ?18)",
             )?
             .execute(rusqlite::params![
                 self.token,
@@ -199,6 +225,7 @@ impl PaymentRow {
                 self.ledger,
                 self.challenge,
                 self.buyer,
+                self.card_token,
             ])?;
         Ok(())
     }
@@ -248,6 +275,69 @@ impl NotificationRow {
     }
 }
 
+/// A card token's row.
+#[derive(Debug)]
+pub struct CardTokenRow {
+    shop_login: String,
+    token: String,
+    masked_pan: String,
+    exp_month: u8,
+    exp_year: u16,
+    kind: Option<&'static str>,
+}
+
+impl CardTokenRow {
+    pub fn of(shop_login: &str, token: &str, card: &TokenCard) -> Self {
+        Self {
+            shop_login: shop_login.to_owned(),
+            token: token.to_owned(),
+            masked_pan: card.masked_pan.to_string(),
+            exp_month: card.expiry.month,
+            exp_year: card.expiry.year,
+            kind: card.kind.map(CardKind::name),
+        }
+    }
+
+    pub fn write(&self, transaction: &Transaction<'_>) -> rusqlite::Result<()> {
+        transaction
+            .prepare_cached(
+                "INSERT OR REPLACE INTO card_tokens (shop_login, token, masked_pan, exp_month, \
+                 exp_year, kind) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute((
+                &self.shop_login,
+                &self.token,
+                &self.masked_pan,
+                self.exp_month,
+                self.exp_year,
+                self.kind,
+            ))?;
+        Ok(())
+    }
+}
+
+fn card_token(row: &Row<'_>) -> Read<(String, Box<str>, TokenCard)> {
+    let shop_login: String = row.get(0)?;
+    let token: String = row.get(1)?;
+    let kind: Option<String> = row.get(5)?;
+    let kind = match kind {
+        None => None,
+        Some(name) => match CardKind::ALL.into_iter().find(|k| k.name() == name) {
+            Some(kind) => Some(kind),
+            None => return Ok(Err(BadRow(format!("card token {token}: kind unreadable")))),
+        },
+    };
+    let card = TokenCard {
+        masked_pan: row.get::<_, String>(2)?.into_boxed_str(),
+        expiry: Expiry {
+            month: row.get(3)?,
+            year: row.get(4)?,
+        },
+        kind,
+    };
+    Ok(Ok((shop_login, token.into_boxed_str(), card)))
+}
+
 /// Reads back everything the file holds.
 pub fn read(connection: &Connection) -> Result<Restored, Unreadable> {
     Ok(Restored {
@@ -267,8 +357,15 @@ pub fn read(connection: &Connection) -> Result<Restored, Unreadable> {
             "payments",
             "SELECT token, payment_id, shop_login, amount, currency, shop_transaction_id, state, \
              created_ms, expires_ms, masked_pan, redirects, channel, authenticated, events, \
-             ledger, challenge, buyer FROM payments ORDER BY payment_id",
+             ledger, challenge, buyer, card_token FROM payments ORDER BY payment_id",
             payment,
+        )?,
+        card_tokens: all(
+            connection,
+            "card_tokens",
+            "SELECT shop_login, token, masked_pan, exp_month, exp_year, kind FROM card_tokens \
+             ORDER BY shop_login, token",
+            card_token,
         )?,
         notifications: all(
             connection,
@@ -407,6 +504,18 @@ fn payment(row: &Row<'_>) -> Read<SavedPayment> {
         Some(Ok(buyer)) => Some(buyer),
         Some(Err(_)) => return bad("buyer unreadable"),
     };
+    let card_token: Option<String> = row.get(17)?;
+    let card_token = match card_token.map(|t| serde_json::from_str::<PaymentCardToken>(&t)) {
+        None => None,
+        Some(Ok(t)) => Some((
+            t.token.into_boxed_str(),
+            Expiry {
+                year: t.year,
+                month: t.month,
+            },
+        )),
+        Some(Err(_)) => return bad("card token unreadable"),
+    };
     let payment_id: i64 = row.get(1)?;
     let created_ms: i64 = row.get(7)?;
     let expires_ms: i64 = row.get(8)?;
@@ -435,6 +544,7 @@ fn payment(row: &Row<'_>) -> Read<SavedPayment> {
                 events,
                 ledger,
                 buyer,
+                card_token,
             })),
         },
     }))

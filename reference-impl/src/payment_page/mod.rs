@@ -46,7 +46,7 @@ use uuid::Uuid;
 
 use crate::{
     error::ApiError,
-    execute::execute,
+    execute::{PaidCard, execute},
     form_body::read_form,
     pages::{error_page_under, escape, html_with_policy, layout, see_other},
     state::{Body, Service},
@@ -322,7 +322,7 @@ pub async fn pay(service: &Service, request: Request<Incoming>) -> Response<Body
         service,
         &page.token,
         &page.shop_login,
-        &number,
+        &PaidCard::of(service, &number),
         Some(entered.buyer()),
         redirects,
         Channel::PaymentPage,

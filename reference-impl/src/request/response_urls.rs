@@ -8,7 +8,6 @@ use url::Url;
 use crate::{
     error::{ApiError, code},
     request::Fields,
-    store::BuyerRedirects,
 };
 
 /// The longest address accepted in `responseURLs`.
@@ -58,22 +57,4 @@ pub(crate) fn read_response_urls(fields: &Fields<'_>) -> Result<ResponseUrls, Ap
         ko,
         notification,
     })
-}
-
-impl From<ResponseUrls> for BuyerRedirects {
-    /// A create's or a submit's `responseURLs`: no shop page's lightbox.
-    fn from(urls: ResponseUrls) -> Self {
-        let ResponseUrls {
-            ok,
-            ko,
-            notification,
-        } = urls;
-        Self {
-            ok,
-            ko,
-            framed_by: None,
-            notification,
-            unnotified: false,
-        }
-    }
 }

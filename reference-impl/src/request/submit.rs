@@ -8,18 +8,45 @@ use uuid::Uuid;
 use crate::{
     card::{CardNumber, CardNumberError, Expiry, ExpiryError, cvv_well_formed},
     error::{ApiError, code},
+    json::Json,
     request::{
         Fields,
         response_urls::{ResponseUrls, read_response_urls},
     },
-    store::Buyer,
 };
+
+/// The buyer of a payment, as a submit's `buyer` or the payment page's
+/// form named them (each empty when not given).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Buyer {
+    /// Their name (the card holder's, on the payment page).
+    pub name: Box<str>,
+    /// Their e-mail address.
+    pub email: Box<str>,
+}
 
 /// The validated card data of a submit request.
 pub(crate) struct SubmittedCard {
-    pub number: CardNumber,
+    /// The card, by its number or by a card token.
+    pub card: CardData,
     /// `buyer`, when given.
     pub buyer: Option<Buyer>,
+    /// `creditcard.requestToken`: a card token asked for (`MASKEDPAN`, or
+    /// the shop's own).
+    pub request_token: Option<String>,
+}
+
+/// How a submit names its card.
+pub(crate) enum CardData {
+    /// By its number, expiry and security code.
+    Number {
+        /// The number.
+        number: CardNumber,
+        /// Its expiry.
+        expiry: Expiry,
+    },
+    /// By a card token the shop holds (`creditcard.token`, no number).
+    Token(String),
 }
 
 /// Validates the buyer, the card and the return addresses of a submit body.
@@ -99,7 +126,8 @@ pub(crate) fn email_well_formed(email: &str) -> bool {
 
 /// The card's fields with the real service's codes (docs/real-service.md,
 /// §3): no card at all is 1461, its number or expiry missing 1138, a number
-/// of other characters than digits 1118.
+/// of other characters than digits 1118. A card token without a number
+/// (`token`) names the card instead; `requestToken` asks for one.
 fn read_card(fields: &Fields<'_>) -> Result<SubmittedCard, ApiError> {
     let details = fields.required_object(
         "paymentTypeDetails",
@@ -111,6 +139,21 @@ fn read_card(fields: &Fields<'_>) -> Result<SubmittedCard, ApiError> {
         "paymentTypeDetails.creditcard",
         code::CARD_DATA_MISSING,
     )?;
+    let given = |name: &str| -> Result<Option<&str>, ApiError> {
+        Ok(card
+            .optional_str(name)?
+            .map(str::trim)
+            .filter(|v| !v.is_empty()))
+    };
+    let request_token = given("requestToken")?.map(str::to_owned);
+    let number_given = !matches!(card.get("number"), None | Some(Json::Null));
+    if !number_given && let Some(token) = given("token")? {
+        return Ok(SubmittedCard {
+            card: CardData::Token(token.to_owned()),
+            buyer: None,
+            request_token,
+        });
+    }
     let number = CardNumber::parse(card.required_str_coded(
         "number",
         code::CARD_DATA_INCOMPLETE,
@@ -127,7 +170,7 @@ fn read_card(fields: &Fields<'_>) -> Result<SubmittedCard, ApiError> {
     let month =
         card.required_str_coded("expMonth", code::CARD_DATA_INCOMPLETE, code::EXPIRY_MONTH)?;
     let year = card.required_str_coded("expYear", code::CARD_DATA_INCOMPLETE, code::EXPIRY_YEAR)?;
-    Expiry::parse(month, year, current_year_month()).map_err(|e| {
+    let expiry = Expiry::parse(month, year, current_year_month()).map_err(|e| {
         let (code, field) = match e {
             ExpiryError::Month => (code::EXPIRY_MONTH, "expMonth"),
             ExpiryError::Year => (code::EXPIRY_YEAR, "expYear"),
@@ -144,8 +187,9 @@ fn read_card(fields: &Fields<'_>) -> Result<SubmittedCard, ApiError> {
         ));
     }
     Ok(SubmittedCard {
-        number,
+        card: CardData::Number { number, expiry },
         buyer: None,
+        request_token,
     })
 }
 

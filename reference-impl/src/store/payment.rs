@@ -6,11 +6,14 @@ use std::time::Duration;
 
 use url::Url;
 
+pub use crate::request::submit::Buyer;
 use crate::{
     bank_id::bank_transaction_id,
+    card::Expiry,
     ledger::{Ending, Ledger, Settlement},
     money::{Amount, Currency},
     outcomes::Challenge,
+    request::response_urls::ResponseUrls,
     timeline::{self, Channel, Event},
 };
 
@@ -81,17 +84,10 @@ pub struct Trail {
     pub ledger: Option<Ledger>,
     /// The buyer, as the submit or the payment page named them.
     pub buyer: Option<Buyer>,
+    /// The card token it was paid with or asked for, and its card's expiry.
+    pub card_token: Option<(Box<str>, Expiry)>,
 }
 
-/// The buyer of a payment, as a submit's `buyer` or the payment page's
-/// form named them (each empty when not given).
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Buyer {
-    /// Their name (the card holder's, on the payment page).
-    pub name: Box<str>,
-    /// Their e-mail address.
-    pub email: Box<str>,
-}
 
 impl Payment {
     /// Appends an event to its timeline (bounded: see [`timeline::record`]).
@@ -239,6 +235,24 @@ pub struct BuyerRedirects {
     pub unnotified: bool,
 }
 
+
+impl From<ResponseUrls> for BuyerRedirects {
+    /// A create's or a submit's `responseURLs`: no shop page's lightbox.
+    fn from(urls: ResponseUrls) -> Self {
+        let ResponseUrls {
+            ok,
+            ko,
+            notification,
+        } = urls;
+        Self {
+            ok,
+            ko,
+            framed_by: None,
+            notification,
+            unnotified: false,
+        }
+    }
+}
 
 /// What create records about a new payment.
 #[derive(Debug)]

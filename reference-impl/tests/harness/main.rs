@@ -14,6 +14,7 @@ mod support;
 
 mod back_office;
 mod back_office_log;
+mod card_tokens;
 mod data_file;
 mod errors;
 mod hostile;
