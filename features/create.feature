@@ -93,3 +93,16 @@ Feature: Create a payment
   Scenario: A create field of the wrong type is refused, naming it
     When the merchant creates a payment with amount as the JSON value 10.00
     Then the request is refused with HTTP 400 and code "1113"
+
+  @reference @req:REF-PAY-05
+  Scenario: Return addresses passed to create are where its buyer returns, with the service's parameters
+    When the merchant creates a payment returning to "https://shop.example/thanks?order=7" or "https://shop.example/sorry"
+    And the buyer pays with the card not enrolled in 3-D Secure
+    Then the redirect address is the page "https://shop.example/thanks?order=7", with any parameters the service appends
+    And the redirect address carries the shop login and the payment token as query values
+
+  @reference @req:REF-PAY-06 @production-safe
+  Scenario: A create for pay-by-link answers the payment's pay-by-link page
+    When the merchant creates a payment to be paid by link, sent by "EMAIL"
+    Then the request is correctly processed
+    And the redirect address is the payment's pay-by-link page

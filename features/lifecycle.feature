@@ -90,3 +90,13 @@ Feature: The payment's life after submit
     Given a payment paid with the card not enrolled in 3-D Secure at the shop that settles separately
     When the merchant captures and cancels the payment at once
     Then exactly one of the capture and the cancel is done
+
+  @reference @req:REF-LIFE-10 @detail
+  Scenario: A card token asked for at submit pays the next payment with the token alone
+    Given a payment created by the merchant
+    When the buyer pays with the card not enrolled in 3-D Secure, asking for a card token
+    And the merchant reads the detail of the payment the buyer paid
+    Then the detail holds the card token, keeping the card's first six and last four digits
+    When the merchant creates a payment
+    And the buyer pays the new payment with the card token alone
+    Then the transaction result is "OK"

@@ -180,5 +180,8 @@ async fn every_curl_sample_of_the_docs_is_answered_with_error_code_0() {
         "{said}{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(said.contains("11 of 11 answered with error code 0"), "{said}");
+    assert!(
+        said.contains("11 of 11 answered with error code 0"),
+        "{said}"
+    );
 }

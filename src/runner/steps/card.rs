@@ -283,6 +283,41 @@ async fn pays_returning_to(
         .await
 }
 
+/// A submit asking for a card token for the card (`requestToken`
+/// `MASKEDPAN`, the real service's standard token).
+#[when(expr = "the buyer pays with {card}, asking for a card token")]
+async fn pays_asking_for_a_token(
+    world: &mut PaymentWorld,
+    card: CardChoice,
+) -> Result<(), Settled> {
+    world
+        .check_async(async |world| {
+            pay_with_changes(world, card, TokenChoice::Created, |body| {
+                body["paymentTypeDetails"]["creditcard"]["requestToken"] = json!("MASKEDPAN");
+            })
+            .await
+        })
+        .await
+}
+
+/// A submit of the latest payment with the card token an earlier step
+/// found in a detail, and no card number.
+#[when("the buyer pays the new payment with the card token alone")]
+async fn pays_with_the_token(world: &mut PaymentWorld) -> Result<(), Settled> {
+    world
+        .check_async(async |world| {
+            let token = world.card_token.clone().ok_or_else(|| {
+                Failure::plain("a card token from an earlier step of the scenario")
+            })?;
+            let body = json!({
+                "shopLogin": world.target().shop_login,
+                "paymentTypeDetails": {"creditcard": {"token": token}},
+            });
+            submit(world, TokenChoice::Created, body).await
+        })
+        .await
+}
+
 #[when(expr = "the buyer pays with {card} for the shop \"{}\"")]
 async fn pays_for_shop(
     world: &mut PaymentWorld,

@@ -109,6 +109,36 @@ async fn creates_a_payment(world: &mut PaymentWorld) -> Result<(), Settled> {
         .await
 }
 
+/// A create naming the buyer's return addresses itself (`responseURLs`,
+/// which the real service takes at create as at submit).
+#[when(expr = "the merchant creates a payment returning to {string} or {string}")]
+async fn creates_returning_to(
+    world: &mut PaymentWorld,
+    ok: String,
+    ko: String,
+) -> Result<(), Settled> {
+    world
+        .check_async(async |world| {
+            let mut body = create_body(world);
+            body["responseURLs"] = json!({"buyerOK": ok, "buyerKO": ko});
+            create_json(world, Credentials::MerchantKey, &body).await
+        })
+        .await
+}
+
+/// A create for pay-by-link: the payment page's address is sent to the
+/// buyer by `channel` (`paymentChannel.channelType`).
+#[when(expr = "the merchant creates a payment to be paid by link, sent by {string}")]
+async fn creates_pay_by_link(world: &mut PaymentWorld, channel: String) -> Result<(), Settled> {
+    world
+        .check_async(async |world| {
+            let mut body = create_body(world);
+            body["paymentChannel"] = json!({"channelType": [channel]});
+            create_json(world, Credentials::MerchantKey, &body).await
+        })
+        .await
+}
+
 #[when("the merchant creates two payments")]
 async fn creates_two_payments(world: &mut PaymentWorld) -> Result<(), Settled> {
     world

@@ -200,6 +200,43 @@ fn redirect_carries_references(world: &mut PaymentWorld) -> Result<(), Settled> 
     })
 }
 
+/// Pay-by-link's address as the real service answers it (docs/real-service.md,
+/// RS-PAY-BY-LINK): the service's framed payment page of its own,
+/// `/pagam/src/index.html?paymentID=…&paymentToken=…&shopLogin=…&lightbox=false`,
+/// on its own host, naming the payment create answered (the parameters'
+/// names whatever their case, as the real service writes `lightBox` and
+/// `lightbox`).
+#[then("the redirect address is the payment's pay-by-link page")]
+fn redirect_is_pay_by_link(world: &mut PaymentWorld) -> Result<(), Settled> {
+    world.check(|world| {
+        let href = redirect_address(world)?;
+        let payment = world.payment()?;
+        let base = &world.target().base_url;
+        let value = |name: &str| {
+            href.query_pairs()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.into_owned())
+        };
+        let names_it = href.origin() == base.origin()
+            && href.path().eq_ignore_ascii_case("/pagam/src/index.html")
+            && value("paymentToken").as_deref() == Some(payment.token.as_str())
+            && value("paymentID") == payment.payment_id
+            && value("shopLogin").as_deref() == Some(world.target().shop_login.as_str())
+            && value("lightbox").is_some_and(|v| v.eq_ignore_ascii_case("false"));
+        if !names_it {
+            return Err(world.failure(
+                &format!(
+                    "{}/pagam/src/index.html with this payment's paymentID, paymentToken and \
+                     shopLogin, and lightbox=false",
+                    base.origin().ascii_serialization()
+                ),
+                href.as_str(),
+            ));
+        }
+        Ok(())
+    })
+}
+
 /// The values `acs.fields` gives the issuer page.
 /// What the buyer types on the issuer's page: `acs.fields`, or, for a
 /// payment whose road to a failed authentication is a wrong code,

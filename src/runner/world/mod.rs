@@ -176,6 +176,8 @@ pub struct PaymentWorld {
     pub fails_at_issuer: bool,
     /// The payment a `@lifecycle` scenario operates on, once paid.
     pub lifecycle: Option<LifecyclePayment>,
+    /// The card token a detail named, for a later submit to pay with.
+    pub card_token: Option<String>,
     /// The shop its buyer pays at, once its payment was created at a shop
     /// other than the target's own (the one whose tokens expire first):
     /// its submits name that shop and carry its key.
@@ -245,6 +247,7 @@ impl PaymentWorld {
             browser_reservation: None,
             mailbox: None,
             fails_at_issuer: false,
+            card_token: None,
             lifecycle: None,
             shop: None,
         }

@@ -32,6 +32,40 @@ async fn reads_detail_of_paid(world: &mut PaymentWorld) -> Result<(), Settled> {
         .await
 }
 
+/// A standard card token keeps the card's first six and last four digits
+/// around letters of the service's (docs/real-service.md, RS-CARD-TOKENS:
+/// `541238AFAGHA1118`); never the whole number. Kept for the scenario's
+/// later submit.
+#[then("the detail holds the card token, keeping the card's first six and last four digits")]
+fn detail_holds_the_token(world: &mut PaymentWorld) -> Result<(), Settled> {
+    world.check(|world| {
+        let answer = world.answer()?;
+        let token = answer.at("/payload/token").and_then(Value::as_str);
+        let number = world
+            .last_submit_body
+            .as_ref()
+            .and_then(|body| body.pointer("/paymentTypeDetails/creditcard/number"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let kept = token.is_some_and(|token| {
+            number.len() >= 10
+                && token.len() > 10
+                && token.starts_with(&number[..6])
+                && token.ends_with(&number[number.len() - 4..])
+                && !token.contains(&number[6..number.len() - 4])
+        });
+        if !kept {
+            return Err(world.failure(
+                "payload.token: the card's first six and last four digits around the service's own characters",
+                &shown(answer.at("/payload/token")),
+            ));
+        }
+        world.card_token = token.map(str::to_owned);
+        Ok(())
+    })
+}
+
 #[then(expr = "the detail's transaction error code is {string}")]
 fn detail_error_code(world: &mut PaymentWorld, expected: String) -> Result<(), Settled> {
     world.check(|world| {
