@@ -67,11 +67,39 @@ pub struct Forbidden {
     pub why: String,
 }
 
+/// One operation of the real service's REST API, as its documentation
+/// writes it, and what of payconf covers it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Operation {
+    /// What it does, in a few words.
+    pub name: String,
+    /// `GET`, `POST`, `DELETE`.
+    pub method: String,
+    /// The path after `/api/v1/`, as the documentation writes it.
+    pub path: String,
+    /// Where it is documented: a source's key and the file.
+    pub source: String,
+    /// The spec's operation for it (`operationId`), when the spec has one.
+    #[serde(default)]
+    pub spec: Option<String>,
+    /// The requirements whose scenarios call it.
+    #[serde(default)]
+    pub requirements: Vec<String>,
+    /// Whether the sandbox serves it.
+    pub sandbox: bool,
+    /// Why not, where it is not covered.
+    #[serde(default)]
+    pub not_yet: Option<String>,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FactsFile {
     sources: Vec<Source>,
     facts: Vec<Fact>,
+    #[serde(default)]
+    operations: Vec<Operation>,
 }
 
 /// Every fact, and the sources they cite.
@@ -81,6 +109,35 @@ pub struct RealService {
     pub sources: Vec<Source>,
     /// The facts, in the file's order.
     pub facts: Vec<Fact>,
+    /// The real service's REST operations, and what covers each.
+    pub operations: Vec<Operation>,
+}
+
+/// How much of the real service's API payconf covers: of its operations,
+/// how many the spec describes, scenarios call, and the sandbox serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Coverage {
+    /// Every operation the facts list.
+    pub operations: usize,
+    /// In the spec.
+    pub in_spec: usize,
+    /// Called by some requirement's scenarios.
+    pub with_scenarios: usize,
+    /// Served by the sandbox.
+    pub served: usize,
+}
+
+impl RealService {
+    /// How much of the real service's API payconf covers.
+    pub fn coverage(&self) -> Coverage {
+        let ops = &self.operations;
+        Coverage {
+            operations: ops.len(),
+            in_spec: ops.iter().filter(|o| o.spec.is_some()).count(),
+            with_scenarios: ops.iter().filter(|o| !o.requirements.is_empty()).count(),
+            served: ops.iter().filter(|o| o.sandbox).count(),
+        }
+    }
 }
 
 /// Why the facts could not be used.
@@ -135,9 +192,19 @@ impl RealService {
                 }
             }
         }
+        for operation in &file.operations {
+            let covered = operation.spec.is_some() && operation.sandbox;
+            if !covered && operation.not_yet.is_none() {
+                return Err(RealServiceError::Invalid(format!(
+                    "{} {}: an operation not covered says why (not_yet)",
+                    operation.method, operation.path
+                )));
+            }
+        }
         Ok(Self {
             sources: file.sources,
             facts: file.facts,
+            operations: file.operations,
         })
     }
 
@@ -150,6 +217,17 @@ impl RealService {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_operation_not_covered_says_why() {
+        let file = "sources: []\nfacts: []\noperations:\n  - {name: checks, method: POST, path: check/pan/, source: H x, sandbox: false}\n";
+        assert!(RealService::from_yaml(file).is_err());
+        let said = file.replace("sandbox: false}", "sandbox: false, not_yet: later}");
+        let covered = RealService::from_yaml(&said)
+            .expect("it says why")
+            .coverage();
+        assert_eq!((covered.operations, covered.served), (1, 0));
+    }
 
     #[test]
     fn the_embedded_facts_load() {

@@ -431,6 +431,14 @@ pub fn plan_text(options: &RunOptions, suite: &Suite) -> Result<String, NotRun> 
              runs only the @{PRODUCTION_SAFE} scenarios\n"
         ));
     }
+    if let Ok(real) = payconf_spec::real_service::RealService::embedded() {
+        let covered = real.coverage();
+        text.push_str(&format!(
+            "the real service's API: {} operations; {} in the spec, {} called by scenarios, {} \
+             served by the sandbox (docs/real-service.md)\n",
+            covered.operations, covered.in_spec, covered.with_scenarios, covered.served
+        ));
+    }
     text.push_str(&crate::runner::neutral::block(
         &plan.render(&suite.requirements, &declaration),
     ));

@@ -82,6 +82,37 @@ fn page(facts: &RealService, requirements: &Requirements) -> String {
             }
         }
     }
+    let covered = facts.coverage();
+    page.push_str(&format!(
+        "\n## The real service's operations\n\nEvery operation of the real service's REST API \
+         its documentation's summary lists (paths after `/api/v1/`, as it writes them), and \
+         what covers it: the spec's operation, the requirements whose scenarios call it, \
+         whether the sandbox serves it. {} operations: {} in the spec, {} called by \
+         scenarios, {} served by the sandbox (`payconf plan` says the same). A test holds \
+         each row to the spec, the features and the sandbox.\n\n\
+         | operation | method and path | spec | scenarios | sandbox | not yet |\n\
+         |---|---|---|---|---|---|\n",
+        covered.operations, covered.in_spec, covered.with_scenarios, covered.served
+    ));
+    for operation in &facts.operations {
+        page.push_str(&format!(
+            "| {} | `{} {}` | {} | {} | {} | {} |\n",
+            operation.name,
+            operation.method,
+            operation.path,
+            operation
+                .spec
+                .as_deref()
+                .map_or_else(|| "no".to_owned(), |id| format!("`{id}`")),
+            if operation.requirements.is_empty() {
+                "none".to_owned()
+            } else {
+                operation.requirements.join(", ")
+            },
+            if operation.sandbox { "served" } else { "no" },
+            operation.not_yet.as_deref().unwrap_or("")
+        ));
+    }
     page.push_str(
         "\n## By requirement\n\nEvery requirement of the reference and robustness profiles, \
          with the facts it rests on (none: the reference profile's own choice, or a reading \
@@ -339,4 +370,127 @@ fn no_file_cites_the_notes_outside_the_repository() {
         String::from_utf8_lossy(&found.stdout).contains("spec/real-service.yaml"),
         "git grep finds nothing in this checkout"
     );
+}
+
+/// The spec's path of an operation as the real service's documentation
+/// writes it: `/api/v1/` and the path, its trailing slash and the names of
+/// its parameters set aside.
+fn path_shape(path: &str) -> String {
+    path.trim_start_matches("/api/v1/")
+        .trim_end_matches('/')
+        .split('/')
+        .map(|segment| {
+            if segment.starts_with('{') {
+                "{}"
+            } else {
+                segment
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Each operation of the coverage table is what it claims: the spec's
+/// operation at its method and path, requirements that exist and have
+/// scenarios, and the sandbox serving it (answering otherwise than 404
+/// 9404 and 405) exactly when the table says so; and every API operation
+/// of the spec is one of the real service's, in the table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_operation_of_the_real_service_is_covered_as_its_table_says() {
+    let facts = facts();
+    let requirements = requirements();
+    let features = Features::embedded().expect("the features load");
+    let spec: serde_json::Value =
+        serde_yaml_ng::from_str(include_str!("../../spec/openapi.yaml")).expect("the spec loads");
+    let mut spec_operations = std::collections::BTreeMap::new();
+    for (path, item) in spec["paths"].as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("an item") {
+            if let Some(id) = operation["operationId"].as_str() {
+                spec_operations.insert(id.to_owned(), (method.to_ascii_uppercase(), path.clone()));
+            }
+        }
+    }
+    let server =
+        payconf_reference::RunningServer::start(payconf_reference::ReferenceConfig::default())
+            .await
+            .expect("the sandbox");
+    let client = payconf_reference::http_client().build().expect("a client");
+    let mut wrong = Vec::new();
+    for operation in &facts.operations {
+        let said = format!("{} {}", operation.method, operation.path);
+        if let Some(id) = &operation.spec {
+            match spec_operations.get(id) {
+                Some((method, path))
+                    if *method == operation.method
+                        && path_shape(path) == path_shape(&operation.path) => {}
+                other => wrong.push(format!("{said}: the spec's {id} is {other:?}")),
+            }
+        }
+        for id in &operation.requirements {
+            let known = requirements.all().iter().any(|r| r.id.as_str() == id);
+            let tagged = features
+                .scenarios()
+                .iter()
+                .any(|s| s.has_tag(&format!("req:{id}")));
+            if !known || !tagged {
+                wrong.push(format!("{said}: {id} is no requirement with scenarios"));
+            }
+        }
+        let path = operation
+            .path
+            .split('/')
+            .map(|segment| match segment {
+                "{shopLogin}" => payconf_reference::DEFAULT_SHOP_LOGIN,
+                s if s.starts_with('{') => "123456789012",
+                s => s,
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        let method = reqwest::Method::from_bytes(operation.method.as_bytes()).expect("a method");
+        let answer = client
+            .request(
+                method,
+                server
+                    .base_url
+                    .join(&format!("api/v1/{path}"))
+                    .expect("a URL"),
+            )
+            .header(
+                "Authorization",
+                format!("apikey {}", payconf_reference::DEFAULT_API_KEY),
+            )
+            .header("Content-Type", "application/json")
+            .body("{}")
+            .send()
+            .await
+            .expect("answered");
+        let status = answer.status().as_u16();
+        let body: serde_json::Value = answer.json().await.unwrap_or_default();
+        let served = !(status == 405 || (status == 404 && body["error"]["code"] == "9404"));
+        if served != operation.sandbox {
+            wrong.push(format!(
+                "{said}: the table says {}, the sandbox answers {status} {}",
+                if operation.sandbox {
+                    "served"
+                } else {
+                    "not served"
+                },
+                body["error"]["code"]
+            ));
+        }
+    }
+    for (id, (method, path)) in &spec_operations {
+        if path.starts_with("/api/")
+            && !facts
+                .operations
+                .iter()
+                .any(|o| o.spec.as_deref() == Some(id))
+        {
+            wrong.push(format!(
+                "the spec's {id} ({method} {path}) is not in the table"
+            ));
+        }
+    }
+    let _ = server.shutdown().await;
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
