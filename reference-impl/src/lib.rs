@@ -10,7 +10,12 @@
 //! standard payment page is the other integration: the buyer pays on the
 //! service's own page (by card, or with an alternative method approved by
 //! redirect), shown alone or in the lightbox a shop's page opens with the
-//! service's script, and no `payment/submit` is called.
+//! service's script, and no `payment/submit` is called. The buyer's pages
+//! are at the real service's addresses (`paths`: `/pagam/pagam.aspx`,
+//! `/pagam/src/index.html`, `/pagam/pagam3d.aspx`, the script
+//! `/pagam/javascript/axerve.js` with its API, `axerve.lightBox`), so a
+//! shop written for the real service runs on the sandbox with only its
+//! host changed.
 //!
 //! How the parts fit: [`run`] accepts connections and hands each request to
 //! the service's router, which calls the create or submit handler, the issuer
@@ -29,7 +34,12 @@
 //! captures, cancels, refunds and updates it, each asking the payment's
 //! `ledger` (its money events `AUT`, `MOV`, `CAN`, `STO` under the shop's
 //! settlement mode) and answering `KO` with the real service's code when
-//! the payment does not allow it. The codes and authentication levels the
+//! the payment does not allow it. A payment keeps its shop's addresses
+//! for its life (`responseURLs` at create or submit, or its profile's
+//! notification address as it was when it was created). Card tokens
+//! (`card_tokens`, and `shop_token`'s operations) pay one-click and
+//! recurring payments without the card's number. The codes and
+//! authentication levels the
 //! real service names its 3-D Secure outcomes with are `outcomes`'s; what
 //! each test card leads to is `test_cards`'s, whose table the
 //! documentation, the payment page and the back-office show.
@@ -102,6 +112,7 @@ server! {
     mod bank_id;
     mod call_log;
     mod card_tokens;
+    mod checks;
     mod config;
     mod create;
     mod detail;

@@ -8,6 +8,7 @@ use hyper::body::Incoming;
 use crate::{
     backoffice,
     call_log::Exchange,
+    checks::{self, Check},
     create, detail, envelope,
     error::ApiError,
     issuer,
@@ -92,6 +93,10 @@ async fn route_request(service: &Service, request: Request<Incoming>) -> Respons
             let answer = lifecycle::handle(service, operation, request, &mut exchange).await;
             kept(service, operation.path(), exchange, answer).await
         }
+        Some(Route::Check(check)) if method == Method::POST => {
+            let mut exchange = Exchange::default();
+            api_answer(checks::check(service, check, request, &mut exchange).await)
+        }
         Some(Route::ShopToken) if method == Method::POST => {
             let mut exchange = Exchange::default();
             api_answer(shop_token::request(service, request, &mut exchange).await)
@@ -113,7 +118,8 @@ async fn route_request(service: &Service, request: Request<Incoming>) -> Respons
             | Route::Submit
             | Route::Detail
             | Route::Operation(_)
-            | Route::ShopToken,
+            | Route::ShopToken
+            | Route::Check(_),
         ) => {
             envelope::refusal(&ApiError::MethodNotAllowed { allow: "POST" })
         }
@@ -223,6 +229,8 @@ enum Route<'a> {
     DetailById(&'a str),
     /// Capture, cancel, refund, update.
     Operation(Operation),
+    /// `POST check/…`.
+    Check(Check),
     /// `POST shop/token/`.
     ShopToken,
     /// `GET shop/token/{shopLogin}`.
@@ -271,6 +279,11 @@ fn route(path: &str) -> Option<Route<'_>> {
             Some(Route::BackOffice)
         }
         "/api/v1/shop/token" => Some(Route::ShopToken),
+        "/api/v1/check/pan" => Some(Route::Check(Check::Pan)),
+        "/api/v1/check/cvv" => Some(Route::Check(Check::Cvv)),
+        "/api/v1/check/expirydate" => Some(Route::Check(Check::ExpiryDate)),
+        "/api/v1/check/email" => Some(Route::Check(Check::Email)),
+        "/api/v1/check/creditCard" => Some(Route::Check(Check::CreditCard)),
         other if other.starts_with("/api/v1/shop/token/") => {
             let rest = other.strip_prefix("/api/v1/shop/token/")?;
             match rest.split_once('/') {

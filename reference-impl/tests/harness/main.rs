@@ -15,6 +15,7 @@ mod support;
 mod back_office;
 mod back_office_log;
 mod card_tokens;
+mod checks;
 mod data_file;
 mod errors;
 mod hostile;
