@@ -12,12 +12,14 @@ use serde::Serialize;
 
 use crate::{
     call_log::Exchange,
-    card::{CardNumber, CardNumberError, Expiry, ExpiryError},
     card_tokens::{TokenCard, TokenError},
     create::{authenticate, merchant_call},
     envelope,
     error::{ApiError, code},
-    request::{Fields, parse_json_object, submit::current_year_month},
+    request::{
+        Fields, parse_json_object,
+        submit::{read_expiry, read_number},
+    },
     state::{Body, Service},
 };
 
@@ -70,30 +72,8 @@ pub(crate) async fn request(
         .shop_of(&fields, merchant, "does not belong to this API key")?;
     let asked = fields.required_str("requestToken", code::INVALID_PARAMETER)?;
     let card = fields.required_object("creditCard", "creditCard", code::CARD_DATA_MISSING)?;
-    let number = CardNumber::parse(card.required_str_coded(
-        "number",
-        code::CARD_DATA_INCOMPLETE,
-        code::CARD_LENGTH,
-    )?)
-    .map_err(|e| {
-        let code = match e {
-            CardNumberError::NotNumeric => code::CARD_NOT_NUMERIC,
-            CardNumberError::Length => code::CARD_LENGTH,
-            CardNumberError::CheckDigit => code::CARD_CHECK_DIGIT,
-        };
-        ApiError::field(code, card.path_of("number"), e.to_string())
-    })?;
-    let month =
-        card.required_str_coded("expMonth", code::CARD_DATA_INCOMPLETE, code::EXPIRY_MONTH)?;
-    let year = card.required_str_coded("expYear", code::CARD_DATA_INCOMPLETE, code::EXPIRY_YEAR)?;
-    let expiry = Expiry::parse(month, year, current_year_month()).map_err(|e| {
-        let (code, field) = match e {
-            ExpiryError::Month => (code::EXPIRY_MONTH, "expMonth"),
-            ExpiryError::Year => (code::EXPIRY_YEAR, "expYear"),
-            ExpiryError::Expired => (code::CARD_EXPIRED, "expYear"),
-        };
-        ApiError::field(code, card.path_of(field), e.to_string())
-    })?;
+    let number = read_number(&card)?;
+    let expiry = read_expiry(&card)?;
     let tokened = TokenCard::of(&number, expiry, service.config.card_kind(&number));
     let updated = card.optional_str("token")?.filter(|t| !t.trim().is_empty());
     let refused = |error: TokenError, field: &str| {

@@ -154,30 +154,8 @@ fn read_card(fields: &Fields<'_>) -> Result<SubmittedCard, ApiError> {
             request_token,
         });
     }
-    let number = CardNumber::parse(card.required_str_coded(
-        "number",
-        code::CARD_DATA_INCOMPLETE,
-        code::CARD_LENGTH,
-    )?)
-    .map_err(|e| {
-        let code = match e {
-            CardNumberError::NotNumeric => code::CARD_NOT_NUMERIC,
-            CardNumberError::Length => code::CARD_LENGTH,
-            CardNumberError::CheckDigit => code::CARD_CHECK_DIGIT,
-        };
-        ApiError::field(code, card.path_of("number"), e.to_string())
-    })?;
-    let month =
-        card.required_str_coded("expMonth", code::CARD_DATA_INCOMPLETE, code::EXPIRY_MONTH)?;
-    let year = card.required_str_coded("expYear", code::CARD_DATA_INCOMPLETE, code::EXPIRY_YEAR)?;
-    let expiry = Expiry::parse(month, year, current_year_month()).map_err(|e| {
-        let (code, field) = match e {
-            ExpiryError::Month => (code::EXPIRY_MONTH, "expMonth"),
-            ExpiryError::Year => (code::EXPIRY_YEAR, "expYear"),
-            ExpiryError::Expired => (code::CARD_EXPIRED, "expYear"),
-        };
-        ApiError::field(code, card.path_of(field), e.to_string())
-    })?;
+    let number = read_number(&card)?;
+    let expiry = read_expiry(&card)?;
     let cvv = card.required_str("CVV", code::CVV)?;
     if !cvv_well_formed(cvv) {
         return Err(ApiError::field(
@@ -190,6 +168,40 @@ fn read_card(fields: &Fields<'_>) -> Result<SubmittedCard, ApiError> {
         card: CardData::Number { number, expiry },
         buyer: None,
         request_token,
+    })
+}
+
+/// A card object's `number`, with the real service's codes: missing 1138,
+/// another type or length 1119, not digits 1118, a wrong check digit 1120.
+pub(crate) fn read_number(card: &Fields<'_>) -> Result<CardNumber, ApiError> {
+    CardNumber::parse(card.required_str_coded(
+        "number",
+        code::CARD_DATA_INCOMPLETE,
+        code::CARD_LENGTH,
+    )?)
+    .map_err(|e| {
+        let code = match e {
+            CardNumberError::NotNumeric => code::CARD_NOT_NUMERIC,
+            CardNumberError::Length => code::CARD_LENGTH,
+            CardNumberError::CheckDigit => code::CARD_CHECK_DIGIT,
+        };
+        ApiError::field(code, card.path_of("number"), e.to_string())
+    })
+}
+
+/// A card object's `expMonth` and `expYear`, with the real service's
+/// codes: missing 1138, a wrong month 1124, year 1125, expired 1126.
+pub(crate) fn read_expiry(card: &Fields<'_>) -> Result<Expiry, ApiError> {
+    let month =
+        card.required_str_coded("expMonth", code::CARD_DATA_INCOMPLETE, code::EXPIRY_MONTH)?;
+    let year = card.required_str_coded("expYear", code::CARD_DATA_INCOMPLETE, code::EXPIRY_YEAR)?;
+    Expiry::parse(month, year, current_year_month()).map_err(|e| {
+        let (code, field) = match e {
+            ExpiryError::Month => (code::EXPIRY_MONTH, "expMonth"),
+            ExpiryError::Year => (code::EXPIRY_YEAR, "expYear"),
+            ExpiryError::Expired => (code::CARD_EXPIRED, "expYear"),
+        };
+        ApiError::field(code, card.path_of(field), e.to_string())
     })
 }
 
