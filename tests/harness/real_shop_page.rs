@@ -356,3 +356,103 @@ async fn a_shop_page_written_for_the_real_service_pays_on_the_sandbox_in_chromiu
     chromium.close().await;
     let _ = server.shutdown().await;
 }
+
+/// The open overlay, as the shop's page has it: how many, and the mark the
+/// test put on the first one (empty on another).
+async fn overlays(client: &Client) -> Value {
+    client
+        .execute(
+            "var open = document.querySelectorAll('#axerve_lightBox'); \
+             return [open.length, open.length ? (open[0].dataset.first || '') : ''];",
+            Vec::new(),
+        )
+        .await
+        .expect("the page")
+}
+
+/// Opens the lightbox again from the shop's page while it is open, and
+/// waits for the question it asks: its words.
+async fn open_again(client: &Client) -> String {
+    client
+        .execute(
+            "var open = document.getElementById('axerve_lightBox'); \
+             if (open && !open.dataset.first) { open.dataset.first = 'yes'; } \
+             setTimeout(function () { document.getElementById('pay').click(); }, 0); \
+             return null;",
+            Vec::new(),
+        )
+        .await
+        .expect("the second open");
+    for _ in 0..200 {
+        if let Ok(text) = client.get_alert_text().await {
+            return text;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("opening again while a payment is open asked the buyer nothing");
+}
+
+/// Opening a payment while one is open asks the buyer first (the real
+/// script's `confirm`): refused, the open payment stays; accepted, a new
+/// overlay takes its place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_open_asks_the_buyer_before_dropping_the_open_payment() {
+    if !browser_or_skip("a_second_open_asks_the_buyer_before_dropping_the_open_payment") {
+        return;
+    }
+    let server = RunningServer::start(ReferenceConfig::default())
+        .await
+        .expect("the sandbox");
+    let base = server.base_url.as_str().trim_end_matches('/').to_owned();
+    let shop = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(ShopPage {
+            sandbox: base.clone(),
+        })
+        .mount(&shop)
+        .await;
+    let chromium = start_chromium().await;
+    let turn = crate::support::untrusted::turn(&chromium).await;
+    let client = turn.client;
+    client
+        .set_window_size(1280, 900)
+        .await
+        .expect("a desktop window");
+    let (token, id) = create(&base).await;
+    client
+        .goto(&format!(
+            "{}/checkout?token={token}&id={id}&mode=callback",
+            shop.uri()
+        ))
+        .await
+        .expect("the shop's page opens");
+    click(client, "#pay").await;
+    client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::Css("#axerve_lightBox"))
+        .await
+        .expect("the overlay");
+    let asked = open_again(client).await;
+    assert!(asked.contains("abort"), "{asked}");
+    client.dismiss_alert().await.expect("refused");
+    assert_eq!(
+        overlays(client).await,
+        json!([1, "yes"]),
+        "the open payment stays"
+    );
+    open_again(client).await;
+    client.accept_alert().await.expect("accepted");
+    let mut now = Value::Null;
+    for _ in 0..100 {
+        now = overlays(client).await;
+        if now == json!([1, ""]) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(now, json!([1, ""]), "a new overlay in the open one's place");
+    drop(turn);
+    chromium.close().await;
+    let _ = server.shutdown().await;
+}
