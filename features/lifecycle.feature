@@ -91,7 +91,7 @@ Feature: The payment's life after submit
     When the merchant captures and cancels the payment at once
     Then exactly one of the capture and the cancel is done
 
-  @reference @req:REF-LIFE-10 @detail
+  @reference @req:REF-LIFE-10 @detail @tokens
   Scenario: A card token asked for at submit pays the next payment with the token alone
     Given a payment created by the merchant
     When the buyer pays with the card not enrolled in 3-D Secure, asking for a card token

@@ -76,7 +76,8 @@ settlement = "separated"
     ))
     .expect("config");
     let server = RunningServer::start(config).await.expect("server");
-    let lifecycle = "[lifecycle]\nsettlement = \"unified\"\nsettles_within_secs = 10\n\
+    let lifecycle = "[lifecycle]\noperations = [\"detail\", \"capture\", \"cancel\", \"refund\", \"tokens\"]\n\
+                     settlement = \"unified\"\nsettles_within_secs = 10\n\
                      [lifecycle.second_shop]\nshop_login = \"WAREHOUSE\"\napi_key = \"warehouse-key\"\n";
     let target = TempFile::new(
         "target.toml",

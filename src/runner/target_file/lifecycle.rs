@@ -34,11 +34,26 @@ pub enum LifecycleOperation {
     Cancel,
     /// `payment/refund/`.
     Refund,
+    /// Card tokens: `creditcard.requestToken` at submit, a submit paying
+    /// with `creditcard.token` (the real service's, RS-CARD-TOKENS). Not
+    /// among the operations a target offers unless it lists it.
+    Tokens,
 }
 
 impl LifecycleOperation {
     /// Every operation, as the target file names them.
-    pub const ALL: [Self; 4] = [Self::Detail, Self::Capture, Self::Cancel, Self::Refund];
+    pub const ALL: [Self; 5] = [
+        Self::Detail,
+        Self::Capture,
+        Self::Cancel,
+        Self::Refund,
+        Self::Tokens,
+    ];
+
+    /// What a target offers when `lifecycle.operations` is left out: the
+    /// payment's life after submit, not card tokens (a target that has
+    /// them lists `"tokens"`).
+    pub const DEFAULT: [Self; 4] = [Self::Detail, Self::Capture, Self::Cancel, Self::Refund];
 
     /// Its name in the target file, and the tag of its scenarios.
     pub fn name(self) -> &'static str {
@@ -47,6 +62,7 @@ impl LifecycleOperation {
             Self::Capture => "capture",
             Self::Cancel => "cancel",
             Self::Refund => "refund",
+            Self::Tokens => "tokens",
         }
     }
 }
@@ -139,11 +155,11 @@ impl LifecycleFile {
                 return Err(target_error(
                     "lifecycle.operations",
                     "names no operation: list some of \"detail\", \"capture\", \"cancel\", \
-                     \"refund\", or leave the setting out for all of them",
+                     \"refund\", \"tokens\", or leave the setting out for the first four",
                 ));
             }
             Some(listed) => listed.into_iter().collect(),
-            None => LifecycleOperation::ALL.into_iter().collect(),
+            None => LifecycleOperation::DEFAULT.into_iter().collect(),
         };
         let settlement = self.settlement.ok_or_else(|| {
             target_error(
