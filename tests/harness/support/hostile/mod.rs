@@ -132,7 +132,7 @@ impl Front for AttackFront {
         let query = request.uri().query().unwrap_or("").to_owned();
         let journey = query
             .split('&')
-            .find_map(|pair| pair.strip_prefix("paymentToken="))
+            .find_map(|pair| pair.strip_prefix("b="))
             .unwrap_or("")
             .to_owned();
         match (&self.attack, path.as_str()) {
