@@ -75,6 +75,22 @@ impl Respond for ShopPage {
     }
 }
 
+/// The sandbox, its base address, and the shop's page server in front of it.
+async fn sandbox_and_shop() -> (RunningServer, String, MockServer) {
+    let server = RunningServer::start(ReferenceConfig::default())
+        .await
+        .expect("the sandbox");
+    let base = server.base_url.as_str().trim_end_matches('/').to_owned();
+    let shop = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(ShopPage {
+            sandbox: base.clone(),
+        })
+        .mount(&shop)
+        .await;
+    (server, base, shop)
+}
+
 /// A payment the shop's server creates: its token and ID.
 async fn create(base: &str) -> (String, String) {
     let created: Value = payconf_reference::http_client()
@@ -182,17 +198,7 @@ async fn a_shop_page_written_for_the_real_service_pays_on_the_sandbox_in_chromiu
     {
         return;
     }
-    let server = RunningServer::start(ReferenceConfig::default())
-        .await
-        .expect("the sandbox");
-    let base = server.base_url.as_str().trim_end_matches('/').to_owned();
-    let shop = MockServer::start().await;
-    Mock::given(any())
-        .respond_with(ShopPage {
-            sandbox: base.clone(),
-        })
-        .mount(&shop)
-        .await;
+    let (server, base, shop) = sandbox_and_shop().await;
     let checkout = |token: &str, id: &str, mode: &str| {
         format!("{}/checkout?token={token}&id={id}&mode={mode}", shop.uri())
     };
@@ -400,17 +406,7 @@ async fn a_second_open_asks_the_buyer_before_dropping_the_open_payment() {
     if !browser_or_skip("a_second_open_asks_the_buyer_before_dropping_the_open_payment") {
         return;
     }
-    let server = RunningServer::start(ReferenceConfig::default())
-        .await
-        .expect("the sandbox");
-    let base = server.base_url.as_str().trim_end_matches('/').to_owned();
-    let shop = MockServer::start().await;
-    Mock::given(any())
-        .respond_with(ShopPage {
-            sandbox: base.clone(),
-        })
-        .mount(&shop)
-        .await;
+    let (server, base, shop) = sandbox_and_shop().await;
     let chromium = start_chromium().await;
     let turn = crate::support::untrusted::turn(&chromium).await;
     let client = turn.client;
