@@ -126,37 +126,7 @@ async fn route_request(service: &Service, request: Request<Incoming>) -> Respons
         Some(Route::DetailById(_)) => {
             envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET" })
         }
-        Some(Route::Issuer) if method == Method::GET => issuer::page(service, &request),
-        Some(Route::Issuer) if method == Method::POST => issuer::answer(service, request).await,
-        Some(Route::Issuer) => {
-            envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET, POST" })
-        }
-        Some(Route::PaymentPage) if method == Method::GET => payment_page::page(service, &request),
-        Some(Route::PaymentPage) if method == Method::POST => {
-            payment_page::pay(service, request).await
-        }
-        Some(Route::Wallet) if method == Method::GET => {
-            payment_page::wallet_page(service, &request)
-        }
-        Some(Route::Wallet) if method == Method::POST => {
-            payment_page::wallet_decide(service, request).await
-        }
-        Some(Route::FramedPage) if method == Method::GET => {
-            payment_page::framed(service, &request)
-        }
-        Some(Route::PaymentPage | Route::Wallet) => {
-            envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET, POST" })
-        }
-        Some(Route::LightboxScript) if method == Method::GET => payment_page::script(service),
-        Some(Route::PaymentResult) if method == Method::GET => {
-            payment_page::result(service, &request)
-        }
-        Some(Route::DemoCheckout) if method == Method::GET => payment_page::demo(service, &request),
-        Some(
-            Route::LightboxScript | Route::PaymentResult | Route::DemoCheckout | Route::FramedPage,
-        ) => {
-            envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET" })
-        }
+        Some(Route::Page(page)) => page_request(service, page, request).await,
         Some(Route::MerchantPage {
             shop_login,
             success,
@@ -173,6 +143,43 @@ async fn route_request(service: &Service, request: Request<Incoming>) -> Respons
         ),
         Some(Route::BackOffice) => backoffice::handle(service, request).await,
         None => envelope::refusal(&ApiError::NotFound),
+    }
+}
+
+/// Sends a request for one of the buyer's pages (or the demo checkout) to
+/// its handler.
+async fn page_request(service: &Service, page: Page, request: Request<Incoming>) -> Response<Body> {
+    let method = request.method();
+    match page {
+    Page::Issuer if method == Method::GET => issuer::page(service, &request),
+    Page::Issuer if method == Method::POST => issuer::answer(service, request).await,
+    Page::Issuer => {
+        envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET, POST" })
+    }
+    Page::Hosted if method == Method::GET => payment_page::page(service, &request),
+    Page::Hosted if method == Method::POST => {
+        payment_page::pay(service, request).await
+    }
+    Page::Wallet if method == Method::GET => {
+        payment_page::wallet_page(service, &request)
+    }
+    Page::Wallet if method == Method::POST => {
+        payment_page::wallet_decide(service, request).await
+    }
+    Page::Framed if method == Method::GET => {
+        payment_page::framed(service, &request)
+    }
+    Page::Hosted | Page::Wallet => {
+        envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET, POST" })
+    }
+    Page::LightboxScript if method == Method::GET => payment_page::script(service),
+    Page::PaymentResult if method == Method::GET => {
+        payment_page::result(service, &request)
+    }
+    Page::DemoCheckout if method == Method::GET => payment_page::demo(service, &request),
+    Page::LightboxScript | Page::PaymentResult | Page::DemoCheckout | Page::Framed => {
+        envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET" })
+    }
     }
 }
 
@@ -237,19 +244,27 @@ enum Route<'a> {
     ShopTokens(&'a str),
     /// `DELETE shop/token/{shopLogin}/{token}`.
     ShopTokenOf(&'a str, &'a str),
-    Issuer,
-    PaymentPage,
-    /// The page the lightbox frames (and pay-by-link's).
-    FramedPage,
-    Wallet,
-    LightboxScript,
-    PaymentResult,
-    DemoCheckout,
+    /// A buyer's page, or the demo checkout.
+    Page(Page),
     BackOffice,
     MerchantPage {
         shop_login: &'a str,
         success: bool,
     },
+}
+
+/// The buyer's pages, and the demo checkout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Page {
+    Issuer,
+    /// The hosted payment page.
+    Hosted,
+    /// The page the lightbox frames (and pay-by-link's).
+    Framed,
+    Wallet,
+    LightboxScript,
+    PaymentResult,
+    DemoCheckout,
 }
 
 /// The API paths are taken with or without their trailing slash: the real
@@ -271,7 +286,7 @@ fn route(path: &str) -> Option<Route<'_>> {
         "/api/v1/payment/cancel" => Some(Route::Operation(Operation::Cancel)),
         "/api/v1/payment/refund" => Some(Route::Operation(Operation::Refund)),
         "/api/v1/payment/update" => Some(Route::Operation(Operation::Update)),
-        paths::DEMO_PATH => Some(Route::DemoCheckout),
+        paths::DEMO_PATH => Some(Route::Page(Page::DemoCheckout)),
         other
             if other == paths::BACK_OFFICE_PATH
                 || other.starts_with(&format!("{}/", paths::BACK_OFFICE_PATH)) =>
@@ -317,12 +332,12 @@ fn route(path: &str) -> Option<Route<'_>> {
 /// A buyer page's route, its path in lower case.
 fn buyer_page(path: &str) -> Option<Route<'static>> {
     match path {
-        paths::ISSUER_PATH => Some(Route::Issuer),
-        paths::PAGE_PATH => Some(Route::PaymentPage),
-        paths::FRAMED_PATH => Some(Route::FramedPage),
-        paths::WALLET_PATH => Some(Route::Wallet),
-        paths::SCRIPT_PATH => Some(Route::LightboxScript),
-        paths::RESULT_PATH => Some(Route::PaymentResult),
+        paths::ISSUER_PATH => Some(Route::Page(Page::Issuer)),
+        paths::PAGE_PATH => Some(Route::Page(Page::Hosted)),
+        paths::FRAMED_PATH => Some(Route::Page(Page::Framed)),
+        paths::WALLET_PATH => Some(Route::Page(Page::Wallet)),
+        paths::SCRIPT_PATH => Some(Route::Page(Page::LightboxScript)),
+        paths::RESULT_PATH => Some(Route::Page(Page::PaymentResult)),
         _ => None,
     }
 }
@@ -376,11 +391,11 @@ mod tests {
 
     #[test]
     fn the_buyer_pages_route_whatever_the_case_of_their_letters() {
-        assert_eq!(route("/pagam/javascript/axerve.js"), Some(Route::LightboxScript));
-        assert_eq!(route("/pagam/JavaScript/axerve.js"), Some(Route::LightboxScript));
-        assert_eq!(route("/PAGAM/PAGAM.ASPX"), Some(Route::PaymentPage));
-        assert_eq!(route("/pagam/pagam3d.aspx"), Some(Route::Issuer));
-        assert_eq!(route("/pagam/src/index.html"), Some(Route::FramedPage));
+        assert_eq!(route("/pagam/javascript/axerve.js"), Some(Route::Page(Page::LightboxScript)));
+        assert_eq!(route("/pagam/JavaScript/axerve.js"), Some(Route::Page(Page::LightboxScript)));
+        assert_eq!(route("/PAGAM/PAGAM.ASPX"), Some(Route::Page(Page::Hosted)));
+        assert_eq!(route("/pagam/pagam3d.aspx"), Some(Route::Page(Page::Issuer)));
+        assert_eq!(route("/pagam/src/index.html"), Some(Route::Page(Page::Framed)));
         assert_eq!(route("/pagam/pagam.aspx/"), None);
         assert_eq!(route("/pagam/"), None);
         assert_eq!(route("/pay"), None, "the sandbox's old page is gone");
