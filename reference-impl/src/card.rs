@@ -44,6 +44,11 @@ impl CardNumber {
         mask_pan(&self.0)
     }
 
+    /// Its company ([`company`]).
+    pub fn company(&self) -> &'static str {
+        company(&self.0)
+    }
+
     /// Every digit: for the sandbox's own test cards, which are published
     /// (their table in the documentation and on the sandbox's pages), never
     /// for a buyer's card.
@@ -165,6 +170,16 @@ impl Expiry {
 }
 
 /// Whether a security code has the shape of one: 3 or 4 digits.
+/// A card's company by its first digit, for a number or a masked one
+/// (`477571******2026`): `VISA`, `MASTERCARD`, else `CREDITCARD`.
+pub fn company(card: &str) -> &'static str {
+    match card.as_bytes().first() {
+        Some(b'4') => "VISA",
+        Some(b'5' | b'2') => "MASTERCARD",
+        _ => "CREDITCARD",
+    }
+}
+
 pub fn cvv_well_formed(cvv: &str) -> bool {
     (3..=4).contains(&cvv.len()) && cvv.bytes().all(|b| b.is_ascii_digit())
 }

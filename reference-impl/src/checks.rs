@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use crate::{
     call_log::Exchange,
-    card::{CardNumber, Expiry, cvv_well_formed},
+    card::{CardNumber, Expiry, company, cvv_well_formed},
     create::authenticate,
     envelope,
     error::{ApiError, code},
@@ -129,7 +129,7 @@ pub(crate) async fn check(
             let parsed = CardNumber::parse(number.trim()).ok();
             Ok(envelope::ok(&PanAnswer {
                 check_digit: ok(parsed.is_some()),
-                company: parsed.as_ref().map_or("", company),
+                company: parsed.as_ref().map_or("", CardNumber::company),
                 logo: "",
             }))
         }
@@ -186,7 +186,7 @@ fn credit_card(
             (
                 parsed.is_some(),
                 kind,
-                parsed.as_ref().map_or("", company),
+                parsed.as_ref().map_or("", CardNumber::company),
                 expiry,
             )
         }
@@ -196,12 +196,7 @@ fn credit_card(
                 .card(merchant, token.trim(), (0, 0))
                 .map_err(|e| ApiError::field(e.code(), "creditcard.token", e.to_string()))?;
             let fresh = (held.expiry.year, held.expiry.month) >= current_year_month();
-            let company = match held.masked_pan.as_bytes().first() {
-                Some(b'4') => "VISA",
-                Some(b'5' | b'2') => "MASTERCARD",
-                _ => "",
-            };
-            (true, held.kind, company, Some(fresh))
+            (true, held.kind, company(&held.masked_pan), Some(fresh))
         }
         (None, None) => {
             return Err(ApiError::field(
@@ -272,13 +267,4 @@ fn credit_card(
         three_ds_description,
         prepaid: "N",
     }))
-}
-
-/// The card's company, by its first digit.
-fn company(number: &CardNumber) -> &'static str {
-    match number.masked().as_bytes().first() {
-        Some(b'4') => "VISA",
-        Some(b'5' | b'2') => "MASTERCARD",
-        _ => "CREDITCARD",
-    }
 }

@@ -309,12 +309,10 @@ impl DetailPayload {
         let refusal = ledger
             .and_then(|l| l.refusal.as_deref())
             .and_then(outcomes::decline_of);
-        let brand = match (p.channel(), masked_pan.as_bytes().first()) {
-            (None, _) => "",
-            (Some(crate::timeline::Channel::Alternative), _) => "SANDBOXWALLET",
-            (_, Some(b'4')) => "VISA",
-            (_, Some(b'5' | b'2')) => "MASTERCARD",
-            (_, _) => "CREDITCARD",
+        let brand = match p.channel() {
+            None => "",
+            Some(crate::timeline::Channel::Alternative) => "SANDBOXWALLET",
+            Some(_) => crate::card::company(masked_pan),
         };
         let card_taken = !masked_pan.is_empty();
         let authenticated = match (ledger.and_then(|l| l.authentication), p.authenticated()) {

@@ -187,6 +187,36 @@ async fn an_enrolled_cards_token_still_goes_through_3_d_secure_and_another_shops
         .as_str()
         .expect("a token")
         .to_owned();
+    // Updated: the same card, a new expiry; another card's number is 1163.
+    for (number, status, answered) in [
+        (DEFAULT_THREE_DS_CARD, StatusCode::OK, json!("UPDATETOKEN")),
+        (
+            DEFAULT_FRICTIONLESS_CARD,
+            StatusCode::BAD_REQUEST,
+            Value::Null,
+        ),
+    ] {
+        let (got, updated) = shop_token(
+            &sandbox,
+            reqwest::Method::POST,
+            "/api/v1/shop/token/",
+            Some(json!({
+                "shopLogin": DEFAULT_SHOP_LOGIN, "requestToken": "MASKEDPAN",
+                "creditCard": {"number": number, "expMonth": "07", "expYear": "31", "token": card_token},
+            })),
+        )
+        .await;
+        assert_eq!(got, status, "{updated:#}");
+        assert_eq!(
+            updated["payload"]["transactionType"], answered,
+            "{updated:#}"
+        );
+        if status == StatusCode::OK {
+            assert_eq!(updated["payload"]["tokenExpiryYear"], "31");
+        } else {
+            assert_eq!(updated["error"]["code"], "1163", "{updated:#}");
+        }
+    }
     let (token, _) = sandbox.create().await;
     let answer = sandbox
         .submit_with(Some(&token), &token_body(&card_token))
