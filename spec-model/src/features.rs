@@ -28,6 +28,10 @@ pub const EMBEDDED_FEATURES: &[(&str, &str)] = &[
         include_str!("../../features/lifecycle.feature"),
     ),
     (
+        "lightbox.feature",
+        include_str!("../../features/lightbox.feature"),
+    ),
+    (
         "notifications.feature",
         include_str!("../../features/notifications.feature"),
     ),

@@ -35,6 +35,7 @@ mod redact;
 pub(crate) mod reports;
 pub(crate) mod result;
 mod settings;
+pub(crate) mod shop_page;
 pub(crate) mod steps;
 pub(crate) mod target_file;
 pub(crate) mod transport;
@@ -78,8 +79,8 @@ pub use world::PaymentWorld;
 use browser::start_browser;
 pub use console::{Console, Ending, result_line};
 pub use needs::{
-    ISSUER_TAG, LIFECYCLE_TAG, NOTIFICATION_TAG, OUTCOME_TAG, PAYMENT_PAGE_TAG, RESULT_PAGE_TAG,
-    SIGNATURE_TAG, drives_buyer, unmet_need,
+    ISSUER_TAG, LIFECYCLE_TAG, LIGHTBOX_TAG, NOTIFICATION_TAG, OUTCOME_TAG, PAYMENT_PAGE_TAG,
+    RESULT_PAGE_TAG, SIGNATURE_TAG, drives_buyer, unmet_need,
 };
 pub use not_run::NotRun;
 pub use options::{Judging, Mode, Outputs, RunOptions, Scope, Sending, TargetChoice};
@@ -347,6 +348,7 @@ async fn launch(
         services.scenario.browser = Some(started.browser);
     }
     services.scenario.notifications = listen_for_notifications(target, selected, watch).await?;
+    services.scenario.shop_page = serve_shop_page(target, selected).await?;
     let seed = options
         .sending
         .seed
@@ -390,6 +392,9 @@ impl RunServices {
         if let Some(listener) = &self.scenario.notifications {
             listener.stop();
         }
+        if let Some(shop) = &self.scenario.shop_page {
+            shop.stop();
+        }
         if let Some(server) = self.embedded {
             let _ = server.shutdown().await;
         }
@@ -400,6 +405,28 @@ impl RunServices {
         self.stop().await;
         Err(error)
     }
+}
+
+/// The run's shop page, served when the target declares its lightbox
+/// script and a selected scenario opens it.
+async fn serve_shop_page(
+    target: &TargetConfig,
+    selected: &[ScenarioEntry],
+) -> Result<Option<Arc<shop_page::ShopPage>>, NotRun> {
+    let Some(lightbox) = target
+        .payment_page
+        .as_ref()
+        .and_then(|p| p.lightbox.as_ref())
+    else {
+        return Ok(None);
+    };
+    if !selected.iter().any(|s| s.has_tag(LIGHTBOX_TAG)) {
+        return Ok(None);
+    }
+    let shop = shop_page::ShopPage::start(&lightbox.script)
+        .await
+        .map_err(NotRun::ShopPage)?;
+    Ok(Some(shop))
 }
 
 /// The run's listener of the target's notifications, started when the

@@ -22,6 +22,11 @@ pub const PAYMENT_PAGE_TAG: &str = "payment-page";
 /// (`[payment_page.alternative]`).
 pub const ALTERNATIVE_TAG: &str = "alternative-method";
 
+/// The tag of scenarios that open the target's lightbox from a shop's page,
+/// which the target file declares (`[payment_page.lightbox]`): a script,
+/// which only the browser driver runs.
+pub const LIGHTBOX_TAG: &str = "lightbox";
+
 /// The tag of scenarios that listen for the target's server notifications,
 /// which the target file opts in to (`[notifications]`).
 pub const NOTIFICATION_TAG: &str = "notification";
@@ -76,6 +81,26 @@ pub fn unmet_need(target: &TargetConfig, tags: &[String]) -> Option<String> {
             .is_some_and(|page| page.alternative.is_none())
     {
         return Some("the target declares no [payment_page.alternative]".to_owned());
+    }
+    if needs(LIGHTBOX_TAG) {
+        if target
+            .payment_page
+            .as_ref()
+            .is_some_and(|page| page.lightbox.is_none())
+        {
+            return Some(
+                "the target declares no [payment_page.lightbox]: the script a shop's page \
+                 opens the lightbox with"
+                    .to_owned(),
+            );
+        }
+        if target.acs.driver != AcsDriver::Browser {
+            return Some(format!(
+                "the lightbox is a script, which only the browser driver runs: set acs.driver \
+                 = \"browser\" (or --acs-driver browser); acs.driver is \"{}\"",
+                target.acs.driver
+            ));
+        }
     }
     if (needs(ISSUER_TAG) || needs(PAYMENT_PAGE_TAG)) && target.acs.driver == AcsDriver::None {
         return Some(

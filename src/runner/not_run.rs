@@ -118,6 +118,9 @@ pub enum NotRun {
     /// payconf could not listen for the target's notifications.
     #[error(transparent)]
     Notifications(#[from] ListenError),
+    /// payconf could not serve the shop's page of the `@lightbox` scenarios.
+    #[error("cannot serve the shop's page of the lightbox's scenarios on loopback: {0}")]
+    ShopPage(#[source] std::io::Error),
     /// `--evidence` without a usable signing key.
     #[error(transparent)]
     Key(#[from] KeyError),

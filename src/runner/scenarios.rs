@@ -60,6 +60,8 @@ pub(super) struct ScenarioServices {
     pub(super) browser: Option<Arc<Chromium>>,
     /// The listener of the target's notifications, when a selected scenario listens.
     pub(super) notifications: Option<Arc<Listener>>,
+    /// The shop's page, when a selected scenario opens the lightbox.
+    pub(super) shop_page: Option<Arc<crate::runner::shop_page::ShopPage>>,
 }
 
 /// How often a failed or erred scenario runs again: `--retries` times, but
@@ -130,6 +132,7 @@ pub(super) async fn execute(
         seed,
         har: execution.har,
         notifications: services.notifications,
+        shop_page: services.shop_page,
     });
 
     let leftovers_queue = LeftoverQueue::default();

@@ -178,6 +178,55 @@ async fn the_browser_driver_passes_the_twin_in_each_of_its_variations() {
     }
 }
 
+/// The twin's lightbox, its own script with the real service's API, and
+/// in other words (its variation): every `@lightbox` scenario passes with
+/// the browser, opened from payconf's shop page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "full tier: the twin's lightbox and its variation, with the browser"]
+async fn the_twins_lightbox_passes_in_its_own_words_and_in_others() {
+    if !browser_or_skip("the_twins_lightbox_passes_in_its_own_words_and_in_others") {
+        return;
+    }
+    let lent = LentBrowsers::start(2, true).await;
+    let runs = [None]
+        .into_iter()
+        .chain(Variation::LIGHTBOX.map(Some))
+        .map(|variation| {
+            let browser = lent.next();
+            async move {
+                let twin = match variation {
+                    Some(variation) => TwinService::start_varied(variation).await,
+                    None => TwinService::start(None).await,
+                };
+                let output = run_lent(twin, "browser", Some("@lightbox"), browser).await;
+                (variation, output)
+            }
+        });
+    let outputs = at_once(2, runs).await;
+    lent.close().await;
+    let lightbox = scenarios_where(|s| s.has_tag("lightbox"));
+    for (variation, output) in outputs {
+        assert_eq!(
+            output.code,
+            Some(0),
+            "{variation:?}:\n{}\n{}",
+            output.stdout,
+            output.stderr
+        );
+        assert_eq!(
+            output.passed(),
+            lightbox,
+            "{variation:?}:\n{}",
+            output.stdout
+        );
+        assert_eq!(
+            output.drivers(),
+            BTreeSet::from(["browser".to_owned()]),
+            "{variation:?}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_form_driver_passes_the_twin_whose_issuer_page_is_framed_or_two_step() {
     for style in [IssuerStyle::Framed, IssuerStyle::TwoStep] {
@@ -359,14 +408,15 @@ async fn every_robustness_defect_fails_exactly_the_scenarios_of_the_requirement_
 }
 
 /// The default tier's proof that the suite bites: a defect of the form
-/// driver's, one of the browser's, and a race, each failing exactly the
+/// driver's, one of the browser's, one of the lightbox's, and a race, each failing exactly the
 /// scenarios of the requirement it breaks (the whole catalogue runs in the
 /// full tier).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_defect_of_each_kind_is_caught_by_its_requirement_alone() {
-    const SAMPLE: [&str; 3] = [
+    const SAMPLE: [&str; 4] = [
         "refusal-without-envelope",
         "issuer-frame-server-error",
+        "lightbox-declined-told-ok",
         "concurrent-refunds-exceed-the-balance",
     ];
     let problems = judge_entries(|entry| SAMPLE.contains(&entry.id.as_str()), 1).await;

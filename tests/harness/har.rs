@@ -56,10 +56,16 @@ fn every_scenario_is_a_page_holding_its_exchanges_in_order_with_timings() {
         .iter()
         .map(|p| p.id.clone())
         .collect();
-    let locations: Vec<String> = scenarios.iter().map(|s| s.location.clone()).collect();
+    // The scenarios set aside (the lightbox's, for the form driver) sent
+    // nothing: they have no page.
+    let locations: Vec<String> = scenarios
+        .iter()
+        .filter(|s| s.outcome != payconf::runner::record::OutcomeKind::Skipped)
+        .map(|s| s.location.clone())
+        .collect();
     assert_eq!(
         pages, locations,
-        "one page per scenario, in the results' order"
+        "one page per scenario that ran, in the results' order"
     );
 
     let by_page = entries_by_page(&log);

@@ -116,3 +116,31 @@ async fn the_documented_snippet_pasted_into_a_shop_page_pays_in_chromium() {
         std::collections::BTreeSet::from(["browser".to_owned()])
     );
 }
+
+/// The lightbox's scenarios on the sandbox, with the browser: payconf's
+/// shop page includes the sandbox's script as shops do, and every one
+/// passes by its own road (the overlay, the issuer inside it, no
+/// callback, a phone's window, the empty token, the declined card).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lightbox_scenarios_pass_on_the_sandbox_from_payconfs_shop_page() {
+    if !crate::support::runner::browser_or_skip(
+        "the_lightbox_scenarios_pass_on_the_sandbox_from_payconfs_shop_page",
+    ) {
+        return;
+    }
+    let output = payconf_run_async(vec![
+        "--acs-driver".into(),
+        "browser".into(),
+        "--tags".into(),
+        "@lightbox".into(),
+    ])
+    .await;
+    assert_eq!(output.code, Some(0), "{}\n{}", output.stdout, output.stderr);
+    let lightbox = crate::support::runner::lightbox_scenarios();
+    assert_eq!(lightbox.len(), 6);
+    assert_eq!(output.passed(), lightbox, "{}", output.stdout);
+    assert_eq!(
+        output.drivers(),
+        std::collections::BTreeSet::from(["browser".to_owned()])
+    );
+}

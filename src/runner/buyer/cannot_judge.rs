@@ -51,7 +51,7 @@ pub fn no_form(
 pub fn asked_again(answered: Page, page: &Url, values: &BTreeMap<String, String>) -> Failure {
     let list = |names: Vec<String>| names.join(", ");
     let (typed, check) = match answered {
-        Page::Payment | Page::MethodChoice => (
+        Page::Payment | Page::MethodChoice | Page::Shop => (
             format!(
                 "the card into {} ({})",
                 answered.fields_setting(),

@@ -39,6 +39,9 @@ pub enum Page {
     MethodChoice,
     /// The alternative method's approval page (`[payment_page.alternative]`).
     MethodApproval,
+    /// payconf's own shop page, whose Pay button opens the target's
+    /// lightbox (`[payment_page.lightbox]`).
+    Shop,
 }
 
 impl Page {
@@ -48,6 +51,7 @@ impl Page {
             Self::Issuer => "the issuer page",
             Self::Payment | Self::MethodChoice => "the payment page",
             Self::MethodApproval => "the alternative method's approval page",
+            Self::Shop => "the shop's page (payconf's own, with the lightbox script)",
         }
     }
 
@@ -58,6 +62,7 @@ impl Page {
             Self::Payment => "payment_page.fields",
             Self::MethodChoice => "payment_page.alternative.choose",
             Self::MethodApproval => "payment_page.alternative.fields",
+            Self::Shop => crate::runner::target_file::SCRIPT_SETTING,
         }
     }
 
@@ -68,6 +73,7 @@ impl Page {
             Self::Payment => "[[payment_page.steps]]",
             Self::MethodChoice => "payment_page.alternative.choose",
             Self::MethodApproval => "[[payment_page.alternative.steps]]",
+            Self::Shop => crate::runner::target_file::SCRIPT_SETTING,
         }
     }
 }
@@ -97,6 +103,25 @@ impl Answer<'_> {
     }
 }
 
+/// The screen the buyer's browser lays the pages out on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Screen {
+    /// The browser's own window, a desktop's ([`super::browser::chromium::WINDOW`]).
+    #[default]
+    Desktop,
+    /// A phone's, [`Screen::PHONE_WIDTH`] pixels wide: under the 500 below
+    /// which the real service's lightbox opens its page in a window of its
+    /// own (`../shared/contract/real-service-frontend.md` §2).
+    Phone,
+}
+
+impl Screen {
+    /// A phone's screen width, in CSS pixels.
+    pub const PHONE_WIDTH: u32 = 400;
+    /// A phone's screen height, in CSS pixels.
+    pub const PHONE_HEIGHT: u32 = 800;
+}
+
 /// A buyer's way through the service's pages, as a driver is asked to make it.
 #[derive(Clone, Copy, Debug)]
 pub struct Journey<'a> {
@@ -109,6 +134,9 @@ pub struct Journey<'a> {
     pub answers: &'a [Answer<'a>],
     /// The merchant's pages: reaching one ends the journey, unfetched.
     pub merchant: &'a [Url],
+    /// The screen the browser lays the pages out on (the form driver lays
+    /// nothing out).
+    pub screen: Screen,
     /// The target's settings: the issuer driver's, the secrets a
     /// screenshot blanks out.
     pub target: &'a TargetConfig,

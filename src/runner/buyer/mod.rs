@@ -31,7 +31,7 @@ pub mod navigation;
 
 use std::sync::Arc;
 
-pub use journey::{Answer, Choice, Journey, Landing, Page, same_page};
+pub use journey::{Answer, Choice, Journey, Landing, Page, Screen, same_page};
 
 pub use crate::runner::result::{Drove, IssuerEvidence};
 use crate::runner::{exchange::Trail, result::Failure, target_file::AcsDriver};

@@ -2,7 +2,8 @@
 //! ([`payment`]), paying with cards ([`card`]), requests outside the
 //! contract's operations ([`paths`]), what an answer says ([`answer`]),
 //! where the buyer is sent ([`redirect`]), and the buyer on the standard
-//! payment page ([`payment_page`]; pressing pay twice at once, [`page_presses`]), and the
+//! payment page ([`payment_page`]; pressing pay twice at once, [`page_presses`]; the
+//! lightbox a shop's page opens, [`lightbox`]), and the
 //! merchant's server hearing the outcome ([`notification`]), and the
 //! payment's life after submit ([`lifecycle`]: detail, capture, cancel,
 //! refund).
@@ -16,6 +17,7 @@
 mod answer;
 mod card;
 mod lifecycle;
+mod lightbox;
 mod notification;
 mod page_presses;
 mod paths;
@@ -30,8 +32,9 @@ pub mod robustness;
 /// definition elsewhere does, so a scenario is safe to run in production
 /// when none of its steps is defined in one of these (a test checks
 /// `@production-safe` scenarios with cucumber's own step lookup).
-pub const CARD_DATA_DEFINITIONS: [&str; 6] = [
+pub const CARD_DATA_DEFINITIONS: [&str; 7] = [
     card::DEFINED_IN,
+    lightbox::DEFINED_IN,
     lifecycle::DEFINED_IN,
     lifecycle::RACES_DEFINED_IN,
     robustness::PAYING_DEFINED_IN,

@@ -23,6 +23,7 @@ mod address;
 mod aim;
 mod cards;
 mod lifecycle;
+mod lightbox;
 mod notifications;
 mod payment_page;
 mod problems;
@@ -44,6 +45,7 @@ pub use lifecycle::{
     LifecycleFile, LifecycleOperation, LifecycleSettings, LifecycleShop, SECOND_SHOP_KEY_VARIABLE,
     SettlementMode,
 };
+pub use lightbox::{Lightbox, LightboxFile, SCRIPT_SETTING};
 pub use notifications::{NotificationSettings, NotificationsFile, SECRET_VARIABLE};
 pub use payment_page::{Alternative, CardField, PaymentPage, PaymentPageFile, PaymentRefs};
 pub use problems::TargetError;
@@ -508,6 +510,12 @@ impl TargetConfig {
         .chain(named)
         .map(|url| url.origin())
         .chain(self.payment_page.iter().filter_map(PaymentPage::origin))
+        .chain(
+            self.payment_page
+                .iter()
+                .filter_map(|page| page.lightbox.as_ref())
+                .map(|lightbox| lightbox.script.origin()),
+        )
         .collect()
     }
 

@@ -7,6 +7,8 @@
 //! [payment_page]
 //! address = "https://pay.example/page?token={paymentToken}&id={paymentID}&shop={shopLogin}"
 //! fields = { number = "cardNumber", exp_month = "expMonth", exp_year = "expYear", cvv = "cvv", name = "holder", email = "email" }
+//! [payment_page.lightbox]
+//! script = "/pagam/javascript/axerve.js"   # the script a shop's page includes
 //! [payment_page.alternative]
 //! choose = "#wallet button"        # what the buyer clicks on the page to pay that way
 //! # fields = { pin = "1234" }      # values typed on the method's approval page, by input name
@@ -20,7 +22,7 @@ use std::{collections::BTreeMap, fmt};
 use serde::Deserialize;
 use url::Url;
 
-use super::{Secret, TargetError, steps::IssuerStep, target_error};
+use super::{Lightbox, LightboxFile, Secret, TargetError, steps::IssuerStep, target_error};
 
 /// The placeholders an address may hold, each replaced by the payment's value.
 pub const PLACEHOLDERS: [&str; 3] = ["{paymentToken}", "{paymentID}", "{shopLogin}"];
@@ -96,6 +98,7 @@ pub struct PaymentPageFile {
     #[serde(default)]
     steps: Vec<IssuerStep>,
     alternative: Option<AlternativeFile>,
+    lightbox: Option<LightboxFile>,
 }
 
 /// `[payment_page.alternative]` as the target file writes it.
@@ -120,6 +123,9 @@ pub struct PaymentPage {
     pub steps: Vec<IssuerStep>,
     /// The alternative payment method, when the target declares one.
     pub alternative: Option<Alternative>,
+    /// The script a shop's page opens the page with, when the target
+    /// declares it (`[payment_page.lightbox]`).
+    pub lightbox: Option<Lightbox>,
 }
 
 /// An alternative payment method of the page.
@@ -244,11 +250,16 @@ impl PaymentPageFile {
             |f| CardField::from_name(f).is_some(),
         )?;
         let alternative = self.alternative.map(AlternativeFile::resolve).transpose()?;
+        let lightbox = self
+            .lightbox
+            .map(|lightbox| lightbox.resolve(base))
+            .transpose()?;
         Ok(PaymentPage {
             address,
             fields,
             steps,
             alternative,
+            lightbox,
         })
     }
 }
@@ -333,6 +344,7 @@ fn check_address(address: &str) -> Result<(), TargetError> {
         fields: BTreeMap::new(),
         steps: Vec::new(),
         alternative: None,
+        lightbox: None,
     };
     match page.address_for(SAMPLE) {
         Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => Ok(()),

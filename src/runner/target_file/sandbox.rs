@@ -13,8 +13,9 @@ use url::Url;
 use super::{
     AcsConfig, AcsDriver, Alternative, BrowserSettings, CardField, DEFAULT_BUYER_EMAIL,
     DEFAULT_BUYER_NAME, DEFAULT_TRANSACTION_PREFIX, Environment, LifecycleOperation,
-    LifecycleSettings, LifecycleShop, NotificationSettings, PaymentPage, RobustnessSettings,
-    Secret, SettlementMode, ShopKey, TargetConfig, TestCard, TestCards, TlsSettings, TokenLifetime,
+    LifecycleSettings, LifecycleShop, Lightbox, NotificationSettings, PaymentPage,
+    RobustnessSettings, Secret, SettlementMode, ShopKey, TargetConfig, TestCard, TestCards,
+    TlsSettings, TokenLifetime,
 };
 
 /// The embedded sandbox's second shop, which settles when the merchant
@@ -119,7 +120,7 @@ pub fn reference_defaults(base_url: Url) -> TargetConfig {
 }
 
 /// The sandbox's own page under `base_url`, with its card inputs and
-/// its wallet, as `payconf run` declares it for the embedded sandbox.
+/// its wallet and its lightbox script, as `payconf run` declares it for the embedded sandbox.
 fn payment_page(base_url: &Url) -> PaymentPage {
     use payconf_reference as reference;
     let mut address = base_url.clone();
@@ -144,6 +145,11 @@ fn payment_page(base_url: &Url) -> PaymentPage {
             choose: "#wallet button".to_owned(),
             fields: BTreeMap::new(),
             steps: Vec::new(),
+        }),
+        lightbox: Some(Lightbox {
+            script: base_url
+                .join(reference::SCRIPT_PATH)
+                .expect("a path joins any http base URL"),
         }),
     }
 }

@@ -90,6 +90,9 @@ impl PaymentPage {
                 .map(|(field, input)| (field.name().to_owned(), serde_json::json!(input)))
                 .collect::<serde_json::Map<_, _>>(),
             "steps": self.steps.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "lightbox": self.lightbox.as_ref().map(|lightbox| serde_json::json!({
+                "script": shown_url(&lightbox.script),
+            })),
             "alternative": self.alternative.as_ref().map(|method| serde_json::json!({
                 "choose": method.choose,
                 "fields": method

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use url::Url;
 
 use super::{Failure, PaymentWorld};
-use crate::runner::buyer::{Answer, Choice, Driver, Journey, Page, same_page};
+use crate::runner::buyer::{Answer, Choice, Driver, Journey, Page, Screen, same_page};
 
 impl PaymentWorld {
     /// Drives the buyer from the issuer address to wherever they land.
@@ -35,9 +35,24 @@ impl PaymentWorld {
         answers: &[Answer<'_>],
         start: &Url,
     ) -> Result<Url, Failure> {
+        self.answer_pages_on(answers, start, Screen::Desktop, &[])
+            .await
+    }
+
+    /// Drives the buyer as [`Self::answer_pages`] does, on `screen`, the
+    /// journey also ending at any of `ends` (pages of payconf's own, which
+    /// end it as the merchant's do).
+    pub async fn answer_pages_on(
+        &mut self,
+        answers: &[Answer<'_>],
+        start: &Url,
+        screen: Screen,
+        ends: &[Url],
+    ) -> Result<Url, Failure> {
         let driver = self.ctx.driver.clone();
-        let merchant = self.merchant_pages();
-        self.drive(&driver, start, answers, &merchant).await
+        let mut merchant = self.merchant_pages();
+        merchant.extend_from_slice(ends);
+        self.drive(&driver, start, answers, &merchant, screen).await
     }
 
     /// Sends the buyer to an address the service gave and follows where its
@@ -49,7 +64,8 @@ impl PaymentWorld {
             return Ok(address.clone());
         }
         let driver = self.ctx.driver.follower();
-        self.drive(&driver, address, &[], &merchant).await
+        self.drive(&driver, address, &[], &merchant, Screen::Desktop)
+            .await
     }
 
     /// The merchant's pages a buyer can be sent to: the back-office ones and
@@ -80,12 +96,14 @@ impl PaymentWorld {
         start: &Url,
         answers: &[Answer<'_>],
         merchant: &[Url],
+        screen: Screen,
     ) -> Result<Url, Failure> {
         let ctx = std::sync::Arc::clone(&self.ctx);
         let journey = Journey {
             start,
             answers,
             merchant,
+            screen,
             target: &ctx.target,
             sender: &ctx.sender,
             redactor: &ctx.redactor,

@@ -57,6 +57,9 @@ pub struct RunContext {
     /// The listener of the target's server notifications, when the target
     /// file declares `[notifications]` and a selected scenario needs it.
     pub notifications: Option<Arc<Listener>>,
+    /// The shop's page the `@lightbox` scenarios open the target's
+    /// lightbox from, when a selected scenario does.
+    pub shop_page: Option<Arc<crate::runner::shop_page::ShopPage>>,
 }
 
 pub use crate::runner::result::Failure;
@@ -151,6 +154,9 @@ pub struct PaymentWorld {
     pub races: Races,
     /// Where the buyer's browser ended up after the issuer page.
     pub landing: Option<Url>,
+    /// What the shop's page was told by the lightbox, when the buyer's
+    /// journey from it ended at payconf's page; why it could not be read.
+    pub told: Option<Result<crate::runner::shop_page::Told, String>>,
     /// Every exchange of the scenario, in order, and each time the target
     /// asked payconf to wait.
     pub trail: Trail,
@@ -242,6 +248,7 @@ impl PaymentWorld {
             races: Races::default(),
             answer: None,
             landing: None,
+            told: None,
             leftovers: Leftovers::default(),
             failed: None,
             browser_reservation: None,

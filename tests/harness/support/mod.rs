@@ -107,6 +107,8 @@ address = "{base}/pagam/pagam.aspx?a={{shopLogin}}&b={{paymentToken}}"
 fields = {{ number = "cardNumber", exp_month = "expMonth", exp_year = "expYear", cvv = "cvv", name = "holder", email = "email" }}
 [payment_page.alternative]
 choose = "#wallet button"
+[payment_page.lightbox]
+script = "/pagam/javascript/axerve.js"
 [notifications]
 signing_secret = "{DEFAULT_SIGNING_SECRET}"
 "##

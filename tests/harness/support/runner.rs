@@ -275,6 +275,12 @@ pub fn scenarios_where(keep: impl Fn(&ScenarioEntry) -> bool) -> BTreeSet<String
         .collect()
 }
 
+/// `file:line` of the lightbox's scenarios: a script, which only the
+/// browser driver runs, so a run with the form driver sets them aside.
+pub fn lightbox_scenarios() -> BTreeSet<String> {
+    scenarios_where(|s| s.has_tag("lightbox"))
+}
+
 /// `file:line` of the scenarios selected by `@core` that check `requirement`.
 pub fn core_scenarios_checking(requirement: &str) -> BTreeSet<String> {
     // Robustness scenarios check only robustness requirements.

@@ -88,8 +88,7 @@ impl BrowserJourney<'_> {
         if !matches!(url.scheme(), "http" | "https") {
             return;
         }
-        let top =
-            self.top_frame.is_none() || params["frameId"].as_str() == self.top_frame.as_deref();
+        let top = self.is_top(params["frameId"].as_str());
         // What the last scenario's page still logged is not this journey's.
         if top && !self.started {
             if params["documentURL"].as_str() != Some(self.issuer.as_str()) && url != self.issuer {

@@ -81,6 +81,7 @@ impl BrowserJourney<'_> {
         state: &mut Progress<'_>,
         deadline: Instant,
     ) -> Result<Look, CommandError> {
+        self.follow_windows().await?;
         let url = self.current_url().await?;
         if url != state.url {
             // The log may not show it yet: the page is new all the same.

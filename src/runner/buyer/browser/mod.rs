@@ -9,7 +9,9 @@
 //! it stands. With `[[acs.steps]]` it runs the steps instead of guessing.
 //!
 //! The browser follows every navigation by itself: redirects, forms a script
-//! posts, script redirects, a frame posting to the top. The driver reads the
+//! posts, script redirects, a frame posting to the top; the driver follows
+//! the buyer into a window a page opens, and back when it closes
+//! ([`windows`]). The driver reads the
 //! browser's own log of document requests, so it sees each of them, redirect
 //! hops included: the first top-level request for one of the merchant's
 //! pages is where the buyer lands, and a top-level page that answers with
@@ -31,6 +33,7 @@ mod log;
 mod look;
 mod page;
 mod settled;
+mod windows;
 
 use ends::{Heartbeat, load_failure, over_memory, over_memory_failure};
 use log::{FrameFailure, Loading};
@@ -107,10 +110,17 @@ pub async fn authenticate(
     let _shared = way.sender.volley_lock.share().await;
     let mut journey = BrowserJourney::new(turn, &way, &trail);
     let (result, over_memory) = journey.bounded(chromium, &way).await;
+    // The buyer may have landed while a window of the journey's closed (a
+    // lightbox's on a phone): the evidence is the window in front.
+    if chromium.stalled().is_none() && !over_memory {
+        let _ = tokio::time::timeout(COMMAND_BOUND, journey.follow_windows()).await;
+    }
     let screenshot = journey.last_look(chromium, way.target, over_memory).await;
-    // The windows the journey's pages opened run nothing after it.
+    // The windows the journey's pages opened run nothing after it: the
+    // journey's own is kept, not one a page opened (which may close itself
+    // a moment later, leaving the browser no window).
     if chromium.stalled().is_none()
-        && tokio::time::timeout(COMMAND_BOUND, journey.turn.one_window())
+        && tokio::time::timeout(COMMAND_BOUND, journey.back_to_the_first_window())
             .await
             .is_err()
     {
@@ -180,6 +190,10 @@ struct BrowserJourney<'a> {
     started: bool,
     /// With `--har`: the journey's document requests, for the HAR file.
     archive: Option<Archive>,
+    /// The journey's open windows, the one in front last ([`windows`]).
+    windows: Vec<fantoccini::wd::WindowHandle>,
+    /// The DevTools ids of the top-level frames of the windows opened.
+    window_tops: std::collections::HashSet<String>,
 }
 
 impl<'a> BrowserJourney<'a> {
@@ -203,6 +217,8 @@ impl<'a> BrowserJourney<'a> {
             issuer: way.start.clone(),
             started: false,
             archive: trail.unreported.keeps().then(Archive::default),
+            windows: Vec::new(),
+            window_tops: std::collections::HashSet::new(),
         }
     }
 
@@ -322,6 +338,7 @@ impl BrowserJourney<'_> {
         self.top_frame = frame_tree["frameTree"]["frame"]["id"]
             .as_str()
             .map(str::to_owned);
+        self.first_window(way.screen).await.map_err(browser)?;
         // The page loads on its own: the driver never waits on a navigation
         // (pageLoadStrategy none), so a page that never stops moving cannot
         // hold it up.

@@ -12,6 +12,9 @@ pub const LIFECYCLE: &str = "@lifecycle";
 /// The scenarios of the 3-D Secure outcomes.
 pub const OUTCOME: &str = "@outcome";
 
+/// The scenarios of the lightbox a shop's page opens.
+pub const LIGHTBOX: &str = "@lightbox";
+
 /// One entry of the defect catalogue, `spec/defects.yaml`, by the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Defect {
@@ -94,11 +97,17 @@ pub enum Defect {
     AbandonmentReportedAsFailedAuthentication,
     InsufficientCreditAsGenericDecline,
     ExpiredCardPaid,
+    LightboxOverlayUnnamed,
+    LightboxIssuerBreaksOut,
+    LightboxNoCallbackStays,
+    LightboxOverlayOnPhone,
+    LightboxEmptyTokenOpens,
+    LightboxDeclinedToldOk,
 }
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 79] = [
+    pub const ALL: [Self; 85] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -178,6 +187,12 @@ impl Defect {
         Self::AbandonmentReportedAsFailedAuthentication,
         Self::InsufficientCreditAsGenericDecline,
         Self::ExpiredCardPaid,
+        Self::LightboxOverlayUnnamed,
+        Self::LightboxIssuerBreaksOut,
+        Self::LightboxNoCallbackStays,
+        Self::LightboxOverlayOnPhone,
+        Self::LightboxEmptyTokenOpens,
+        Self::LightboxDeclinedToldOk,
     ];
 
     /// Its id in the catalogue: the variant's name in kebab case.
@@ -291,9 +306,25 @@ impl Defect {
 
     /// The tag expression a run judging it selects: none (the core
     /// scenarios), or its opt-in area's.
+    /// A defect of the lightbox's script or its pages, judged on the
+    /// `@lightbox` scenarios with the browser.
+    pub fn lightbox(self) -> bool {
+        matches!(
+            self,
+            Self::LightboxOverlayUnnamed
+                | Self::LightboxIssuerBreaksOut
+                | Self::LightboxNoCallbackStays
+                | Self::LightboxOverlayOnPhone
+                | Self::LightboxEmptyTokenOpens
+                | Self::LightboxDeclinedToldOk
+        )
+    }
+
     pub fn selects(self) -> Option<&'static str> {
         if self.outcome() {
             Some(OUTCOME)
+        } else if self.lightbox() {
+            Some(LIGHTBOX)
         } else if self.robustness() {
             Some("@robustness")
         } else if self.notification() {

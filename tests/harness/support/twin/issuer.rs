@@ -363,8 +363,20 @@ window.addEventListener('load', function () {{
             Some(true) => format!("/thank-you?order={order}"),
             _ => format!("/sorry?order={order}"),
         };
+        if entry.framed && !self.has(Defect::LightboxIssuerBreaksOut) {
+            return self.leave_page(true, order, &landing);
+        }
         if entry.framed {
-            return self.leave_page(true, &landing);
+            // The defect's issuer leaves the lightbox for the whole window,
+            // as the twin's own overlay does, telling the shop's page nothing.
+            let landing = Self::at(&self.shop, &landing);
+            return page(
+                "Payment complete",
+                &format!(
+                    r#"<p>Taking you back to the shop…</p>
+<script>window.top.location.replace({landing:?});</script>"#
+                ),
+            );
         }
         let landing = Self::at(&self.shop, &landing);
         if !matches!(

@@ -31,6 +31,7 @@ mod backlog;
 mod defect;
 mod issuer;
 mod lifecycle;
+mod lightbox;
 mod notify;
 mod outcomes;
 mod page;
@@ -118,6 +119,9 @@ struct State {
     ledgers: Mutex<HashMap<String, lifecycle::Ledger>>,
     /// The card each payment's review step keeps, by token.
     reviews: Mutex<HashMap<String, HashMap<String, String>>>,
+    /// The origin of the shop page whose lightbox opened each payment, by
+    /// payment ID.
+    lightboxes: Mutex<HashMap<String, String>>,
 }
 
 #[derive(Clone)]
@@ -391,6 +395,7 @@ impl Twin {
                 }
                 ("GET", "/checkout/pay") => Some(self.payment_page(request)),
                 ("GET", "/checkout/pay/frame") => Some(self.payment_frame(request)),
+                ("GET", "/checkout/lightbox.js") => Some(self.lightbox_script()),
                 ("POST", "/checkout/pay/charge") => Some(self.charge(request)),
                 ("POST", "/checkout/pay/confirm") => Some(self.confirm_review(request)),
                 ("POST", "/checkout/apm/start") => Some(self.alternative_start(request)),

@@ -52,7 +52,8 @@ impl Twin {
     pub(super) fn page_section(service: &str) -> String {
         format!(
             "[payment_page]\naddress = \"{service}/checkout/pay?payment={{paymentID}}&t={{paymentToken}}\"\n\
-             {FIELDS}\n[payment_page.alternative]\nchoose = \"#twinpay\"\n"
+             {FIELDS}\n[payment_page.alternative]\nchoose = \"#twinpay\"\n\
+             [payment_page.lightbox]\nscript = \"/checkout/lightbox.js\"\n"
         )
     }
 
@@ -103,7 +104,10 @@ impl Twin {
     pub(super) fn payment_frame(&self, request: &Request) -> ResponseTemplate {
         let token = query(request, "t").unwrap_or_default();
         match self.page_payment(&token) {
-            Some(payment) if !payment.submitted => self.card_form(&token, true),
+            Some(payment) if !payment.submitted => {
+                self.keep_lightbox(request, &payment.id);
+                self.card_form(&token, true)
+            }
             _ => answer(404, super::HTML, "<p>Unknown order</p>"),
         }
     }
@@ -235,7 +239,7 @@ document.querySelector('input').addEventListener('input', function (event) {{
             match payments.get_mut(&token) {
                 Some(payment) if declined_leaves_token && !payment.submitted => {
                     let path = outcome(&payment.id).expect("a declined card's page");
-                    return self.leave_page(framed, &path);
+                    return self.leave_page(framed, &payment.id, &path);
                 }
                 // With the defect, the claim lands a second after the check:
                 // a press within that second finds the payment unpaid.
@@ -249,7 +253,8 @@ document.querySelector('input').addEventListener('input', function (event) {{
                     }
                     payment.clone()
                 }
-                Some(_) => {
+                Some(paid) => {
+                    let order = paid.id.clone();
                     let shown = self
                         .state
                         .page_outcomes
@@ -259,7 +264,7 @@ document.querySelector('input').addEventListener('input', function (event) {{
                         .cloned();
                     return match shown {
                         Some(path) if self.variation == Some(Variation::PressAgainShowsResult) => {
-                            self.leave_page(framed, &path)
+                            self.leave_page(framed, &order, &path)
                         }
                         _ => page("Already paid", "<h1>This order has already been paid.</h1>"),
                     };
@@ -277,7 +282,7 @@ document.querySelector('input').addEventListener('input', function (event) {{
                 Ending::refused(DO_NOT_HONOUR, "NA")
             };
             self.end(order, ending);
-            return self.leave_page(framed, &path);
+            return self.leave_page(framed, order, &path);
         }
         match number.as_str() {
             THREE_DS_CARD => {
@@ -295,11 +300,23 @@ document.querySelector('input').addEventListener('input', function (event) {{
     }
 
     /// Sends the buyer from the page to the shop's `path`: a 303, or, from
-    /// inside the overlay, a page that sends the whole window.
-    pub(super) fn leave_page(&self, framed: bool, path: &str) -> ResponseTemplate {
+    /// inside the overlay, a page that sends the whole window; from a
+    /// lightbox a shop's page opened, the result told to that page
+    /// ([`super::lightbox`]).
+    pub(super) fn leave_page(&self, framed: bool, order: &str, path: &str) -> ResponseTemplate {
         let landing = Self::at(&self.shop, path);
         if !framed {
             return redirect(303, &landing);
+        }
+        let lightbox = self
+            .state
+            .lightboxes
+            .lock()
+            .expect("lock")
+            .get(order)
+            .cloned();
+        if let Some(origin) = lightbox {
+            return self.lightbox_result(&origin, order, path);
         }
         page(
             "Payment complete",

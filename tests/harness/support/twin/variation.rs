@@ -119,6 +119,14 @@ pub enum Variation {
     /// (`acs.failing_fields`), the road REF-OUT-03 then takes with the card
     /// enrolled in 3-D Secure. Judged on the `@outcome` scenarios.
     WrongCodeFailsAuthentication,
+    /// The lightbox in other words than the twin's own: its result posted
+    /// as an object (not JSON text), a declined payment's status
+    /// `DECLINED` (not `KO`), the empty token's 1134 as text (not a
+    /// number), and on a phone the page loaded into a window the script
+    /// opens blank first. The facts leave each open (a message "JSON text
+    /// or an object"; shops test only `status === "OK"`): judged on the
+    /// `@lightbox` scenarios, with the browser.
+    LightboxInOtherWords,
 }
 
 impl Variation {
@@ -145,6 +153,10 @@ impl Variation {
     /// The variations of the 3-D Secure outcomes alone, judged on the
     /// `@outcome` scenarios.
     pub const OUTCOME: [Self; 1] = [Self::WrongCodeFailsAuthentication];
+
+    /// The variations of the lightbox alone, judged on the `@lightbox`
+    /// scenarios with the browser.
+    pub const LIGHTBOX: [Self; 1] = [Self::LightboxInOtherWords];
 
     /// The variations of the payment's life after submit alone: with either,
     /// the twin answers every core scenario as it does without, so they are

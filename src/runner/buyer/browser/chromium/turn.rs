@@ -40,6 +40,9 @@ impl Turn<'_> {
             json!({"value": false}),
         )
         .await?;
+        // A journey's phone-sized screen is not the next journey's.
+        self.cdp("Emulation.clearDeviceMetricsOverride", json!({}))
+            .await?;
         self.top_frame().await?;
         self.client.goto("about:blank").await?;
         self.cdp("Network.clearBrowserCookies", json!({})).await?;
@@ -56,7 +59,16 @@ impl Turn<'_> {
         if handles.len() == 1 && self.cdp("Page.stopLoading", json!({})).await.is_ok() {
             return Ok(());
         }
-        let current = self.client.window().await.ok();
+        let mut current = self.client.window().await.ok();
+        // A window that closed itself (a pop-up the journey ended in) is
+        // no window to keep, nor one a new window can be opened from.
+        if let Some(open) = handles
+            .first()
+            .filter(|_| current.as_ref().is_some_and(|h| !handles.contains(h)))
+        {
+            self.client.switch_to_window(open.clone()).await?;
+            current = Some(open.clone());
+        }
         let healthy = match &current {
             Some(handle) if handles.contains(handle) => self
                 .cdp("Runtime.evaluate", json!({"expression": "1"}))
