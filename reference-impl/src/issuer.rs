@@ -143,7 +143,10 @@ fn styled_page<'a>(
         },
         IssuerPage::Framed if param("view") == Some("challenge") => html_with_policy(
             StatusCode::OK,
-            layout(TITLE, &form_main(summary, &hidden, r#" target="_top""#)),
+            // To the page that frames it: the whole window on the hosted
+            // page, the lightbox's frame in a shop's page (the top there
+            // is the shop's, which the buyer must not leave).
+            layout(TITLE, &form_main(summary, &hidden, r#" target="_parent""#)),
             "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'",
         ),
         IssuerPage::Framed => {
@@ -213,7 +216,7 @@ fn summary_list(summary: &PaymentSummary) -> String {
 }
 
 /// The plain page: a form for the code, and a form that cancels. `target`
-/// is an attribute both forms carry (the framed page posts to the top).
+/// is an attribute both forms carry (the framed page posts to its parent).
 fn form_main(summary: &PaymentSummary, hidden: &str, target: &str) -> String {
     format!(
         r#"{summary}

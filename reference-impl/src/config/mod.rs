@@ -228,7 +228,7 @@ pub enum IssuerPage {
     /// No form in the HTML: a script builds it, Cancel first, and submits
     /// it when the buyer clicks Confirm.
     Scripted,
-    /// The form inside an iframe, posting to the top-level page.
+    /// The form inside an iframe, posting to the page that frames it.
     Framed,
     /// A channel choice (SMS, e-mail, app) first, then one form whose first
     /// button cancels and whose second confirms.
