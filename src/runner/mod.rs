@@ -34,6 +34,7 @@ pub(crate) mod notifications;
 mod redact;
 pub(crate) mod reports;
 pub(crate) mod result;
+mod served;
 mod settings;
 pub(crate) mod shop_page;
 pub(crate) mod steps;

@@ -10,11 +10,11 @@ use std::{
 
 use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full, Limited};
-use hyper::{Request, Response, body::Incoming, service::service_fn};
-use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::{net::TcpListener, sync::Semaphore};
+use hyper::{Request, Response, body::Incoming};
+use tokio::net::TcpListener;
 
 use super::{BodyUnread, MAX_BODY, Notification, READ_BOUND, Shared};
+use crate::runner::served::{self, Bounds};
 
 /// Connections served at once; more are closed as they come.
 pub(super) const CONNECTIONS: usize = 64;
@@ -29,39 +29,18 @@ const HEADER_KEPT: usize = 512;
 pub(super) async fn serve(
     socket: TcpListener,
     shared: Arc<Shared>,
-    mut stop: tokio::sync::watch::Receiver<bool>,
+    stop: tokio::sync::watch::Receiver<bool>,
 ) {
-    let slots = Arc::new(Semaphore::new(CONNECTIONS));
-    loop {
-        let accepted = tokio::select! {
-            accepted = socket.accept() => accepted,
-            _ = stop.wait_for(|stopped| *stopped) => return,
-        };
-        let Ok((stream, _)) = accepted else {
-            // Out of descriptors, say: a moment, then on.
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            continue;
-        };
-        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-            drop(stream);
-            continue;
-        };
-        let shared = Arc::clone(&shared);
-        let mut stopped = stop.clone();
-        tokio::spawn(async move {
-            let service = service_fn(move |request| answer(Arc::clone(&shared), request));
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(READ_BOUND)
-                .max_buf_size(MAX_HEAD)
-                .serve_connection(TokioIo::new(stream), service);
-            tokio::select! {
-                _ = tokio::time::timeout(CONNECTION_BOUND, connection) => {}
-                _ = stopped.wait_for(|stopped| *stopped) => {}
-            }
-            drop(slot);
-        });
-    }
+    let bounds = Bounds {
+        connections: CONNECTIONS,
+        max_head: MAX_HEAD,
+        head_within: READ_BOUND,
+        connection: CONNECTION_BOUND,
+    };
+    served::serve(socket, bounds, stop, move |request| {
+        answer(Arc::clone(&shared), request)
+    })
+    .await;
 }
 
 async fn answer(

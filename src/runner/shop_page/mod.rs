@@ -25,10 +25,11 @@ use std::{convert::Infallible, sync::Arc, time::Duration};
 
 use bytes::Bytes;
 use http_body_util::Full;
-use hyper::{Request, Response, body::Incoming, service::service_fn};
-use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::{net::TcpListener, sync::Semaphore};
+use hyper::{Request, Response, body::Incoming};
+use tokio::net::TcpListener;
 use url::Url;
+
+use crate::runner::served::{self, Bounds};
 
 /// The page, `{script}` standing for the script's address.
 const CHECKOUT: &str = include_str!("checkout.html");
@@ -86,7 +87,15 @@ impl ShopPage {
             Url::parse(&format!("http://{local}/")).expect("a socket address makes an http URL");
         let page = Bytes::from(CHECKOUT.replace("{script}", &attribute(script.as_str())));
         let (stop, stopped) = tokio::sync::watch::channel(false);
-        tokio::spawn(serve(socket, page, stopped));
+        let bounds = Bounds {
+            connections: CONNECTIONS,
+            max_head: MAX_HEAD,
+            head_within: READ_BOUND,
+            connection: CONNECTION_BOUND,
+        };
+        tokio::spawn(served::serve(socket, bounds, stopped, move |request| {
+            answer(page.clone(), request)
+        }));
         Ok(Arc::new(Self { origin, stop }))
     }
 
@@ -139,38 +148,6 @@ fn attribute(value: &str) -> String {
         .replace('"', "&quot;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
-}
-
-async fn serve(socket: TcpListener, page: Bytes, mut stop: tokio::sync::watch::Receiver<bool>) {
-    let slots = Arc::new(Semaphore::new(CONNECTIONS));
-    loop {
-        let accepted = tokio::select! {
-            accepted = socket.accept() => accepted,
-            _ = stop.wait_for(|stopped| *stopped) => return,
-        };
-        let Ok((stream, _)) = accepted else {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            continue;
-        };
-        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-            continue;
-        };
-        let page = page.clone();
-        let mut stopped = stop.clone();
-        tokio::spawn(async move {
-            let service = service_fn(move |request| answer(page.clone(), request));
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(READ_BOUND)
-                .max_buf_size(MAX_HEAD)
-                .serve_connection(TokioIo::new(stream), service);
-            tokio::select! {
-                _ = tokio::time::timeout(CONNECTION_BOUND, connection) => {}
-                _ = stopped.wait_for(|stopped| *stopped) => {}
-            }
-            drop(slot);
-        });
-    }
 }
 
 async fn answer(
