@@ -15,6 +15,11 @@
 //! `3DS` answer is the test card's: `Y` for the cards the sandbox sends to
 //! the issuer or authenticates, `N` for the others and `U` for a card it
 //! does not know. A check authorises nothing and keeps nothing.
+//! `check/DCC/` offers no conversion: the sandbox converts no currency
+//! (`eligible` `False`, the payment's own amount and currency at a rate of
+//! 1). A submit asking for the conversion without the check is not refused
+//! (1172, "check/DCC call missing", is the real service's code, but clients
+//! of it send `DCC` `"true"` without the check and are paid: REF-VAL-11).
 
 use http::{HeaderMap, Request, Response, header};
 use hyper::body::Incoming;
@@ -48,6 +53,31 @@ pub enum Check {
     Email,
     /// `check/creditCard/`.
     CreditCard,
+    /// `check/DCC/`: whether the card's payment may be converted into the
+    /// card's own currency.
+    Dcc,
+}
+
+/// `check/DCC/`'s answer.
+#[derive(Serialize)]
+struct DccAnswer {
+    #[serde(rename = "DCC")]
+    dcc: DccOffer,
+    #[serde(rename = "paymentID")]
+    payment_id: String,
+}
+
+/// `DCC`: the sandbox converts no currency, so the offer is the payment's
+/// own amount in its own currency, at a rate of 1.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DccOffer {
+    eligible: &'static str,
+    currency: String,
+    amount: String,
+    disclaimer: &'static str,
+    exchange_rate: &'static str,
+    source: &'static str,
 }
 
 /// `result`: `OK` or `KO`.
@@ -154,6 +184,34 @@ pub(crate) async fn check(
             }))
         }
         Check::CreditCard => credit_card(service, merchant, &fields),
+        Check::Dcc => {
+            card()?.required_str("number", code::CARD_DATA_INCOMPLETE)?;
+            let token = parts
+                .headers
+                .contains_key("paymentToken")
+                .then(|| payment_token(&parts.headers))
+                .transpose()?;
+            // The offer is for the payment the token names.
+            let payment = token
+                .map(|token| {
+                    service.store.with_payment(&token, |p| {
+                        (p.id.to_string(), p.amount.to_string(), p.currency.to_string())
+                    })
+                })
+                .transpose()?;
+            let (payment_id, amount, currency) = payment.unwrap_or_default();
+            Ok(envelope::ok(&DccAnswer {
+                dcc: DccOffer {
+                    eligible: "False",
+                    currency,
+                    amount,
+                    disclaimer: "",
+                    exchange_rate: "1",
+                    source: "",
+                },
+                payment_id,
+            }))
+        }
     }
 }
 

@@ -56,6 +56,10 @@ pub mod code {
     pub const CVV: &str = "1149";
     /// Invalid API key.
     pub const INVALID_API_KEY: &str = "1166";
+    /// Input not in the correct format.
+    pub const INPUT_FORMAT: &str = "1173";
+    /// Element not found.
+    pub const ELEMENT_NOT_FOUND: &str = "1400";
     /// Invalid paymentToken: not a token the service issued.
     pub const INVALID_PAYMENT_TOKEN: &str = "1170";
     /// Authentication header missing.

@@ -124,6 +124,7 @@ server! {
     mod landing;
     mod ledger;
     mod lifecycle;
+    mod methods;
     mod notify;
     mod outbound;
     mod outbox;

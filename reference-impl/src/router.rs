@@ -9,7 +9,7 @@ use crate::{
     backoffice,
     call_log::Exchange,
     checks::{self, Check},
-    create, detail, envelope,
+    create, detail, envelope, methods,
     error::ApiError,
     issuer,
     lifecycle::{self, Operation},
@@ -107,9 +107,25 @@ async fn route_request(service: &Service, request: Request<Incoming>) -> Respons
         Some(Route::ShopTokenOf(shop_login, token)) if method == Method::DELETE => {
             api_answer(shop_token::delete(service, &request, shop_login, token))
         }
-        Some(Route::ShopTokens(_)) => {
-            envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET" })
+        Some(Route::Methods(id, language)) if method == Method::GET => {
+            api_answer(methods::payment_methods(service, &request, id, language))
         }
+        Some(Route::MethodDetail(id, payment_type)) if method == Method::GET => {
+            api_answer(methods::method_detail(service, &request, id, payment_type))
+        }
+        Some(Route::DataForBuyer(id)) if method == Method::GET => {
+            api_answer(methods::data_for_buyer(service, &request, id))
+        }
+        Some(Route::ShopMethods(shop_login)) if method == Method::GET => {
+            api_answer(methods::shop_methods(service, &request, shop_login))
+        }
+        Some(
+            Route::ShopTokens(_)
+            | Route::Methods(..)
+            | Route::MethodDetail(..)
+            | Route::DataForBuyer(_)
+            | Route::ShopMethods(_),
+        ) => envelope::refusal(&ApiError::MethodNotAllowed { allow: "GET" }),
         Some(Route::ShopTokenOf(..)) => {
             envelope::refusal(&ApiError::MethodNotAllowed { allow: "DELETE" })
         }
@@ -244,6 +260,14 @@ enum Route<'a> {
     ShopTokens(&'a str),
     /// `DELETE shop/token/{shopLogin}/{token}`.
     ShopTokenOf(&'a str, &'a str),
+    /// `GET payment/methods/{paymentID}/{languageID}`.
+    Methods(&'a str, &'a str),
+    /// `GET payment/methods/detail/{paymentID}/{paymentType}`.
+    MethodDetail(&'a str, &'a str),
+    /// `GET payment/dataForBuyer/{paymentID}`.
+    DataForBuyer(&'a str),
+    /// `GET shop/methods/{shopLogin}`.
+    ShopMethods(&'a str),
     /// A buyer's page, or the demo checkout.
     Page(Page),
     BackOffice,
@@ -299,6 +323,7 @@ fn route(path: &str) -> Option<Route<'_>> {
         "/api/v1/check/expirydate" => Some(Route::Check(Check::ExpiryDate)),
         "/api/v1/check/email" => Some(Route::Check(Check::Email)),
         "/api/v1/check/creditCard" => Some(Route::Check(Check::CreditCard)),
+        "/api/v1/check/DCC" => Some(Route::Check(Check::Dcc)),
         other if other.starts_with("/api/v1/shop/token/") => {
             let rest = other.strip_prefix("/api/v1/shop/token/")?;
             match rest.split_once('/') {
@@ -309,6 +334,23 @@ fn route(path: &str) -> Option<Route<'_>> {
                 _ => None,
             }
         }
+        other if other.starts_with("/api/v1/payment/methods/detail/") => {
+            two_segments(other.strip_prefix("/api/v1/payment/methods/detail/")?)
+                .map(|(id, kind)| Route::MethodDetail(id, kind))
+        }
+        other if other.starts_with("/api/v1/payment/methods/") => {
+            two_segments(other.strip_prefix("/api/v1/payment/methods/")?)
+                .filter(|(id, _)| *id != "detail")
+                .map(|(id, language)| Route::Methods(id, language))
+        }
+        other if other.starts_with("/api/v1/payment/dataForBuyer/") => other
+            .strip_prefix("/api/v1/payment/dataForBuyer/")
+            .filter(|id| !id.is_empty() && !id.contains('/'))
+            .map(Route::DataForBuyer),
+        other if other.starts_with("/api/v1/shop/methods/") => other
+            .strip_prefix("/api/v1/shop/methods/")
+            .filter(|shop| !shop.is_empty() && !shop.contains('/'))
+            .map(Route::ShopMethods),
         other if other.starts_with("/api/v1/payment/detail/") => other
             .strip_prefix("/api/v1/payment/detail/")
             .filter(|id| !id.is_empty() && !id.contains('/'))
@@ -340,6 +382,12 @@ fn buyer_page(path: &str) -> Option<Route<'static>> {
         paths::RESULT_PATH => Some(Route::Page(Page::PaymentResult)),
         _ => None,
     }
+}
+
+/// `a/b`, two path segments neither empty.
+fn two_segments(rest: &str) -> Option<(&str, &str)> {
+    let (a, b) = rest.split_once('/')?;
+    (!a.is_empty() && !b.is_empty() && !b.contains('/')).then_some((a, b))
 }
 
 #[cfg(test)]
@@ -374,6 +422,23 @@ mod tests {
             Some(Route::ShopTokenOf("SHOP", "477571ABCDEF2026"))
         );
         assert_eq!(route("/api/v1/shop/token/SHOP/a/b"), None);
+        assert_eq!(
+            route("/api/v1/payment/methods/123/2"),
+            Some(Route::Methods("123", "2"))
+        );
+        assert_eq!(
+            route("/api/v1/payment/methods/detail/123/WALLET/"),
+            Some(Route::MethodDetail("123", "WALLET"))
+        );
+        assert_eq!(route("/api/v1/payment/methods/123"), None);
+        assert_eq!(route("/api/v1/payment/methods/detail/123"), None);
+        assert_eq!(route("/api/v1/check/DCC/"), Some(Route::Check(Check::Dcc)));
+        assert_eq!(
+            route("/api/v1/payment/dataForBuyer/123"),
+            Some(Route::DataForBuyer("123"))
+        );
+        assert_eq!(route("/api/v1/shop/methods/SHOP"), Some(Route::ShopMethods("SHOP")));
+        assert_eq!(route("/api/v1/shop/methods/"), None);
     }
 
     #[test]

@@ -32,6 +32,10 @@ pub const EMBEDDED_FEATURES: &[(&str, &str)] = &[
         include_str!("../../features/lightbox.feature"),
     ),
     (
+        "methods.feature",
+        include_str!("../../features/methods.feature"),
+    ),
+    (
         "notifications.feature",
         include_str!("../../features/notifications.feature"),
     ),

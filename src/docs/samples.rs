@@ -58,6 +58,7 @@ pub fn samples(document: &Value, path: &str, method: &str, operation: &Value) ->
             used(variable);
             path.replace(&format!("{{{name}}}"), &format!("${variable}"))
         }
+        Parameter::Fixed { name, value } => path.replace(&format!("{{{name}}}"), value),
         Parameter::Header { .. } => path,
     });
     let mut curl = vec![if method == "get" {
@@ -138,6 +139,8 @@ enum Parameter {
         name: String,
         variable: &'static str,
     },
+    /// A path parameter no variable gives: its example, as written.
+    Fixed { name: String, value: String },
 }
 
 /// The operation's path and header parameters, each with the variable
@@ -156,7 +159,14 @@ fn parameters(document: &Value, operation: &Value) -> Vec<Parameter> {
                 "paymentToken" => "PAYMENT_TOKEN",
                 "shopLogin" => "SHOP_LOGIN",
                 "token" => "CARD_TOKEN",
-                _ => return None,
+                _ => {
+                    let example = p
+                        .get("example")
+                        .or_else(|| p.get("schema")?.get("example"))?;
+                    let value = example.as_str()?.to_owned();
+                    return (p.get("in")?.as_str()? == "path")
+                        .then_some(Parameter::Fixed { name, value });
+                }
             };
             match p.get("in")?.as_str()? {
                 "path" => Some(Parameter::Path { name, variable }),
@@ -265,8 +275,15 @@ fn python(
     });
     let mut arguments = vec!["client=client".to_owned()];
     for parameter in parameters {
-        let (Parameter::Path { name, variable } | Parameter::Header { name, variable }) = parameter;
-        arguments.push(format!("{}=os.environ[\"{variable}\"]", snake(name)));
+        match parameter {
+            Parameter::Path { name, variable } | Parameter::Header { name, variable } => {
+                arguments.push(format!("{}=os.environ[\"{variable}\"]", snake(name)));
+            }
+            Parameter::Fixed { name, value } => {
+                let value = serde_json::to_string(value).unwrap_or_default();
+                arguments.push(format!("{}={value}", snake(name)));
+            }
+        }
     }
     if let (Some(model), Some(body)) = (model, body) {
         lines.push(format!(

@@ -181,7 +181,7 @@ async fn every_curl_sample_of_the_docs_is_answered_with_error_code_0() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(
-        said.contains("16 of 16 answered with error code 0"),
+        said.contains("21 of 21 answered with error code 0"),
         "{said}"
     );
 }

@@ -96,7 +96,7 @@ settlement = "separated"
     ))
     .expect("config");
     let server = RunningServer::start(config).await.expect("server");
-    let lifecycle = "[lifecycle]\noperations = [\"detail\", \"capture\", \"cancel\", \"refund\", \"tokens\"]\n\
+    let lifecycle = "[lifecycle]\noperations = [\"detail\", \"capture\", \"cancel\", \"refund\", \"tokens\", \"methods\"]\n\
                      settlement = \"unified\"\nsettles_within_secs = 10\n\
                      [lifecycle.second_shop]\nshop_login = \"WAREHOUSE\"\napi_key = \"warehouse-key\"\n";
     let target = TempFile::new(

@@ -37,7 +37,7 @@ pub use lightbox::checkout_snippet;
 pub(crate) use demo::demo;
 pub(crate) use lightbox::{result, script};
 
-pub(crate) use wallet::{decide as wallet_decide, page as wallet_page};
+pub(crate) use wallet::{PAYMENT_TYPE as WALLET_PAYMENT_TYPE, decide as wallet_decide, page as wallet_page};
 
 use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;

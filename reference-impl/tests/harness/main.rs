@@ -21,6 +21,7 @@ mod errors;
 mod hostile;
 mod journeys;
 mod lifecycle;
+mod methods;
 mod notifications;
 mod outcomes;
 mod payment_page;

@@ -32,8 +32,9 @@ pub mod robustness;
 /// definition elsewhere does, so a scenario is safe to run in production
 /// when none of its steps is defined in one of these (a test checks
 /// `@production-safe` scenarios with cucumber's own step lookup).
-pub const CARD_DATA_DEFINITIONS: [&str; 7] = [
+pub const CARD_DATA_DEFINITIONS: [&str; 8] = [
     card::DEFINED_IN,
+    lifecycle::METHODS_DEFINED_IN,
     lightbox::DEFINED_IN,
     lifecycle::DEFINED_IN,
     lifecycle::RACES_DEFINED_IN,

@@ -38,21 +38,27 @@ pub enum LifecycleOperation {
     /// with `creditcard.token` (the real service's, RS-CARD-TOKENS). Not
     /// among the operations a target offers unless it lists it.
     Tokens,
+    /// What a shop's own checkout asks after create: `payment/methods`,
+    /// `payment/methods/detail`, `payment/dataForBuyer` and `check/DCC/`
+    /// (the real service's, RS-METHODS). Not among the operations a target
+    /// offers unless it lists it.
+    Methods,
 }
 
 impl LifecycleOperation {
     /// Every operation, as the target file names them.
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::Detail,
         Self::Capture,
         Self::Cancel,
         Self::Refund,
         Self::Tokens,
+        Self::Methods,
     ];
 
     /// What a target offers when `lifecycle.operations` is left out: the
-    /// payment's life after submit, not card tokens (a target that has
-    /// them lists `"tokens"`).
+    /// payment's life after submit, not card tokens nor the payment's
+    /// methods (a target that has them lists `"tokens"`, `"methods"`).
     pub const DEFAULT: [Self; 4] = [Self::Detail, Self::Capture, Self::Cancel, Self::Refund];
 
     /// Its name in the target file, and the tag of its scenarios.
@@ -63,6 +69,7 @@ impl LifecycleOperation {
             Self::Cancel => "cancel",
             Self::Refund => "refund",
             Self::Tokens => "tokens",
+            Self::Methods => "methods",
         }
     }
 }

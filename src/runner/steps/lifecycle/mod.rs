@@ -31,9 +31,11 @@ use crate::runner::{
 pub const DEFINED_IN: &str = file!();
 
 pub(super) mod detail;
+mod methods;
 mod outcome;
 mod races;
 
+pub use methods::DEFINED_IN as METHODS_DEFINED_IN;
 pub use races::DEFINED_IN as RACES_DEFINED_IN;
 
 pub(super) fn lifecycle(world: &PaymentWorld) -> Result<&LifecycleSettings, Failure> {

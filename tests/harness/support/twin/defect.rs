@@ -103,11 +103,15 @@ pub enum Defect {
     LightboxOverlayOnPhone,
     LightboxEmptyTokenOpens,
     LightboxDeclinedToldOk,
+    MethodsAddressWithoutPayment,
+    MethodDetailOfAnotherPayment,
+    DataForBuyerAmountInCents,
+    DccOfferUndecided,
 }
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 85] = [
+    pub const ALL: [Self; 89] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -193,6 +197,10 @@ impl Defect {
         Self::LightboxOverlayOnPhone,
         Self::LightboxEmptyTokenOpens,
         Self::LightboxDeclinedToldOk,
+        Self::MethodsAddressWithoutPayment,
+        Self::MethodDetailOfAnotherPayment,
+        Self::DataForBuyerAmountInCents,
+        Self::DccOfferUndecided,
     ];
 
     /// Its id in the catalogue: the variant's name in kebab case.
@@ -284,6 +292,10 @@ impl Defect {
                 | Self::RefundAboveBalanceAccepted
                 | Self::RefundWithoutSettlementAccepted
                 | Self::NeverSettlesByItself
+                | Self::MethodsAddressWithoutPayment
+                | Self::MethodDetailOfAnotherPayment
+                | Self::DataForBuyerAmountInCents
+                | Self::DccOfferUndecided
         )
     }
 

@@ -32,6 +32,7 @@ mod defect;
 mod issuer;
 mod lifecycle;
 mod lightbox;
+mod methods;
 mod notify;
 mod outcomes;
 mod page;
@@ -377,6 +378,29 @@ impl Twin {
                 }
                 ("POST", "/api/v1/payment/detail" | "/api/v1/payment/detail/") => {
                     Some(self.detail(request, None))
+                }
+                ("GET", methods) if methods.starts_with("/api/v1/payment/methods/detail/") => {
+                    let rest = methods
+                        .strip_prefix("/api/v1/payment/methods/detail/")
+                        .unwrap_or("");
+                    let (id, kind) = rest.split_once('/').unwrap_or((rest, ""));
+                    Some(self.method_detail(request, id, kind.trim_end_matches('/')))
+                }
+                ("GET", methods) if methods.starts_with("/api/v1/payment/methods/") => {
+                    let rest = methods
+                        .strip_prefix("/api/v1/payment/methods/")
+                        .unwrap_or("");
+                    let id = rest.split('/').next().unwrap_or("");
+                    Some(self.payment_methods(request, id))
+                }
+                ("GET", data) if data.starts_with("/api/v1/payment/dataForBuyer/") => {
+                    let id = data
+                        .strip_prefix("/api/v1/payment/dataForBuyer/")
+                        .unwrap_or("");
+                    Some(self.data_for_buyer(request, id.trim_end_matches('/')))
+                }
+                ("POST", "/api/v1/check/DCC/" | "/api/v1/check/DCC") => {
+                    Some(self.check_dcc(request))
                 }
                 ("GET", detail) if detail.starts_with("/api/v1/payment/detail/") => {
                     Some(self.detail(request, detail.strip_prefix("/api/v1/payment/detail/")))

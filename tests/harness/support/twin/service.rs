@@ -272,6 +272,7 @@ signing_secret = "{SIGNING_SECRET}"
 within_secs = 4
 retry_within_secs = 8
 [lifecycle]
+operations = ["detail", "capture", "cancel", "refund", "methods"]
 settlement = "unified"
 settles_within_secs = 4
 {trailing_slash}[lifecycle.second_shop]
