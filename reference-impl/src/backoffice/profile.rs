@@ -1,12 +1,15 @@
 //! The merchant's profile page: result pages, notification address and
 //! signing secret, changed together by one form; the API key, shown
-//! masked and rotated by its own button. A field that is refused is named
+//! masked and rotated by its own button; the shop's payment methods and the
+//! card tokens it holds, listed. A field that is refused is named
 //! in the answer, and the profile keeps every previous value.
 
 use http::{Response, StatusCode};
 
 use super::{SignedIn, field, page, token_field};
 use crate::{
+    card_tokens::MAX_TOKENS_PER_SHOP,
+    methods::Method,
     config::{MAX_SETTLEMENT_DELAY_SECS, absolute_address, check_signing_secret, random_secret},
     ledger::Settlement,
     pages::escape,
@@ -86,7 +89,8 @@ pub fn show_with(
 {token}
 <button type="submit">Rotate the API key</button>
 <p class="hint">A new key is made and the current one stops working at once.</p>
-</form>"#,
+</form>
+{held}"#,
         shop = escape(&merchant.shop_login),
         token = token_field(signed_in),
         success = escape(profile.pages.success.as_str()),
@@ -118,8 +122,51 @@ pub fn show_with(
             Settlement::Separated => crate::config::DEFAULT_SETTLEMENT_DELAY_SECS,
         },
         delay_invalid = invalid("settlementDelaySecs"),
+        held = methods_and_tokens(service, signed_in.session.merchant),
     );
     page(status, "Merchant profile", Some(signed_in), &main)
+}
+
+/// The shop's payment methods, as `shop/methods` lists them, and the card
+/// tokens it holds, as `shop/token/{shopLogin}` lists them.
+fn methods_and_tokens(service: &Service, merchant: u32) -> String {
+    let methods: String = Method::ALL
+        .into_iter()
+        .map(|method| {
+            format!(
+                "<li>{} (<code>{}</code>)</li>",
+                escape(method.name()),
+                escape(method.payment_type())
+            )
+        })
+        .collect();
+    let tokens = service.card_tokens.list(merchant);
+    let held = if tokens.is_empty() {
+        "<p>The shop holds no card token: a submit with <code>requestToken</code>, or \
+         <code>shop/token/</code>, asks for one.</p>"
+            .to_owned()
+    } else {
+        let rows: String = tokens
+            .iter()
+            .map(|(token, card)| {
+                let (month, year) = card.expiry_words();
+                format!(
+                    "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}/{}</td></tr>",
+                    escape(&token.to_string()),
+                    escape(&card.masked_pan),
+                    escape(&month),
+                    escape(&year)
+                )
+            })
+            .collect();
+        format!(
+            "<table>\n<caption>{} of at most {MAX_TOKENS_PER_SHOP}</caption>\n<thead><tr><th scope=\"col\">Token</th><th scope=\"col\">Card</th><th scope=\"col\">Expiry</th></tr></thead>\n<tbody>{rows}</tbody>\n</table>",
+            tokens.len()
+        )
+    };
+    format!(
+        "<h2>Payment methods</h2>\n<p>What the shop's buyers may pay with (<code>shop/methods</code>).</p>\n<ul>{methods}</ul>\n<h2>Card tokens</h2>\n{held}"
+    )
 }
 
 /// The notice above the form, and the field a refusal names.

@@ -320,3 +320,50 @@ async fn a_card_token_outlives_a_restart_with_the_data_file() {
         answer.body
     );
 }
+
+/// The back-office's profile page lists the shop's payment methods and the
+/// tokens it holds, each card masked, where a merchant looks for them.
+#[tokio::test]
+async fn the_back_office_lists_the_shops_methods_and_its_tokens_masked() {
+    let sandbox = Sandbox::start().await;
+    let browser = support::back_office::Browser::signed_in(&sandbox).await;
+    let before = browser.get("/backoffice/profile").await;
+    assert!(
+        before
+            .text("p")
+            .iter()
+            .any(|p| p.contains("holds no card token")),
+        "no token yet"
+    );
+    let methods = before.text("ul li");
+    assert!(
+        methods.iter().any(|m| m.contains("CREDITCARD")),
+        "{methods:?}"
+    );
+    assert!(methods.iter().any(|m| m.contains("WALLET")), "{methods:?}");
+    let (token, id) = sandbox.create().await;
+    let answer = sandbox
+        .submit_with(
+            Some(&token),
+            &asking_for_a_token(DEFAULT_FRICTIONLESS_CARD, "MASKEDPAN"),
+        )
+        .await;
+    assert_eq!(answer.payload()["transactionResult"], "OK");
+    let card_token = detail(&sandbox, &id).await["token"]
+        .as_str()
+        .expect("a token")
+        .to_owned();
+    let after = browser.get("/backoffice/profile").await;
+    let cells = after.text("tbody td");
+    assert!(cells.iter().any(|c| c == &card_token), "{cells:?}");
+    let masked = format!(
+        "{}******{}",
+        &DEFAULT_FRICTIONLESS_CARD[..6],
+        &DEFAULT_FRICTIONLESS_CARD[DEFAULT_FRICTIONLESS_CARD.len() - 4..]
+    );
+    assert!(cells.iter().any(|c| c == &masked), "{cells:?}");
+    assert!(
+        !after.html.contains(DEFAULT_FRICTIONLESS_CARD),
+        "the card's number is never shown"
+    );
+}
