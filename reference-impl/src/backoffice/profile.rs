@@ -152,7 +152,7 @@ fn methods_and_tokens(service: &Service, merchant: u32) -> String {
                 let (month, year) = card.expiry_words();
                 format!(
                     "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}/{}</td></tr>",
-                    escape(&token.to_string()),
+                    escape(token),
                     escape(&card.masked_pan),
                     escape(&month),
                     escape(&year)
