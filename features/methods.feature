@@ -34,3 +34,9 @@ Feature: What a shop's own checkout asks after create
     When the merchant's server checks the currency conversion of the card not enrolled in 3-D Secure for the payment
     Then the request is correctly processed
     And the conversion offer names the payment and says whether the card is eligible
+
+  @reference @req:REF-METH-05
+  Scenario: A shop's payment methods are listed with its API key
+    When the merchant's server asks for the shop's payment methods
+    Then the request is correctly processed
+    And each method listed has a name and a type

@@ -1,7 +1,8 @@
 //! What a shop's own checkout asks of the service after create
 //! (`@methods`; docs/real-service.md, RS-METHODS): the payment's methods,
 //! one method's detail and the data for the buyer, each with the payment's
-//! token, and the currency-conversion check of a card (`check/DCC/`). The
+//! token, the currency-conversion check of a card (`check/DCC/`), and the
+//! shop's methods with the API key (`shop/methods/{shopLogin}`). The
 //! facts give the fields; the readings (written beside each step) take only
 //! what a shop relies on: where each method sends the buyer, which payment
 //! an answer is about, its amount and currency.
@@ -14,6 +15,7 @@ use url::Url;
 use super::hundredths;
 use crate::runner::{
     exchange::RecordedRequest,
+    merchant,
     steps::{
         card::{CardChoice, card},
         payment::shown,
@@ -114,6 +116,44 @@ fn names_payment(world: &PaymentWorld, href: Option<&str>, token: &str) -> Resul
     ))
 }
 
+/// Each method with its name and its `paymentType`.
+fn named_and_typed(world: &PaymentWorld, method: &Value) -> Result<(), Failure> {
+    let text = |name: &str| method[name].as_str().is_some_and(|t| !t.trim().is_empty());
+    if text("name") && text("paymentType") {
+        return Ok(());
+    }
+    Err(world.failure(
+        "each method with its name and its paymentType",
+        &method.to_string(),
+    ))
+}
+
+#[when("the merchant's server asks for the shop's payment methods")]
+async fn asks_for_shop_methods(world: &mut PaymentWorld) -> Result<(), Settled> {
+    world
+        .check_async(async |world| {
+            let shop_login = world.target().shop_login.clone();
+            let mut url = world.target().api_url("/api/v1/shop/methods");
+            if let Ok(mut path) = url.path_segments_mut() {
+                path.push(&shop_login);
+            }
+            let api_key = world.target().api_key.clone();
+            let request = merchant::with_key(RecordedRequest::new(Method::GET, url), &api_key);
+            world.receive("getShopMethods", request).await.map(drop)
+        })
+        .await
+}
+
+#[then("each method listed has a name and a type")]
+fn each_listed_method_is_named(world: &mut PaymentWorld) -> Result<(), Settled> {
+    world.check(|world| {
+        for method in methods(world)? {
+            named_and_typed(world, &method)?;
+        }
+        Ok(())
+    })
+}
+
 #[then(
     "each method has a name and a type, and an address on the service's own host naming the payment"
 )]
@@ -121,13 +161,7 @@ fn each_method_leads_to_the_payment(world: &mut PaymentWorld) -> Result<(), Sett
     world.check(|world| {
         let (token, _) = payment(world)?;
         for method in methods(world)? {
-            let text = |name: &str| method[name].as_str().is_some_and(|t| !t.trim().is_empty());
-            if !text("name") || !text("paymentType") {
-                return Err(world.failure(
-                    "each method with its name and its paymentType",
-                    &method.to_string(),
-                ));
-            }
+            named_and_typed(world, &method)?;
             names_payment(world, method["userRedirect"]["href"].as_str(), &token)?;
         }
         Ok(())

@@ -107,11 +107,12 @@ pub enum Defect {
     MethodDetailOfAnotherPayment,
     DataForBuyerAmountInCents,
     DccOfferUndecided,
+    ShopMethodsUnnamed,
 }
 
 impl Defect {
     /// Every defect the twin can be switched to.
-    pub const ALL: [Self; 89] = [
+    pub const ALL: [Self; 90] = [
         Self::RefusalWithoutEnvelope,
         Self::RefusalCodeAsNumber,
         Self::RefusalPayloadAsString,
@@ -201,6 +202,7 @@ impl Defect {
         Self::MethodDetailOfAnotherPayment,
         Self::DataForBuyerAmountInCents,
         Self::DccOfferUndecided,
+        Self::ShopMethodsUnnamed,
     ];
 
     /// Its id in the catalogue: the variant's name in kebab case.
@@ -296,6 +298,7 @@ impl Defect {
                 | Self::MethodDetailOfAnotherPayment
                 | Self::DataForBuyerAmountInCents
                 | Self::DccOfferUndecided
+                | Self::ShopMethodsUnnamed
         )
     }
 

@@ -129,6 +129,35 @@ impl Twin {
         )
     }
 
+    /// `GET /api/v1/shop/methods/{shopLogin}`, with the API key.
+    pub(super) fn shop_methods(&self, request: &Request, shop_login: &str) -> ResponseTemplate {
+        let key_shop = request
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("apikey"))
+            .and_then(|(_, key)| Self::shop_of_key(key));
+        if key_shop != Some(shop_login) {
+            return self.refusal("AUTH_INVALID", "API key not recognised for this shop");
+        }
+        let methods: Vec<Value> = METHODS
+            .iter()
+            .map(|(kind, name)| {
+                let name = if self.has(Defect::ShopMethodsUnnamed) {
+                    ""
+                } else {
+                    name
+                };
+                json!({"name": name, "paymentType": kind})
+            })
+            .collect();
+        self.processed(
+            "Request processed successfully",
+            json!({"paymentMethod": methods}),
+        )
+    }
+
     /// `POST /api/v1/check/DCC/`.
     pub(super) fn check_dcc(&self, request: &Request) -> ResponseTemplate {
         let token = request

@@ -402,6 +402,10 @@ impl Twin {
                 ("POST", "/api/v1/check/DCC/" | "/api/v1/check/DCC") => {
                     Some(self.check_dcc(request))
                 }
+                ("GET", shop) if shop.starts_with("/api/v1/shop/methods/") => {
+                    let login = shop.strip_prefix("/api/v1/shop/methods/").unwrap_or("");
+                    Some(self.shop_methods(request, login.trim_end_matches('/')))
+                }
                 ("GET", detail) if detail.starts_with("/api/v1/payment/detail/") => {
                     Some(self.detail(request, detail.strip_prefix("/api/v1/payment/detail/")))
                 }
