@@ -97,6 +97,20 @@ pub(crate) async fn merchant_call(
     Ok((merchant, body))
 }
 
+/// The merchant of the API key the headers carry, which must be the
+/// merchant of `shop_login` (a path's, say): 1131 for another shop.
+pub(crate) fn authenticate_shop(
+    service: &Service,
+    headers: &HeaderMap,
+    shop_login: &str,
+) -> Result<u32, ApiError> {
+    let merchant = authenticate(service, headers)?;
+    service
+        .profiles
+        .check_shop(merchant, shop_login, "does not belong to this API key")?;
+    Ok(merchant)
+}
+
 /// Finds the merchant whose key the `Authorization: apikey <KEY>` header
 /// carries (compared in constant time: see [`crate::profiles::Profiles::by_api_key`]).
 pub(crate) fn authenticate(service: &Service, headers: &HeaderMap) -> Result<u32, ApiError> {

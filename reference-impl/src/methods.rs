@@ -27,7 +27,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use crate::{
-    create::authenticate,
+    create::authenticate_shop,
     envelope,
     error::{ApiError, code},
     money::{Amount, Currency},
@@ -283,10 +283,7 @@ pub(crate) fn shop_methods(
     request: &Request<Incoming>,
     shop_login: &str,
 ) -> Result<Response<Body>, ApiError> {
-    let merchant = authenticate(service, request.headers())?;
-    service
-        .profiles
-        .check_shop(merchant, shop_login, "does not belong to this API key")?;
+    authenticate_shop(service, request.headers(), shop_login)?;
     Ok(envelope::ok(&Methods {
         payment_method: Method::ALL
             .into_iter()

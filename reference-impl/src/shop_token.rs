@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::{
     call_log::Exchange,
     card_tokens::{TokenCard, TokenError},
-    create::{authenticate, merchant_call},
+    create::{authenticate_shop, merchant_call},
     envelope,
     error::{ApiError, code},
     request::{
@@ -122,10 +122,7 @@ pub(crate) fn list(
     request: &Request<Incoming>,
     shop_login: &str,
 ) -> Result<Response<Body>, ApiError> {
-    let merchant = authenticate(service, request.headers())?;
-    service
-        .profiles
-        .check_shop(merchant, shop_login, "does not belong to this API key")?;
+    let merchant = authenticate_shop(service, request.headers(), shop_login)?;
     let tokens = service
         .card_tokens
         .list(merchant)
@@ -150,10 +147,7 @@ pub(crate) fn delete(
     shop_login: &str,
     token: &str,
 ) -> Result<Response<Body>, ApiError> {
-    let merchant = authenticate(service, request.headers())?;
-    service
-        .profiles
-        .check_shop(merchant, shop_login, "does not belong to this API key")?;
+    let merchant = authenticate_shop(service, request.headers(), shop_login)?;
     service
         .card_tokens
         .delete(merchant, token)
