@@ -21,7 +21,7 @@
 //! (1172, "check/DCC call missing", is the real service's code, but clients
 //! of it send `DCC` `"true"` without the check and are paid: REF-VAL-11).
 
-use http::{HeaderMap, Request, Response, header};
+use http::{Request, Response};
 use hyper::body::Incoming;
 use payconf_spec::card::CardKind;
 use serde::Serialize;
@@ -29,13 +29,13 @@ use serde::Serialize;
 use crate::{
     call_log::Exchange,
     card::{CardNumber, Expiry, company, cvv_well_formed},
-    create::authenticate,
+    caller::Caller,
     envelope,
     error::{ApiError, code},
     execute::Outcome,
     request::{
         Fields, parse_json_object,
-        submit::{current_year_month, email_well_formed, payment_token},
+        submit::{current_year_month, email_well_formed},
     },
     state::{Body, Service},
 };
@@ -126,16 +126,6 @@ struct CardAnswer {
     prepaid: &'static str,
 }
 
-/// The merchant a check is for: by its API key, or by the payment token of
-/// one of its payments (the real service takes either).
-fn caller(service: &Service, headers: &HeaderMap) -> Result<u32, ApiError> {
-    if headers.contains_key(header::AUTHORIZATION) || !headers.contains_key("paymentToken") {
-        return authenticate(service, headers);
-    }
-    let token = payment_token(headers)?;
-    Ok(service.store.with_payment(&token, |p| p.merchant)?)
-}
-
 /// `POST check/…`: one check.
 pub(crate) async fn check(
     service: &Service,
@@ -144,7 +134,10 @@ pub(crate) async fn check(
     exchange: &mut Exchange,
 ) -> Result<Response<Body>, ApiError> {
     let (parts, body) = request.into_parts();
-    let merchant = caller(service, &parts.headers)?;
+    // The merchant a check is for: by its API key, or by the payment token
+    // of one of its payments (the real service takes either).
+    let caller = Caller::of(service, &parts.headers)?;
+    let merchant = caller.merchant;
     let body = service.json_body(&parts, body, exchange).await?;
     let object = parse_json_object(&body)?;
     let fields = Fields::root(&object);
@@ -186,13 +179,9 @@ pub(crate) async fn check(
         Check::CreditCard => credit_card(service, merchant, &fields),
         Check::Dcc => {
             card()?.required_str("number", code::CARD_DATA_INCOMPLETE)?;
-            let token = parts
-                .headers
-                .contains_key("paymentToken")
-                .then(|| payment_token(&parts.headers))
-                .transpose()?;
             // The offer is for the payment the token names.
-            let payment = token
+            let payment = caller
+                .token
                 .map(|token| {
                     service.store.with_payment(&token, |p| {
                         (p.id.to_string(), p.amount.to_string(), p.currency.to_string())

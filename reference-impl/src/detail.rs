@@ -27,20 +27,19 @@
 //! sandbox-only object) with `authenticationLevel` `2F`, `2C`, or `NA` for
 //! none, as [`crate::outcomes`] decides.
 
-use http::{HeaderMap, Request, Response, header};
+use http::{Request, Response};
 use hyper::body::Incoming;
 use payconf_spec::transaction::TransactionResult;
 use serde::Serialize;
-use uuid::Uuid;
 
 use crate::{
     call_log::Exchange,
-    create::authenticate,
+    caller::Caller,
     envelope,
     error::{ApiError, code},
     ledger::MoneyEvent,
     outcomes::{self, AuthenticationLevel},
-    request::{Fields, parse_json_object, submit::payment_token},
+    request::{Fields, parse_json_object},
     state::{Body, Service},
     store::{Payment, PaymentState},
     timeline::now_ms,
@@ -87,31 +86,6 @@ pub(crate) async fn search(
 /// sandbox)"); then the API key. Counted in memory: a restart gives a
 /// token its reads back.
 pub const TOKEN_READS: u8 = 5;
-
-/// Who asks: a merchant by its key, or the holder of one payment's token.
-struct Caller {
-    /// The merchant asking, or the one whose payment the token is.
-    merchant: u32,
-    /// With a token: the only payment it may read.
-    token: Option<Uuid>,
-}
-
-impl Caller {
-    fn of(service: &Service, headers: &HeaderMap) -> Result<Self, ApiError> {
-        if headers.contains_key(header::AUTHORIZATION) || !headers.contains_key("paymentToken") {
-            return Ok(Self {
-                merchant: authenticate(service, headers)?,
-                token: None,
-            });
-        }
-        let token = payment_token(headers)?;
-        let merchant = service.store.with_payment(&token, |p| p.merchant)?;
-        Ok(Self {
-            merchant,
-            token: Some(token),
-        })
-    }
-}
 
 /// How `events` is written.
 #[derive(Clone, Copy)]

@@ -111,6 +111,7 @@ server! {
     mod backoffice;
     mod bank_id;
     mod call_log;
+    mod caller;
     mod card_tokens;
     mod checks;
     mod config;
@@ -130,6 +131,7 @@ server! {
     mod outbox;
     mod pages;
     mod paths;
+    mod payment_method;
     mod payment_page;
     mod profiles;
     mod rate_limit;

@@ -28,57 +28,21 @@ use uuid::Uuid;
 
 use crate::{
     create::authenticate_shop,
-    envelope,
+    envelope::{self, UserRedirect},
     error::{ApiError, code},
     money::{Amount, Currency},
     paths::PAGE_PATH,
-    payment_page::WALLET_PAYMENT_TYPE,
+    payment_method::Method,
     request::submit::payment_token,
     state::{Body, Service},
+    transaction_ids::parse_digits,
 };
 
-/// One method the sandbox offers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    /// A card, on the hosted page's card form.
-    Card,
-    /// The sandbox's wallet, the alternative method approved by redirect.
-    Wallet,
-}
-
-impl Method {
-    /// Every method, as the lists give them.
-    pub const ALL: [Self; 2] = [Self::Card, Self::Wallet];
-
-    /// The real service's name of its type (`paymentType`).
-    pub fn payment_type(self) -> &'static str {
-        match self {
-            Self::Card => "CREDITCARD",
-            Self::Wallet => WALLET_PAYMENT_TYPE,
-        }
-    }
-
-    /// Its name, for the buyer.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Card => "Credit card",
-            Self::Wallet => "Sandbox wallet",
-        }
-    }
-
-    /// The method of a `paymentType`, whatever the case of its letters.
-    pub fn of_type(payment_type: &str) -> Option<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|method| method.payment_type().eq_ignore_ascii_case(payment_type.trim()))
-    }
-
-    /// Its logo: an SVG image, written into its address.
-    fn logo(self) -> &'static str {
-        match self {
-            Self::Card => CARD_LOGO,
-            Self::Wallet => WALLET_LOGO,
-        }
+/// A method's logo: an SVG image, written into its address.
+fn logo(method: Method) -> &'static str {
+    match method {
+        Method::Card => CARD_LOGO,
+        Method::Wallet => WALLET_LOGO,
     }
 }
 
@@ -96,12 +60,6 @@ struct Logo {
     vector: &'static str,
 }
 
-/// An address, as the answers write one (`{"href": ...}`).
-#[derive(Serialize)]
-struct Href {
-    href: Option<String>,
-}
-
 /// One method of a list.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -109,8 +67,8 @@ struct Listed {
     name: &'static str,
     logo: Logo,
     payment_type: &'static str,
-    payment_type_detail: Href,
-    user_redirect: Href,
+    payment_type_detail: UserRedirect,
+    user_redirect: UserRedirect,
 }
 
 /// `payment/methods`' and `shop/methods`' answer.
@@ -127,7 +85,7 @@ struct Methods {
 #[serde(rename_all = "camelCase")]
 struct MethodDetail {
     payment_type_detail: Banks,
-    user_redirect: Href,
+    user_redirect: UserRedirect,
     #[serde(rename = "paymentID")]
     payment_id: String,
 }
@@ -167,7 +125,10 @@ fn named(service: &Service, request: &Request<Incoming>, payment_id: &str) -> Re
     let (id, merchant, amount, currency) = service
         .store
         .with_payment(&token, |p| (p.id, p.merchant, p.amount, p.currency))?;
-    if payment_id.trim() != id.to_string() {
+    let named = parse_digits(payment_id).ok_or_else(|| {
+        ApiError::field(code::WRONG_PAYMENT_ID, "paymentID", "must be digits")
+    })?;
+    if named != id {
         return Err(ApiError::TransactionNotFound);
     }
     let shop_login = service.merchant(merchant).merchant.shop_login.clone();
@@ -225,13 +186,13 @@ fn listed(method: Method, detail: Option<String>, redirect: Option<String>) -> L
     Listed {
         name: method.name(),
         logo: Logo {
-            large: method.logo(),
-            mobile: method.logo(),
-            vector: method.logo(),
+            large: logo(method),
+            mobile: logo(method),
+            vector: logo(method),
         },
         payment_type: method.payment_type(),
-        payment_type_detail: Href { href: detail },
-        user_redirect: Href { href: redirect },
+        payment_type_detail: UserRedirect { href: detail },
+        user_redirect: UserRedirect { href: redirect },
     }
 }
 
@@ -252,7 +213,7 @@ pub(crate) fn method_detail(
     })?;
     Ok(envelope::ok(&MethodDetail {
         payment_type_detail: Banks { bank: Vec::new() },
-        user_redirect: Href {
+        user_redirect: UserRedirect {
             href: Some(paying_with(service, &named, method)),
         },
         payment_id: named.id.to_string(),

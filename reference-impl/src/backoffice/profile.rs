@@ -9,7 +9,7 @@ use http::{Response, StatusCode};
 use super::{SignedIn, field, page, token_field};
 use crate::{
     card_tokens::MAX_TOKENS_PER_SHOP,
-    methods::Method,
+    payment_method::Method,
     config::{MAX_SETTLEMENT_DELAY_SECS, absolute_address, check_signing_secret, random_secret},
     ledger::Settlement,
     pages::escape,

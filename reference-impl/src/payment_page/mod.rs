@@ -37,7 +37,7 @@ pub use lightbox::checkout_snippet;
 pub(crate) use demo::demo;
 pub(crate) use lightbox::{result, script};
 
-pub(crate) use wallet::{PAYMENT_TYPE as WALLET_PAYMENT_TYPE, decide as wallet_decide, page as wallet_page};
+pub(crate) use wallet::{decide as wallet_decide, page as wallet_page};
 
 use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;
@@ -49,6 +49,7 @@ use crate::{
     execute::{PaidCard, execute},
     form_body::read_form,
     pages::{error_page_under, escape, html_with_policy, layout, see_other},
+    payment_method::Method,
     state::{Body, Service},
     store::{BuyerRedirects, PaymentState},
     timeline::Channel,
@@ -74,32 +75,6 @@ fn form_policy(origin: Option<&str>) -> String {
     )
 }
 
-/// How the hosted page's address preselects a method (`paymentType`): the
-/// real service's names where it has one (`CREDITCARD`), the sandbox's
-/// wallet as `WALLET` (ours); any other shows every method.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Preselected {
-    Card,
-    Wallet,
-}
-
-impl Preselected {
-    fn of(pairs: &[(String, String)]) -> Option<Self> {
-        match param(pairs, "paymentType")?.trim().to_ascii_uppercase().as_str() {
-            "CREDITCARD" => Some(Self::Card),
-            wallet::PAYMENT_TYPE => Some(Self::Wallet),
-            _ => None,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Self::Card => "CREDITCARD",
-            Self::Wallet => wallet::PAYMENT_TYPE,
-        }
-    }
-}
-
 /// The payment a page is for, as its address or its form names it.
 struct PageRequest {
     shop_login: String,
@@ -109,8 +84,9 @@ struct PageRequest {
     /// Whether the page is shown in a shop page's lightbox (the framed
     /// page's `lightBox=true`, carried on by its forms).
     lightbox: bool,
-    /// The method the address preselected.
-    preselected: Option<Preselected>,
+    /// The method the address preselected (`paymentType`; any other
+    /// shows every method).
+    preselected: Option<Method>,
     /// Where the page's forms post, relative to the page's own address.
     action: &'static str,
 }
@@ -125,7 +101,7 @@ impl PageRequest {
             token,
             payment_id: given(pairs, "paymentID"),
             lightbox: param(pairs, "lightBox") == Some("true"),
-            preselected: Preselected::of(pairs),
+            preselected: param(pairs, "paymentType").and_then(Method::of_type),
             action: "pagam.aspx",
         })
     }
@@ -163,7 +139,7 @@ impl PageRequest {
         if let Some(preselected) = self.preselected {
             hidden.push_str(&format!(
                 "\n<input type=\"hidden\" name=\"paymentType\" value=\"{}\">",
-                preselected.name()
+                preselected.payment_type()
             ));
         }
         hidden
@@ -359,8 +335,8 @@ fn payment_page(
         wallet::choice_form(page.action, &hidden)
     );
     let (card, wallet) = match page.preselected {
-        Some(Preselected::Card) => (card, String::new()),
-        Some(Preselected::Wallet) => (String::new(), wallet),
+        Some(Method::Card) => (card, String::new()),
+        Some(Method::Wallet) => (String::new(), wallet),
         None => (card, wallet),
     };
     let main = format!(

@@ -25,10 +25,6 @@ use crate::{
 /// The `method` the payment page's wallet button sends.
 pub const METHOD: &str = "wallet";
 
-/// The hosted page's `paymentType` that preselects the wallet (ours: the
-/// real service names its own methods, `PAYPAL`, `CREDITCARD`, …).
-pub const PAYMENT_TYPE: &str = "WALLET";
-
 /// The payment page's form that chooses the wallet, posted to `action`.
 pub fn choice_form(action: &str, hidden: &str) -> String {
     format!(

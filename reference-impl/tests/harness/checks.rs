@@ -6,8 +6,7 @@
 use crate::support;
 
 use payconf_reference::{
-    DEFAULT_API_KEY, DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD, DEFAULT_SHOP_LOGIN,
-    DEFAULT_THREE_DS_CARD,
+    DEFAULT_DECLINED_CARD, DEFAULT_FRICTIONLESS_CARD, DEFAULT_SHOP_LOGIN, DEFAULT_THREE_DS_CARD,
 };
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -20,17 +19,11 @@ async fn check(
     body: Value,
     token: Option<&str>,
 ) -> (StatusCode, Value) {
-    let mut request = sandbox
+    let request = sandbox
         .client
         .post(sandbox.url(&format!("/api/v1/check/{path}/")))
         .json(&body);
-    request = match token {
-        Some(token) => request.header("paymentToken", token),
-        None => request.header("Authorization", format!("apikey {DEFAULT_API_KEY}")),
-    };
-    let response = request.send().await.expect("answered");
-    let status = response.status();
-    (status, response.json().await.expect("JSON"))
+    support::sent_as(request, token).await
 }
 
 #[tokio::test]

@@ -7,21 +7,14 @@
 
 use crate::support;
 
-use payconf_reference::{DEFAULT_API_KEY, DEFAULT_SHOP_LOGIN};
+use payconf_reference::DEFAULT_SHOP_LOGIN;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use support::Sandbox;
 
 /// A GET with the payment's token (or the API key, when `token` is none).
 async fn get(sandbox: &Sandbox, path: &str, token: Option<&str>) -> (StatusCode, Value) {
-    let request = sandbox.client.get(sandbox.url(path));
-    let request = match token {
-        Some(token) => request.header("paymentToken", token),
-        None => request.header("Authorization", format!("apikey {DEFAULT_API_KEY}")),
-    };
-    let response = request.send().await.expect("answered");
-    let status = response.status();
-    (status, response.json().await.expect("JSON"))
+    support::sent_as(sandbox.client.get(sandbox.url(path)), token).await
 }
 
 #[tokio::test]

@@ -76,7 +76,7 @@ async fn in_lightbox(
             let card = card(world, choice.0)?.clone();
             card_values(world, &page, &card)
         }
-        None => none.clone(),
+        None => std::collections::BTreeMap::new(),
     };
     let acs = configured_values(world);
     let ctx = std::sync::Arc::clone(&world.ctx);

@@ -177,6 +177,14 @@ fn redirect_on_service_host(world: &mut PaymentWorld) -> Result<(), Settled> {
     })
 }
 
+/// Whether one of `href`'s query values is the shop login and another the
+/// token, each whole, whatever their names.
+pub(super) fn carries_payment(href: &Url, shop_login: &str, token: &str) -> bool {
+    let values: Vec<String> = href.query_pairs().map(|(_, v)| v.into_owned()).collect();
+    let carries = |wanted: &str| values.iter().any(|v| v == wanted);
+    carries(shop_login) && carries(token)
+}
+
 /// The real service's address is `/pagam/pagam3d.aspx?a=<shop>&b=<token>`
 /// (docs/real-service.md, RS-PATHS): the shop login and the token are the
 /// values of query parameters whose names are the service's own. So any
@@ -187,10 +195,7 @@ fn redirect_carries_references(world: &mut PaymentWorld) -> Result<(), Settled> 
     world.check(|world| {
         let href = redirect_address(world)?;
         let token = world.submitted_token.clone().unwrap_or_default();
-        let shop_login = &world.target().shop_login;
-        let values: Vec<String> = href.query_pairs().map(|(_, v)| v.into_owned()).collect();
-        let carries = |wanted: &str| values.iter().any(|v| v == wanted);
-        if !carries(shop_login) || !carries(&token) {
+        if !carries_payment(&href, &world.target().shop_login, &token) {
             return Err(world.failure(
                 "query parameters whose values are this payment's shop login and token",
                 href.as_str(),

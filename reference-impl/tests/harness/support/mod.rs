@@ -162,6 +162,18 @@ impl Sandbox {
     }
 }
 
+/// `request` sent with a payment's token, or with the default merchant's
+/// API key when `token` is none; its status and JSON body.
+pub async fn sent_as(request: reqwest::RequestBuilder, token: Option<&str>) -> (StatusCode, Value) {
+    let request = match token {
+        Some(token) => request.header("paymentToken", token),
+        None => request.header("Authorization", format!("apikey {DEFAULT_API_KEY}")),
+    };
+    let response = request.send().await.expect("answered");
+    let status = response.status();
+    (status, response.json().await.expect("JSON"))
+}
+
 /// Reads a JSON answer and checks it against the spec in both profiles.
 pub async fn read_answer(operation_id: &str, response: reqwest::Response) -> Answer {
     let status = response.status();

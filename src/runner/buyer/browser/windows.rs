@@ -57,16 +57,11 @@ impl BrowserJourney<'_> {
         Ok(())
     }
 
-    /// Back in the journey's first window, every other closed.
+    /// Back in the journey's first window, every other closed. Closed
+    /// meanwhile, it is not there to go back to: `one_window` keeps another.
     pub(super) async fn back_to_the_first_window(&self) -> Result<(), CommandError> {
         if let Some(first) = self.windows.first() {
-            if self.windows.len() > 1
-                || self.turn.client.window().await.ok().as_ref() != Some(first)
-            {
-                // Closed meanwhile, it is not there to go back to: one_window
-                // keeps another.
-                let _ = self.turn.client.switch_to_window(first.clone()).await;
-            }
+            let _ = self.turn.client.switch_to_window(first.clone()).await;
         }
         self.turn.one_window().await
     }

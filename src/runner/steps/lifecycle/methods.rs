@@ -19,6 +19,7 @@ use crate::runner::{
     steps::{
         card::{CardChoice, card},
         payment::shown,
+        redirect::carries_payment,
     },
     world::{Failure, PaymentWorld, Settled},
 };
@@ -98,10 +99,7 @@ fn names_payment(world: &PaymentWorld, href: Option<&str>, token: &str) -> Resul
     let base = &world.target().base_url;
     let url = href.and_then(|href| address(world, href));
     let names = url.as_ref().is_some_and(|url| {
-        let values: Vec<String> = url.query_pairs().map(|(_, v)| v.into_owned()).collect();
-        url.origin() == base.origin()
-            && values.iter().any(|v| v == shop_login)
-            && values.iter().any(|v| v == token)
+        url.origin() == base.origin() && carries_payment(url, shop_login, token)
     });
     if names {
         return Ok(());

@@ -200,12 +200,7 @@ impl Twin {
         {
             return self.refusal("AUTH_REQUIRED", "Authorization header required");
         }
-        let token = request
-            .headers
-            .get("paymenttoken")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_owned();
+        let token = super::payment_token(request);
         let Some(body) = self.read(&request.body) else {
             return self.unusable(400, "BAD_JSON", "request body is not JSON");
         };

@@ -156,7 +156,7 @@ impl Twin {
     }
 
     /// The shop whose key the request carries.
-    fn caller(request: &Request) -> Option<&'static str> {
+    pub(super) fn caller(request: &Request) -> Option<&'static str> {
         let value = request.headers.get("authorization")?.to_str().ok()?;
         let (scheme, key) = value.split_once(' ')?;
         scheme

@@ -20,12 +20,7 @@ impl Twin {
     /// The payment the request's token names, with its `paymentID`, if it
     /// is `id`.
     fn token_payment(&self, request: &Request, id: &str) -> Option<(String, String)> {
-        let token = request
-            .headers
-            .get("paymenttoken")?
-            .to_str()
-            .ok()?
-            .to_owned();
+        let token = super::payment_token(request);
         let payment = self.page_payment(&token)?;
         (payment.id == id).then_some((token, payment.id))
     }
@@ -131,14 +126,7 @@ impl Twin {
 
     /// `GET /api/v1/shop/methods/{shopLogin}`, with the API key.
     pub(super) fn shop_methods(&self, request: &Request, shop_login: &str) -> ResponseTemplate {
-        let key_shop = request
-            .headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split_once(' '))
-            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("apikey"))
-            .and_then(|(_, key)| Self::shop_of_key(key));
-        if key_shop != Some(shop_login) {
+        if Self::caller(request) != Some(shop_login) {
             return self.refusal("AUTH_INVALID", "API key not recognised for this shop");
         }
         let methods: Vec<Value> = METHODS
@@ -160,13 +148,7 @@ impl Twin {
 
     /// `POST /api/v1/check/DCC/`.
     pub(super) fn check_dcc(&self, request: &Request) -> ResponseTemplate {
-        let token = request
-            .headers
-            .get("paymenttoken")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_owned();
-        let Some(payment) = self.page_payment(&token) else {
+        let Some(payment) = self.page_payment(&super::payment_token(request)) else {
             return self.refusal("TOKEN_UNKNOWN", "no such payment token");
         };
         let Some(body) = self.read(&request.body) else {

@@ -207,6 +207,16 @@ fn form_fields(request: &Request) -> HashMap<String, String> {
         .collect()
 }
 
+/// The `paymentToken` header a request carries (empty without one).
+fn payment_token(request: &Request) -> String {
+    request
+        .headers
+        .get("paymenttoken")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned()
+}
+
 fn query(request: &Request, name: &str) -> Option<String> {
     request
         .url
