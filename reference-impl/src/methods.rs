@@ -17,7 +17,8 @@
 //! the method preselected (`pagam.aspx?a=&b=&paymentType=`), and neither
 //! method has banks to choose among (`bank` empty). `dataForBuyer`'s `sign`
 //! is the shop login, `merchantLogo` empty and `visibleCustomFields` none.
-//! A `paymentID` the token's payment does not have is 2011, as detail's; a
+//! A `paymentID` the token's payment does not have is 2011, one that is
+//! not digits 1413, as detail's; a
 //! `paymentType` the shop does not offer 1400 (element not found); a
 //! `languageID` that is not one 1173 (input not in the correct format).
 
